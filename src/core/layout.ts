@@ -1,0 +1,115 @@
+/**
+ * Where everything lives (spec: "Layout"). Pure: the same inputs always give
+ * the same paths. POSIX puts the prefix at ~/.gentle-shell; Windows uses the
+ * private folder chosen by the private-folder adapter and passes it in.
+ */
+import { join } from "pathe";
+import type { Pins } from "../pins/types";
+
+export type Platform = "linux" | "darwin" | "win32";
+
+export interface Layout {
+  platform: Platform;
+  home: string;
+  prefix: string;
+  /** The isolated agent home (PI_CODING_AGENT_DIR). Never written by the installer beyond creating it. */
+  agent: string;
+  bin: string;
+  launcher: string;
+  guard: string;
+  current: string;
+  versions: string;
+  history: string;
+  runtime: string;
+  nodeDir: string;
+  /** Our node executable. */
+  node: string;
+  npmEntry: string;
+  pnpmDir: string;
+  /** pnpm's entry, run as `node <pnpmEntry>`. */
+  pnpmEntry: string;
+  goDir: string;
+  engramDir: string;
+  engram: string;
+  npm: { prefix: string; cache: string; globalconfig: string };
+  pnpm: { home: string; store: string; cache: string; state: string; config: string; npmrc: string };
+  gentleAi: string;
+  config: string;
+  gentleAiConfig: string;
+  tmp: string;
+  pathReceipt: string;
+  lock: string;
+}
+
+export interface LayoutOptions {
+  home: string;
+  platform: Platform;
+  pins: Pins;
+  /** Windows: the private folder already claimed (LOCALAPPDATA\gentle-shell or the fallback). */
+  windowsPrefix?: string;
+}
+
+export function prefixLayout(options: LayoutOptions): Layout {
+  const { home, platform, pins } = options;
+  const win = platform === "win32";
+  const prefix = win && options.windowsPrefix ? options.windowsPrefix : join(home, ".gentle-shell");
+  const agent = join(home, ".gentle-shell", "agent");
+  const runtime = join(prefix, "runtime");
+  const nodeDir = join(runtime, `node-${pins.node.version}`);
+  const pnpmDir = join(runtime, `pnpm-${pins.pnpm.version}`);
+  const engramDir = join(runtime, `engram-${pins.engram.version}`);
+  const pnpmRoot = join(prefix, "pnpm");
+  const bin = join(prefix, "bin");
+  return {
+    platform,
+    home,
+    prefix,
+    agent,
+    bin,
+    launcher: join(bin, win ? "gentle-shell.cmd" : "gentle-shell"),
+    guard: join(bin, "engram-guard"),
+    current: join(prefix, "current"),
+    versions: join(prefix, "versions"),
+    history: join(prefix, "versions.history"),
+    runtime,
+    nodeDir,
+    node: win ? join(nodeDir, "node.exe") : join(nodeDir, "bin", "node"),
+    npmEntry: join(nodeDir, "gentle-shell", "npm"),
+    pnpmDir,
+    pnpmEntry: join(pnpmDir, "package", "bin", "pnpm.mjs"),
+    goDir: join(runtime, "go", pins.go.version, "go"),
+    engramDir,
+    engram: join(engramDir, win ? "engram.exe" : "engram"),
+    npm: {
+      prefix: join(prefix, "npm", "prefix"),
+      cache: join(prefix, "npm", "cache"),
+      globalconfig: join(prefix, "npm", "npmrc"),
+    },
+    pnpm: {
+      home: pnpmRoot,
+      store: join(pnpmRoot, "store"),
+      cache: join(pnpmRoot, "cache"),
+      state: join(pnpmRoot, "state"),
+      config: join(pnpmRoot, "config"),
+      npmrc: join(pnpmRoot, "config", "npmrc"),
+    },
+    gentleAi: join(prefix, "gentle-ai"),
+    config: join(prefix, "config"),
+    gentleAiConfig: join(prefix, "config", "gentle-ai"),
+    tmp: join(prefix, "tmp"),
+    pathReceipt: join(prefix, "path-entry.json"),
+    lock: join(prefix, ".gentle-shell-setup.lock"),
+  };
+}
+
+/** versions/<shell>-<pi> */
+export function versionId(shell: string, pi: string): string {
+  return `${shell}-${pi}`;
+}
+
+/** Show a path with the home folder as `~` (error details, plans). */
+export function tildify(path: string, home: string): string {
+  if (!home) return path;
+  if (path === home) return "~";
+  return path.startsWith(home + "/") ? "~" + path.slice(home.length) : path;
+}

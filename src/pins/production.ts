@@ -1,0 +1,81 @@
+import type { FilePin, Pins, Target } from "./types";
+
+const MiB = 1024 * 1024;
+
+function nodeArchive(target: Target, sha256: string): FilePin {
+  const ext = target.startsWith("win-") ? "zip" : "tar.gz";
+  return {
+    path: `node/v24.21.0/node-v24.21.0-${target}.${ext}`,
+    sha256,
+    size: null,
+    maxBytes: 100 * MiB,
+  };
+}
+
+function goArchive(target: Target, suffix: string, sha256: string, size: number): FilePin {
+  return { path: `go/go1.25.14.${suffix}`, sha256, size, maxBytes: size };
+}
+
+function engramArchive(target: Target): FilePin {
+  const [os, arch] = target.split("-") as [string, string];
+  const goOs = os === "win" ? "windows" : os;
+  const goArch = arch === "x64" ? "amd64" : arch;
+  const ext = os === "win" ? "zip" : "tar.gz";
+  // Hashes and sizes come from the release's checksums.txt; not recorded yet.
+  return {
+    path: `engram/v3.5.2/engram_3.5.2_${goOs}_${goArch}.${ext}`,
+    sha256: null,
+    size: null,
+    maxBytes: 64 * MiB,
+  };
+}
+
+/** The pins a release binary is built with. */
+export const productionPins: Pins = {
+  kind: "production",
+  node: {
+    version: "24.21.0",
+    npmVersion: "11.19.0",
+    source: "https://nodejs.org/dist/v24.21.0/SHASUMS256.txt",
+    archives: {
+      "darwin-arm64": nodeArchive("darwin-arm64", "bed7eea5325e1108f32ce5228ddd6a5f0f08a499ee42aa7442aea583702f6057"),
+      "darwin-x64": nodeArchive("darwin-x64", "1462cb3b3046b815cf8ea436d3da450ec1a9f11dac7e5a46b0ada5305d7e8097"),
+      "linux-arm64": nodeArchive("linux-arm64", "724282c3b43aec998aa9527380465b45d229e021b58035f5f4f63095eabfe5d5"),
+      "linux-x64": nodeArchive("linux-x64", "6e1db87ef58b8819e5d5402eff1536491b18edd8eb7bee5ef7897876e88dc5ff"),
+      "win-x64": nodeArchive("win-x64", "158f7685b44de51f6c0df1d153526cbcd3e1bc739a8dfc607721cef75de9e541"),
+      "win-arm64": nodeArchive("win-arm64", "8779b1bde1d39f8d420e3b57aa657b39891af434d3de44a919044cec06785921"),
+    },
+  },
+  pnpm: {
+    version: "11.1.1",
+    integrity:
+      "sha512-0f319zxhe2T6GlaoHDyN/g6WbjOmAQqiVrUXrne+Idk+Ba/8DeGoOw5PKdVp9otEaujwaM1yR8C7PfD7TXvfmg==",
+    source: "npm view pnpm@11.1.1 dist.integrity (the npm registry's packument for pnpm)",
+    file: { path: "pnpm/pnpm-11.1.1.tgz", sha256: null, size: null, maxBytes: 32 * MiB },
+  },
+  go: {
+    version: "1.25.14",
+    source: "https://go.dev/dl/?mode=json&include=all",
+    archives: {
+      "darwin-arm64": goArchive("darwin-arm64", "darwin-arm64.tar.gz", "5b26c0b6f308240fca2614fb02f622cfcc8c0cc3b69c78bba4845489a4590259", 58123934),
+      "darwin-x64": goArchive("darwin-x64", "darwin-amd64.tar.gz", "b09087a67d5792a8b0fcbf74212d62560c94ac8a8fd750ff920d8cb5f1e20118", 60622678),
+      "linux-x64": goArchive("linux-x64", "linux-amd64.tar.gz", "a21ae5633a269bcd7e90cf767e48225633795e99d831742cbf3397064fee7712", 59909419),
+      "linux-arm64": goArchive("linux-arm64", "linux-arm64.tar.gz", "9bf234ea70ffec9347fdf6b22ce4add51717d3386a38a441e8c8743fceb5eaee", 57360344),
+      "win-x64": goArchive("win-x64", "windows-amd64.zip", "119044a92b3987c341cd6aebb256676dd4780d292f7b4e72a3e9976677841697", 67591780),
+      "win-arm64": goArchive("win-arm64", "windows-arm64.zip", "96fb31ae26b288b5311bd31d8252d4a62c8a661e4dbb64d504cc646e4d10a57f", 64735369),
+    },
+  },
+  engram: {
+    version: "3.5.2",
+    source: "checksums.txt of the Engram v3.5.2 GitHub release (hashes not yet recorded)",
+    schema: 1,
+    archives: {
+      "linux-x64": engramArchive("linux-x64"),
+      "linux-arm64": engramArchive("linux-arm64"),
+      "darwin-x64": engramArchive("darwin-x64"),
+      "darwin-arm64": engramArchive("darwin-arm64"),
+      "win-x64": engramArchive("win-x64"),
+      "win-arm64": engramArchive("win-arm64"),
+    },
+  },
+};

@@ -1,0 +1,60 @@
+/**
+ * Pins are the compiled-in facts every downloaded byte is checked against.
+ * A pin that is not known is `null`: the artifact is then unavailable, never
+ * fetched unchecked. Each pin names the public document it was read from.
+ */
+
+export type Os = "linux" | "darwin" | "win";
+export type Arch = "x64" | "arm64";
+export type Target = `${Os}-${Arch}`;
+
+export const TARGETS: readonly Target[] = [
+  "linux-x64",
+  "linux-arm64",
+  "darwin-x64",
+  "darwin-arm64",
+  "win-x64",
+  "win-arm64",
+];
+
+/** One downloadable file: its name in the source layout and what it must hash to. */
+export interface FilePin {
+  /** Path relative to a source root, e.g. `node/v24.21.0/node-v24.21.0-linux-x64.tar.gz`. */
+  path: string;
+  /** Lower-case hex sha256, or null when not known (artifact unavailable). */
+  sha256: string | null;
+  /** Exact size in bytes where the source publishes it, else null. */
+  size: number | null;
+  /** Hard cap on bytes read, checked against Content-Length and while streaming. */
+  maxBytes: number;
+}
+
+export interface Pins {
+  /** "production" for the release build, "fixture" for a test build. */
+  kind: "production" | "fixture";
+  node: {
+    version: string;
+    npmVersion: string;
+    source: string;
+    archives: Partial<Record<Target, FilePin>>;
+  };
+  pnpm: {
+    version: string;
+    /** Subresource-integrity string of the registry tarball (sha512-...). */
+    integrity: string | null;
+    source: string;
+    file: FilePin;
+  };
+  go: {
+    version: string;
+    source: string;
+    archives: Partial<Record<Target, FilePin>>;
+  };
+  engram: {
+    version: string;
+    source: string;
+    /** Database schema the pinned core writes (engram.db user_version), null if unverified. */
+    schema: number | null;
+    archives: Partial<Record<Target, FilePin>>;
+  };
+}
