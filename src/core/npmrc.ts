@@ -1,0 +1,124 @@
+/**
+ * The user's npm settings that reach our pnpm and npm (spec: "User npm
+ * settings"). Only network, registry and authentication keys are copied, each
+ * line verbatim, so `${VAR}` references stay for pnpm and npm to expand. The
+ * frozen lockfile pins every version and integrity hash, so none of these
+ * keys can change what is installed.
+ */
+
+const PER_HOST = new Set(["_authToken", "_auth", "username", "_password", "certfile", "keyfile"]);
+const PLAIN = new Set(["registry", "proxy", "https-proxy", "noproxy", "no-proxy", "ca", "ca[]", "cafile", "strict-ssl"]);
+
+/** The key of an ini line, unquoted; null for comments, blanks and malformed lines. */
+export function npmrcKey(line: string): string | null {
+  const trimmed = line.trim();
+  if (trimmed === "" || trimmed.startsWith("#") || trimmed.startsWith(";")) return null;
+  let key: string;
+  if (trimmed.startsWith('"') || trimmed.startsWith("'")) {
+    const quote = trimmed[0]!;
+    const end = trimmed.indexOf(quote, 1);
+    if (end === -1) return null;
+    key = trimmed.slice(1, end);
+    if (!/^\s*(=|$)/.test(trimmed.slice(end + 1))) return null;
+  } else {
+    const eq = trimmed.indexOf("=");
+    key = (eq === -1 ? trimmed : trimmed.slice(0, eq)).trim();
+  }
+  return key;
+}
+
+export function isKeptNpmrcKey(key: string): boolean {
+  if (PLAIN.has(key)) return true;
+  if (/^@[^/\s:]+:registry$/.test(key)) return true;
+  if (key.startsWith("//")) {
+    const colon = key.lastIndexOf(":");
+    return colon > 2 && PER_HOST.has(key.slice(colon + 1));
+  }
+  return false;
+}
+
+/** Keep only the allowed keys, verbatim; stop at the first `[section]`. */
+export function filterNpmrc(text: string): string {
+  const kept: string[] = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (/^\s*\[/.test(line)) break;
+    const key = npmrcKey(line);
+    if (key !== null && isKeptNpmrcKey(key)) kept.push(line);
+  }
+  return kept.length ? kept.join("\n") + "\n" : "";
+}
+
+/** Parse `key=value` pairs of an (already filtered) npmrc; values unquoted, not expanded. */
+export function npmrcEntries(text: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "");
+    const key = npmrcKey(line);
+    if (key === null) continue;
+    const trimmed = line.trim();
+    const eq = trimmed.startsWith('"') || trimmed.startsWith("'")
+      ? trimmed.indexOf("=", trimmed.indexOf(trimmed[0]!, 1))
+      : trimmed.indexOf("=");
+    let value = eq === -1 ? "true" : trimmed.slice(eq + 1).trim();
+    if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
+    out.push([key, value]);
+  }
+  return out;
+}
+
+/** `${NAME}` references in an npmrc: the only inherited variables pnpm keeps. */
+export function npmrcVariables(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) names.add(m[1]!);
+  return [...names].sort();
+}
+
+/** Expand `${NAME}` the way npm does; an unset variable stays as written. */
+export function expandNpmrcValue(value: string, env: Record<string, string | undefined>): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => env[name] ?? whole);
+}
+
+/** The registry the filtered npmrc names, normalised with a trailing slash; null if none. */
+export function npmrcRegistry(text: string): string | null {
+  let registry: string | null = null;
+  for (const [key, value] of npmrcEntries(text)) if (key === "registry") registry = value;
+  if (!registry) return null;
+  return registry.endsWith("/") ? registry : registry + "/";
+}
+
+/**
+ * The bearer token or basic auth npm would send to `url`, from `//host/path/:_authToken`
+ * style keys (longest matching path wins). Never logged.
+ */
+export function npmrcAuthHeader(text: string, url: string, env: Record<string, string | undefined>): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const target = `//${parsed.host}${parsed.pathname}`;
+  let best: { len: number; header: string } | null = null;
+  const entries = npmrcEntries(text);
+  for (const [key, value] of entries) {
+    if (!key.startsWith("//")) continue;
+    const colon = key.lastIndexOf(":");
+    const scope = key.slice(0, colon);
+    const field = key.slice(colon + 1);
+    const scopeWithSlash = scope.endsWith("/") ? scope : scope + "/";
+    if (!target.startsWith(scopeWithSlash)) continue;
+    let header: string | null = null;
+    if (field === "_authToken") header = `Bearer ${expandNpmrcValue(value, env)}`;
+    else if (field === "_auth") header = `Basic ${expandNpmrcValue(value, env)}`;
+    else if (field === "username") {
+      const pw = entries.find(([k]) => k === `${scope}:_password`);
+      if (pw) {
+        const password = Buffer.from(expandNpmrcValue(pw[1], env), "base64").toString("utf8");
+        header = `Basic ${Buffer.from(`${expandNpmrcValue(value, env)}:${password}`).toString("base64")}`;
+      }
+    }
+    if (header && (!best || scope.length > best.len)) best = { len: scope.length, header };
+  }
+  return best?.header ?? null;
+}

@@ -1,0 +1,77 @@
+/** Small file helpers: writes that land with one rename, with the mode asked for. */
+import { constants, promises as fs } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname, basename, join } from "pathe";
+
+export function tempSibling(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+}
+
+/**
+ * Write `content` to `path` with one rename. Refuses when something that is
+ * not a regular file (a link, a folder) stands at `path`.
+ */
+export async function writeFileAtomic(path: string, content: string | Buffer, mode = 0o644): Promise<void> {
+  const existing = await lstatOrNull(path);
+  if (existing && !existing.isFile()) {
+    throw new Error(`${path} is not a regular file; it was left alone`);
+  }
+  const tmp = tempSibling(path);
+  const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+  try {
+    await handle.writeFile(content);
+    await handle.chmod(mode);
+    await handle.sync().catch(() => undefined);
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, path);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** Write only when the content differs; returns whether it wrote. */
+export async function writeIfChanged(path: string, content: string, mode = 0o644): Promise<boolean> {
+  const existing = await lstatOrNull(path);
+  if (existing && !existing.isFile()) throw new Error(`${path} is not a regular file; it was left alone`);
+  if (existing) {
+    const current = await fs.readFile(path, "utf8");
+    if (current === content) {
+      if ((existing.mode & 0o777) !== mode && process.platform !== "win32") await fs.chmod(path, mode);
+      return false;
+    }
+  }
+  await writeFileAtomic(path, content, mode);
+  return true;
+}
+
+export async function lstatOrNull(path: string) {
+  try {
+    return await fs.lstat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+export async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await fs.readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

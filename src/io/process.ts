@@ -1,0 +1,65 @@
+/** Running our own runtimes: never through a shell, output captured and bounded. */
+import { spawn } from "node:child_process";
+import type { Env } from "../core/environment";
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  env: Env;
+  timeoutMs?: number;
+  /** Bytes kept per stream (the tail). */
+  maxOutput?: number;
+  /** Forward output to our stderr as it arrives (verbose installs). */
+  echo?: boolean;
+}
+
+export function run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
+  const max = options.maxOutput ?? 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+      shell: false,
+      windowsHide: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    const keep = (acc: string, chunk: Buffer) => {
+      const next = acc + chunk.toString("utf8");
+      return next.length > max ? next.slice(next.length - max) : next;
+    };
+    child.stdout.on("data", (c: Buffer) => {
+      stdout = keep(stdout, c);
+      if (options.echo) process.stderr.write(c);
+    });
+    child.stderr.on("data", (c: Buffer) => {
+      stderr = keep(stderr, c);
+      if (options.echo) process.stderr.write(c);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    if (options.timeoutMs) {
+      timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+    }
+    child.on("error", (error) => {
+      if (timer) clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** The last lines of a failed command's output, for an error message. */
+export function outputTail(result: RunResult, lines = 15): string {
+  const text = `${result.stdout}\n${result.stderr}`.trim().split("\n");
+  return text.slice(-lines).join("\n");
+}
