@@ -1,0 +1,263 @@
+/**
+ * A real npm registry for the tests: verdaccio 6.8.0 as a child process on
+ * 127.0.0.1. `gentle-pi` is local only (the fixture is published fresh on
+ * every start); everything else is proxied to the uplink, which is whatever
+ * `npm config get registry` names at run time.
+ *
+ * Storage (so reruns do not fetch Pi's ~123 packages again, and two starts,
+ * e.g. a test run and a demo, can run at the same time):
+ * - `<CACHE_DIR>/registry/storage` is the shared cache of proxied packages.
+ *   No verdaccio ever writes it.
+ * - Each start gets its own storage, `<CACHE_DIR>/registry/runs/<pid>-<rand>`,
+ *   seeded with hard links to the cache (same file system, no copying).
+ *   verdaccio writes every file to a temporary name and renames it, so it
+ *   never changes a linked file in place.
+ * - `persist()` (also run by `stop()`) links new or replaced files back
+ *   into the cache, each with one rename, so concurrent persists are safe
+ *   (the last complete file wins). `gentle-pi` and verdaccio's database of
+ *   local packages are never persisted.
+ * - Run folders of processes that are gone are removed at the next start.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { GENTLE_PI_VERSIONS, packGentlePi, type PackedGentlePi } from "./gentle-pi";
+import { REPO_ROOT } from "./paths";
+import { configuredRegistry, freePort, runChecked, waitForHttp } from "./proc";
+import { toolchain } from "./toolchain";
+
+export interface StartRegistryOptions {
+  /** Uplink URL; default: `npm config get registry`. */
+  uplink?: string;
+  /** Fixture gentle-pi versions to publish (the last becomes `latest`). Default 4.0.0, 4.1.0. */
+  gentlePiVersions?: readonly string[];
+}
+
+export interface Registry {
+  /** Base URL with a trailing slash, e.g. `http://127.0.0.1:4873/`. */
+  url: string;
+  uplink: string;
+  storage: string;
+  logFile: string;
+  published: PackedGentlePi[];
+  /** Copy what this run fetched into the shared cache. */
+  persist(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const SKIP_PERSIST = /(^|\/)(gentle-pi(\/|$)|\.verdaccio-db\.json$|\.sinopia-db\.json$)|\.tmp/;
+
+export async function startRegistry(options: StartRegistryOptions = {}): Promise<Registry> {
+  const { CACHE_DIR } = await toolchain();
+  const uplink = options.uplink ?? (await configuredRegistry());
+  const root = join(CACHE_DIR, "registry");
+  const cache = join(root, "storage");
+  const runs = join(root, "runs");
+  await mkdir(cache, { recursive: true });
+  await mkdir(runs, { recursive: true });
+  await removeDeadRuns(runs);
+
+  const runDir = join(runs, `${process.pid}-${randomBytes(4).toString("hex")}`);
+  const storage = join(runDir, "storage");
+  await mkdir(storage, { recursive: true });
+  await linkTree(cache, storage, () => true);
+
+  const configFile = join(runDir, "config.yaml");
+  await writeFile(configFile, verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink }));
+  const logFile = join(runDir, "verdaccio.log");
+
+  let child: ChildProcess | undefined;
+  let url = "";
+  let exited: string | null = null;
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    url = `http://127.0.0.1:${port}/`;
+    exited = null;
+    const log = createWriteStream(logFile, { flags: "a" });
+    child = spawn(process.execPath, [verdaccioBin(), "--config", configFile, "--listen", `127.0.0.1:${port}`], {
+      cwd: runDir,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NODE_OPTIONS: "" },
+    });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    child.on("exit", (code, signal) => (exited = `exit ${code ?? signal}, see ${logFile}`));
+    try {
+      await waitForHttp(`${url}-/ping`, 30_000, () => exited);
+      break;
+    } catch (error) {
+      child.kill("SIGKILL");
+      if (attempt >= 3) throw error;
+    }
+  }
+  const proc = child!;
+  const killOnExit = () => proc.kill("SIGKILL");
+  process.once("exit", killOnExit);
+
+  const registry: Registry = {
+    url,
+    uplink,
+    storage,
+    logFile,
+    published: [],
+    persist: () => linkTree(storage, cache, (rel) => !SKIP_PERSIST.test(rel)),
+    async stop() {
+      process.removeListener("exit", killOnExit);
+      if (exited === null) {
+        const done = new Promise((r) => proc.once("exit", r));
+        proc.kill("SIGTERM");
+        const timer = setTimeout(() => proc.kill("SIGKILL"), 3000);
+        await done;
+        clearTimeout(timer);
+      }
+      await registry.persist().catch(() => {});
+      await rm(runDir, { recursive: true, force: true });
+    },
+  };
+  try {
+    registry.published = await publishGentlePi(url, runDir, options.gentlePiVersions ?? GENTLE_PI_VERSIONS);
+  } catch (error) {
+    await registry.stop();
+    throw error;
+  }
+  return registry;
+}
+
+function verdaccioBin(): string {
+  const require = createRequire(join(REPO_ROOT, "package.json"));
+  return join(dirname(require.resolve("verdaccio/package.json")), "bin", "verdaccio");
+}
+
+function verdaccioConfig(o: { storage: string; htpasswd: string; uplink: string }): string {
+  const q = (s: string) => JSON.stringify(s);
+  return `# Written by test/support/registry.ts for one fixture run.
+storage: ${q(o.storage)}
+auth:
+  htpasswd:
+    file: ${q(o.htpasswd)}
+    max_users: 1000
+uplinks:
+  upstream:
+    url: ${q(o.uplink)}
+    timeout: 60s
+    maxage: 30m
+    max_fails: 5
+    fail_timeout: 1m
+    cache: true
+packages:
+  "gentle-pi":
+    access: $all
+    publish: $authenticated
+    unpublish: $authenticated
+  "@*/*":
+    access: $all
+    publish: $authenticated
+    proxy: upstream
+  "**":
+    access: $all
+    publish: $authenticated
+    proxy: upstream
+web:
+  enable: false
+max_body_size: 200mb
+log:
+  type: stdout
+  format: pretty
+  level: warn
+`;
+}
+
+/** Publish the fixture versions with npm, as a maintainer would, through a throwaway user config. */
+async function publishGentlePi(url: string, runDir: string, versions: readonly string[]): Promise<PackedGentlePi[]> {
+  const name = `fixture-${randomBytes(4).toString("hex")}`;
+  const response = await fetch(new URL(`-/user/org.couchdb.user:${name}`, url), {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name, password: randomBytes(12).toString("hex"), type: "user", roles: [] }),
+  });
+  const body = (await response.json().catch(() => ({}))) as { token?: string };
+  if (!response.ok || !body.token) throw new Error(`verdaccio did not create a publishing user: HTTP ${response.status}`);
+  const userconfig = join(runDir, "publish.npmrc");
+  const authKey = url.replace(/^https?:/, "");
+  await writeFile(userconfig, `registry=${url}\n${authKey}:_authToken=${body.token}\n`, { mode: 0o600 });
+  const packed: PackedGentlePi[] = [];
+  for (const version of versions) {
+    const tarball = await packGentlePi(version, join(runDir, "packed"));
+    await runChecked(
+      "npm",
+      ["publish", tarball.file, "--registry", url, "--userconfig", userconfig, "--tag", "latest", "--ignore-scripts"],
+      {
+        cwd: runDir,
+        env: cleanNpmEnv(),
+        timeoutMs: 60_000,
+      },
+    );
+    packed.push(tarball);
+  }
+  return packed;
+}
+
+/** The environment minus npm settings inherited from an `npm run` parent. */
+function cleanNpmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_config_/i.test(k)) env[k] = v;
+  return env;
+}
+
+/**
+ * Hard-link every regular file of `from` into `to` where `to` lacks it or
+ * holds a different file, each through a temporary name and one rename.
+ */
+async function linkTree(from: string, to: string, include: (rel: string) => boolean, rel = ""): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(join(from, rel));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const r = rel ? `${rel}/${name}` : name;
+    if (!include(r)) continue;
+    const source = join(from, r);
+    const st = await lstat(source).catch(() => null);
+    if (!st) continue;
+    if (st.isDirectory()) {
+      await mkdir(join(to, r), { recursive: true });
+      await linkTree(from, to, include, r);
+      continue;
+    }
+    if (!st.isFile()) continue;
+    const target = join(to, r);
+    const existing = await stat(target).catch(() => null);
+    if (existing && existing.ino === st.ino && existing.dev === st.dev) continue;
+    const tmp = `${target}.link-${process.pid}-${randomBytes(4).toString("hex")}`;
+    try {
+      await link(source, tmp);
+      await rename(tmp, target);
+    } catch (error) {
+      await unlink(tmp).catch(() => {});
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+}
+
+async function removeDeadRuns(runs: string): Promise<void> {
+  for (const name of await readdir(runs).catch(() => [] as string[])) {
+    const pid = Number(name.split("-")[0]);
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+    await rm(join(runs, name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+

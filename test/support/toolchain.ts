@@ -1,0 +1,23 @@
+/**
+ * Typed access to build/toolchain.mjs (another module's job: verified, cached
+ * Node 24.21.0 executables and registry tarballs). Loaded by path so this
+ * TypeScript needs no declaration file for the plain-JS module.
+ */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { REPO_ROOT } from "./paths";
+
+export interface Toolchain {
+  CACHE_DIR: string;
+  hostTarget(): string;
+  ensureNodeBinary(target?: string): Promise<string>;
+  ensurePackageTarball(name: string, version: string): Promise<string>;
+}
+
+let loaded: Promise<Toolchain> | undefined;
+
+export function toolchain(): Promise<Toolchain> {
+  const url = pathToFileURL(join(REPO_ROOT, "build", "toolchain.mjs")).href;
+  loaded ??= import(/* @vite-ignore */ url) as Promise<Toolchain>;
+  return loaded;
+}
