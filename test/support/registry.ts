@@ -182,7 +182,7 @@ async function publishGentlePi(url: string, runDir: string, versions: readonly s
   if (!response.ok || !body.token) throw new Error(`verdaccio did not create a publishing user: HTTP ${response.status}`);
   const userconfig = join(runDir, "publish.npmrc");
   const authKey = url.replace(/^https?:/, "");
-  await writeFile(userconfig, `registry=${url}\n${authKey}:_authToken=${body.token}\n`, { mode: 0o600 });
+  await writeFile(userconfig, `registry=${url}\n${authKey}:_authToken=${body.token}\nupdate-notifier=false\nfund=false\naudit=false\n`, { mode: 0o600 });
   const packed: PackedGentlePi[] = [];
   for (const version of versions) {
     const tarball = await packGentlePi(version, join(runDir, "packed"));
