@@ -1,0 +1,184 @@
+/**
+ * The release artifact as a user gets it: `npm run build` makes the host's
+ * single executable, which must run with no Node anywhere on PATH, ignore
+ * NODE_OPTIONS, be listed in SHA256SUMS with its real hash, and carry the
+ * pins it was built with (production, or fixture pins from `--pins`).
+ */
+import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { productionPins } from "../../src/pins/production";
+import { REPO_ROOT } from "../support/paths";
+import { toolchain } from "../support/toolchain";
+
+const VERSION: string = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")).version;
+const BUILD = join(REPO_ROOT, "build", "build.mjs");
+
+let work: string;
+let home: string;
+let productionBin: string;
+let productionOut: string;
+let fixtureBin: string;
+let binaryName: string;
+
+function runBuild(args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, [BUILD, ...args], { cwd: REPO_ROOT, encoding: "utf8", timeout: 300_000 });
+}
+
+function expectBuilt(result: SpawnSyncReturns<string>): void {
+  if (result.status !== 0) {
+    throw new Error(`build failed (exit ${result.status}):\n${result.stderr}\n${result.stdout}`);
+  }
+}
+
+/** Like `env -i PATH=/nonexistent-dir HOME=<tmp> <bin> ...`, plus `extra`. */
+function runBare(bin: string, args: string[], extra: Record<string, string> = {}): SpawnSyncReturns<string> {
+  return spawnSync(bin, args, {
+    cwd: home,
+    env: { PATH: "/nonexistent-dir", HOME: home, ...extra },
+    encoding: "utf8",
+    timeout: 30_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+}
+
+function sha256(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
+beforeAll(async () => {
+  const target = (await toolchain()).hostTarget();
+  binaryName = `gentle-shell-setup-${target}${target.startsWith("win-") ? ".exe" : ""}`;
+  work = mkdtempSync(join(tmpdir(), "gss-build-test-"));
+  home = join(work, "home");
+  mkdirSync(home);
+
+  productionOut = join(work, "production");
+  expectBuilt(runBuild(["--out", productionOut]));
+  productionBin = join(productionOut, binaryName);
+
+  const pinsFile = join(work, "fixture-pins.json");
+  writeFileSync(pinsFile, JSON.stringify({ ...productionPins, kind: "fixture" }));
+  const fixtureOut = join(work, "fixture");
+  expectBuilt(runBuild(["--out", fixtureOut, "--pins", pinsFile]));
+  fixtureBin = join(fixtureOut, binaryName);
+});
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("npm run build (host single executable)", () => {
+  it("--version runs without any node on PATH and names the production pins", () => {
+    const result = runBare(productionBin, ["--version"]);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(`gentle-shell-setup ${VERSION} (pins: production)`);
+  });
+
+  it("--help runs without any node on PATH and shows the usage", () => {
+    const result = runBare(productionBin, ["--help"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/gentle-shell-setup/);
+    expect(result.stdout).toMatch(/usage/i);
+    expect(result.stderr).not.toMatch(/ExperimentalWarning|single executable/i);
+  });
+
+  it("ignores NODE_OPTIONS (execArgvExtension none)", () => {
+    const result = runBare(productionBin, ["--version"], { NODE_OPTIONS: "--require /nonexistent" });
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(`gentle-shell-setup ${VERSION} (pins: production)`);
+  });
+
+  it("SHA256SUMS lists the binary with its real sha256", () => {
+    const sums = readFileSync(join(productionOut, "SHA256SUMS"), "utf8");
+    expect(sums).toBe(`${sha256(productionBin)}  ${binaryName}\n`);
+  });
+
+  it("embeds the bundle as the engine.cjs asset", () => {
+    const script = readFileSync(join(productionOut, "gentle-shell-setup.cjs"));
+    const binary = readFileSync(productionBin);
+    // Once as the SEA's main script, once as the engine.cjs asset.
+    const first = binary.indexOf(script);
+    expect(first).toBeGreaterThan(0);
+    expect(binary.indexOf(script, first + script.length)).toBeGreaterThan(first);
+  });
+
+  it("a --pins build compiles the fixture pins in", () => {
+    const result = runBare(fixtureBin, ["--version"]);
+    expect(result.status).toBe(0);
+    expect(result.stdout.trim()).toBe(`gentle-shell-setup ${VERSION} (pins: fixture)`);
+  });
+
+  it("refuses a --pins file that does not say it is a fixture", () => {
+    const pinsFile = join(work, "production-kind.json");
+    writeFileSync(pinsFile, JSON.stringify(productionPins));
+    const result = runBuild(["--out", join(work, "refused"), "--pins", pinsFile]);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/"kind": "fixture"/);
+  });
+});
+
+describe("build/toolchain.mjs cache", () => {
+  /** Run ensurePackageTarball in a child with its own CACHE_DIR. */
+  function ensureNpmTarball(cacheDir: string): SpawnSyncReturns<string> {
+    const script =
+      `import(${JSON.stringify(join(REPO_ROOT, "build", "toolchain.mjs"))})` +
+      `.then((t) => t.ensurePackageTarball("npm", "11.19.0")).then((p) => console.log(p))` +
+      `.catch((e) => { console.error(e.message); process.exitCode = 1; });`;
+    return spawnSync(process.execPath, ["-e", script], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, GSS_CACHE_DIR: cacheDir },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+  }
+
+  const npmIntegrity =
+    "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==";
+
+  function integrityOf(file: string): string {
+    return `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
+  }
+
+  it("never reuses a cached tarball whose marker or size does not match the pin", async () => {
+    const real = await (await toolchain()).ensurePackageTarball("npm", "11.19.0");
+    expect(integrityOf(real)).toBe(npmIntegrity);
+
+    const cacheDir = join(work, "cache");
+    const dir = join(cacheDir, "packages", "npm@11.19.0");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "npm-11.19.0.tgz");
+
+    // A marker naming another pin.
+    writeFileSync(file, Buffer.concat([readFileSync(real), Buffer.from("tampered")]));
+    const size = readFileSync(file).length;
+    writeFileSync(
+      join(dir, ".gss-verified.json"),
+      JSON.stringify({ artifact: "x", verified: "sha512-other", file: "npm-11.19.0.tgz", size }),
+    );
+    let result = ensureNpmTarball(cacheDir);
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe(file);
+    expect(integrityOf(file)).toBe(npmIntegrity);
+
+    // The right marker, but the file beside it changed size.
+    writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from("tampered")]));
+    result = ensureNpmTarball(cacheDir);
+    expect(result.status).toBe(0);
+    expect(integrityOf(result.stdout.trim())).toBe(npmIntegrity);
+  });
+
+  it("refuses an artifact it has no pin for", () => {
+    const script =
+      `import(${JSON.stringify(join(REPO_ROOT, "build", "toolchain.mjs"))})` +
+      `.then((t) => t.ensurePackageTarball("pnpm", "9.0.0")).catch((e) => { console.error(e.message); process.exitCode = 1; });`;
+    const result = spawnSync(process.execPath, ["-e", script], { cwd: REPO_ROOT, encoding: "utf8" });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/no pinned integrity for pnpm@9\.0\.0/);
+  });
+});
