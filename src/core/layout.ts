@@ -47,13 +47,16 @@ export interface LayoutOptions {
   pins: Pins;
   /** Windows: the private folder already claimed (LOCALAPPDATA\gentle-shell or the fallback). */
   windowsPrefix?: string;
+  /** POSIX: the prefix an engine found itself in (normally ~/.gentle-shell). */
+  prefix?: string;
 }
 
 export function prefixLayout(options: LayoutOptions): Layout {
   const { home, platform, pins } = options;
   const win = platform === "win32";
-  const prefix = win && options.windowsPrefix ? options.windowsPrefix : join(home, ".gentle-shell");
-  const agent = join(home, ".gentle-shell", "agent");
+  const prefix = win ? (options.windowsPrefix ?? join(home, ".gentle-shell")) : (options.prefix ?? join(home, ".gentle-shell"));
+  // On Windows the agent home stays at %USERPROFILE%\.gentle-shell\agent; on POSIX it is inside the prefix.
+  const agent = win ? join(home, ".gentle-shell", "agent") : join(prefix, "agent");
   const runtime = join(prefix, "runtime");
   const nodeDir = join(runtime, `node-${pins.node.version}`);
   const pnpmDir = join(runtime, `pnpm-${pins.pnpm.version}`);

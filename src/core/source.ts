@@ -1,0 +1,60 @@
+/**
+ * Sources (design: "Sources"): every artifact has one relative path, and a
+ * source maps it to where the bytes are. The official source names each
+ * project's own download host and the registry npm's configuration names; a
+ * mirror is any base URL with the same layout; an offline bundle is a folder
+ * with it. Whatever the source, the bytes are checked against the same pins.
+ */
+export type Source =
+  | { kind: "official"; registry: string }
+  | { kind: "mirror"; base: string }
+  | { kind: "folder"; root: string };
+
+/** Hosts GitHub sends release downloads on to. */
+export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
+export const SHELL_RELEASES = "https://github.com/Gentleman-Programming/gentle-shell/releases/download";
+export const ENGRAM_RELEASES = "https://github.com/Gentleman-Programming/engram/releases/download";
+
+export function releasePath(shell: string, file: string): string {
+  return `releases/v${shell}/${file}`;
+}
+
+/** Where `path` lives in `source`: a URL, or a file path for a folder source. */
+export function artifactLocation(source: Source, path: string): string {
+  if (source.kind === "folder") return `${source.root.replace(/\/+$/, "")}/${path}`;
+  if (source.kind === "mirror") return `${source.base.replace(/\/+$/, "")}/${path}`;
+  const [top, ...rest] = path.split("/");
+  const tail = rest.join("/");
+  switch (top) {
+    case "node":
+      return `https://nodejs.org/dist/${tail}`;
+    case "pnpm": {
+      const file = rest[rest.length - 1]!;
+      return `${source.registry.replace(/\/+$/, "")}/pnpm/-/${file}`;
+    }
+    case "go":
+      return `https://dl.google.com/go/${tail}`;
+    case "engram":
+      return `${ENGRAM_RELEASES}/${tail}`;
+    case "releases":
+      return `${SHELL_RELEASES}/${tail}`;
+    default:
+      throw new Error(`no official location for ${path}`);
+  }
+}
+
+/** Release assets may follow GitHub's redirect; runtimes never redirect. */
+export function redirectHostsFor(source: Source, path: string): string[] {
+  if (source.kind !== "official") return [];
+  return path.startsWith("releases/") || path.startsWith("engram/") ? RELEASE_REDIRECT_HOSTS : [];
+}
+
+export function parseSource(value: string | undefined, registry: string): Source {
+  if (!value || value === "official") return { kind: "official", registry };
+  if (/^https?:\/\//i.test(value)) {
+    const url = new URL(value);
+    if (url.username || url.password) throw new Error("a --source URL must not carry credentials");
+    return { kind: "mirror", base: value };
+  }
+  return { kind: "folder", root: value };
+}

@@ -1,0 +1,92 @@
+/**
+ * resolveBundledInstall and bundledChildEnv (spec: "Launcher in a bundled
+ * install"). The engine runs in bundled mode only from a finished version of
+ * a bundled install that `current` names; it runs only the Pi that version
+ * pins, with the user's environment plus Gentle Shell's own variables.
+ */
+import { promises as fs, realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname, join } from "pathe";
+import { prefixLayout, type Layout, type Platform } from "../core/layout";
+import type { Env } from "../core/environment";
+import type { Pins } from "../pins/types";
+import { PI_PACKAGE, SHELL_PACKAGE } from "../core/distribution";
+import { VERSION_MARKER } from "../install/version";
+import { readCurrent } from "../install/activate";
+import { readTextOrNull } from "../io/files";
+
+export interface BundledInstall {
+  layout: Layout;
+  id: string;
+  versionDir: string;
+  shell: string;
+  pi: string;
+  piRoot: string;
+  piCli: string;
+  gentlePiRoot: string;
+}
+
+export class BundledError extends Error {}
+
+/** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
+export async function resolveBundledInstall(enginePath: string, pins: Pins, platform: Platform, env: Env): Promise<BundledInstall> {
+  const real = realpathSync(enginePath);
+  const versionDir = dirname(dirname(real));
+  const versions = dirname(versionDir);
+  const id = basename(versionDir);
+  if (basename(versions) !== "versions") throw new BundledError("this engine does not run from a version of a bundled install");
+  const prefix = dirname(versions);
+  const home = platform === "win32" ? (env.USERPROFILE ?? homedir()) : (env.HOME ?? homedir());
+  const layout = prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
+  const marker = (await readTextOrNull(join(versionDir, VERSION_MARKER)))?.trim();
+  if (marker !== id) throw new BundledError(`versions/${id} is not a finished install`);
+  const current = await readCurrent(layout).catch(() => null);
+  const verify = env.GENTLE_SHELL_VERIFY_VERSION;
+  if (current !== id && verify !== id) throw new BundledError(`current does not name versions/${id}`);
+  const manifest = JSON.parse((await readTextOrNull(join(versionDir, "package.json"))) ?? "{}") as {
+    dependencies?: Record<string, string>;
+  };
+  const pi = manifest.dependencies?.[PI_PACKAGE];
+  const shell = manifest.dependencies?.[SHELL_PACKAGE];
+  if (!pi || !shell) throw new BundledError(`versions/${id} has no release manifest`);
+  const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
+  const piPkg = JSON.parse((await readTextOrNull(join(piRoot, "package.json"))) ?? "null") as {
+    version?: string;
+    bin?: string | Record<string, string>;
+  } | null;
+  if (!piPkg || piPkg.version !== pi) {
+    throw new BundledError(
+      `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg?.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
+    );
+  }
+  const bin = typeof piPkg.bin === "string" ? piPkg.bin : piPkg.bin?.pi;
+  if (!bin) throw new BundledError(`Pi ${pi} in versions/${id} declares no pi executable`);
+  const piCli = join(piRoot, bin);
+  if (!realpathSync(piCli).startsWith(realpathSync(versionDir) + "/")) {
+    throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);
+  }
+  await fs.access(piCli);
+  return { layout, id, versionDir, shell, pi, piRoot, piCli, gentlePiRoot: join(versionDir, "node_modules", SHELL_PACKAGE) };
+}
+
+/** The user's environment plus Gentle Shell's own variables, for Pi and its subagents. */
+export function bundledChildEnv(install: BundledInstall, env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  delete out.GENTLE_SHELL_PI;
+  delete out.GENTLE_SHELL_VERIFY_VERSION;
+  if ("GENTLE_SHELL_USER_NODE_OPTIONS" in out) {
+    out.NODE_OPTIONS = out.GENTLE_SHELL_USER_NODE_OPTIONS;
+    delete out.GENTLE_SHELL_USER_NODE_OPTIONS;
+  }
+  const { layout } = install;
+  const pair = `${layout.node} ${install.piCli}`;
+  if (/\s/.test(layout.node) || /\s/.test(install.piCli)) delete out.GENTLE_PI_AGENTS_PI;
+  else out.GENTLE_PI_AGENTS_PI = pair;
+  out.PI_SKIP_VERSION_CHECK = "1";
+  out.GENTLE_SHELL_PREFIX = layout.prefix;
+  out.PI_CODING_AGENT_DIR = layout.agent;
+  out.GENTLE_PI_AGENT_HOME = layout.agent;
+  if (!out.ENGRAM_BIN && layout.platform !== "win32") out.ENGRAM_BIN = layout.guard;
+  return out;
+}

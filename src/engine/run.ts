@@ -1,0 +1,68 @@
+/**
+ * The engine: what bin/gentle-shell runs, from the active version. This first
+ * form answers --version and hands everything else to the exact pinned Pi,
+ * loading the version's gentle-pi package with Pi's --extension.
+ */
+import { spawn } from "node:child_process";
+import { buildPins } from "../pins/index";
+import type { Env } from "../core/environment";
+import type { Platform } from "../core/layout";
+import { run } from "../io/process";
+import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "./bundled";
+
+declare const __filename: string;
+
+function platform(): Platform {
+  return process.platform === "win32" ? "win32" : process.platform === "darwin" ? "darwin" : "linux";
+}
+
+export async function runEngine(args: string[]): Promise<number> {
+  const env = process.env as Env;
+  let install: BundledInstall;
+  try {
+    install = await resolveBundledInstall(__filename, buildPins(), platform(), env);
+  } catch (error) {
+    if (error instanceof BundledError) {
+      process.stderr.write(`gentle-shell: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env);
+  const childEnv = bundledChildEnv(install, env);
+  return execPi(install, ["--extension", install.gentlePiRoot, ...args], childEnv);
+}
+
+async function printVersion(install: BundledInstall, env: Env): Promise<number> {
+  const childEnv = bundledChildEnv(install, env);
+  childEnv.PI_OFFLINE = "1";
+  const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
+  const reported = result.stdout.trim();
+  if (result.code !== 0 || reported !== install.pi) {
+    process.stderr.write(
+      `gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || result.stderr.trim().slice(0, 200))}. Run gentle-shell upgrade or the Gentle Shell installer again.\n`,
+    );
+    return 1;
+  }
+  process.stdout.write(`gentle-shell ${install.shell}\npi ${reported}\n`);
+  return 0;
+}
+
+function execPi(install: BundledInstall, args: string[], env: Env): Promise<number> {
+  const node = install.layout.node;
+  const execve = (process as unknown as { execve?: (file: string, args: string[], env: Env) => never }).execve;
+  if (process.platform !== "win32" && typeof execve === "function") {
+    // Replace the engine with Pi: no extra process, signals and exit codes pass through untouched.
+    execve(node, [node, install.piCli, ...args], env);
+  }
+  return new Promise((resolve) => {
+    const child = spawn(node, [install.piCli, ...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv, windowsHide: false });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, forward);
+    child.on("error", (error) => {
+      process.stderr.write(`gentle-shell: could not start Pi: ${error.message}\n`);
+      resolve(1);
+    });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * current and versions.history (spec: "Ownership rules", current; "Layout").
+ * current is a relative symlink to versions/<id> on POSIX and a pointer file
+ * holding the id on Windows, switched with one rename, and only when what
+ * stands there is ours.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../core/layout";
+import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
+
+const ID = /^[0-9A-Za-z.+-]+$/;
+
+/** The version id current names, or null when there is none; throws when current is not ours. */
+export async function readCurrent(layout: Layout): Promise<string | null> {
+  const stat = await lstatOrNull(layout.current);
+  if (!stat) return null;
+  if (layout.platform === "win32") {
+    if (!stat.isFile()) throw new Error(`${layout.current} is not a pointer file made by gentle-shell-setup`);
+    const id = ((await readTextOrNull(layout.current)) ?? "").trim();
+    if (!ID.test(id)) throw new Error(`${layout.current} does not hold a version id`);
+    return id;
+  }
+  if (!stat.isSymbolicLink()) throw new Error(`${layout.current} is not a link made by gentle-shell-setup`);
+  const target = await fs.readlink(layout.current);
+  const m = /^versions\/([^/]+)$/.exec(target);
+  if (!m || !ID.test(m[1]!)) throw new Error(`${layout.current} points at ${target}, not at a version of this install`);
+  return m[1]!;
+}
+
+/** Switch current to `id` with one rename. */
+export async function activateVersion(layout: Layout, id: string): Promise<{ previous: string | null }> {
+  if (!ID.test(id)) throw new Error(`not a version id: ${id}`);
+  const previous = await readCurrent(layout).catch((error: Error) => {
+    throw new Error(`${error.message}; current was not switched. Move it away, then run the installer again.`);
+  });
+  if (layout.platform === "win32") {
+    await writeFileAtomic(layout.current, `${id}\n`, 0o644);
+  } else {
+    const tmp = tempSibling(layout.current);
+    await fs.symlink(`versions/${id}`, tmp);
+    try {
+      await fs.rename(tmp, layout.current);
+    } catch (error) {
+      await fs.rm(tmp, { force: true });
+      throw error;
+    }
+  }
+  await recordActivation(layout, id);
+  return { previous };
+}
+
+export function parseHistory(text: string | null): string[] {
+  if (!text) return [];
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    const id = line.trim();
+    if (ID.test(id) && !out.includes(id)) out.push(id);
+  }
+  return out;
+}
+
+/** versions.history: activation order, newest first. */
+export async function recordActivation(layout: Layout, id: string): Promise<void> {
+  const history = parseHistory(await readTextOrNull(layout.history)).filter((x) => x !== id);
+  await writeFileAtomic(layout.history, [id, ...history].join("\n") + "\n", 0o644);
+}
+
+export function versionDir(layout: Layout, id: string): string {
+  return join(layout.versions, id);
+}

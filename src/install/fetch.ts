@@ -1,0 +1,48 @@
+/** Getting one artifact from a source into a folder of ours, verified. */
+import { promises as fs } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { join } from "pathe";
+import { artifactLocation, redirectHostsFor, type Source } from "../core/source";
+import { verifiedDownload, verifyFile, type DownloadOptions, type Expected } from "../io/download";
+
+export interface FetchOptions {
+  headers?: Record<string, string>;
+  download?: Partial<DownloadOptions>;
+}
+
+/** Fetch `path` from `source` into a new file in `dir`; returns its path. Nothing unverified stays. */
+export async function fetchArtifact(source: Source, path: string, dir: string, expected: Expected, options: FetchOptions = {}): Promise<string> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const dest = join(dir, `.download-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const location = artifactLocation(source, path);
+  try {
+    if (source.kind === "folder") {
+      await fs.copyFile(location, dest);
+      await verifyFile(dest, expected);
+    } else {
+      await verifiedDownload(location, dest, expected, {
+        redirectHosts: redirectHostsFor(source, path),
+        headers: options.headers,
+        ...options.download,
+      });
+    }
+    return dest;
+  } catch (error) {
+    await fs.rm(dest, { force: true });
+    throw error;
+  }
+}
+
+/** Fetch a small text asset (release files) with a size cap; not pinned, read by its own checks. */
+export async function fetchText(source: Source, path: string, dir: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<string> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const location = artifactLocation(source, path);
+  if (source.kind === "folder") {
+    const stat = await fs.stat(location).catch(() => null);
+    if (!stat || !stat.isFile()) throw new Error(`${name} is not in ${source.root} (${path})`);
+    if (stat.size > maxBytes) throw new Error(`${name} in ${source.root} is larger than ${maxBytes} bytes`);
+    return fs.readFile(location, "utf8");
+  }
+  const { fetchBoundedText } = await import("../io/http");
+  return fetchBoundedText(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });
+}

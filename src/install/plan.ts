@@ -1,0 +1,55 @@
+/**
+ * The step plan of a new install (spec: "Migration from a global install",
+ * runBundledInstall): claim, npm settings, runtime, version, activate,
+ * launcher, verify-launcher, then the PATH entry, so a launcher that fails its
+ * check is never put on PATH. Each step reports an outcome; the first failure
+ * stops the plan and is named with its detail (home shown as ~).
+ */
+import { tildify } from "../core/layout";
+
+export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path";
+
+export interface Step {
+  id: StepId;
+  title: string;
+  run(): Promise<string>;
+}
+
+export interface StepOutcome {
+  id: StepId;
+  title: string;
+  status: "done" | "failed" | "not-run";
+  detail: string;
+}
+
+export const STEP_ORDER: StepId[] = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path"];
+
+export async function runPlan(steps: Step[], home: string, report: (o: StepOutcome) => void): Promise<StepOutcome[]> {
+  const outcomes: StepOutcome[] = [];
+  let failed = false;
+  for (const step of steps) {
+    if (failed) {
+      const o: StepOutcome = { id: step.id, title: step.title, status: "not-run", detail: "" };
+      outcomes.push(o);
+      continue;
+    }
+    try {
+      const detail = await step.run();
+      const o: StepOutcome = { id: step.id, title: step.title, status: "done", detail: tildifyText(detail, home) };
+      outcomes.push(o);
+      report(o);
+    } catch (error) {
+      failed = true;
+      const message = error instanceof Error ? error.message : String(error);
+      const o: StepOutcome = { id: step.id, title: step.title, status: "failed", detail: tildifyText(message, home) };
+      outcomes.push(o);
+      report(o);
+    }
+  }
+  return outcomes;
+}
+
+export function tildifyText(text: string, home: string): string {
+  if (!home || home === "/") return text;
+  return text.split(home + "/").join("~/").split(home).join(tildify(home, home));
+}

@@ -1,0 +1,118 @@
+/**
+ * installVersion (spec: "Ownership rules", Versions and Interrupted installs).
+ * A version is installed in place in versions/<shell>-<pi>/ and never renamed
+ * afterwards (pnpm's junctions on Windows hold absolute paths). The folder is
+ * claimed with mkdir; its marker reads `installing <id> <pid>` until pnpm has
+ * run and the installed gentle-pi and Pi match the release exactly; then one
+ * rename makes it `<id>`, and only that makes the version valid.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../core/layout";
+import { PI_PACKAGE, SHELL_PACKAGE, type Distribution } from "../core/distribution";
+import { pnpmEnvironment, type Env } from "../core/environment";
+import { isAlive, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { outputTail, run } from "../io/process";
+
+export const VERSION_MARKER = ".gentle-shell-version";
+export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
+
+export type VersionState =
+  | { kind: "absent" }
+  | { kind: "valid" }
+  | { kind: "installing"; pid: number; alive: boolean }
+  | { kind: "foreign"; why: string };
+
+/** Classify what stands at versions/<id> (pure given the marker text and stat). */
+export function classifyVersionMarker(id: string, marker: string | null, isDir: boolean): VersionState {
+  if (!isDir) return { kind: "foreign", why: "it is not a folder" };
+  if (marker === null) return { kind: "foreign", why: `it has no ${VERSION_MARKER} marker` };
+  const text = marker.replace(/\r?\n$/, "");
+  if (text === id) return { kind: "valid" };
+  const m = /^installing (\S+) (\d+)$/.exec(text);
+  if (m && m[1] === id) return { kind: "installing", pid: Number(m[2]), alive: isAlive(Number(m[2])) };
+  return { kind: "foreign", why: `its marker does not name ${id}` };
+}
+
+export async function versionState(layout: Layout, id: string): Promise<VersionState> {
+  const dir = join(layout.versions, id);
+  const stat = await lstatOrNull(dir);
+  if (!stat) return { kind: "absent" };
+  const markerStat = stat.isDirectory() ? await lstatOrNull(join(dir, VERSION_MARKER)) : null;
+  const marker = markerStat?.isFile() ? await readTextOrNull(join(dir, VERSION_MARKER)) : null;
+  return classifyVersionMarker(id, marker, stat.isDirectory());
+}
+
+export interface InstallVersionOptions {
+  layout: Layout;
+  distribution: Distribution;
+  env: Env;
+  /** The engine script written into the version before its final marker. */
+  engine: string;
+  /** Put our Go on PATH (Windows). */
+  go?: boolean;
+  echo?: boolean;
+}
+
+export interface InstallVersionOutcome {
+  id: string;
+  path: string;
+  status: "installed" | "reused";
+}
+
+export async function installVersion(options: InstallVersionOptions): Promise<InstallVersionOutcome> {
+  const { layout, distribution } = options;
+  const { id, shell, pi } = distribution.manifest;
+  const dir = join(layout.versions, id);
+  if (layout.platform === "win32" && !options.go) {
+    throw new Error("on Windows a version is installed only with the pinned Go under runtime/go, so gentle-pi never builds with the user's Go");
+  }
+  await fs.mkdir(layout.versions, { recursive: true, mode: 0o755 });
+  const state = await versionState(layout, id);
+  if (state.kind === "valid") return { id, path: dir, status: "reused" };
+  if (state.kind === "foreign") {
+    throw new Error(`versions/${id} exists but ${state.why}: it was not made by gentle-shell-setup and was left as it is. Move it away, then run the installer again.`);
+  }
+  if (state.kind === "installing") {
+    if (state.alive && state.pid !== process.pid) {
+      throw new Error(`another installer (process ${state.pid}) is installing versions/${id}; wait for it to finish, then run the installer again`);
+    }
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+  // The claim: mkdir fails if another installer got here first.
+  await fs.mkdir(dir, { mode: 0o755 });
+  try {
+    await fs.writeFile(join(dir, VERSION_MARKER), `installing ${id} ${process.pid}\n`, { flag: "wx", mode: 0o644 });
+    await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"]);
+    await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"]);
+    await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile);
+    const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
+    const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
+    const result = await run(layout.node, [layout.pnpmEntry, "install", "--frozen-lockfile"], {
+      cwd: dir,
+      env,
+      echo: options.echo,
+      timeoutMs: 30 * 60_000,
+    });
+    if (result.code !== 0) {
+      throw new Error(`pnpm install --frozen-lockfile failed for ${id}:\n${outputTail(result)}`);
+    }
+    await checkInstalled(dir, SHELL_PACKAGE, shell);
+    await checkInstalled(dir, PI_PACKAGE, pi);
+    await fs.mkdir(join(dir, ".gentle-shell"), { mode: 0o755 });
+    await fs.writeFile(join(dir, ENGINE_PATH), options.engine, { mode: 0o644 });
+    await writeFileAtomic(join(dir, VERSION_MARKER), `${id}\n`, 0o644);
+    return { id, path: dir, status: "installed" };
+  } catch (error) {
+    await fs.rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function checkInstalled(dir: string, name: string, version: string): Promise<void> {
+  const text = await readTextOrNull(join(dir, "node_modules", name, "package.json"));
+  const installed = text ? (JSON.parse(text) as { version?: string }).version : undefined;
+  if (installed !== version) {
+    throw new Error(`after pnpm ran, ${name} is ${installed ?? "missing"}; the release pins ${version} exactly`);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Archive extraction under one member policy (spec: "Ownership rules",
+ * Runtimes; "npm for Pi"). Only the members a policy selects are written, as
+ * regular files and folders inside the destination. A member that would leave
+ * the folder, an absolute path, a device or a FIFO rejects the whole archive;
+ * links are skipped or rejected as the archive's policy says; caps bound the
+ * number of members and the expanded bytes so a bomb stops early.
+ */
+import { createReadStream, createWriteStream, promises as fs } from "node:fs";
+import { Parser, type ReadEntry } from "tar";
+import { dirname, join } from "pathe";
+
+export interface MemberPolicy {
+  /** What this archive is, for messages. */
+  name: string;
+  /** Destination path (relative, "/"-separated) for a member, or null to skip it. */
+  select(path: string, type: "file" | "directory"): string | null | typeof OUTSIDE;
+  /** Links: skipped (Node's archive carries bin/npm as a link we replace) or fatal. */
+  links: "skip" | "reject";
+  maxMembers: number;
+  maxBytes: number;
+  /** Mode for a written file from the member's mode. */
+  fileMode?(memberMode: number, path: string): number;
+}
+
+export class ArchiveError extends Error {}
+
+/** What `select` returns for a member outside the archive's one top folder: the archive is rejected. */
+export const OUTSIDE = Symbol("outside");
+
+export function unsafeMemberPath(path: string): boolean {
+  if (path.startsWith("/") || path.startsWith("\\") || /^[A-Za-z]:/.test(path)) return true;
+  return path.split(/[\\/]+/).some((segment) => segment === "..");
+}
+
+function normalise(path: string): string {
+  return path.replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, "");
+}
+
+/** Default modes: 0755 when the member is executable by its owner, else 0644. */
+export function ownerExecMode(memberMode: number): number {
+  return memberMode & 0o100 ? 0o755 : 0o644;
+}
+
+export interface ExtractResult {
+  files: number;
+  bytes: number;
+  skipped: string[];
+}
+
+export async function extractTarGz(file: string, dest: string, policy: MemberPolicy): Promise<ExtractResult> {
+  const result: ExtractResult = { files: 0, bytes: 0, skipped: [] };
+  let members = 0;
+  const writes: Promise<void>[] = [];
+  const made = new Set<string>();
+  const ensureDir = async (dir: string) => {
+    if (made.has(dir)) return;
+    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    made.add(dir);
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let failed = false;
+    const input = createReadStream(file);
+    const parser = new Parser({ strict: true });
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      input.destroy();
+      reject(error instanceof ArchiveError ? error : new ArchiveError(`${policy.name}: ${error.message}`));
+    };
+    parser.on("entry", (entry: ReadEntry) => {
+      if (failed) {
+        entry.resume();
+        return;
+      }
+      members++;
+      if (members > policy.maxMembers) {
+        entry.resume();
+        return fail(new ArchiveError(`${policy.name} has more than ${policy.maxMembers} members; it was not extracted`));
+      }
+      const path = normalise(entry.path);
+      if (unsafeMemberPath(entry.path)) {
+        entry.resume();
+        return fail(new ArchiveError(`${policy.name} holds a member outside its folder (${entry.path}); it was not extracted`));
+      }
+      const type = entry.type;
+      if (type === "SymbolicLink" || type === "Link") {
+        entry.resume();
+        if (policy.links === "reject") {
+          return fail(new ArchiveError(`${policy.name} holds a link (${entry.path}); it was not extracted`));
+        }
+        result.skipped.push(path);
+        return;
+      }
+      if (type === "Directory") {
+        entry.resume();
+        const target = policy.select(path, "directory");
+        if (target === OUTSIDE) return fail(new ArchiveError(`${policy.name} holds a member outside its top folder (${entry.path}); it was not extracted`));
+        if (target !== null && target !== "") {
+          if (unsafeMemberPath(target)) return fail(new ArchiveError(`${policy.name}: refusing ${target}`));
+          writes.push(ensureDir(join(dest, target)));
+        }
+        return;
+      }
+      if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile") {
+        entry.resume();
+        return fail(new ArchiveError(`${policy.name} holds a ${type} member (${entry.path}); it was not extracted`));
+      }
+      const target = policy.select(path, "file");
+      if (target === OUTSIDE) {
+        entry.resume();
+        return fail(new ArchiveError(`${policy.name} holds a member outside its top folder (${entry.path}); it was not extracted`));
+      }
+      if (target === null) {
+        entry.resume();
+        result.skipped.push(path);
+        return;
+      }
+      if (unsafeMemberPath(target)) {
+        entry.resume();
+        return fail(new ArchiveError(`${policy.name}: refusing ${target}`));
+      }
+      result.bytes += entry.size ?? 0;
+      if (result.bytes > policy.maxBytes) {
+        entry.resume();
+        return fail(new ArchiveError(`${policy.name} expands to more than ${policy.maxBytes} bytes; it was not extracted`));
+      }
+      result.files++;
+      const destPath = join(dest, target);
+      const mode = (policy.fileMode ?? ownerExecMode)(entry.mode ?? 0o644, target);
+      entry.pause();
+      writes.push(
+        ensureDir(dirname(destPath)).then(
+          () =>
+            new Promise<void>((res, rej) => {
+              const out = createWriteStream(destPath, { flags: "wx", mode });
+              out.on("error", rej);
+              out.on("finish", () => fs.chmod(destPath, mode).then(() => res(), rej));
+              entry.pipe(out);
+              entry.resume();
+            }),
+        ),
+      );
+    });
+    parser.on("error", (error: Error) => fail(error));
+    parser.on("warn", (_code: string, message: string | Error) => {
+      fail(new ArchiveError(`${policy.name} is damaged (${message instanceof Error ? message.message : message})`));
+    });
+    input.on("error", (error) => fail(error));
+    parser.on("end", () => {
+      if (!failed) resolve();
+    });
+    input.pipe(parser);
+  });
+  await Promise.all(writes);
+  return result;
+}

@@ -1,0 +1,230 @@
+/**
+ * verifiedDownload: the one way bytes enter the installer (spec: "Ownership
+ * rules", Runtimes). The body is streamed to a file in a folder of ours while
+ * it is hashed; the caller gets the file only after the hash matches the pin.
+ *
+ * - identity encoding only: an encoded body is refused (its hash would be of
+ *   other bytes than the ones pinned);
+ * - Content-Length over the cap is refused before reading, and the stream is
+ *   cut at the cap; an exact size, where pinned, must match;
+ * - a timeout per request and a stall timeout between chunks;
+ * - bounded retries with backoff for connect errors, 5xx and truncation; none
+ *   for 4xx or a hash mismatch;
+ * - redirects refused unless the caller lists the hosts they may go to.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createWriteStream, promises as fs } from "node:fs";
+import { ofetch } from "ofetch";
+
+export interface Expected {
+  /** What the user is told this is, e.g. "Node 24.21.0 (linux-x64)". */
+  name: string;
+  sha256?: string | null;
+  /** Subresource integrity, e.g. sha512-<base64>. */
+  integrity?: string | null;
+  size?: number | null;
+  maxBytes: number;
+}
+
+export interface DownloadOptions {
+  /** Hosts a redirect may lead to (release assets); empty: redirects refused. */
+  redirectHosts?: string[];
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  stallMs?: number;
+  attempts?: number;
+  backoffMs?: number;
+  onProgress?: (received: number, total: number | null) => void;
+}
+
+export class DownloadError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export function hasPin(expected: Expected): boolean {
+  return Boolean(expected.sha256 || expected.integrity);
+}
+
+/** Download `url` to `dest`, verified against `expected`. */
+export async function verifiedDownload(url: string, dest: string, expected: Expected, options: DownloadOptions = {}): Promise<void> {
+  if (!hasPin(expected)) {
+    throw new DownloadError(`${expected.name} has no known checksum in this build, so it is not downloaded`, false);
+  }
+  const attempts = options.attempts ?? 4;
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      await downloadOnce(url, dest, expected, options, 0);
+      return;
+    } catch (error) {
+      await fs.rm(dest, { force: true });
+      lastError = error;
+      const retryable = error instanceof DownloadError ? error.retryable : true;
+      if (!retryable || attempt === attempts) break;
+      await new Promise((r) => setTimeout(r, (options.backoffMs ?? 500) * 2 ** (attempt - 1)));
+    }
+  }
+  const message = lastError instanceof Error ? lastError.message : String(lastError);
+  const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
+  throw new DownloadError(`${prefix}${message}`, false);
+}
+
+async function downloadOnce(
+  url: string,
+  dest: string,
+  expected: Expected,
+  options: DownloadOptions,
+  redirects: number,
+): Promise<void> {
+  const controller = new AbortController();
+  const timeoutMs = options.timeoutMs ?? 10 * 60_000;
+  const stallMs = options.stallMs ?? 30_000;
+  let why: string | null = null;
+  const abort = (reason: string) => {
+    why = reason;
+    controller.abort();
+  };
+  const total = setTimeout(() => abort(`took longer than ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
+  let stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
+  const resetStall = () => {
+    clearTimeout(stall);
+    stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
+  };
+  try {
+    let response: Response;
+    try {
+      response = await ofetch.raw(url, {
+        method: "GET",
+        headers: { "accept-encoding": "identity", ...(options.headers ?? {}) },
+        redirect: "manual",
+        retry: false,
+        ignoreResponseError: true,
+        responseType: "stream",
+        signal: controller.signal,
+      });
+    } catch (error) {
+      throw new DownloadError(why ? `${url} ${why}` : `could not reach ${url} (${causeText(error)})`, true);
+    }
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.headers.get("location");
+      await response.body?.cancel().catch(() => undefined);
+      const next = location ? new URL(location, url) : null;
+      const allowed = options.redirectHosts ?? [];
+      if (!next || !allowed.includes(next.host) || next.protocol !== "https:" || redirects >= 5) {
+        throw new DownloadError(
+          `${url} redirected to ${next ? next.host : "nowhere"}, which is not an allowed host for ${expected.name}`,
+          false,
+        );
+      }
+      clearTimeout(total);
+      clearTimeout(stall);
+      return downloadOnce(next.toString(), dest, expected, options, redirects + 1);
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new DownloadError(`${url} answered HTTP ${response.status}`, response.status >= 500 || response.status === 429);
+    }
+    const encoding = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+    if (encoding !== "identity" && encoding !== "") {
+      await response.body?.cancel().catch(() => undefined);
+      throw new DownloadError(`${url} sent a ${encoding}-encoded body; only the exact bytes can be verified`, false);
+    }
+    const lengthHeader = response.headers.get("content-length");
+    const length = lengthHeader === null ? null : Number(lengthHeader);
+    if (length !== null && (!Number.isFinite(length) || length > expected.maxBytes)) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new DownloadError(`${url} announces ${lengthHeader} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`, false);
+    }
+    if (length !== null && expected.size != null && length !== expected.size) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new DownloadError(`${url} announces ${length} bytes; ${expected.name} is exactly ${expected.size}`, false);
+    }
+    if (!response.body) throw new DownloadError(`${url} sent no body`, true);
+
+    const sha256 = createHash("sha256");
+    const integrityAlgo = expected.integrity ? expected.integrity.split("-")[0]! : null;
+    const sri = integrityAlgo ? createHash(integrityAlgo) : null;
+    const out = createWriteStream(dest, { flags: "wx", mode: 0o600 });
+    let received = 0;
+    try {
+      const reader = response.body.getReader();
+      for (;;) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          throw new DownloadError(why ? `${url} ${why}` : `${url} broke off after ${received} bytes (${causeText(error)})`, true);
+        }
+        if (chunk.done) break;
+        resetStall();
+        received += chunk.value.byteLength;
+        if (received > expected.maxBytes) {
+          await reader.cancel().catch(() => undefined);
+          throw new DownloadError(`${url} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`, false);
+        }
+        sha256.update(chunk.value);
+        sri?.update(chunk.value);
+        if (!out.write(chunk.value)) await new Promise<void>((r) => out.once("drain", () => r()));
+        options.onProgress?.(received, length);
+      }
+    } finally {
+      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    }
+    if (length !== null && received !== length) {
+      throw new DownloadError(`${url} ended after ${received} of ${length} bytes`, true);
+    }
+    if (expected.size != null && received !== expected.size) {
+      throw new DownloadError(`${url} sent ${received} bytes; ${expected.name} is exactly ${expected.size}`, true);
+    }
+    if (expected.sha256 && !sameBytes(sha256.digest(), Buffer.from(expected.sha256, "hex"))) {
+      throw new DownloadError(`${expected.name} from ${url} does not match its pinned sha256; it was not used`, false);
+    }
+    if (expected.integrity && sri) {
+      const want = Buffer.from(expected.integrity.slice(integrityAlgo!.length + 1), "base64");
+      if (!sameBytes(sri.digest(), want)) {
+        throw new DownloadError(`${expected.name} from ${url} does not match its pinned ${integrityAlgo} integrity; it was not used`, false);
+      }
+    }
+  } finally {
+    clearTimeout(total);
+    clearTimeout(stall);
+  }
+}
+
+/** Constant-time comparison of two digests. */
+export function sameBytes(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Hash a file we already hold (offline bundles, local sources). */
+export async function verifyFile(path: string, expected: Expected): Promise<void> {
+  if (!hasPin(expected)) throw new DownloadError(`${expected.name} has no known checksum in this build`, false);
+  const stat = await fs.stat(path);
+  if (stat.size > expected.maxBytes) throw new DownloadError(`${path} is larger than allowed for ${expected.name}`, false);
+  if (expected.size != null && stat.size !== expected.size) throw new DownloadError(`${path} is not the size of ${expected.name}`, false);
+  const data = await fs.readFile(path);
+  if (expected.sha256 && !sameBytes(createHash("sha256").update(data).digest(), Buffer.from(expected.sha256, "hex"))) {
+    throw new DownloadError(`${path} does not match the pinned sha256 of ${expected.name}`, false);
+  }
+  if (expected.integrity) {
+    const algo = expected.integrity.split("-")[0]!;
+    const want = Buffer.from(expected.integrity.slice(algo.length + 1), "base64");
+    if (!sameBytes(createHash(algo).update(data).digest(), want)) {
+      throw new DownloadError(`${path} does not match the pinned integrity of ${expected.name}`, false);
+    }
+  }
+}
+
+function causeText(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as Error & { cause?: unknown }).cause;
+    if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message;
+    return error.message;
+  }
+  return String(error);
+}
