@@ -39,8 +39,9 @@ export async function normaliseModes(root: string): Promise<void> {
  * and everything below it, in sorted order.
  */
 export async function packDeterministic(cwd: string, top: string, outFile: string): Promise<void> {
-  await normaliseModes(join(cwd, top));
   const st = await lstat(join(cwd, top));
+  if (st.isDirectory()) await normaliseModes(join(cwd, top));
+  else if (st.isFile()) await chmod(join(cwd, top), st.mode & 0o111 ? 0o755 : 0o644);
   const entries = st.isDirectory() ? [top, ...(await listTree(join(cwd, top))).map((p) => `${top}/${p}`)] : [top];
   await tar.c(
     { cwd, file: outFile, gzip: true, portable: true, mtime: FIXED_MTIME, noDirRecurse: true, follow: false },

@@ -1,0 +1,240 @@
+/**
+ * The fixture Engram (spec: "Engram startup safety").
+ *
+ * 1. A program, `engram` (POSIX sh; `serve` runs `node` from PATH), that
+ *    stands in for the pinned core: `engram version` prints `engram 3.5.2`;
+ *    `engram serve` listens on 127.0.0.1:${ENGRAM_PORT:-7437} and answers
+ *    GET /health and GET /compatibility with the exact ready contract. Like
+ *    the real server it asks for `Authorization: Bearer <ENGRAM_HTTP_TOKEN>`
+ *    when that variable is set. GET /__fixture (not part of Engram) reports
+ *    the server's argv, cwd and environment, so tests can check how Shell
+ *    started it. It never touches ~/.engram.
+ *    `packEngramArchive()` packs it alone as engram_3.5.2_linux_amd64.tar.gz.
+ * 2. In-process servers (`startEngramServer`) for every row of the decision
+ *    table: ready, 401, 404, an older 3.3.2 server, malformed answers, a
+ *    server that is not ready, one too slow to answer; with overrides for
+ *    finer contract tests. They record the requests they get.
+ */
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { packDeterministic } from "./tarball";
+
+export const ENGRAM_VERSION = "3.5.2";
+export const ENGRAM_DEFAULT_PORT = 7437;
+export const ENGRAM_ARCHIVE_PATH = `engram/v${ENGRAM_VERSION}/engram_${ENGRAM_VERSION}_linux_amd64.tar.gz`;
+
+export function hex32(): string {
+  return randomBytes(16).toString("hex");
+}
+
+/** The exact ready answer of GET /compatibility. */
+export function readyCompatibility(instanceId: string, runtimeId: string) {
+  return {
+    status: "ready",
+    active_reuse_authorized: true,
+    capability: "startup-verified-store-v1",
+    revision: 1,
+    source: "active",
+    instance_id: instanceId,
+    runtime_id: runtimeId,
+  };
+}
+
+const SERVER_JS = `
+const http = require("node:http");
+const crypto = require("node:crypto");
+const port = Number(process.env.ENGRAM_PORT || ${ENGRAM_DEFAULT_PORT});
+const token = process.env.ENGRAM_HTTP_TOKEN || "";
+const instanceId = crypto.randomBytes(16).toString("hex");
+const runtimeId = crypto.randomBytes(16).toString("hex");
+const args = JSON.parse(process.env.__ENGRAM_FIXTURE_ARGS || "[]");
+const env = Object.assign({}, process.env);
+delete env.__ENGRAM_FIXTURE_ARGS;
+delete process.env.__ENGRAM_FIXTURE_ARGS;
+const compatibility = ${JSON.stringify(readyCompatibility("IID", "RID"))};
+compatibility.instance_id = instanceId;
+compatibility.runtime_id = runtimeId;
+function send(res, status, value) {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+const server = http.createServer((req, res) => {
+  const path = new URL(req.url || "/", "http://engram").pathname;
+  if (path === "/__fixture") return send(res, 200, { fixture: true, pid: process.pid, argv: args, cwd: process.cwd(), env });
+  if (token && req.headers.authorization !== "Bearer " + token) return send(res, 401, { error: "unauthorized" });
+  if (req.method === "GET" && path === "/health") return send(res, 200, { status: "ok", version: "${ENGRAM_VERSION}", instance_id: instanceId });
+  if (req.method === "GET" && path === "/compatibility") return send(res, 200, compatibility);
+  send(res, 404, { error: "not found" });
+});
+server.on("error", (error) => {
+  process.stderr.write("engram fixture: cannot listen on 127.0.0.1:" + port + ": " + error.message + "\\n");
+  process.exit(1);
+});
+server.listen(port, "127.0.0.1", () => process.stderr.write("engram fixture ${ENGRAM_VERSION} serving on 127.0.0.1:" + port + "\\n"));
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => server.close(() => process.exit(0)));
+`;
+
+/** The text of the fixture `engram` program. */
+export function engramScript(): string {
+  return `#!/bin/sh
+# engram TEST FIXTURE for gentle-shell-setup (not Engram). See test/support/engram.ts.
+case "\${1:-}" in
+  version)
+    echo "engram ${ENGRAM_VERSION}"
+    ;;
+  serve)
+    shift
+    __ENGRAM_FIXTURE_ARGS=$(node -e 'process.stdout.write(JSON.stringify(process.argv.slice(1)))' -- serve "$@") || exit 70
+    export __ENGRAM_FIXTURE_ARGS
+    exec node -e '${SERVER_JS.replaceAll("'", "'\\''")}'
+    ;;
+  *)
+    echo "engram fixture: unknown command: \${1:-}" >&2
+    echo "usage: engram version | engram serve" >&2
+    exit 2
+    ;;
+esac
+`;
+}
+
+/** Write the fixture program to `file` (mode 755). */
+export async function writeEngramProgram(file: string): Promise<void> {
+  await writeFile(file, engramScript(), { mode: 0o755 });
+  await chmod(file, 0o755);
+}
+
+/** Pack `engram` alone into `outFile` (engram_3.5.2_linux_amd64.tar.gz), deterministically. */
+export async function packEngramArchive(outFile: string): Promise<void> {
+  const stage = await mkdtemp(join(tmpdir(), "gss-engram-"));
+  try {
+    await writeEngramProgram(join(stage, "engram"));
+    await packDeterministic(stage, "engram", outFile);
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}
+
+export type EngramVariant =
+  /** /health ok 3.5.2 and the exact ready /compatibility. */
+  | "ready"
+  /** A token-protected server: 401 for both. */
+  | "unauthorized"
+  /** Another service: 404 for both. */
+  | "not-found"
+  /** Engram 3.3.2: /health ok with version 3.3.2, no /compatibility (404). */
+  | "old"
+  /** 200 answers that are not JSON. */
+  | "malformed"
+  /** /compatibility answers, but not ready (status "starting", reuse not authorized). */
+  | "not-ready"
+  /** Answers only after `delayMs` (default 3000 ms), longer than the 1 s probe. */
+  | "slow";
+
+export interface CannedAnswer {
+  status: number;
+  /** An object is sent as JSON, a string as is. */
+  body: unknown;
+}
+
+export interface EngramServerOptions {
+  variant?: EngramVariant;
+  /** 0 (default) for a free port; ENGRAM_DEFAULT_PORT to stand on the default endpoint. */
+  port?: number;
+  /** Replace an endpoint's answer (after the variant). */
+  health?: CannedAnswer;
+  compatibility?: CannedAnswer;
+  version?: string;
+  delayMs?: number;
+}
+
+export interface EngramServer {
+  url: string;
+  port: number;
+  instanceId: string;
+  runtimeId: string;
+  requests: { method: string; path: string; headers: Record<string, string | string[] | undefined> }[];
+  stop(): Promise<void>;
+}
+
+/** An in-process Engram-like server for one row of the decision table. */
+export async function startEngramServer(options: EngramServerOptions = {}): Promise<EngramServer> {
+  const variant = options.variant ?? "ready";
+  const instanceId = hex32();
+  const runtimeId = hex32();
+  const requests: EngramServer["requests"] = [];
+  const version = options.version ?? (variant === "old" ? "3.3.2" : ENGRAM_VERSION);
+  const answers: Record<"health" | "compatibility", CannedAnswer> = {
+    health: { status: 200, body: { status: "ok", version, instance_id: instanceId } },
+    compatibility: { status: 200, body: readyCompatibility(instanceId, runtimeId) },
+  };
+  if (variant === "unauthorized") {
+    answers.health = answers.compatibility = { status: 401, body: { error: "unauthorized" } };
+  } else if (variant === "not-found") {
+    answers.health = answers.compatibility = { status: 404, body: "404 page not found\n" };
+  } else if (variant === "old") {
+    answers.compatibility = { status: 404, body: "404 page not found\n" };
+  } else if (variant === "malformed") {
+    answers.health = { status: 200, body: "{status: ok" };
+    answers.compatibility = { status: 200, body: '{"status":"ready","active_reuse_authorized":tru' };
+  } else if (variant === "not-ready") {
+    answers.compatibility = {
+      status: 200,
+      body: { ...readyCompatibility(instanceId, runtimeId), status: "starting", active_reuse_authorized: false },
+    };
+  }
+  if (options.health) answers.health = options.health;
+  if (options.compatibility) answers.compatibility = options.compatibility;
+  const delay = variant === "slow" ? (options.delayMs ?? 3000) : (options.delayMs ?? 0);
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://engram").pathname;
+    requests.push({ method: req.method ?? "GET", path, headers: req.headers });
+    const answer =
+      req.method === "GET" && path === "/health"
+        ? answers.health
+        : req.method === "GET" && path === "/compatibility"
+          ? answers.compatibility
+          : { status: 404, body: "404 page not found\n" };
+    const reply = () => {
+      if (res.destroyed) return;
+      const text = typeof answer.body === "string" ? answer.body : JSON.stringify(answer.body);
+      res.writeHead(answer.status, {
+        "content-type": typeof answer.body === "string" ? "text/plain; charset=utf-8" : "application/json",
+        "content-length": Buffer.byteLength(text),
+      });
+      res.end(text);
+    };
+    if (delay > 0) setTimeout(reply, delay).unref();
+    else reply();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    instanceId,
+    runtimeId,
+    requests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Make a folder holding the fixture `engram` program; returns its path. */
+export async function engramProgramIn(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, "engram");
+  await writeEngramProgram(file);
+  return file;
+}
