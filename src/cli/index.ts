@@ -1,0 +1,38 @@
+/** The installer's command line: one file per command, wiring only. */
+import { defineCommand, renderUsage, runCommand } from "citty";
+import { buildPins } from "../pins/index";
+import { SETUP_VERSION } from "../version";
+import { installCommand } from "./install";
+
+export function versionLine(): string {
+  return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
+}
+
+const main = defineCommand({
+  meta: {
+    name: "gentle-shell-setup",
+    version: SETUP_VERSION,
+    description: "Installs Gentle Shell (Pi with gentle-pi, and their own Node and pnpm) into ~/.gentle-shell, verified against pins built into this file.",
+  },
+  subCommands: { install: installCommand },
+});
+
+export async function runInstallerCli(args: string[]): Promise<void> {
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    process.stdout.write(versionLine() + "\n");
+    return;
+  }
+  if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
+    process.stdout.write((await renderUsage(main)) + "\n\nRun `gentle-shell-setup install --help` for the install options.\n");
+    return;
+  }
+  if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
+  if (args[0] === "install" && (args.includes("--help") || args.includes("-h"))) {
+    process.stdout.write((await renderUsage(installCommand, main as never)) + "\n");
+    return;
+  }
+  if (!["install"].includes(args[0]!)) {
+    throw new Error(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`);
+  }
+  await runCommand(main, { rawArgs: args });
+}

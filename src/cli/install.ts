@@ -1,0 +1,108 @@
+/** `gentle-shell-setup install`: wiring only; the steps live in src/install. */
+import { createInterface } from "node:readline/promises";
+import { homedir } from "node:os";
+import { defineCommand } from "citty";
+import { prefixLayout, type Platform } from "../core/layout";
+import { buildPins } from "../pins/index";
+import type { Target } from "../pins/types";
+import type { Env } from "../core/environment";
+import { ownScript } from "../io/self";
+import { acquireInstallLock } from "../install/lock";
+import { runBundledInstall } from "../install/bundled-install";
+import { STEP_ORDER, type StepOutcome } from "../install/plan";
+import { tildify } from "../core/layout";
+
+export function hostPlatform(): Platform {
+  return process.platform === "win32" ? "win32" : process.platform === "darwin" ? "darwin" : "linux";
+}
+
+export function hostTarget(): Target {
+  const os = process.platform === "win32" ? "win" : process.platform === "darwin" ? "darwin" : "linux";
+  const arch = process.arch === "arm64" ? "arm64" : "x64";
+  return `${os}-${arch}` as Target;
+}
+
+const STEP_TEXT: Record<string, string> = {
+  claim: "claim the Gentle Shell folder (mode 0700) and the agent home",
+  "npm-settings": "copy registry, proxy and auth settings from your npm config (nothing else)",
+  runtime: "download and verify Node and pnpm against the pins built into this installer",
+  version: "install the release's gentle-pi and Pi from its lockfile with our pnpm",
+  activate: "make that version current",
+  launcher: "write the gentle-shell launcher",
+  "verify-launcher": "check that the launcher reports the release's versions",
+  path: "put gentle-shell on your PATH (one line or link, undone by self-uninstall)",
+};
+
+export const installCommand = defineCommand({
+  meta: { name: "install", description: "Install Gentle Shell into ~/.gentle-shell" },
+  args: {
+    yes: { type: "boolean", alias: "y", description: "Install without asking" },
+    "dry-run": { type: "boolean", description: "Print the plan and change nothing" },
+    source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder" },
+    release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest" },
+    "modify-path": { type: "boolean", default: true, description: "Add gentle-shell to PATH (--no-modify-path to skip)" },
+    verbose: { type: "boolean", description: "Show pnpm's output" },
+  },
+  async run({ args }) {
+    const env = process.env as Env;
+    const platform = hostPlatform();
+    const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
+    const pins = buildPins();
+    const layout = prefixLayout({ home, platform, pins });
+    const noModifyPath = args["modify-path"] === false || env.GENTLE_SHELL_NO_MODIFY_PATH === "1";
+    const out = (line: string) => process.stdout.write(line + "\n");
+
+    out(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
+    for (const id of STEP_ORDER) {
+      if (id === "path" && noModifyPath) out(`  - path: skipped (--no-modify-path); the line to add is printed at the end`);
+      else out(`  - ${id}: ${STEP_TEXT[id]}`);
+    }
+    out(`Source: ${args.source ?? "official"}. Your own node, npm, pnpm and ~/.npmrc are not changed.`);
+    if (args["dry-run"]) {
+      out("Dry run: nothing was changed.");
+      return;
+    }
+    if (!args.yes) {
+      if (!process.stdin.isTTY) {
+        throw new Error("no terminal to ask for confirmation; run again with --yes to install");
+      }
+      const rl = createInterface({ input: process.stdin, output: process.stdout });
+      const answer = await rl.question("Proceed? [Y/n] ").catch(() => "n");
+      rl.close();
+      if (!/^(y|yes|)$/i.test(answer.trim())) {
+        out("Cancelled: nothing was changed.");
+        process.exitCode = 1;
+        return;
+      }
+    }
+
+    const { claimPrefix } = await import("../install/claim");
+    await claimPrefix(layout);
+    const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+    let result;
+    try {
+      result = await runBundledInstall({
+        layout,
+        pins,
+        target: hostTarget(),
+        env,
+        source: args.source,
+        release: args.release,
+        noModifyPath,
+        engine: ownScript,
+        verbose: args.verbose,
+        report: (o: StepOutcome) => out(o.status === "done" ? `✔ ${o.id}: ${o.detail}` : `✖ ${o.id} failed: ${o.detail}`),
+      });
+    } finally {
+      await lock.release();
+    }
+    if (!result.ok) {
+      const failed = result.outcomes.find((o) => o.status === "failed");
+      out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.`);
+      process.exitCode = 1;
+      return;
+    }
+    out(`Gentle Shell is installed: ${tildify(layout.launcher, home)}`);
+    if (result.path) out(result.path.nextStep);
+  },
+});

@@ -1,0 +1,196 @@
+/**
+ * runBundledInstall: the steps of a new install, wired to their modules.
+ * Every decision lives in those modules; this file only orders them.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../core/layout";
+import type { Pins, Target } from "../pins/types";
+import type { Env } from "../core/environment";
+import { filterNpmrc, npmrcRegistry } from "../core/npmrc";
+import { parseSource, type Source } from "../core/source";
+import type { Distribution } from "../core/distribution";
+import { readTextOrNull, writeFileAtomic } from "../io/files";
+import { run } from "../io/process";
+import { claimPrefix } from "./claim";
+import { ensureNodeRuntime, ensurePnpmRuntime } from "./runtime";
+import { fetchDistribution, latestRelease } from "./release";
+import { installVersion } from "./version";
+import { activateVersion } from "./activate";
+import { ensureLauncher } from "./launcher";
+import { runPlan, type Step, type StepOutcome } from "./plan";
+import { bundledPathStep, type PathStepOutcome } from "../io/path-apply";
+
+export interface InstallOptions {
+  layout: Layout;
+  pins: Pins;
+  target: Target;
+  env: Env;
+  /** --source: "official" (default), a mirror URL or an offline folder. */
+  source?: string;
+  /** --release: an exact Gentle Shell version; default the registry's latest. */
+  release?: string;
+  noModifyPath: boolean;
+  engine: () => string;
+  verbose?: boolean;
+  report: (o: StepOutcome) => void;
+}
+
+export interface InstallResult {
+  outcomes: StepOutcome[];
+  id: string | null;
+  path: PathStepOutcome | null;
+  ok: boolean;
+}
+
+/** userNpmrc: NPM_CONFIG_USERCONFIG (any case) when absolute, else ~/.npmrc; at most 1 MiB. */
+export async function userNpmrc(env: Env, home: string): Promise<{ path: string; text: string }> {
+  const key = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_userconfig");
+  const configured = key ? env[key] : undefined;
+  const path = configured && (configured.startsWith("/") || /^[A-Za-z]:[\\/]/.test(configured)) ? configured : join(home, ".npmrc");
+  try {
+    const handle = await fs.open(path, "r");
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) return { path, text: "" };
+      if (stat.size > 1024 * 1024) throw new Error(`${path} is larger than 1 MiB; it was not read`);
+      return { path, text: await handle.readFile("utf8") };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path, text: "" };
+    throw error;
+  }
+}
+
+/** writeNpmrcAuth: the filtered settings at pnpm/config/npmrc, mode 0600, one rename. */
+export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void> {
+  await fs.mkdir(layout.pnpm.config, { recursive: true, mode: 0o700 });
+  await writeFileAtomic(layout.pnpm.npmrc, text, 0o600);
+}
+
+/** The registry npm's configuration names: the filtered npmrc, else our npm's default. */
+export async function configuredRegistry(layout: Layout, npmrc: string, env: Env): Promise<string> {
+  const fromFile = npmrcRegistry(npmrc);
+  if (fromFile) return fromFile;
+  const npmCli = layout.platform === "win32"
+    ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
+    : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
+  const clean: Env = {};
+  for (const [k, v] of Object.entries(env)) if (!/^npm_/i.test(k) && k !== "NODE_OPTIONS") clean[k] = v;
+  const result = await run(layout.node, [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`], {
+    env: clean,
+    timeoutMs: 60_000,
+  });
+  const registry = result.stdout.trim();
+  if (result.code !== 0 || !/^https?:\/\//.test(registry)) throw new Error("npm did not report a registry");
+  return registry.endsWith("/") ? registry : registry + "/";
+}
+
+export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
+  const { layout, pins, env } = options;
+  let npmrc = "";
+  let source: Source = parseSource(options.source, "");
+  let distribution: Distribution | null = null;
+  let id: string | null = null;
+  let pathOutcome: PathStepOutcome | null = null;
+  const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
+
+  const steps: Step[] = [
+    {
+      id: "claim",
+      title: "Gentle Shell folder",
+      run: async () => `${layout.prefix} ${await claimPrefix(layout)}`,
+    },
+    {
+      id: "npm-settings",
+      title: "npm settings",
+      run: async () => {
+        const user = await userNpmrc(env, layout.home);
+        npmrc = filterNpmrc(user.text);
+        await writeNpmrcAuth(layout, npmrc);
+        const kept = npmrc.split("\n").filter(Boolean).length;
+        return kept ? `${kept} network and registry setting(s) copied from ${user.path}` : `no registry settings in ${user.path}; npm's defaults apply`;
+      },
+    },
+    {
+      id: "runtime",
+      title: "runtimes",
+      run: async () => {
+        const node = await ensureNodeRuntime(runtimeCtx());
+        if (source.kind === "official") source = { kind: "official", registry: await configuredRegistry(layout, npmrc, env) };
+        const pnpm = await ensurePnpmRuntime(runtimeCtx());
+        return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}`;
+      },
+    },
+    {
+      id: "version",
+      title: "Gentle Shell version",
+      run: async () => {
+        const registry = await configuredRegistry(layout, npmrc, env);
+        const shell = options.release ?? (await latestRelease(registry, npmrc, env));
+        distribution = await fetchDistribution(source, shell, layout.tmp);
+        const result = await installVersion({
+          layout,
+          distribution,
+          env,
+          engine: options.engine(),
+          go: layout.platform === "win32",
+          echo: options.verbose,
+        });
+        id = result.id;
+        return `gentle-pi ${distribution.manifest.shell} with Pi ${distribution.manifest.pi} ${result.status} in versions/${result.id}`;
+      },
+    },
+    {
+      id: "activate",
+      title: "activate",
+      run: async () => {
+        const { previous } = await activateVersion(layout, id!);
+        return previous && previous !== id ? `current switched from ${previous} to ${id}` : `current is ${id}`;
+      },
+    },
+    {
+      id: "launcher",
+      title: "launcher",
+      run: async () => {
+        const { launcher, status } = await ensureLauncher(layout);
+        return `${launcher} ${status}`;
+      },
+    },
+    {
+      id: "verify-launcher",
+      title: "launcher check",
+      run: async () => {
+        const { shell, pi } = distribution!.manifest;
+        const checkEnv: Env = { ...env };
+        for (const k of Object.keys(checkEnv)) if (/^(GENTLE_|PI_)/.test(k)) delete checkEnv[k];
+        const result = await run(layout.launcher, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
+        const lines = result.stdout.split(/\r?\n/);
+        if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
+          throw new Error(
+            `the launcher reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || result.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}`,
+          );
+        }
+        return `gentle-shell ${shell}, pi ${pi}`;
+      },
+    },
+    {
+      id: "path",
+      title: "PATH",
+      run: async () => {
+        pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath });
+        if (pathOutcome.status === "failed") throw new Error(pathOutcome.detail ?? pathOutcome.nextStep);
+        return pathOutcome.status === "applied" && pathOutcome.file ? `added to ${pathOutcome.file}` : pathOutcome.status;
+      },
+    },
+  ];
+  const outcomes = await runPlan(steps, layout.home, options.report);
+  await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+  return { outcomes, id, path: pathOutcome, ok: outcomes.every((o) => o.status === "done") };
+}
+
+export async function currentNpmrc(layout: Layout): Promise<string> {
+  return (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
+}
