@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { filterNpmrc, npmrcAuthHeader, npmrcRegistry, npmrcVariables } from "../../src/core/npmrc";
+
+describe("filterNpmrc", () => {
+  it("keeps registry, scoped registries, per-host auth, proxies and TLS keys verbatim", () => {
+    const input = [
+      "registry=https://npm.example.test/",
+      "@acme:registry=https://acme.example.test/npm/",
+      "//npm.example.test/:_authToken=${NPM_TOKEN}",
+      "//acme.example.test/npm/:_auth=dXNlcjpwYXNz",
+      "//acme.example.test/npm/:username=bob",
+      "//acme.example.test/npm/:_password=cGFzcw==",
+      "//acme.example.test/npm/:certfile=/etc/cert.pem",
+      "//acme.example.test/npm/:keyfile=/etc/key.pem",
+      "proxy=http://proxy.test:3128",
+      "https-proxy=http://proxy.test:3128",
+      "noproxy=localhost",
+      "no-proxy=127.0.0.1",
+      "ca=-----BEGIN CERTIFICATE-----",
+      "ca[]=second",
+      "cafile=/etc/ca.pem",
+      "strict-ssl=false",
+    ];
+    expect(filterNpmrc(input.join("\n"))).toBe(input.join("\n") + "\n");
+  });
+
+  it("drops every other key", () => {
+    const out = filterNpmrc(
+      ["prefix=/usr/local", "ignore-scripts=true", "minimum-release-age=9999", "script-shell=/bin/evil", "registry=https://r.test/", "node-options=--require x", "//r.test/:always-auth=true"].join("\n"),
+    );
+    expect(out).toBe("registry=https://r.test/\n");
+  });
+
+  it("drops comments and handles CRLF line ends", () => {
+    expect(filterNpmrc("# registry=https://no.test/\r\n; proxy=x\r\nregistry=https://r.test/\r\n")).toBe("registry=https://r.test/\n");
+  });
+
+  it("handles quoted keys", () => {
+    const line = '"//r.test/:_authToken"=abc';
+    expect(filterNpmrc(`${line}\n"prefix"=/x\n`)).toBe(`${line}\n`);
+  });
+
+  it("drops everything from the first [section] on", () => {
+    expect(filterNpmrc("registry=https://a.test/\n[section]\nregistry=https://b.test/\nproxy=x\n")).toBe("registry=https://a.test/\n");
+  });
+
+  it("keeps ${VAR} references unexpanded and lists them", () => {
+    const out = filterNpmrc("//r.test/:_authToken=${NPM_TOKEN}\n");
+    expect(out).toContain("${NPM_TOKEN}");
+    expect(npmrcVariables(out)).toEqual(["NPM_TOKEN"]);
+  });
+
+  it("returns nothing for a file with nothing to keep", () => {
+    expect(filterNpmrc("")).toBe("");
+    expect(filterNpmrc("save-exact=true\n")).toBe("");
+  });
+});
+
+describe("registry and auth from the filtered npmrc", () => {
+  it("reads the registry with a trailing slash", () => {
+    expect(npmrcRegistry("registry=http://127.0.0.1:4873\n")).toBe("http://127.0.0.1:4873/");
+    expect(npmrcRegistry("")).toBeNull();
+  });
+
+  it("sends the longest matching per-host token, expanded from the environment", () => {
+    const text = "//r.test/:_authToken=short\n//r.test/team/:_authToken=${TEAM_TOKEN}\n";
+    expect(npmrcAuthHeader(text, "https://r.test/team/gentle-pi", { TEAM_TOKEN: "t1" })).toBe("Bearer t1");
+    expect(npmrcAuthHeader(text, "https://r.test/gentle-pi", {})).toBe("Bearer short");
+    expect(npmrcAuthHeader(text, "https://other.test/gentle-pi", {})).toBeNull();
+  });
+});
