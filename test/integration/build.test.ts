@@ -49,22 +49,10 @@ function sha256(file: string): string {
   return createHash("sha256").update(readFileSync(file)).digest("hex");
 }
 
-beforeAll(async () => {
-  const target = (await toolchain()).hostTarget();
-  binaryName = `gentle-shell-setup-${target}${target.startsWith("win-") ? ".exe" : ""}`;
+beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "gss-build-test-"));
   home = join(work, "home");
   mkdirSync(home);
-
-  productionOut = join(work, "production");
-  expectBuilt(runBuild(["--out", productionOut]));
-  productionBin = join(productionOut, binaryName);
-
-  const pinsFile = join(work, "fixture-pins.json");
-  writeFileSync(pinsFile, JSON.stringify({ ...productionPins, kind: "fixture" }));
-  const fixtureOut = join(work, "fixture");
-  expectBuilt(runBuild(["--out", fixtureOut, "--pins", pinsFile]));
-  fixtureBin = join(fixtureOut, binaryName);
 });
 
 afterAll(() => {
@@ -72,6 +60,21 @@ afterAll(() => {
 });
 
 describe("npm run build (host single executable)", () => {
+  beforeAll(async () => {
+    const target = (await toolchain()).hostTarget();
+    binaryName = `gentle-shell-setup-${target}${target.startsWith("win-") ? ".exe" : ""}`;
+
+    productionOut = join(work, "production");
+    expectBuilt(runBuild(["--out", productionOut]));
+    productionBin = join(productionOut, binaryName);
+
+    const pinsFile = join(work, "fixture-pins.json");
+    writeFileSync(pinsFile, JSON.stringify({ ...productionPins, kind: "fixture" }));
+    const fixtureOut = join(work, "fixture");
+    expectBuilt(runBuild(["--out", fixtureOut, "--pins", pinsFile]));
+    fixtureBin = join(fixtureOut, binaryName);
+  });
+
   it("--version runs without any node on PATH and names the production pins", () => {
     const result = runBare(productionBin, ["--version"]);
     expect(result.stderr).toBe("");
