@@ -1,0 +1,151 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { prefixLayout, type Layout } from "../../src/core/layout";
+import { productionPins } from "../../src/pins/production";
+import {
+  cmdLauncher,
+  ensureLauncher,
+  ENGRAM_STARTUP_NOTICE,
+  guardScript,
+  LAUNCHER_MARKER,
+  NO_ACTIVE_VERSION,
+} from "../../src/install/launcher";
+import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
+import { classifyVersionMarker } from "../../src/install/version";
+
+let home: string;
+let layout: Layout;
+const odd = "we i'rd $HOME !x %PATH% ünï";
+
+beforeEach(async () => {
+  home = join(mkdtempSync(join(tmpdir(), "gss-launcher-")), odd);
+  await fs.mkdir(home, { recursive: true });
+  layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+  await fs.mkdir(layout.prefix, { recursive: true });
+});
+afterEach(async () => {
+  await fs.rm(join(home, ".."), { recursive: true, force: true });
+});
+
+/** A stand-in engine and node: the node prints its arguments, one per line, and exits with GS_EXIT. */
+async function fakeRuntime(id: string) {
+  await fs.mkdir(join(layout.nodeDir, "bin"), { recursive: true });
+  await fs.writeFile(layout.node, '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\nprintf "NODE_OPTIONS=%s\\n" "${NODE_OPTIONS-unset}"\nexit "${GS_EXIT:-0}"\n', { mode: 0o755 });
+  await fs.mkdir(join(layout.versions, id, ".gentle-shell"), { recursive: true });
+  await fs.writeFile(join(layout.versions, id, ".gentle-shell", "engine.cjs"), "");
+}
+
+describe("the POSIX launcher", () => {
+  it("prints the exact message and exits 1 when no version is active", async () => {
+    await ensureLauncher(layout);
+    const r = spawnSync(layout.launcher, ["--version"], { encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(NO_ACTIVE_VERSION);
+    expect(NO_ACTIVE_VERSION).toBe("gentle-shell: no active Gentle Shell version; run the Gentle Shell installer again.");
+  });
+
+  it("passes every argument and the exit code through, in a prefix with spaces, quotes, $, !, % and unicode", async () => {
+    await fakeRuntime("4.1.0-1.6.0");
+    await activateVersion(layout, "4.1.0-1.6.0");
+    await ensureLauncher(layout);
+    const args = ["-p", "say \"hi\" $USER `x` 'q'", "", "ünï"];
+    const r = spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", GS_EXIT: "7", NODE_OPTIONS: "--require /nonexistent" } });
+    expect(r.status).toBe(7);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    expect(lines[1]).toBe("--gentle-shell-engine");
+    expect(lines.slice(2, 6)).toEqual(args);
+    // The engine itself never sees the user's NODE_OPTIONS; it hands them back to Pi.
+    expect(lines[6]).toBe("NODE_OPTIONS=unset");
+  });
+
+  it("carries the generated marker line and is refreshed only when ours and different", async () => {
+    const first = await ensureLauncher(layout);
+    expect(first.status).toBe("written");
+    expect((await fs.readFile(layout.launcher, "utf8")).split("\n")).toContain(LAUNCHER_MARKER);
+    expect((await ensureLauncher(layout)).status).toBe("unchanged");
+    expect((await fs.stat(layout.launcher)).mode & 0o777).toBe(0o755);
+  });
+
+  it("never replaces a foreign file at bin/gentle-shell", async () => {
+    await fs.mkdir(layout.bin, { recursive: true });
+    await fs.writeFile(layout.launcher, "#!/bin/sh\necho mine\n");
+    await expect(ensureLauncher(layout)).rejects.toThrow(/was not written by gentle-shell-setup/);
+    expect(await fs.readFile(layout.launcher, "utf8")).toBe("#!/bin/sh\necho mine\n");
+  });
+
+  it("never follows a link at bin/gentle-shell", async () => {
+    await fs.mkdir(layout.bin, { recursive: true });
+    const target = join(home, "elsewhere");
+    await fs.writeFile(target, `${LAUNCHER_MARKER}\n`);
+    await fs.symlink(target, layout.launcher);
+    await expect(ensureLauncher(layout)).rejects.toThrow(/was not written by gentle-shell-setup/);
+    expect(await fs.readFile(target, "utf8")).toBe(`${LAUNCHER_MARKER}\n`);
+  });
+});
+
+describe("the Engram guard", () => {
+  it("ignores its arguments, prints the notice as data to stderr and exits 78", async () => {
+    await ensureLauncher(layout);
+    const r = spawnSync(layout.guard, ["serve", "$(touch /tmp/gss-pwned)", "--data-dir", "/x"], { encoding: "utf8" });
+    expect(r.status).toBe(78);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe(ENGRAM_STARTUP_NOTICE);
+    await expect(fs.stat("/tmp/gss-pwned")).rejects.toThrow();
+    expect(guardScript()).not.toMatch(/engram (serve|version)/);
+  });
+});
+
+describe("the Windows launcher", () => {
+  it("uses CRLF, turns delayed expansion off and keeps % literal", () => {
+    const w = prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a!b%c/gentle-shell" });
+    const text = cmdLauncher(w);
+    expect(text.split("\r\n").length).toBeGreaterThan(5);
+    expect(text.replace(/\r\n/g, "")).not.toContain("\n");
+    expect(text).toContain("SETLOCAL DisableDelayedExpansion");
+    expect(text).toContain("C:\\Users\\a!b%%c\\gentle-shell");
+    expect(text).toContain(NO_ACTIVE_VERSION);
+  });
+});
+
+describe("current and versions.history", () => {
+  it("switches current with a relative link and records the order newest first", async () => {
+    await fs.mkdir(join(layout.versions, "4.0.0-1.6.0"), { recursive: true });
+    await fs.mkdir(join(layout.versions, "4.1.0-1.6.0"), { recursive: true });
+    expect(await readCurrent(layout)).toBeNull();
+    await activateVersion(layout, "4.0.0-1.6.0");
+    const r = await activateVersion(layout, "4.1.0-1.6.0");
+    expect(r.previous).toBe("4.0.0-1.6.0");
+    expect(await fs.readlink(layout.current)).toBe("versions/4.1.0-1.6.0");
+    expect(parseHistory(await fs.readFile(layout.history, "utf8"))).toEqual(["4.1.0-1.6.0", "4.0.0-1.6.0"]);
+    await activateVersion(layout, "4.0.0-1.6.0");
+    expect(parseHistory(await fs.readFile(layout.history, "utf8"))).toEqual(["4.0.0-1.6.0", "4.1.0-1.6.0"]);
+  });
+
+  it.each([
+    ["a folder", async (p: string) => fs.mkdir(p)],
+    ["a file", async (p: string) => fs.writeFile(p, "x")],
+    ["a link elsewhere", async (p: string) => fs.symlink("/tmp", p)],
+  ])("never switches %s at current", async (_what, make) => {
+    await make(layout.current);
+    const before = await fs.lstat(layout.current);
+    await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/current was not switched/);
+    const after = await fs.lstat(layout.current);
+    expect(after.ino).toBe(before.ino);
+  });
+});
+
+describe("version markers", () => {
+  const id = "4.1.0-1.6.0";
+  it("only the final marker <id> makes a version valid", () => {
+    expect(classifyVersionMarker(id, `${id}\n`, true)).toEqual({ kind: "valid" });
+    expect(classifyVersionMarker(id, `installing ${id} 999999999\n`, true)).toEqual({ kind: "installing", pid: 999999999, alive: false });
+    expect(classifyVersionMarker(id, `installing ${id} ${process.pid}\n`, true)).toMatchObject({ kind: "installing", alive: true });
+    expect(classifyVersionMarker(id, `installing 4.0.0-1.6.0 1\n`, true).kind).toBe("foreign");
+    expect(classifyVersionMarker(id, null, true).kind).toBe("foreign");
+    expect(classifyVersionMarker(id, `${id}\n`, false).kind).toBe("foreign");
+  });
+});
