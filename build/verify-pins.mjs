@@ -28,7 +28,12 @@ async function productionPins() {
 }
 
 async function getText(url) {
-  const response = await fetch(url);
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new Error(`cannot read ${url}: ${error.cause?.message ?? error.message}`);
+  }
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response.text();
 }
@@ -40,21 +45,22 @@ function check(what, expected, actual) {
   else problems.push(`${what}: pinned ${expected}, source says ${actual}`);
 }
 
-const pins = await productionPins();
+async function main() {
+  const pins = await productionPins();
 
-// Node: SHASUMS256.txt of the release.
-const shasums = await getText(pins.node.source);
-const published = new Map(
-  shasums
-    .trim()
-    .split("\n")
-    .map((line) => line.trim().split(/\s+/))
-    .map(([sha, name]) => [name, sha]),
-);
-for (const [target, pin] of Object.entries(pins.node.archives)) {
-  const name = path.posix.basename(pin.path);
-  if (!pin.sha256) notes.push(`node ${target}: sha256 is null`);
-  else check(`node ${name}`, pin.sha256, published.get(name));
+  // Node: SHASUMS256.txt of the release.
+  const shasums = await getText(pins.node.source);
+  const published = new Map(
+    shasums
+      .trim()
+      .split("\n")
+      .map((line) => line.trim().split(/\s+/))
+      .map(([sha, name]) => [name, sha]),
+  );
+  for (const [target, pin] of Object.entries(pins.node.archives)) {
+    const name = path.posix.basename(pin.path);
+    if (!pin.sha256) notes.push(`node ${target}: sha256 is null`);
+    else check(`node ${name}`, pin.sha256, published.get(name));
 }
 
 // pnpm: the registry's integrity, through npm's configured registry.
@@ -88,3 +94,9 @@ for (const [target, pin] of Object.entries(pins.engram.archives)) {
 for (const note of notes) console.log(`note  ${note}`);
 for (const problem of problems) console.error(`FAIL  ${problem}`);
 process.exitCode = problems.length ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(`verify-pins: ${error.message}`);
+  process.exitCode = 1;
+});
