@@ -61,39 +61,38 @@ async function main() {
     const name = path.posix.basename(pin.path);
     if (!pin.sha256) notes.push(`node ${target}: sha256 is null`);
     else check(`node ${name}`, pin.sha256, published.get(name));
-}
+  }
 
-// pnpm: the registry's integrity, through npm's configured registry.
-const view = spawnSync("npm", ["view", `pnpm@${pins.pnpm.version}`, "dist.integrity"], {
-  encoding: "utf8",
-  shell: process.platform === "win32",
-});
-if (view.status !== 0) problems.push(`npm view pnpm@${pins.pnpm.version} failed: ${view.stderr.trim()}`);
-else check(`pnpm ${pins.pnpm.version} integrity`, pins.pnpm.integrity, view.stdout.trim());
+  // pnpm: the registry's integrity, through npm's configured registry.
+  const view = spawnSync("npm", ["view", `pnpm@${pins.pnpm.version}`, "dist.integrity"], {
+    encoding: "utf8",
+    shell: process.platform === "win32",
+  });
+  if (view.status !== 0) problems.push(`npm view pnpm@${pins.pnpm.version} failed: ${view.stderr.trim()}`);
+  else check(`pnpm ${pins.pnpm.version} integrity`, pins.pnpm.integrity, view.stdout.trim());
 
-// Go: the download list.
-const releases = JSON.parse(await getText(pins.go.source));
-const goFiles = new Map();
-for (const release of releases) {
-  if (release.version !== `go${pins.go.version}`) continue;
-  for (const file of release.files) goFiles.set(file.filename, file);
-}
-for (const [target, pin] of Object.entries(pins.go.archives)) {
-  const name = path.posix.basename(pin.path);
-  const file = goFiles.get(name);
-  check(`go ${name} sha256`, pin.sha256, file?.sha256);
-  check(`go ${name} size`, pin.size, file?.size);
-  void target;
-}
+  // Go: the download list.
+  const releases = JSON.parse(await getText(pins.go.source));
+  const goFiles = new Map();
+  for (const release of releases) {
+    if (release.version !== `go${pins.go.version}`) continue;
+    for (const file of release.files) goFiles.set(file.filename, file);
+  }
+  for (const pin of Object.values(pins.go.archives)) {
+    const name = path.posix.basename(pin.path);
+    const file = goFiles.get(name);
+    check(`go ${name} sha256`, pin.sha256, file?.sha256);
+    check(`go ${name} size`, pin.size, file?.size);
+  }
 
-// Engram: recorded by a maintainer from the release's checksums.txt.
-for (const [target, pin] of Object.entries(pins.engram.archives)) {
-  if (!pin.sha256) notes.push(`engram ${target}: sha256 is null (memory is disabled for this target)`);
-}
+  // Engram: recorded by a maintainer from the release's checksums.txt.
+  for (const [target, pin] of Object.entries(pins.engram.archives)) {
+    if (!pin.sha256) notes.push(`engram ${target}: sha256 is null (memory is disabled for this target)`);
+  }
 
-for (const note of notes) console.log(`note  ${note}`);
-for (const problem of problems) console.error(`FAIL  ${problem}`);
-process.exitCode = problems.length ? 1 : 0;
+  for (const note of notes) console.log(`note  ${note}`);
+  for (const problem of problems) console.error(`FAIL  ${problem}`);
+  process.exitCode = problems.length ? 1 : 0;
 }
 
 main().catch((error) => {
