@@ -620,9 +620,9 @@ export function windowsRegistry(run: PowerShellRunner = runWindowsPowerShell): R
       if (r.status !== 0) throw failed(`reading ${USER_PATH_KEY}\\${USER_PATH_NAME}`, r);
       const out = r.stdout.trim();
       if (out === "absent") return null;
-      const m = /^(String|ExpandString) ([A-Za-z0-9+/=]*)$/.exec(out);
+      const m = /^(String|ExpandString)(?: ([A-Za-z0-9+/=]*))?$/.exec(out);
       if (!m) throw new Error(`${USER_PATH_KEY}\\${USER_PATH_NAME} is not text (${out.split(" ")[0]}); it was not changed`);
-      return { type: m[1] === "String" ? "REG_SZ" : "REG_EXPAND_SZ", value: Buffer.from(m[2]!, "base64").toString("utf8") };
+      return { type: m[1] === "String" ? "REG_SZ" : "REG_EXPAND_SZ", value: Buffer.from(m[2] ?? "", "base64").toString("utf8") };
     },
     async writeUserPath(value) {
       const r = await run(PS_WRITE, {
