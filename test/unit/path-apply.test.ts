@@ -266,7 +266,7 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
 });
 
 describe("path-entry.json", () => {
-  const receiptFor = (): PathReceipt => ({ schema: 1, kind: "profile", applied: true, path: join(home, ".bashrc"), line: LINE(), create: false, separator: "\n" });
+  const receiptFor = (): Extract<PathReceipt, { kind: "profile" }> => ({ schema: 1, kind: "profile", applied: true, path: join(home, ".bashrc"), line: LINE(), create: false, separator: "\n" });
 
   it("round trip: written 0600 (whatever the umask) with the kind's fields, read back valid", () => {
     const old = process.umask(0);

@@ -330,7 +330,7 @@ describe("writable is judged by mode bits, for root too", () => {
 
 describe("receipts: only what this prefix writes", () => {
   const ctx: ReceiptContext = { home: H, env: {}, platform: "linux", bin: BIN, launcher: LAUNCHER };
-  const profile = (path: string, line: string): PathReceipt => ({ schema: 1, kind: "profile", applied: true, path, line, create: false, separator: "\n" });
+  const profile = (path: string, line: string): Extract<PathReceipt, { kind: "profile" }> => ({ schema: 1, kind: "profile", applied: true, path, line, create: false, separator: "\n" });
   const roundTrip = (r: PathReceipt, c: ReceiptContext = ctx) => checkReceipt(receiptJson(r), c);
 
   it("the file holds schema, kind and the kind's fields only", () => {
