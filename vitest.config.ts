@@ -1,11 +1,36 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * Two projects:
+ * - unit: test/unit/**, pure and fast, no fixtures.
+ * - integration: test/integration/** and test/e2e/**. Its global setup
+ *   (test/support/global-setup.ts) starts the fixtures once (registry,
+ *   mirror, stub model, fixture binary) and provides them to every file
+ *   (`fixtures()` from test/support/context.ts). Files run in parallel.
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 600_000,
     reporters: ["verbose"],
     pool: "forks",
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
+          globalSetup: ["test/support/global-setup.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
+          teardownTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -1,0 +1,21 @@
+/**
+ * What the global setup provides to the integration and e2e test files.
+ *
+ *   import { fixtures } from "../support/context";
+ *   const f = fixtures();            // registryUrl, mirrorUrl, binary, releases, ...
+ *   const home = await makeHome(dir, f);
+ */
+import { inject } from "vitest";
+import type { FixtureInfo } from "./fixtures";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    fixtures: FixtureInfo;
+  }
+}
+
+export function fixtures(): FixtureInfo {
+  const info = inject("fixtures");
+  if (!info) throw new Error("no fixtures: this file must run in the integration project (vitest --project integration)");
+  return info;
+}

@@ -1,0 +1,297 @@
+/**
+ * startFixtures(): everything a test of the installer needs, started once
+ * (by the vitest global setup, or by `npm run fixtures` for a person):
+ *
+ * - the registry (verdaccio, fixture gentle-pi 4.0.0 and 4.1.0, Pi proxied),
+ * - the artifact mirror, whose root (a temp folder) holds the source layout:
+ *   the fixture Node archive, the pnpm tarball, the fixture Engram archive
+ *   and the distributions of the fixture releases (gentle-pi 4.0.0 and
+ *   4.1.0, each with Pi 1.6.0), built by our buildDistribution with our
+ *   Node 24 and pnpm against the registry,
+ * - the stub model,
+ * - a ready fixture Engram server on a free port (for a person pointing a
+ *   binary at it; tests start their own decision-table variants),
+ * - the fixture pins (JSON) and the fixture binary built with them:
+ *   dist/fixture/gentle-shell-setup-linux-x64 (unless GSS_FIXTURES_SKIP_BUILD=1).
+ *
+ * `FixtureInfo` is plain data (it crosses from the global setup into test
+ * workers through vitest's provide/inject); `makeHome` and `homeEnv` work
+ * from it in any process.
+ */
+import { randomBytes } from "node:crypto";
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import * as tar from "tar";
+import { prefixLayout, versionId } from "../../src/core/layout";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { buildDistribution } from "../../src/install/distribution";
+import { productionPins } from "../../src/pins/production";
+import type { Pins } from "../../src/pins/types";
+import { ENGRAM_ARCHIVE_PATH, packEngramArchive, startEngramServer, type EngramServer } from "./engram";
+import { GENTLE_PI_VERSIONS } from "./gentle-pi";
+import { startMirror, type Mirror } from "./mirror";
+import { ensureNodeArchive, sha256File } from "./node-archive";
+import { REPO_ROOT } from "./paths";
+import { runChecked } from "./proc";
+import { startRegistry, type Registry } from "./registry";
+import { startStubModel, writeStubModelConfig, type StubModel } from "./stub-model";
+import { toolchain } from "./toolchain";
+
+/** The Pi every fixture release pins. */
+export const FIXTURE_PI = "1.6.0";
+/** Where the fixture binary is built (documented path). */
+export const FIXTURE_DIST = join(REPO_ROOT, "dist", "fixture");
+export const FIXTURE_BINARY = join(FIXTURE_DIST, "gentle-shell-setup-linux-x64");
+
+const MiB = 1024 * 1024;
+
+export interface FixtureRelease {
+  shell: string;
+  pi: string;
+  id: string;
+}
+
+export interface FixtureInfo {
+  /** verdaccio, with a trailing slash. */
+  registryUrl: string;
+  /** The artifact mirror's base URL (no trailing slash); see mirrorClient() for faults and scopes. */
+  mirrorUrl: string;
+  mirrorRoot: string;
+  /** The stub model's origin; Pi's baseUrl is `${modelUrl}/v1` (or a scope's, see stubModelClient()). */
+  modelUrl: string;
+  /** A ready fixture Engram server (in-process, free port). */
+  engramUrl: string;
+  pinsFile: string;
+  pins: Pins;
+  /** The fixture binary, or null when GSS_FIXTURES_SKIP_BUILD=1. */
+  binary: string | null;
+  releases: FixtureRelease[];
+  /** Our verified Node 24.21.0 (build/toolchain.mjs). */
+  node: string;
+  /** pnpm 11.1.1's bin/pnpm.mjs, extracted from the verified tarball. */
+  pnpmEntry: string;
+  /** Seconds the start took, and of which the binary build. */
+  timings: Record<string, number>;
+}
+
+export interface Fixtures extends FixtureInfo {
+  registry: Registry;
+  mirror: Mirror;
+  model: StubModel;
+  engram: EngramServer;
+  makeHome(dir: string): Promise<TestHome>;
+  stop(): Promise<void>;
+}
+
+export interface StartFixturesOptions {
+  /** Skip building the fixture binary (also GSS_FIXTURES_SKIP_BUILD=1). */
+  skipBuild?: boolean;
+  log?: (line: string) => void;
+}
+
+export async function startFixtures(options: StartFixturesOptions = {}): Promise<Fixtures> {
+  const log = options.log ?? (() => {});
+  const skipBuild = options.skipBuild ?? process.env.GSS_FIXTURES_SKIP_BUILD === "1";
+  const timings: Record<string, number> = {};
+  const started = Date.now();
+  const lap = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    const t = Date.now();
+    const result = await work();
+    timings[name] = (Date.now() - t) / 1000;
+    log(`${name}: ${timings[name]!.toFixed(1)} s`);
+    return result;
+  };
+
+  const tc = await toolchain();
+  const runDir = await mkdtemp(join(tmpdir(), "gss-fixtures-"));
+  const cleanups: (() => Promise<void>)[] = [() => rm(runDir, { recursive: true, force: true })];
+  const stopAll = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+  try {
+    const [registry, model, engram, node, pnpmEntry, nodeArchive, pnpmTarball] = await Promise.all([
+      lap("registry", () => startRegistry()),
+      lap("model", () => startStubModel()),
+      startEngramServer({ variant: "ready" }),
+      lap("node", () => tc.ensureNodeBinary()),
+      lap("pnpm", () => ensurePnpmEntry()),
+      lap("nodeArchive", () => ensureNodeArchive()),
+      tc.ensurePackageTarball("pnpm", productionPins.pnpm.version),
+    ]);
+    cleanups.push(() => registry.stop(), () => model.stop(), () => engram.stop());
+
+    // The mirror's root: the source layout.
+    const mirrorRoot = join(runDir, "mirror");
+    const place = async (rel: string, from: string) => {
+      await mkdir(dirname(join(mirrorRoot, rel)), { recursive: true });
+      await copyFile(from, join(mirrorRoot, rel));
+    };
+    await place(nodeArchive.path, nodeArchive.file);
+    await place(productionPins.pnpm.file.path, pnpmTarball);
+    await mkdir(dirname(join(mirrorRoot, ENGRAM_ARCHIVE_PATH)), { recursive: true });
+    await packEngramArchive(join(mirrorRoot, ENGRAM_ARCHIVE_PATH));
+    const engramSize = (await stat(join(mirrorRoot, ENGRAM_ARCHIVE_PATH))).size;
+
+    const pins = fixturePins({
+      node: { path: nodeArchive.path, sha256: nodeArchive.sha256, size: nodeArchive.size },
+      engram: { path: ENGRAM_ARCHIVE_PATH, sha256: await sha256File(join(mirrorRoot, ENGRAM_ARCHIVE_PATH)), size: engramSize },
+    });
+    const pinsFile = join(runDir, "fixture-pins.json");
+    await writeFile(pinsFile, JSON.stringify(pins, null, 2) + "\n");
+
+    const releases = GENTLE_PI_VERSIONS.map((shell) => ({ shell, pi: FIXTURE_PI, id: versionId(shell, FIXTURE_PI) }));
+    const binaryBuild = skipBuild ? Promise.resolve(null) : lap("binary", () => buildFixtureBinary(pinsFile, runDir));
+    // Lets the build run alongside the distributions without an unhandled rejection meanwhile.
+    binaryBuild.catch(() => {});
+    await lap("distributions", async () => {
+      const home = join(runDir, "distribution-home");
+      const layout = prefixLayout({ home, platform: "linux", pins });
+      await mkdir(dirname(layout.pnpm.npmrc), { recursive: true });
+      await writeFile(layout.pnpm.npmrc, `registry=${registry.url}\n`);
+      for (const release of releases) {
+        const { json, lockfile } = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins });
+        const dir = join(mirrorRoot, "releases", `v${release.shell}`);
+        await mkdir(dir, { recursive: true });
+        await writeFile(join(dir, DISTRIBUTION_JSON), json);
+        await writeFile(join(dir, DISTRIBUTION_LOCK), lockfile);
+      }
+    });
+    await registry.persist();
+
+    const mirror = await startMirror({ root: mirrorRoot });
+    cleanups.push(() => mirror.stop());
+    const binary = await binaryBuild;
+    timings.total = (Date.now() - started) / 1000;
+
+    const info: FixtureInfo = {
+      registryUrl: registry.url,
+      mirrorUrl: mirror.url,
+      mirrorRoot,
+      modelUrl: model.url,
+      engramUrl: engram.url,
+      pinsFile,
+      pins,
+      binary,
+      releases,
+      node,
+      pnpmEntry,
+      timings,
+    };
+    return {
+      ...info,
+      registry,
+      mirror,
+      model,
+      engram,
+      makeHome: (dir) => makeHome(dir, info),
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** The fixture pins: production ones except the Node linux-x64 and Engram linux-x64 archives we built. */
+export function fixturePins(built: {
+  node: { path: string; sha256: string; size: number };
+  engram: { path: string; sha256: string; size: number };
+}): Pins {
+  return {
+    kind: "fixture",
+    node: {
+      ...productionPins.node,
+      source: "test/support/node-archive.ts: fixture archive from the verified Node 24.21.0 executable and npm 11.19.0",
+      archives: { ...productionPins.node.archives, "linux-x64": { ...built.node, maxBytes: 100 * MiB } },
+    },
+    pnpm: productionPins.pnpm,
+    go: productionPins.go,
+    engram: {
+      ...productionPins.engram,
+      source: "test/support/engram.ts: fixture Engram archive (linux-x64 only)",
+      archives: { ...productionPins.engram.archives, "linux-x64": { ...built.engram, maxBytes: 64 * MiB } },
+    },
+  };
+}
+
+/** pnpm 11.1.1 extracted from its verified tarball into CACHE_DIR; returns bin/pnpm.mjs. */
+export async function ensurePnpmEntry(): Promise<string> {
+  const tc = await toolchain();
+  const version = productionPins.pnpm.version;
+  const dir = join(tc.CACHE_DIR, `fixture-pnpm-${version}`);
+  const entry = join(dir, "package", "bin", "pnpm.mjs");
+  if (await stat(entry).then((s) => s.isFile(), () => false)) return entry;
+  const tarball = await tc.ensurePackageTarball("pnpm", version);
+  const work = `${dir}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
+  await mkdir(work, { recursive: true });
+  try {
+    await tar.x({ file: tarball, cwd: work });
+    await rename(work, dir).catch(async (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EEXIST" && error.code !== "ENOTEMPTY") throw error;
+    });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+  return entry;
+}
+
+/**
+ * `node build/build.mjs --pins <pins> --out <tmp>`, then the binary is moved
+ * into dist/fixture with one rename (a run using the previous file keeps it).
+ */
+async function buildFixtureBinary(pinsFile: string, runDir: string): Promise<string> {
+  const out = join(runDir, "build");
+  await runChecked(process.execPath, [join(REPO_ROOT, "build", "build.mjs"), "--pins", pinsFile, "--out", out], {
+    cwd: REPO_ROOT,
+    timeoutMs: 300_000,
+  });
+  await mkdir(FIXTURE_DIST, { recursive: true });
+  const name = "gentle-shell-setup-linux-x64";
+  const staged = join(FIXTURE_DIST, `.${name}.${process.pid}-${randomBytes(4).toString("hex")}`);
+  await copyFile(join(out, name), staged);
+  await rename(staged, FIXTURE_BINARY);
+  const pinsStaged = join(FIXTURE_DIST, `.pins.${process.pid}.json`);
+  await writeFile(pinsStaged, await readFile(pinsFile));
+  await rename(pinsStaged, join(FIXTURE_DIST, "fixture-pins.json"));
+  await rm(out, { recursive: true, force: true });
+  return FIXTURE_BINARY;
+}
+
+export interface TestHome {
+  home: string;
+  /** ~/.gentle-shell/agent, with the stub model configured. */
+  agentDir: string;
+  npmrc: string;
+  /** An environment for a child run in this home (see homeEnv). */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A throwaway HOME: `.npmrc` names the fixture registry (the path a
+ * corporate user takes), and `~/.gentle-shell/agent` has the stub model.
+ */
+export async function makeHome(
+  dir: string,
+  info: Pick<FixtureInfo, "registryUrl" | "modelUrl">,
+  options: { modelBaseUrl?: string } = {},
+): Promise<TestHome> {
+  await mkdir(dir, { recursive: true });
+  const npmrc = join(dir, ".npmrc");
+  await writeFile(npmrc, `registry=${info.registryUrl}\n`);
+  const agentDir = join(dir, ".gentle-shell", "agent");
+  await writeStubModelConfig(agentDir, options.modelBaseUrl ?? `${info.modelUrl}/v1`);
+  return { home: dir, agentDir, npmrc, env: homeEnv(dir) };
+}
+
+const FOREIGN = /^(npm_|pnpm_|PNPM_HOME$|COREPACK_|NODE_OPTIONS$|NODE_PATH$|XDG_|PI_|GENTLE_|ENGRAM_|npm_config_)/i;
+
+/**
+ * This process's environment for a child in `home`: HOME set, and no npm,
+ * pnpm, XDG, Pi, Gentle or Engram settings leaking in from the test runner.
+ */
+export function homeEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!FOREIGN.test(k)) env[k] = v;
+  return { ...env, HOME: home, ...extra };
+}

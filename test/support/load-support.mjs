@@ -1,0 +1,36 @@
+/**
+ * Loads the TypeScript test support (fixtures.ts) from plain JS running on
+ * the developer's Node 20: esbuild bundles it into a temporary .mjs, which is
+ * imported. Used by `npm run fixtures` and `npm run demo`.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const supportDir = dirname(fileURLToPath(import.meta.url));
+
+/** Returns the module's exports and a cleanup that removes the bundle. */
+export async function loadFixturesModule() {
+  const work = await mkdtemp(join(tmpdir(), "gss-support-"));
+  const bundle = join(work, "fixtures.mjs");
+  const cleanup = () => rm(work, { recursive: true, force: true });
+  try {
+    await build({
+      entryPoints: [join(supportDir, "fixtures.ts")],
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      outfile: bundle,
+      logLevel: "warning",
+      define: { __GSS_SUPPORT_DIR__: JSON.stringify(supportDir) },
+      banner: { js: "import { createRequire as __gssRequire } from 'node:module'; const require = __gssRequire(import.meta.url);" },
+    });
+    return { module: await import(pathToFileURL(bundle).href), cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
