@@ -98,6 +98,12 @@ export interface PathIoOptions {
   user?: UserIds;
 }
 
+const O = nodeFs.constants;
+const NOFOLLOW = O.O_NOFOLLOW ?? 0;
+const NONBLOCK = O.O_NONBLOCK ?? 0;
+/** A startup file larger than this is not read (and so never edited). */
+const MAX_PROFILE = 4 * 1024 * 1024;
+
 function currentUser(): UserIds {
   const uid = typeof process.getuid === "function" ? process.getuid() : 0;
   const gids = typeof process.getgroups === "function" ? process.getgroups() : [];
@@ -179,11 +185,23 @@ export function probeFile(path: string, home: string, options: PathIoOptions = {
   const fs = options.fs ?? nodeFs;
   const user = options.user ?? currentUser();
   const walk = walkFolders(path, home, fs);
+  // Read through links, but only a regular file: a link to a FIFO or to
+  // /dev/zero must not hang or flood the installer.
   const read = (): string | null => {
+    let fd: number;
     try {
-      return fs.readFileSync(path, "utf8");
+      fd = fs.openSync(path, O.O_RDONLY | NONBLOCK);
     } catch {
       return null;
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile() || st.size > MAX_PROFILE) return null;
+      return readAll(fs, fd).toString("utf8");
+    } catch {
+      return null;
+    } finally {
+      fs.closeSync(fd);
     }
   };
   if (walk.linked) {
@@ -252,10 +270,6 @@ export async function collectPathFacts(
 
 // ---------------------------------------------------------------------------
 // Apply
-
-const O = nodeFs.constants;
-const NOFOLLOW = O.O_NOFOLLOW ?? 0;
-const NONBLOCK = O.O_NONBLOCK ?? 0;
 
 function readAll(fs: PathFs, fd: number): Buffer {
   const size = fs.fstatSync(fd).size;

@@ -78,6 +78,13 @@ describe("probeFile", () => {
       fs.chmodSync(home, 0o755);
     }
   });
+  it("a link to a FIFO or to /dev/zero is not read (no hang, no flood)", () => {
+    execFileSync("mkfifo", [join(root, "fifo")]);
+    fs.symlinkSync(join(root, "fifo"), join(home, ".bashrc"));
+    expect(probeFile(join(home, ".bashrc"), home)).toMatchObject({ node: "link", content: null });
+    fs.symlinkSync("/dev/zero", join(home, ".zshrc"));
+    expect(probeFile(join(home, ".zshrc"), home)).toMatchObject({ node: "link", content: null });
+  });
   it("a folder in place of the file", () => {
     fs.mkdirSync(join(home, ".profile"));
     expect(probeFile(join(home, ".profile"), home).node).toBe("other");
