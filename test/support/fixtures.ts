@@ -163,6 +163,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
     cleanups.push(() => mirror.stop());
     const binary = await binaryBuild;
     timings.total = (Date.now() - started) / 1000;
+    log(`ready in ${timings.total.toFixed(1)} s`);
 
     const info: FixtureInfo = {
       registryUrl: registry.url,

@@ -266,16 +266,11 @@ async function sendFile(req: IncomingMessage, res: ServerResponse, file: string,
   res.end();
 }
 
+/** Resolves once the chunk is handed to the socket (false when the client went away). */
 function write(res: ServerResponse, chunk: Buffer): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   if (chunk.length === 0) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const ok = res.write(chunk, (error) => {
-      if (error) resolve(false);
-    });
-    if (ok) resolve(true);
-    else res.once("drain", () => resolve(true)).once("close", () => resolve(false));
-  });
+  return new Promise((resolve) => res.write(chunk, (error) => resolve(!error)));
 }
 
 function header(req: IncomingMessage, name: string): string | null {
