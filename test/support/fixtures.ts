@@ -18,7 +18,7 @@
  * workers through vitest's provide/inject); `makeHome` and `homeEnv` work
  * from it in any process.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -36,6 +36,7 @@ import { REPO_ROOT } from "./paths";
 import { runChecked } from "./proc";
 import { startRegistry, type Registry } from "./registry";
 import { startStubModel, writeStubModelConfig, type StubModel } from "./stub-model";
+import { listTree } from "./tarball";
 import { toolchain } from "./toolchain";
 
 /** The Pi every fixture release pins. */
@@ -109,59 +110,79 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
   const stopAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
-  try {
-    const [registry, model, engram, node, pnpmEntry, nodeArchive, pnpmTarball] = await Promise.all([
-      lap("registry", () => startRegistry()),
-      lap("model", () => startStubModel()),
-      startEngramServer({ variant: "ready" }),
-      lap("node", () => tc.ensureNodeBinary()),
-      lap("pnpm", () => ensurePnpmEntry()),
-      lap("nodeArchive", () => ensureNodeArchive()),
-      tc.ensurePackageTarball("pnpm", productionPins.pnpm.version),
-    ]);
-    cleanups.push(() => registry.stop(), () => model.stop(), () => engram.stop());
-
-    // The mirror's root: the source layout.
-    const mirrorRoot = join(runDir, "mirror");
-    const place = async (rel: string, from: string) => {
-      await mkdir(dirname(join(mirrorRoot, rel)), { recursive: true });
-      await copyFile(from, join(mirrorRoot, rel));
-    };
-    await place(nodeArchive.path, nodeArchive.file);
-    await place(productionPins.pnpm.file.path, pnpmTarball);
-    await mkdir(dirname(join(mirrorRoot, ENGRAM_ARCHIVE_PATH)), { recursive: true });
-    await packEngramArchive(join(mirrorRoot, ENGRAM_ARCHIVE_PATH));
-    const engramSize = (await stat(join(mirrorRoot, ENGRAM_ARCHIVE_PATH))).size;
-
-    const pins = fixturePins({
-      node: { path: nodeArchive.path, sha256: nodeArchive.sha256, size: nodeArchive.size },
-      engram: { path: ENGRAM_ARCHIVE_PATH, sha256: await sha256File(join(mirrorRoot, ENGRAM_ARCHIVE_PATH)), size: engramSize },
+  const track = <T extends { stop(): Promise<void> }>(p: Promise<T>): Promise<T> =>
+    p.then((started) => {
+      cleanups.push(() => started.stop());
+      return started;
     });
+  try {
+    const registryStart = track(lap("registry", () => startRegistry()));
+    const modelStart = track(lap("model", () => startStubModel()));
+    const engramStart = track(startEngramServer({ variant: "ready" }));
+    const nodeStart = lap("node", () => tc.ensureNodeBinary());
+    const pnpmStart = lap("pnpm", () => ensurePnpmEntry());
+
+    // The mirror's root (the source layout) and the pins: they need no registry.
+    const mirrorRoot = join(runDir, "mirror");
     const pinsFile = join(runDir, "fixture-pins.json");
-    await writeFile(pinsFile, JSON.stringify(pins, null, 2) + "\n");
+    const pinsReady = (async () => {
+      const [nodeArchive, pnpmTarball] = await Promise.all([
+        lap("nodeArchive", () => ensureNodeArchive()),
+        tc.ensurePackageTarball("pnpm", productionPins.pnpm.version),
+      ]);
+      const place = async (rel: string, from: string) => {
+        await mkdir(dirname(join(mirrorRoot, rel)), { recursive: true });
+        await copyFile(from, join(mirrorRoot, rel));
+      };
+      await place(nodeArchive.path, nodeArchive.file);
+      await place(productionPins.pnpm.file.path, pnpmTarball);
+      const engramArchive = join(mirrorRoot, ENGRAM_ARCHIVE_PATH);
+      await mkdir(dirname(engramArchive), { recursive: true });
+      await packEngramArchive(engramArchive);
+      const pins = fixturePins({
+        node: { path: nodeArchive.path, sha256: nodeArchive.sha256, size: nodeArchive.size },
+        engram: { path: ENGRAM_ARCHIVE_PATH, sha256: await sha256File(engramArchive), size: (await stat(engramArchive)).size },
+      });
+      await writeFile(pinsFile, JSON.stringify(pins, null, 2) + "\n");
+      return pins;
+    })();
+
+    // The binary builds while the registry starts and the distributions resolve.
+    const binaryBuild = skipBuild
+      ? Promise.resolve(null)
+      : pinsReady.then(() => lap("binary", () => buildFixtureBinary(pinsFile, runDir)));
 
     const releases = GENTLE_PI_VERSIONS.map((shell) => ({ shell, pi: FIXTURE_PI, id: versionId(shell, FIXTURE_PI) }));
-    const binaryBuild = skipBuild ? Promise.resolve(null) : lap("binary", () => buildFixtureBinary(pinsFile, runDir));
-    // Lets the build run alongside the distributions without an unhandled rejection meanwhile.
-    binaryBuild.catch(() => {});
-    await lap("distributions", async () => {
-      const home = join(runDir, "distribution-home");
-      const layout = prefixLayout({ home, platform: "linux", pins });
-      await mkdir(dirname(layout.pnpm.npmrc), { recursive: true });
-      await writeFile(layout.pnpm.npmrc, `registry=${registry.url}\n`);
-      for (const release of releases) {
-        const { json, lockfile } = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins });
-        const dir = join(mirrorRoot, "releases", `v${release.shell}`);
-        await mkdir(dir, { recursive: true });
-        await writeFile(join(dir, DISTRIBUTION_JSON), json);
-        await writeFile(join(dir, DISTRIBUTION_LOCK), lockfile);
-      }
-    });
-    await registry.persist();
+    const distributions = (async () => {
+      const [registry, pins, node, pnpmEntry] = await Promise.all([registryStart, pinsReady, nodeStart, pnpmStart]);
+      await lap("distributions", () =>
+        Promise.all(
+          releases.map(async (release) => {
+            // One throwaway prefix per release, so the two resolutions share no pnpm folders.
+            const layout = prefixLayout({ home: join(runDir, `distribution-home-${release.shell}`), platform: "linux", pins });
+            await mkdir(dirname(layout.pnpm.npmrc), { recursive: true });
+            await writeFile(layout.pnpm.npmrc, `registry=${registry.url}\n`);
+            const built = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins });
+            const dir = join(mirrorRoot, "releases", `v${release.shell}`);
+            await mkdir(dir, { recursive: true });
+            await writeFile(join(dir, DISTRIBUTION_JSON), built.json);
+            await writeFile(join(dir, DISTRIBUTION_LOCK), built.lockfile);
+          }),
+        ),
+      );
+      await registry.persist();
+    })();
 
-    const mirror = await startMirror({ root: mirrorRoot });
-    cleanups.push(() => mirror.stop());
-    const binary = await binaryBuild;
+    const settled = await Promise.allSettled([
+      registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild, distributions,
+    ]);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+    const [registry, model, engram, node, pnpmEntry, pins, binary] = await Promise.all([
+      registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild,
+    ]);
+
+    const mirror = await track(startMirror({ root: mirrorRoot }));
     timings.total = (Date.now() - started) / 1000;
     log(`ready in ${timings.total.toFixed(1)} s`);
 
@@ -240,8 +261,17 @@ export async function ensurePnpmEntry(): Promise<string> {
 /**
  * `node build/build.mjs --pins <pins> --out <tmp>`, then the binary is moved
  * into dist/fixture with one rename (a run using the previous file keeps it).
+ * The build is skipped when dist/fixture already holds a binary built from
+ * the same inputs: the pins, src/, build/, sea-config.json, package.json
+ * and package-lock.json (their sha256 is kept beside the binary).
  */
 async function buildFixtureBinary(pinsFile: string, runDir: string): Promise<string> {
+  const key = await buildKey(pinsFile);
+  const keyFile = join(FIXTURE_DIST, ".fixture-build-key");
+  const previous = await readFile(keyFile, "utf8").catch(() => "");
+  const present = await stat(FIXTURE_BINARY).then((s) => s.isFile() && (s.mode & 0o111) !== 0, () => false);
+  if (present && previous.trim() === key) return FIXTURE_BINARY;
+
   const out = join(runDir, "build");
   await runChecked(process.execPath, [join(REPO_ROOT, "build", "build.mjs"), "--pins", pinsFile, "--out", out], {
     cwd: REPO_ROOT,
@@ -249,14 +279,37 @@ async function buildFixtureBinary(pinsFile: string, runDir: string): Promise<str
   });
   await mkdir(FIXTURE_DIST, { recursive: true });
   const name = "gentle-shell-setup-linux-x64";
-  const staged = join(FIXTURE_DIST, `.${name}.${process.pid}-${randomBytes(4).toString("hex")}`);
-  await copyFile(join(out, name), staged);
-  await rename(staged, FIXTURE_BINARY);
-  const pinsStaged = join(FIXTURE_DIST, `.pins.${process.pid}.json`);
-  await writeFile(pinsStaged, await readFile(pinsFile));
-  await rename(pinsStaged, join(FIXTURE_DIST, "fixture-pins.json"));
+  const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  await publishFile(join(out, name), FIXTURE_BINARY, tag);
+  await publishFile(pinsFile, join(FIXTURE_DIST, "fixture-pins.json"), tag);
+  await writeFile(`${keyFile}.${tag}`, key + "\n");
+  await rename(`${keyFile}.${tag}`, keyFile);
   await rm(out, { recursive: true, force: true });
   return FIXTURE_BINARY;
+}
+
+async function publishFile(from: string, to: string, tag: string): Promise<void> {
+  const staged = join(dirname(to), `.${tag}-${to.split("/").pop()}`);
+  await copyFile(from, staged);
+  await rename(staged, to);
+}
+
+async function buildKey(pinsFile: string): Promise<string> {
+  const hash = createHash("sha256");
+  const add = async (rel: string) => {
+    hash.update(`${rel}\0`);
+    hash.update(await readFile(join(REPO_ROOT, rel)).catch(() => Buffer.from("(missing)")));
+    hash.update("\0");
+  };
+  hash.update(await readFile(pinsFile));
+  for (const dir of ["src", "build"]) {
+    for (const rel of await listTree(join(REPO_ROOT, dir))) {
+      const st = await stat(join(REPO_ROOT, dir, rel));
+      if (st.isFile()) await add(`${dir}/${rel}`);
+    }
+  }
+  for (const rel of ["sea-config.json", "package.json", "package-lock.json"]) await add(rel);
+  return hash.digest("hex");
 }
 
 export interface TestHome {
