@@ -77,7 +77,7 @@ export const installCommand = defineCommand({
     }
 
     const { claimPrefix } = await import("../install/claim");
-    await claimPrefix(layout);
+    const claimed = await claimPrefix(layout);
     const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
     let result;
     try {
@@ -90,6 +90,7 @@ export const installCommand = defineCommand({
         release: args.release,
         noModifyPath,
         engine: ownScript,
+        claimed,
         verbose: args.verbose,
         report: (o: StepOutcome) => out(o.status === "done" ? `✔ ${o.id}: ${o.detail}` : `✖ ${o.id} failed: ${o.detail}`),
       });

@@ -36,6 +36,8 @@ export async function runEngine(args: string[]): Promise<number> {
 async function printVersion(install: BundledInstall, env: Env): Promise<number> {
   const childEnv = bundledChildEnv(install, env);
   childEnv.PI_OFFLINE = "1";
+  // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.
+  delete childEnv.NODE_OPTIONS;
   const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
   const reported = result.stdout.trim();
   if (result.code !== 0 || reported !== install.pi) {

@@ -6,7 +6,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
-import type { Env } from "../core/environment";
+import { pnpmEnvironment, type Env } from "../core/environment";
 import { filterNpmrc, npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
@@ -33,6 +33,8 @@ export interface InstallOptions {
   noModifyPath: boolean;
   engine: () => string;
   verbose?: boolean;
+  /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
+  claimed?: string;
   report: (o: StepOutcome) => void;
 }
 
@@ -101,7 +103,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     {
       id: "claim",
       title: "Gentle Shell folder",
-      run: async () => `${layout.prefix} ${await claimPrefix(layout)}`,
+      run: async () => `${layout.prefix} ${options.claimed ?? (await claimPrefix(layout))}`,
     },
     {
       id: "npm-settings",
@@ -164,7 +166,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       title: "launcher check",
       run: async () => {
         const { shell, pi } = distribution!.manifest;
-        const checkEnv: Env = { ...env };
+        // checkLauncher: the environment our pnpm ran in, with no GENTLE_* or PI_* override,
+        // so no host NODE_OPTIONS, npm or pnpm setting and no Pi override reaches it.
+        const checkEnv = pnpmEnvironment(layout, { env, npmrc });
         for (const k of Object.keys(checkEnv)) if (/^(GENTLE_|PI_)/.test(k)) delete checkEnv[k];
         const result = await run(layout.launcher, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
         const lines = result.stdout.split(/\r?\n/);

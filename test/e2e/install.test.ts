@@ -1,0 +1,204 @@
+/**
+ * The first install, end to end, on the built single-executable with fixture
+ * pins: a fresh HOME whose .npmrc names the local registry ends with a
+ * working gentle-shell that starts the real Pi.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { mirrorClient } from "../support/mirror";
+import { runCommand } from "../support/proc";
+import { writeStubModelConfig } from "../support/stub-model";
+import { GENTLE_PI_MARKER } from "../support/gentle-pi";
+
+const f = fixtures();
+const latest = f.releases[f.releases.length - 1]!;
+
+function newHome(name = "home"): string {
+  return join(mkdtempSync(join(tmpdir(), "gss-e2e-")), name);
+}
+
+async function prepareHome(home: string, npmrc = `registry=${f.registryUrl}\n`) {
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), npmrc);
+}
+
+function install(home: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}, source = f.mirrorUrl) {
+  return runCommand(f.binary!, ["install", "--yes", "--source", source, ...args], {
+    env: homeEnv(home, { SHELL: "/bin/bash", ...extraEnv }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+}
+
+function launcher(home: string) {
+  return join(home, ".gentle-shell", "bin", "gentle-shell");
+}
+
+async function mode(path: string) {
+  return (await fs.lstat(path)).mode & 0o777;
+}
+
+describe("a first install into a fresh HOME", () => {
+  const home = newHome("fresh home");
+  let result: Awaited<ReturnType<typeof install>>;
+
+  beforeAll(async () => {
+    await prepareHome(home, `registry=${f.registryUrl}\nprefix=/should/not/be/copied\n//127.0.0.1/:_authToken=\${GSS_TEST_TOKEN}\n`);
+    result = await install(home, [], { GSS_TEST_TOKEN: "never-printed-secret" });
+  });
+
+  it("exits 0 and reports every step, the launcher path and what to do next", () => {
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    for (const step of ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path"]) {
+      expect(result.stdout).toMatch(new RegExp(`^✔ ${step}: `, "m"));
+    }
+    expect(result.stdout).toContain(`gentle-pi ${latest.shell} with Pi ${latest.pi} installed in versions/${latest.id}`);
+    expect(result.stdout).toContain("Gentle Shell is installed: ~/.gentle-shell/bin/gentle-shell");
+    expect(result.stdout).not.toContain(home);
+    expect(result.stdout).not.toContain("never-printed-secret");
+  });
+
+  it("prints exactly gentle-shell <shell> and pi <pi> from the launcher", async () => {
+    const r = await runCommand(launcher(home), ["--version"], { env: homeEnv(home) });
+    expect(r.code).toBe(0);
+    expect(r.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+  });
+
+  it("starts the real Pi with gentle-pi loaded, and prints the stub model's answer", async () => {
+    const agent = join(home, ".gentle-shell", "agent");
+    await writeStubModelConfig(agent, `${f.modelUrl}/v1`);
+    const r = await runCommand(launcher(home), ["-p", "say hi"], {
+      env: homeEnv(home, { PI_OFFLINE: "1", PI_TELEMETRY: "0" }),
+      cwd: home,
+      timeoutMs: 60_000,
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("Hello from the stub model.");
+    const marker = JSON.parse(await fs.readFile(join(agent, GENTLE_PI_MARKER), "utf8"));
+    expect(marker.version).toBe(latest.shell);
+  });
+
+  it("lays out the prefix with the spec's modes", async () => {
+    const p = join(home, ".gentle-shell");
+    expect(await mode(p)).toBe(0o700);
+    expect(await mode(join(p, "agent"))).toBe(0o700);
+    expect(await fs.readlink(join(p, "current"))).toBe(`versions/${latest.id}`);
+    expect((await fs.readFile(join(p, "versions", latest.id, ".gentle-shell-version"), "utf8")).trim()).toBe(latest.id);
+    expect((await fs.readFile(join(p, "versions.history"), "utf8")).trim()).toBe(latest.id);
+    expect(await fs.readFile(join(p, "runtime", "node-24.21.0", ".gentle-shell-runtime"), "utf8")).toMatch(/^node 24\.21\.0 /);
+    expect(await fs.readFile(join(p, "runtime", "pnpm-11.1.1", ".gentle-shell-runtime"), "utf8")).toMatch(/^pnpm 11\.1\.1 /);
+    expect(await mode(join(p, "bin", "gentle-shell"))).toBe(0o755);
+    expect(await mode(join(p, "bin", "engram-guard"))).toBe(0o755);
+    expect(await mode(join(p, "pnpm", "config", "npmrc"))).toBe(0o600);
+    expect(await mode(join(p, "path-entry.json"))).toBe(0o600);
+    expect(await fs.readFile(join(p, "runtime", "node-24.21.0", "gentle-shell", "package.json"), "utf8")).toBe('{"type":"commonjs"}\n');
+    // Our runtimes hold regular files and folders only.
+    const files = await fs.readdir(join(p, "runtime"), { recursive: true });
+    for (const rel of files) expect((await fs.lstat(join(p, "runtime", String(rel)))).isSymbolicLink(), String(rel)).toBe(false);
+    await expect(fs.stat(join(p, "tmp"))).rejects.toThrow();
+  });
+
+  it("copies only the registry and auth keys, verbatim, into pnpm/config/npmrc", async () => {
+    expect(await fs.readFile(join(home, ".gentle-shell", "pnpm", "config", "npmrc"), "utf8")).toBe(
+      `registry=${f.registryUrl}\n//127.0.0.1/:_authToken=\${GSS_TEST_TOKEN}\n`,
+    );
+  });
+
+  it("leaves the user's ~/.npmrc byte for byte", async () => {
+    expect(await fs.readFile(join(home, ".npmrc"), "utf8")).toBe(
+      `registry=${f.registryUrl}\nprefix=/should/not/be/copied\n//127.0.0.1/:_authToken=\${GSS_TEST_TOKEN}\n`,
+    );
+  });
+
+  it("runs again without reinstalling anything and adds no second PATH line", async () => {
+    const again = await install(home, [], { GSS_TEST_TOKEN: "x" });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("Node 24.21.0 reused, pnpm 11.1.1 reused");
+    expect(again.stdout).toContain(`reused in versions/${latest.id}`);
+    const bashrc = await fs.readFile(join(home, ".bashrc"), "utf8");
+    expect(bashrc.match(/# gentle-shell bundled install/g)).toHaveLength(1);
+  });
+
+  it("puts gentle-shell on PATH for a new bash", async () => {
+    const r = await runCommand("bash", ["-i", "-c", "gentle-shell --version"], { env: homeEnv(home, { PATH: "/usr/bin:/bin", TERM: "dumb" }), cwd: home });
+    expect(r.stdout.split("\n")[0]).toBe(`gentle-shell ${latest.shell}`);
+  });
+});
+
+describe("install --dry-run", () => {
+  it("prints the plan and changes nothing", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    const r = await install(home, ["--dry-run"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Dry run: nothing was changed.");
+    expect(r.stdout).toMatch(/claim[\s\S]*npm-settings[\s\S]*runtime[\s\S]*version[\s\S]*activate[\s\S]*launcher[\s\S]*verify-launcher[\s\S]*path/);
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
+});
+
+describe("bad input loses nothing", () => {
+  it("refuses a tampered Node archive, names it, and publishes nothing", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    await scope.setFault(f.pins.node.archives["linux-x64"]!.path, { kind: "flip", offset: 1000 });
+    const home = newHome();
+    await prepareHome(home);
+    const r = await install(home, [], {}, scope.url);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ runtime failed: Node 24\.21\.0 \(linux-x64\).*does not match its pinned sha256/);
+    expect(r.stdout).toContain("Gentle Shell was not installed: the runtime step failed.");
+    const runtime = await fs.readdir(join(home, ".gentle-shell", "runtime"));
+    expect(runtime).toEqual([]);
+    await expect(fs.lstat(join(home, ".gentle-shell", "current"))).rejects.toThrow();
+    await expect(fs.lstat(join(home, ".gentle-shell", "bin"))).rejects.toThrow();
+  });
+
+  it("never replaces a foreign, unmarked runtime/node-24.21.0", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    const foreign = join(home, ".gentle-shell", "runtime", "node-24.21.0");
+    await fs.mkdir(join(foreign, "bin"), { recursive: true });
+    await fs.writeFile(join(foreign, "bin", "node"), "mine\n");
+    const r = await install(home);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ runtime failed: runtime\/node-24\.21\.0 exists but carries no \.gentle-shell-runtime marker/);
+    expect(await fs.readdir(foreign)).toEqual(["bin"]);
+    expect(await fs.readFile(join(foreign, "bin", "node"), "utf8")).toBe("mine\n");
+  });
+
+  it("stops with a clear message when the release has no distribution assets", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    const r = await install(home, ["--release", "9.9.9"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("✖ version failed: Gentle Shell 9.9.9 has no published distribution assets");
+    await expect(fs.lstat(join(home, ".gentle-shell", "versions", "9.9.9-1.6.0"))).rejects.toThrow();
+  });
+});
+
+describe("the installer's own environment cannot be steered", () => {
+  it("ignores NODE_OPTIONS, npm_config_* and pnpm_config_*, and works in a HOME with a space, a quote and a non-ASCII letter", async () => {
+    const home = newHome("Zoë's home");
+    await prepareHome(home);
+    const r = await install(home, [], {
+      NODE_OPTIONS: "--require /nonexistent",
+      npm_config_registry: "http://127.0.0.1:9/",
+      pnpm_config_registry: "http://127.0.0.1:9/",
+      pnpm_config_minimum_release_age: "5256000",
+      npm_config_ignore_scripts: "true",
+    });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const v = await runCommand(launcher(home), ["--version"], { env: homeEnv(home, { NODE_OPTIONS: "--require /nonexistent" }) });
+    expect(v.stdout.split("\n")[0]).toBe(`gentle-shell ${latest.shell}`);
+    // gentle-pi's build script ran (only its build is allowed), so gentle-ai exists.
+    const pkg = join(home, ".gentle-shell", "versions", latest.id, "node_modules", "gentle-pi");
+    await expect(fs.access(join(pkg, "bin", "gentle-ai"))).resolves.toBeUndefined();
+  });
+});
