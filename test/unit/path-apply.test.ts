@@ -7,11 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { buildPins } from "../../src/pins";
-import { fishLine, pathEntryPlan, posixLine, type PathEntryPlan, type PathReceipt, type UserPathValue } from "../../src/core/path-entry";
+import { fishLine, pathEntryPlan, posixLine, shadowingCommand, type PathEntryPlan, type PathReceipt, type UserPathValue } from "../../src/core/path-entry";
 import {
   applyPathEntry,
   bundledPathStep,
   collectPathFacts,
+  isCommandFile,
   probeFile,
   readPathReceipt,
   removePathEntry,
@@ -517,5 +518,22 @@ describe("bundledPathStep", () => {
     const out = await bundledPathStep(odd, { env: env("/bin/bash") });
     expect(out.status).toBe("failed");
     expect(out.detail).toContain('":"');
+  });
+});
+
+describe("shadowingCommand on a real PATH", () => {
+  it("an old executable gentle-shell earlier on PATH shadows the ~/.local/bin link; a non-executable one does not", async () => {
+    const old = join(root, "old-global", "bin");
+    fs.mkdirSync(old, { recursive: true });
+    fs.writeFileSync(join(old, "gentle-shell"), "#!/bin/sh\n", { mode: 0o755 });
+    const localBin = join(home, ".local/bin");
+    fs.mkdirSync(localBin, { recursive: true });
+    const e = env("/bin/bash", { PATH: `${old}:${localBin}:/usr/bin` });
+    const p = await plan(e);
+    expect(p.kind).toBe("link");
+    const input = { path: e.PATH, platform: "linux" as const, home, env: e, bin: layout.bin, isCommand: (f: string) => isCommandFile(f) };
+    expect(shadowingCommand(p, input)).toMatchObject({ ours: false, runs: join(old, "gentle-shell") });
+    fs.chmodSync(join(old, "gentle-shell"), 0o644);
+    expect(shadowingCommand(p, input)).toMatchObject({ ours: true, runs: join(localBin, "gentle-shell") });
   });
 });
