@@ -108,8 +108,7 @@ describe("real Pi with the stub model", () => {
       env: { ...home.env, PI_CODING_AGENT_DIR: home.agentDir, ...PI_ENV },
       timeoutMs: 60_000,
     });
-    expect(result.stderr).toBe("");
-    expect(result.stdout.trim()).toBe("Hi! The stub model speaks.");
+    expect(result.stdout.trim(), result.stderr).toBe("Hi! The stub model speaks.");
     expect(result.code).toBe(0);
     const requests = await stub.requests();
     expect(requests).toHaveLength(1);
@@ -185,7 +184,7 @@ describe("fixture release installed with our pnpm from its lockfile", () => {
       [piCli(dir), "--extension", join(dir, "node_modules", "gentle-pi"), "-p", "say hi"],
       { cwd: dir, env: { ...homeEnv(work), PI_CODING_AGENT_DIR: agentDir, ...PI_ENV }, timeoutMs: 60_000 },
     );
-    expect(result.stdout.trim()).toBe(STUB_ANSWER);
+    expect(result.stdout.trim(), result.stderr).toBe(STUB_ANSWER);
     expect(result.code).toBe(0);
     const marker = JSON.parse(await readFile(join(agentDir, GENTLE_PI_MARKER), "utf8"));
     expect(marker).toMatchObject({ name: "gentle-pi", fixture: true, version: "4.1.0" });
