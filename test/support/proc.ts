@@ -31,6 +31,10 @@ export function runCommand(
       if (timer) clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
+    // A child that exits without reading its input closes the pipe: that is not an error of ours.
+    child.stdin!.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.stdin!.end(input ?? "");
   });
 }
