@@ -105,5 +105,6 @@ export const installCommand = defineCommand({
     }
     out(`Gentle Shell is installed: ${tildify(layout.launcher, home)}`);
     if (result.path) out(result.path.nextStep);
+    if (result.shadow) out(result.shadow);
   },
 });

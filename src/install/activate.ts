@@ -69,3 +69,35 @@ export async function recordActivation(layout: Layout, id: string): Promise<void
 export function versionDir(layout: Layout, id: string): string {
   return join(layout.versions, id);
 }
+
+/**
+ * pruneVersions (spec: "Ownership rules", Pruning): keeps the active version
+ * and the most recently activated other one still installed. Deletes nothing
+ * unless current names a finished version; never deletes the active version,
+ * an unfinished install, or a folder without our marker.
+ */
+export async function pruneVersions(layout: Layout, keep = 2): Promise<{ deleted: string[]; kept: string[] }> {
+  const { versionState } = await import("./version");
+  const current = await readCurrent(layout).catch(() => null);
+  if (!current || (await versionState(layout, current)).kind !== "valid") return { deleted: [], kept: [] };
+  const history = parseHistory(await readTextOrNull(layout.history));
+  const kept = [current];
+  for (const id of history) {
+    if (kept.length >= keep) break;
+    if (id !== current && (await versionState(layout, id)).kind === "valid") kept.push(id);
+  }
+  const deleted: string[] = [];
+  const names = await fs.readdir(layout.versions).catch(() => [] as string[]);
+  for (const id of names.sort()) {
+    if (kept.includes(id) || !ID.test(id)) continue;
+    const state = await versionState(layout, id);
+    if (state.kind !== "valid") continue;
+    await fs.rm(join(layout.versions, id), { recursive: true, force: true });
+    deleted.push(id);
+  }
+  if (deleted.length) {
+    const rest = history.filter((id) => !deleted.includes(id));
+    await writeFileAtomic(layout.history, rest.length ? rest.join("\n") + "\n" : "", 0o644);
+  }
+  return { deleted, kept };
+}

@@ -16,10 +16,11 @@ import { claimPrefix } from "./claim";
 import { ensureNodeRuntime, ensurePnpmRuntime } from "./runtime";
 import { fetchDistribution, latestRelease } from "./release";
 import { installVersion } from "./version";
-import { activateVersion } from "./activate";
+import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
-import { bundledPathStep, type PathStepOutcome } from "../io/path-apply";
+import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
+import { shadowingCommand } from "../core/path-entry";
 
 export interface InstallOptions {
   layout: Layout;
@@ -42,6 +43,8 @@ export interface InstallResult {
   outcomes: StepOutcome[];
   id: string | null;
   path: PathStepOutcome | null;
+  /** When an older gentle-shell would still win in a new terminal: what to do about it. */
+  shadow: string | null;
   ok: boolean;
 }
 
@@ -97,6 +100,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   let distribution: Distribution | null = null;
   let id: string | null = null;
   let pathOutcome: PathStepOutcome | null = null;
+  let shadowWarning: string | null = null;
   const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
 
   const steps: Step[] = [
@@ -150,7 +154,14 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       title: "activate",
       run: async () => {
         const { previous } = await activateVersion(layout, id!);
-        return previous && previous !== id ? `current switched from ${previous} to ${id}` : `current is ${id}`;
+        let pruned = "";
+        try {
+          const { deleted } = await pruneVersions(layout, 2);
+          if (deleted.length) pruned = `; removed older ${deleted.join(", ")}`;
+        } catch (error) {
+          pruned = `; warning: older versions were not pruned (${(error as Error).message})`;
+        }
+        return (previous && previous !== id ? `current switched from ${previous} to ${id}` : `current is ${id}`) + pruned;
       },
     },
     {
@@ -186,13 +197,24 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       run: async () => {
         pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath });
         if (pathOutcome.status === "failed") throw new Error(pathOutcome.detail ?? pathOutcome.nextStep);
+        if (pathOutcome.plan) {
+          const shadow = shadowingCommand(pathOutcome.plan, {
+            path: env.PATH,
+            platform: layout.platform,
+            home: layout.home,
+            env,
+            bin: layout.bin,
+            isCommand: (file) => isCommandFile(file, { platform: layout.platform }),
+          });
+          if (shadow.shadowedBy) shadowWarning = shadow.shadowedBy.message;
+        }
         return pathOutcome.status === "applied" && pathOutcome.file ? `added to ${pathOutcome.file}` : pathOutcome.status;
       },
     },
   ];
   const outcomes = await runPlan(steps, layout.home, options.report);
   await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
-  return { outcomes, id, path: pathOutcome, ok: outcomes.every((o) => o.status === "done") };
+  return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok: outcomes.every((o) => o.status === "done") };
 }
 
 export async function currentNpmrc(layout: Layout): Promise<string> {

@@ -11,6 +11,27 @@ export interface Lock {
   release(): Promise<void>;
 }
 
+/**
+ * Move a lock whose process is gone out of the way. The rename is atomic, so
+ * of several installers only one moves a given file; if what it moved is not
+ * the stale lock it saw (another installer took it over meanwhile), it is put
+ * back with link(), which never replaces a lock created in between.
+ */
+async function takeOverStale(lock: string, deadPid: number): Promise<void> {
+  const aside = `${lock}.stale-${process.pid}`;
+  try {
+    await fs.rename(lock, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  const moved = Number((await readTextOrNull(aside))?.trim());
+  if (moved !== deadPid && isAlive(moved)) {
+    await fs.link(aside, lock).catch(() => undefined);
+  }
+  await fs.rm(aside, { force: true });
+}
+
 export async function acquireInstallLock(layout: Layout, waitMs = 60_000, onWait?: (pid: number) => void): Promise<Lock> {
   const deadline = Date.now() + waitMs;
   let told = false;
@@ -30,8 +51,7 @@ export async function acquireInstallLock(layout: Layout, waitMs = 60_000, onWait
     }
     const holder = Number((await readTextOrNull(layout.lock))?.trim());
     if (!isAlive(holder)) {
-      // Stale: take it over by removing it, then race for it again.
-      await fs.rm(layout.lock, { force: true });
+      await takeOverStale(layout.lock, holder);
       continue;
     }
     if (!told) {

@@ -1,0 +1,145 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { prefixLayout, type Layout } from "../../src/core/layout";
+import { productionPins } from "../../src/pins/production";
+import { activateVersion, pruneVersions } from "../../src/install/activate";
+import { acquireInstallLock } from "../../src/install/lock";
+import { claimPrefix } from "../../src/install/claim";
+
+let root: string;
+let layout: Layout;
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "gss-prefix-"));
+  layout = prefixLayout({ home: root, platform: "linux", pins: productionPins });
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+async function version(id: string, marker: string | null = id) {
+  const dir = join(layout.versions, id);
+  await fs.mkdir(dir, { recursive: true });
+  if (marker !== null) await fs.writeFile(join(dir, ".gentle-shell-version"), marker + "\n");
+}
+
+describe("pruneVersions(layout, 2)", () => {
+  it("keeps the active version and the most recently activated other one", async () => {
+    for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]) {
+      await version(id);
+      await activateVersion(layout, id);
+    }
+    const r = await pruneVersions(layout, 2);
+    expect(r.kept).toEqual(["4.2.0-1.6.0", "4.1.0-1.6.0"]);
+    expect(r.deleted).toEqual(["4.0.0-1.6.0"]);
+    expect((await fs.readdir(layout.versions)).sort()).toEqual(["4.1.0-1.6.0", "4.2.0-1.6.0"]);
+    expect(await fs.readFile(layout.history, "utf8")).toBe("4.2.0-1.6.0\n4.1.0-1.6.0\n");
+  });
+
+  it("after a rollback keeps the version rolled back to and the one before", async () => {
+    for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0", "4.1.0-1.6.0"]) {
+      await version(id);
+      await activateVersion(layout, id);
+    }
+    expect((await pruneVersions(layout, 2)).deleted).toEqual(["4.0.0-1.6.0"]);
+  });
+
+  it("deletes nothing unless current names an installed version", async () => {
+    await version("4.0.0-1.6.0");
+    await version("4.1.0-1.6.0");
+    expect((await pruneVersions(layout, 2)).deleted).toEqual([]);
+    await fs.symlink("versions/9.9.9-1.6.0", layout.current);
+    expect((await pruneVersions(layout, 2)).deleted).toEqual([]);
+    await fs.rm(layout.current);
+    await version("5.0.0-1.6.0", "installing 5.0.0-1.6.0 1");
+    await fs.symlink("versions/5.0.0-1.6.0", layout.current);
+    expect((await pruneVersions(layout, 2)).deleted).toEqual([]);
+    expect((await fs.readdir(layout.versions)).length).toBe(3);
+  });
+
+  it("never deletes an unfinished install or a folder without our marker", async () => {
+    await version("3.0.0-1.6.0", null);
+    await version("3.5.0-1.6.0", "installing 3.5.0-1.6.0 999999");
+    await version("3.9.0-1.6.0", "something else");
+    for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]) {
+      await version(id);
+      await activateVersion(layout, id);
+    }
+    await fs.symlink(join(root, "outside"), join(layout.versions, "3.1.0-1.6.0"));
+    expect((await pruneVersions(layout, 2)).deleted).toEqual(["4.0.0-1.6.0"]);
+    expect((await fs.readdir(layout.versions)).sort()).toEqual(["3.0.0-1.6.0", "3.1.0-1.6.0", "3.5.0-1.6.0", "3.9.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]);
+  });
+});
+
+describe("one installer at a time", () => {
+  beforeEach(async () => {
+    await fs.mkdir(layout.prefix, { recursive: true });
+  });
+
+  it("a second installer waits, then stops with a clear message", async () => {
+    const first = await acquireInstallLock(layout, 1000);
+    let waitedFor = 0;
+    await expect(acquireInstallLock(layout, 300, (pid) => (waitedFor = pid))).rejects.toThrow(
+      new RegExp(`another gentle-shell-setup \\(process ${process.pid}\\) is working in this Gentle Shell folder`),
+    );
+    expect(waitedFor).toBe(process.pid);
+    await first.release();
+    const second = await acquireInstallLock(layout, 300);
+    await second.release();
+    await expect(fs.stat(layout.lock)).rejects.toThrow();
+  });
+
+  it("takes over the stale lock of a dead process", async () => {
+    const dead = spawn(process.execPath, ["-e", "0"]);
+    const pid = await new Promise<number>((resolve) => dead.on("exit", () => resolve(dead.pid!)));
+    await fs.writeFile(layout.lock, `${pid}\n`);
+    const lock = await acquireInstallLock(layout, 300);
+    expect((await fs.readFile(layout.lock, "utf8")).trim()).toBe(String(process.pid));
+    await lock.release();
+  });
+
+  it("of many installers racing for a stale lock, exactly one holds it", async () => {
+    await fs.writeFile(layout.lock, "999999999\n");
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => acquireInstallLock(layout, 200)));
+    // All in one process share a pid, so the first to create the file wins and the rest wait and give up.
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+  });
+});
+
+describe("claiming the prefix", () => {
+  it("creates ~/.gentle-shell and the agent home 0700 whatever the umask", async () => {
+    const old = process.umask(0o000);
+    try {
+      await claimPrefix(layout);
+    } finally {
+      process.umask(old);
+    }
+    expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o700);
+    expect((await fs.stat(layout.agent)).mode & 0o777).toBe(0o700);
+  });
+
+  it("takes group and other write access from an existing prefix, nothing else", async () => {
+    await fs.mkdir(layout.prefix);
+    await fs.chmod(layout.prefix, 0o775);
+    expect(await claimPrefix(layout)).toBe("group/other write access removed");
+    expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o755);
+  });
+
+  it("refuses a link, a non-folder and changes nothing", async () => {
+    await fs.mkdir(join(root, "real"));
+    await fs.symlink(join(root, "real"), layout.prefix);
+    await expect(claimPrefix(layout)).rejects.toThrow(/is a link; it must be a real folder/);
+    await fs.rm(layout.prefix);
+    await fs.writeFile(layout.prefix, "x");
+    await expect(claimPrefix(layout)).rejects.toThrow(/is not a folder/);
+    expect(await fs.readFile(layout.prefix, "utf8")).toBe("x");
+  });
+
+  it("refuses another owner's folder", async () => {
+    await fs.mkdir(layout.prefix);
+    await fs.chown(layout.prefix, 12345, 12345);
+    await expect(claimPrefix(layout)).rejects.toThrow(/belongs to another user \(uid 12345\)/);
+  });
+});
