@@ -6,7 +6,7 @@
  * links are skipped or rejected as the archive's policy says; caps bound the
  * number of members and the expanded bytes so a bomb stops early.
  */
-import { createReadStream, createWriteStream, promises as fs } from "node:fs";
+import { closeSync, constants, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { Parser, type ReadEntry } from "tar";
 import { dirname, join } from "pathe";
 
@@ -48,111 +48,140 @@ export interface ExtractResult {
   skipped: string[];
 }
 
+/**
+ * Members are handled one at a time and written with synchronous calls as
+ * their bytes arrive, so at most one file is open, memory stays bounded
+ * whatever the archive holds (100,000 empty members, one huge member), and
+ * nothing is left writing after a rejection.
+ */
 export async function extractTarGz(file: string, dest: string, policy: MemberPolicy): Promise<ExtractResult> {
   const result: ExtractResult = { files: 0, bytes: 0, skipped: [] };
   let members = 0;
-  const writes: Promise<void>[] = [];
   const made = new Set<string>();
-  const ensureDir = async (dir: string) => {
+  const ensureDir = (dir: string) => {
     if (made.has(dir)) return;
-    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
     made.add(dir);
   };
+  let open: { fd: number; path: string } | null = null;
+  const closeOpen = () => {
+    if (open) {
+      try {
+        closeSync(open.fd);
+      } catch {
+        // already closed
+      }
+      open = null;
+    }
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    let failed = false;
-    const input = createReadStream(file);
-    const parser = new Parser({ strict: true });
-    const fail = (error: Error) => {
-      if (failed) return;
-      failed = true;
-      input.destroy();
-      reject(error instanceof ArchiveError ? error : new ArchiveError(`${policy.name}: ${error.message}`));
-    };
-    parser.on("entry", (entry: ReadEntry) => {
-      if (failed) {
-        entry.resume();
-        return;
-      }
-      members++;
-      if (members > policy.maxMembers) {
-        entry.resume();
-        return fail(new ArchiveError(`${policy.name} has more than ${policy.maxMembers} members; it was not extracted`));
-      }
-      const path = normalise(entry.path);
-      if (unsafeMemberPath(entry.path)) {
-        entry.resume();
-        return fail(new ArchiveError(`${policy.name} holds a member outside its folder (${entry.path}); it was not extracted`));
-      }
-      const type = entry.type;
-      if (type === "SymbolicLink" || type === "Link") {
-        entry.resume();
-        if (policy.links === "reject") {
-          return fail(new ArchiveError(`${policy.name} holds a link (${entry.path}); it was not extracted`));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let failed = false;
+      const input = createReadStream(file);
+      const parser = new Parser({ strict: true });
+      const fail = (error: Error) => {
+        if (failed) return;
+        failed = true;
+        closeOpen();
+        input.destroy();
+        reject(error instanceof ArchiveError ? error : new ArchiveError(`${policy.name}: ${error.message}`));
+      };
+      const guard = (work: () => void) => {
+        try {
+          work();
+        } catch (error) {
+          fail(error as Error);
         }
-        result.skipped.push(path);
-        return;
-      }
-      if (type === "Directory") {
-        entry.resume();
-        const target = policy.select(path, "directory");
-        if (target === OUTSIDE) return fail(new ArchiveError(`${policy.name} holds a member outside its top folder (${entry.path}); it was not extracted`));
-        if (target !== null && target !== "") {
-          if (unsafeMemberPath(target)) return fail(new ArchiveError(`${policy.name}: refusing ${target}`));
-          writes.push(ensureDir(join(dest, target)));
-        }
-        return;
-      }
-      if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile") {
-        entry.resume();
-        return fail(new ArchiveError(`${policy.name} holds a ${type} member (${entry.path}); it was not extracted`));
-      }
-      const target = policy.select(path, "file");
-      if (target === OUTSIDE) {
-        entry.resume();
-        return fail(new ArchiveError(`${policy.name} holds a member outside its top folder (${entry.path}); it was not extracted`));
-      }
-      if (target === null) {
-        entry.resume();
-        result.skipped.push(path);
-        return;
-      }
-      if (unsafeMemberPath(target)) {
-        entry.resume();
-        return fail(new ArchiveError(`${policy.name}: refusing ${target}`));
-      }
-      result.bytes += entry.size ?? 0;
-      if (result.bytes > policy.maxBytes) {
-        entry.resume();
-        return fail(new ArchiveError(`${policy.name} expands to more than ${policy.maxBytes} bytes; it was not extracted`));
-      }
-      result.files++;
-      const destPath = join(dest, target);
-      const mode = (policy.fileMode ?? ownerExecMode)(entry.mode ?? 0o644, target);
-      entry.pause();
-      writes.push(
-        ensureDir(dirname(destPath)).then(
-          () =>
-            new Promise<void>((res, rej) => {
-              const out = createWriteStream(destPath, { flags: "wx", mode });
-              out.on("error", rej);
-              out.on("finish", () => fs.chmod(destPath, mode).then(() => res(), rej));
-              entry.pipe(out);
-              entry.resume();
+      };
+      parser.on("entry", (entry: ReadEntry) =>
+        guard(() => {
+          if (failed) {
+            entry.resume();
+            return;
+          }
+          members++;
+          if (members > policy.maxMembers) {
+            entry.resume();
+            throw new ArchiveError(`${policy.name} has more than ${policy.maxMembers} members; it was not extracted`);
+          }
+          const path = normalise(entry.path);
+          if (unsafeMemberPath(entry.path)) {
+            entry.resume();
+            throw new ArchiveError(`${policy.name} holds a member outside its folder (${entry.path}); it was not extracted`);
+          }
+          const type = entry.type;
+          if (type === "SymbolicLink" || type === "Link") {
+            entry.resume();
+            if (policy.links === "reject") throw new ArchiveError(`${policy.name} holds a link (${entry.path}); it was not extracted`);
+            result.skipped.push(path);
+            return;
+          }
+          if (type === "Directory") {
+            entry.resume();
+            const target = policy.select(path, "directory");
+            if (target === OUTSIDE) throw new ArchiveError(`${policy.name} holds a member outside its top folder (${entry.path}); it was not extracted`);
+            if (target !== null && target !== "") {
+              if (unsafeMemberPath(target)) throw new ArchiveError(`${policy.name}: refusing ${target}`);
+              ensureDir(join(dest, target));
+            }
+            return;
+          }
+          if (type !== "File" && type !== "OldFile" && type !== "ContiguousFile") {
+            entry.resume();
+            throw new ArchiveError(`${policy.name} holds a ${type} member (${entry.path}); it was not extracted`);
+          }
+          const target = policy.select(path, "file");
+          if (target === OUTSIDE) {
+            entry.resume();
+            throw new ArchiveError(`${policy.name} holds a member outside its top folder (${entry.path}); it was not extracted`);
+          }
+          if (target === null) {
+            entry.resume();
+            result.skipped.push(path);
+            return;
+          }
+          if (unsafeMemberPath(target)) {
+            entry.resume();
+            throw new ArchiveError(`${policy.name}: refusing ${target}`);
+          }
+          result.bytes += entry.size ?? 0;
+          if (result.bytes > policy.maxBytes) {
+            entry.resume();
+            throw new ArchiveError(`${policy.name} expands to more than ${policy.maxBytes} bytes; it was not extracted`);
+          }
+          result.files++;
+          const destPath = join(dest, target);
+          const mode = (policy.fileMode ?? ownerExecMode)(entry.mode ?? 0o644, target);
+          ensureDir(dirname(destPath));
+          const fd = openSync(destPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+          open = { fd, path: destPath };
+          entry.on("data", (chunk: Buffer) =>
+            guard(() => {
+              if (!failed && open) writeSync(open.fd, chunk);
             }),
-        ),
+          );
+          entry.on("end", () =>
+            guard(() => {
+              if (failed || !open) return;
+              fchmodSync(open.fd, mode);
+              closeOpen();
+            }),
+          );
+        }),
       );
+      parser.on("error", (error: Error) => fail(error));
+      parser.on("warn", (_code: string, message: string | Error) => {
+        fail(new ArchiveError(`${policy.name} is damaged (${message instanceof Error ? message.message : message})`));
+      });
+      input.on("error", (error) => fail(error));
+      parser.on("end", () => {
+        if (!failed) resolve();
+      });
+      input.pipe(parser);
     });
-    parser.on("error", (error: Error) => fail(error));
-    parser.on("warn", (_code: string, message: string | Error) => {
-      fail(new ArchiveError(`${policy.name} is damaged (${message instanceof Error ? message.message : message})`));
-    });
-    input.on("error", (error) => fail(error));
-    parser.on("end", () => {
-      if (!failed) resolve();
-    });
-    input.pipe(parser);
-  });
-  await Promise.all(writes);
+  } finally {
+    closeOpen();
+  }
   return result;
 }
