@@ -1,0 +1,169 @@
+/**
+ * An install survives being killed at any moment and never touches what is
+ * not ours (issue 4): kill -9 of the installer's process group at each step
+ * boundary and in the middle of pnpm, then a rerun converges; two installers
+ * at once; foreign files where ours would go; hostile parent folders.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, promises as fs, readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
+
+const f = fixtures();
+const latest = f.releases[f.releases.length - 1]!;
+
+async function newHome(parent?: string): Promise<string> {
+  const home = join(parent ?? mkdtempSync(join(tmpdir(), "gss-robust-")), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  return home;
+}
+
+function install(home: string, extra: string[] = []) {
+  return runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...extra], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+}
+
+async function expectWorking(home: string) {
+  const r = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
+  expect(r.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+  expect(r.code).toBe(0);
+}
+
+/** Start an installer in its own process group and kill -9 the group once `trigger` exists. */
+async function killWhen(home: string, trigger: (prefix: string) => boolean): Promise<{ killed: boolean; code: number | null }> {
+  const child = spawn(f.binary!, ["install", "--yes", "--source", f.mirrorUrl], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    detached: true,
+    stdio: "ignore",
+  });
+  const prefix = join(home, ".gentle-shell");
+  let killed = false;
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const poll = setInterval(() => {
+    if (!killed && trigger(prefix)) {
+      killed = true;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+  }, 5);
+  const code = await exited;
+  clearInterval(poll);
+  // Let any grandchild of the killed group finish dying before the rerun.
+  await new Promise((r) => setTimeout(r, 200));
+  return { killed, code };
+}
+
+const has = (rel: string) => (prefix: string) => existsSync(join(prefix, rel));
+const stagingIn = (prefix: string) => {
+  try {
+    return readdirSync(join(prefix, "runtime")).some((n) => n.startsWith(".staging-") || n.startsWith(".download-"));
+  } catch {
+    return false;
+  }
+};
+
+describe.concurrent("kill -9 at each step boundary, then a rerun converges", () => {
+  const points: Array<[string, (prefix: string) => boolean]> = [
+    ["while a runtime downloads or stages", stagingIn],
+    ["after Node is published", has("runtime/node-24.21.0/.gentle-shell-runtime")],
+    ["after pnpm is published", has("runtime/pnpm-11.1.1/.gentle-shell-runtime")],
+    ["when the version folder is claimed", has(`versions/${latest.id}/.gentle-shell-version`)],
+    ["in the middle of pnpm", has(`versions/${latest.id}/node_modules/.pnpm`)],
+    ["after the final version marker", (p) => existsSync(join(p, `versions/${latest.id}/.gentle-shell/engine.cjs`))],
+    ["after current is switched", has("current")],
+    ["after the launcher is written", has("bin/gentle-shell")],
+  ];
+  for (const [when, trigger] of points) {
+    it(when, async () => {
+      const home = await newHome();
+      const first = await killWhen(home, trigger);
+      expect(first.killed, `the trigger for "${when}" was never seen`).toBe(true);
+      const again = await install(home);
+      expect(again.stdout + again.stderr).not.toMatch(/✖/);
+      expect(again.code).toBe(0);
+      await expectWorking(home);
+      const runtime = await fs.readdir(join(home, ".gentle-shell", "runtime"));
+      expect(runtime.sort()).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
+      expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([latest.id]);
+      expect(existsSync(join(home, ".gentle-shell", ".gentle-shell-setup.lock"))).toBe(false);
+      const bashrc = await fs.readFile(join(home, ".bashrc"), "utf8");
+      expect(bashrc.match(/# gentle-shell bundled install/g)).toHaveLength(1);
+    });
+  }
+});
+
+describe("two installers at once", () => {
+  it("both succeed, one after the other, with one install and one PATH line", async () => {
+    const home = await newHome();
+    const [a, b] = await Promise.all([install(home), install(home)]);
+    expect(a.code, a.stdout + a.stderr).toBe(0);
+    expect(b.code, b.stdout + b.stderr).toBe(0);
+    await expectWorking(home);
+    const bashrc = await fs.readFile(join(home, ".bashrc"), "utf8");
+    expect(bashrc.match(/# gentle-shell bundled install/g)).toHaveLength(1);
+  });
+});
+
+describe("never replaces what is not ours", () => {
+  it("leaves a foreign file at bin/gentle-shell byte for byte and says so", async () => {
+    const home = await newHome();
+    const launcher = join(home, ".gentle-shell", "bin", "gentle-shell");
+    await fs.mkdir(join(home, ".gentle-shell", "bin"), { recursive: true });
+    await fs.writeFile(launcher, "#!/bin/sh\necho my own gentle-shell\n", { mode: 0o755 });
+    const r = await install(home);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("✖ launcher failed: ~/.gentle-shell/bin/gentle-shell exists and was not written by gentle-shell-setup");
+    expect(await fs.readFile(launcher, "utf8")).toBe("#!/bin/sh\necho my own gentle-shell\n");
+    expect(existsSync(join(home, ".bashrc"))).toBe(false);
+  });
+
+  it("leaves a foreign current alone", async () => {
+    const home = await newHome();
+    await fs.mkdir(join(home, ".gentle-shell"), { recursive: true });
+    await fs.symlink("/usr", join(home, ".gentle-shell", "current"));
+    const r = await install(home);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ activate failed: .*current points at \/usr, not at a version of this install; current was not switched/);
+    expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe("/usr");
+  });
+
+  it("leaves an unmarked versions/<id> alone", async () => {
+    const home = await newHome();
+    const dir = join(home, ".gentle-shell", "versions", latest.id);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(join(dir, "notes.txt"), "mine\n");
+    const r = await install(home);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`✖ version failed: versions/${latest.id} exists but it has no .gentle-shell-version marker`);
+    expect(await fs.readdir(dir)).toEqual(["notes.txt"]);
+  });
+});
+
+describe("parent folders of HOME change nothing", () => {
+  it("ignores a packageManager field and a pnpm-workspace.yaml above HOME", async () => {
+    const parent = mkdtempSync(join(tmpdir(), "gss-parent-"));
+    await fs.writeFile(join(parent, "package.json"), JSON.stringify({ name: "outer", packageManager: "pnpm@9.0.0", type: "module" }));
+    await fs.writeFile(join(parent, "pnpm-workspace.yaml"), "packages:\n  - '**'\nminimumReleaseAge: 99999999\nminimumReleaseAgeStrict: true\n");
+    await fs.writeFile(join(parent, ".npmrc"), "registry=http://127.0.0.1:9/\nignore-scripts=true\n");
+    const home = await newHome(parent);
+    const r = await install(home);
+    expect(r.stdout + r.stderr).not.toMatch(/✖/);
+    expect(r.code).toBe(0);
+    await expectWorking(home);
+    // Our pnpm ran (no other pnpm was fetched into the prefix) and gentle-pi's build ran.
+    expect(existsSync(join(home, ".gentle-shell", "versions", latest.id, "node_modules", "gentle-pi", "bin", "gentle-ai"))).toBe(true);
+    expect(await fs.readdir(join(home, ".gentle-shell", "runtime"))).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
+  });
+});
