@@ -17,18 +17,25 @@ const main = defineCommand({
   subCommands: { install: installCommand },
 });
 
+/** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
+function plain(text: string): string {
+  const color = process.stdout.isTTY && !process.env.NO_COLOR;
+  // eslint-disable-next-line no-control-regex
+  return color ? text : text.replace(/\u001b\[[0-9;]*m/g, "");
+}
+
 export async function runInstallerCli(args: string[]): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     process.stdout.write(versionLine() + "\n");
     return;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
-    process.stdout.write((await renderUsage(main)) + "\n\nRun `gentle-shell-setup install --help` for the install options.\n");
+    process.stdout.write(plain(await renderUsage(main)) + "\n\nRun `gentle-shell-setup install --help` for the install options.\n");
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
   if (args[0] === "install" && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write((await renderUsage(installCommand, main as never)) + "\n");
+    process.stdout.write(plain(await renderUsage(installCommand, main as never)) + "\n");
     return;
   }
   if (!["install"].includes(args[0]!)) {

@@ -10,7 +10,7 @@ import { pnpmEnvironment, type Env } from "../core/environment";
 import { filterNpmrc, npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
-import { readTextOrNull, writeFileAtomic } from "../io/files";
+import { readTextOrNull } from "../io/files";
 import { run } from "../io/process";
 import { claimPrefix } from "./claim";
 import { ensureNodeRuntime, ensurePnpmRuntime } from "./runtime";
@@ -19,6 +19,7 @@ import { installVersion } from "./version";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
+import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
 import { shadowingCommand } from "../core/path-entry";
 
@@ -46,33 +47,6 @@ export interface InstallResult {
   /** When an older gentle-shell would still win in a new terminal: what to do about it. */
   shadow: string | null;
   ok: boolean;
-}
-
-/** userNpmrc: NPM_CONFIG_USERCONFIG (any case) when absolute, else ~/.npmrc; at most 1 MiB. */
-export async function userNpmrc(env: Env, home: string): Promise<{ path: string; text: string }> {
-  const key = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_userconfig");
-  const configured = key ? env[key] : undefined;
-  const path = configured && (configured.startsWith("/") || /^[A-Za-z]:[\\/]/.test(configured)) ? configured : join(home, ".npmrc");
-  try {
-    const handle = await fs.open(path, "r");
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) return { path, text: "" };
-      if (stat.size > 1024 * 1024) throw new Error(`${path} is larger than 1 MiB; it was not read`);
-      return { path, text: await handle.readFile("utf8") };
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path, text: "" };
-    throw error;
-  }
-}
-
-/** writeNpmrcAuth: the filtered settings at pnpm/config/npmrc, mode 0600, one rename. */
-export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void> {
-  await fs.mkdir(layout.pnpm.config, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(layout.pnpm.npmrc, text, 0o600);
 }
 
 /** The registry npm's configuration names: the filtered npmrc, else our npm's default. */

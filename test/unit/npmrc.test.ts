@@ -69,3 +69,52 @@ describe("registry and auth from the filtered npmrc", () => {
     expect(npmrcAuthHeader(text, "https://other.test/gentle-pi", {})).toBeNull();
   });
 });
+
+describe("userNpmrc and writeNpmrcAuth", async () => {
+  const { mkdtempSync, promises: fs } = await import("node:fs");
+  const { execFileSync } = await import("node:child_process");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("pathe");
+  const { userNpmrc, writeNpmrcAuth } = await import("../../src/install/npm-settings");
+  const { prefixLayout } = await import("../../src/core/layout");
+  const { productionPins } = await import("../../src/pins/production");
+  const home = mkdtempSync(join(tmpdir(), "gss-npmrc-"));
+
+  it("reads ~/.npmrc by default", async () => {
+    await fs.writeFile(join(home, ".npmrc"), "registry=https://r.test/\n");
+    expect(await userNpmrc({}, home)).toEqual({ path: join(home, ".npmrc"), text: "registry=https://r.test/\n" });
+  });
+
+  it("reads NPM_CONFIG_USERCONFIG in any case when it is absolute", async () => {
+    const other = join(home, "other-npmrc");
+    await fs.writeFile(other, "registry=https://other.test/\n");
+    expect((await userNpmrc({ npm_Config_UserConfig: other }, home)).text).toBe("registry=https://other.test/\n");
+    expect((await userNpmrc({ NPM_CONFIG_USERCONFIG: "relative/npmrc" }, home)).path).toBe(join(home, ".npmrc"));
+  });
+
+  it("treats a missing file or a FIFO as empty without waiting on it", async () => {
+    expect((await userNpmrc({ NPM_CONFIG_USERCONFIG: join(home, "missing") }, home)).text).toBe("");
+    const fifo = join(home, "fifo");
+    execFileSync("mkfifo", [fifo]);
+    expect((await userNpmrc({ NPM_CONFIG_USERCONFIG: fifo }, home)).text).toBe("");
+  });
+
+  it("refuses a file over 1 MiB with a message that says what to do", async () => {
+    const big = join(home, "big");
+    await fs.writeFile(big, "#".repeat(1024 * 1024 + 1));
+    await expect(userNpmrc({ NPM_CONFIG_USERCONFIG: big }, home)).rejects.toThrow(/larger than 1 MiB/);
+  });
+
+  it("writes pnpm/config/npmrc with mode 0600 through one rename, whatever the umask", async () => {
+    const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+    const old = process.umask(0);
+    try {
+      await writeNpmrcAuth(layout, "//r.test/:_authToken=${NPM_TOKEN}\n");
+    } finally {
+      process.umask(old);
+    }
+    expect((await fs.stat(layout.pnpm.npmrc)).mode & 0o777).toBe(0o600);
+    expect(await fs.readFile(layout.pnpm.npmrc, "utf8")).toBe("//r.test/:_authToken=${NPM_TOKEN}\n");
+    expect((await fs.readdir(layout.pnpm.config)).filter((n) => n.includes(".tmp-"))).toEqual([]);
+  });
+});

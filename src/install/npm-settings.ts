@@ -1,0 +1,48 @@
+/**
+ * The user's npm settings (spec: "User npm settings"): userNpmrc reads them,
+ * filterNpmrc (src/core/npmrc.ts) keeps the network, registry and auth keys,
+ * writeNpmrcAuth puts the result where our pnpm and npm read it.
+ */
+import { constants, promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../core/layout";
+import type { Env } from "../core/environment";
+import { writeFileAtomic } from "../io/files";
+
+export const NPMRC_MAX_BYTES = 1024 * 1024;
+
+/** userNpmrc: NPM_CONFIG_USERCONFIG (any case) when absolute, else ~/.npmrc; at most 1 MiB. */
+export async function userNpmrc(env: Env, home: string): Promise<{ path: string; text: string }> {
+  const key = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_userconfig");
+  const configured = key ? env[key] : undefined;
+  const path = configured && (configured.startsWith("/") || /^[A-Za-z]:[\\/]/.test(configured)) ? configured : join(home, ".npmrc");
+  try {
+    // O_NONBLOCK: a FIFO put at ~/.npmrc must not hang the installer.
+    const handle = await fs.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) return { path, text: "" };
+      const buffer = Buffer.alloc(NPMRC_MAX_BYTES + 1);
+      let length = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+        if (bytesRead === 0) break;
+        length += bytesRead;
+        if (length > NPMRC_MAX_BYTES) throw new Error(`${path} is larger than 1 MiB, so it was not read; shorten it, or point NPM_CONFIG_USERCONFIG at a smaller file`);
+      }
+      return { path, text: buffer.subarray(0, length).toString("utf8") };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path, text: "" };
+    throw error;
+  }
+}
+
+/** writeNpmrcAuth: the filtered settings at pnpm/config/npmrc, mode 0600, one rename. */
+export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void> {
+  await fs.mkdir(layout.pnpm.config, { recursive: true, mode: 0o700 });
+  await writeFileAtomic(layout.pnpm.npmrc, text, 0o600);
+}
+
