@@ -15,6 +15,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createWriteStream, promises as fs } from "node:fs";
 import { ofetch } from "ofetch";
+import type { DownloadProgress } from "./progress";
 
 export interface Expected {
   /** What the user is told this is, e.g. "Node 24.21.0 (linux-x64)". */
@@ -34,7 +35,8 @@ export interface DownloadOptions {
   stallMs?: number;
   attempts?: number;
   backoffMs?: number;
-  onProgress?: (received: number, total: number | null) => void;
+  /** This download's bar or lines (see ./progress). */
+  progress?: DownloadProgress;
 }
 
 export class DownloadError extends Error {
@@ -57,21 +59,27 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
   }
   const attempts = options.attempts ?? 4;
   let lastError: unknown;
+  let tried = 0;
   for (let attempt = 1; attempt <= attempts; attempt++) {
+    tried = attempt;
     try {
       await downloadOnce(url, dest, expected, options, 0);
+      options.progress?.done();
       return;
     } catch (error) {
       await fs.rm(dest, { force: true });
       lastError = error;
-      const retryable = error instanceof DownloadError ? error.retryable : true;
+      // Only our own classification retries: a disk error or a bug is not transient.
+      const retryable = error instanceof DownloadError ? error.retryable : false;
       if (!retryable || attempt === attempts) break;
       await new Promise((r) => setTimeout(r, (options.backoffMs ?? 500) * 2 ** (attempt - 1)));
     }
   }
+  options.progress?.fail();
   const message = lastError instanceof Error ? lastError.message : String(lastError);
   const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
-  throw new DownloadError(`${prefix}${message}`, false);
+  const suffix = tried > 1 ? ` (gave up after ${tried} attempts)` : "";
+  throw new DownloadError(`${prefix}${message}${suffix}`, false);
 }
 
 async function downloadOnce(
@@ -170,7 +178,7 @@ async function downloadOnce(
         sha256.update(chunk.value);
         sri?.update(chunk.value);
         if (!out.write(chunk.value)) await new Promise<void>((r) => out.once("drain", () => r()));
-        options.onProgress?.(received, length);
+        options.progress?.update(received, length ?? expected.size ?? null);
       }
     } finally {
       await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
@@ -220,11 +228,14 @@ export async function verifyFile(path: string, expected: Expected): Promise<void
   }
 }
 
-function causeText(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as Error & { cause?: unknown }).cause;
-    if (cause instanceof Error) return (cause as NodeJS.ErrnoException).code ?? cause.message;
-    return error.message;
+/** The deepest cause's code or message: "ECONNRESET", "ENOTFOUND", "certificate has expired", ... */
+export function causeText(error: unknown): string {
+  let current: unknown = error;
+  let text = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    text = code && !code.startsWith("UND_ERR") ? code : current.message || text;
+    current = (current as Error & { cause?: unknown }).cause;
   }
-  return String(error);
+  return text;
 }

@@ -1,0 +1,104 @@
+/**
+ * Download progress: one bar per download (cli-progress) when stderr is a
+ * terminal, plain lines otherwise (a start line and an outcome line per
+ * download, so logs of CI runs and pipes stay readable).
+ */
+import cliProgress from "cli-progress";
+
+export interface DownloadProgress {
+  /** Bytes received so far, and the total when known. */
+  update(received: number, total: number | null): void;
+  /** The download is verified. */
+  done(): void;
+  /** The download gave up (the error is reported by the caller). */
+  fail(): void;
+}
+
+export interface ProgressReporter {
+  start(name: string): DownloadProgress;
+  /** Ends every bar (call once all downloads settled). */
+  stop(): void;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** Plain lines through `line`: "downloading X" and "X: 12.3 MiB verified in 1.2 s" (or "X: failed"). */
+export function lineProgress(line: (text: string) => void, now: () => number = Date.now): ProgressReporter {
+  return {
+    start(name) {
+      const started = now();
+      let received = 0;
+      let ended = false;
+      line(`downloading ${name}`);
+      return {
+        update(value) {
+          received = value;
+        },
+        done() {
+          if (ended) return;
+          ended = true;
+          line(`${name}: ${formatBytes(received)} verified in ${((now() - started) / 1000).toFixed(1)} s`);
+        },
+        fail() {
+          if (ended) return;
+          ended = true;
+          line(`${name}: download failed after ${formatBytes(received)}`);
+        },
+      };
+    },
+    stop() {},
+  };
+}
+
+/** Bars on `stream` (a terminal). */
+export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
+  let multi: cliProgress.MultiBar | null = null;
+  const bars = () =>
+    (multi ??= new cliProgress.MultiBar(
+      {
+        stream,
+        format: "{name} [{bar}] {percentage}% {got}{of} {status}",
+        barsize: 30,
+        hideCursor: true,
+        clearOnComplete: false,
+        stopOnComplete: false,
+        fps: 8,
+        forceRedraw: false,
+      },
+      cliProgress.Presets.shades_classic,
+    ));
+  return {
+    start(name) {
+      const bar = bars().create(1, 0, { name, got: formatBytes(0), of: "", status: "" });
+      let knownTotal = false;
+      return {
+        update(received, total) {
+          if (total !== null && total > 0 && !knownTotal) {
+            knownTotal = true;
+            bar.setTotal(total);
+          }
+          bar.update(knownTotal ? received : 0, { got: formatBytes(received), of: knownTotal ? ` of ${formatBytes(total!)}` : "" });
+        },
+        done() {
+          bar.update(bar.getTotal(), { status: "verified" });
+        },
+        fail() {
+          bar.update({ status: "failed" });
+        },
+      };
+    },
+    stop() {
+      multi?.stop();
+      multi = null;
+    },
+  };
+}
+
+/** Bars when `stream` is a terminal, plain lines through `line` otherwise. */
+export function progressFor(stream: NodeJS.WriteStream, line: (text: string) => void): ProgressReporter {
+  return stream.isTTY && process.env.TERM !== "dumb" ? barProgress(stream) : lineProgress(line);
+}
