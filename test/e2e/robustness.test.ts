@@ -167,3 +167,31 @@ describe("parent folders of HOME change nothing", () => {
     expect(await fs.readdir(join(home, ".gentle-shell", "runtime"))).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
   });
 });
+
+describe("a failed version install", () => {
+  it("removes the folder it claimed, names the step, and never prints a token", async () => {
+    // A release whose lockfile names a gentle-pi the registry does not have: pnpm fails.
+    const { distributionAsset } = await import("../../src/core/distribution");
+    const from = join(f.mirrorRoot, "releases", `v${latest.shell}`);
+    const lock = (await fs.readFile(join(from, "gentle-shell-distribution-lock.yaml"), "utf8"))
+      .split(`gentle-pi@${latest.shell}`).join("gentle-pi@4.9.0")
+      .replace(`specifier: ${latest.shell}\n`, "specifier: 4.9.0\n")
+      .replace(`version: ${latest.shell}(`, "version: 4.9.0(");
+    const to = join(f.mirrorRoot, "releases", "v4.9.0");
+    await fs.mkdir(to, { recursive: true });
+    await fs.writeFile(join(to, "gentle-shell-distribution-lock.yaml"), lock);
+    await fs.writeFile(join(to, "gentle-shell-distribution.json"), distributionAsset({ shell: "4.9.0", pi: latest.pi }, lock, { node: "24.21.0", pnpm: "11.1.1" }));
+
+    const home = await newHome();
+    const secret = "npm_SECRET0123456789abcdef";
+    await fs.appendFile(join(home, ".npmrc"), `//127.0.0.1:9/:_authToken=${secret}\n`);
+    const r = await install(home, ["--release", "4.9.0"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ version failed: pnpm install --frozen-lockfile failed for 4\.9\.0-1\.6\.0/);
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([]);
+    expect(existsSync(join(home, ".gentle-shell", "current"))).toBe(false);
+    // The runtimes it verified stay for the next run.
+    expect((await fs.readdir(join(home, ".gentle-shell", "runtime"))).sort()).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
+  });
+});
