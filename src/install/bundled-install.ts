@@ -13,7 +13,8 @@ import type { Distribution } from "../core/distribution";
 import { readTextOrNull } from "../io/files";
 import { run } from "../io/process";
 import { claimPrefix } from "./claim";
-import { ensureNodeRuntime, ensurePnpmRuntime } from "./runtime";
+import { ensureRuntimes } from "./runtime";
+import { progressFor } from "../io/progress";
 import { fetchDistribution, latestRelease } from "./release";
 import { installVersion } from "./version";
 import { activateVersion, pruneVersions } from "./activate";
@@ -98,10 +99,19 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "runtime",
       title: "runtimes",
       run: async () => {
-        const node = await ensureNodeRuntime(runtimeCtx());
-        if (source.kind === "official") source = { kind: "official", registry: await configuredRegistry(layout, npmrc, env) };
-        const pnpm = await ensurePnpmRuntime(runtimeCtx());
-        return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}`;
+        // pnpm's location is known up front unless the official source must ask our npm for the registry;
+        // then pnpm downloads once Node is ready, otherwise both download at once.
+        const known = npmrcRegistry(npmrc);
+        const official = async (): Promise<Source> => ({ kind: "official", registry: await configuredRegistry(layout, npmrc, env) });
+        const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
+        const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${line}\n`));
+        try {
+          const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource });
+          if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
+          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}`;
+        } finally {
+          progress.stop();
+        }
       },
     },
     {

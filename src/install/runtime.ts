@@ -1,22 +1,36 @@
 /**
- * Runtimes (spec: "Ownership rules", Runtimes; "npm for Pi"). Each one is
- * fetched verified, written to a staging folder in runtime/, run once to
- * check its version, marked with .gentle-shell-runtime and published with one
- * rename. A marked runtime is reused; an unmarked folder is never replaced.
+ * Runtimes (spec: "Ownership rules", Runtimes; "npm for Pi"; "Isolation from
+ * the user's Gentle AI", Engram). One protocol for each of Node with npm,
+ * pnpm, Go and Engram:
+ *
+ *   1. a marked folder is reused; an unmarked one is never replaced;
+ *   2. the archive is fetched verified (src/install/fetch.ts) into runtime/;
+ *   3. only the members the runtime needs are extracted into a staging folder
+ *      of ours beside the final one (same file system);
+ *   4. the runtime is run once from staging to check its version;
+ *   5. .gentle-shell-runtime is written, and staging is published with one
+ *      rename. If another installer published first, theirs is reused.
+ *
+ * Anything that fails removes the archive and the staging folder; a staging
+ * folder left by an installer that died (kill -9, power loss) is removed by
+ * the next run, because its name carries the dead process's id.
  */
 import { promises as fs } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { basename, join } from "pathe";
+import { dirname, join } from "pathe";
 import type { Layout } from "../core/layout";
-import type { Pins, Target } from "../pins/types";
+import type { FilePin, Pins, Target } from "../pins/types";
 import type { Source } from "../core/source";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../io/archive";
 import { isAlive, lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { run } from "../io/process";
+import type { ProgressReporter } from "../io/progress";
+import type { Expected } from "../io/download";
 import { fetchArtifact, type FetchOptions } from "./fetch";
 
 export const RUNTIME_MARKER = ".gentle-shell-runtime";
+const MiB = 1024 * 1024;
 
 export interface RuntimeContext {
   layout: Layout;
@@ -25,6 +39,8 @@ export interface RuntimeContext {
   target: Target;
   env: Env;
   fetch?: FetchOptions;
+  /** Bars or lines for each download (src/io/progress.ts); none when absent. */
+  progress?: ProgressReporter;
 }
 
 export interface RuntimeOutcome {
@@ -33,21 +49,31 @@ export interface RuntimeOutcome {
   status: "installed" | "reused";
 }
 
-/** Remove our own staging folders left by installers that are gone. */
+/**
+ * Test hooks: set only by code that imports this module (a test's own
+ * script); no flag, variable or file reaches them.
+ */
+export const runtimeTestHooks: {
+  /** Called with the staging folder after the marker is written, right before the rename. */
+  beforePublish?: (name: string, staging: string) => Promise<void>;
+} = {};
+
+/** Remove our own staging folders and downloads left by installers that are gone. */
 export async function cleanStaleStaging(runtimeDir: string): Promise<void> {
   const names = await fs.readdir(runtimeDir).catch(() => [] as string[]);
   for (const name of names) {
     const m = /^\.(?:staging|download)-.*?-(\d+)-[0-9a-f]{8}$/.exec(name) ?? /^\.download-(\d+)-[0-9a-f]{8}$/.exec(name);
-    if (m && !isAlive(Number(m[1]))) await fs.rm(join(runtimeDir, name), { recursive: true, force: true });
+    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) await fs.rm(join(runtimeDir, name), { recursive: true, force: true });
   }
 }
 
-async function existingRuntime(dir: string, label: string): Promise<boolean> {
+/** True for our marked runtime, false when nothing is there; throws for anything else. */
+async function existingRuntime(dir: string, label: string, runtimeRoot: string): Promise<boolean> {
   const stat = await lstatOrNull(dir);
   if (!stat) return false;
-  const rel = `runtime/${basename(dir)}`;
+  const rel = `runtime/${dir.slice(runtimeRoot.length + 1)}`;
   if (!stat.isDirectory()) {
-    throw new Error(`${rel} is not a folder made by gentle-shell-setup, so it was left as it is. Move it away, then run the installer again.`);
+    throw new Error(`${rel} is not a folder made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`);
   }
   const marker = await lstatOrNull(join(dir, RUNTIME_MARKER));
   if (!marker || !marker.isFile()) {
@@ -59,29 +85,87 @@ async function existingRuntime(dir: string, label: string): Promise<boolean> {
 }
 
 /** Publish `staging` as `dir` with one rename; if another installer won, reuse theirs. */
-async function publish(staging: string, dir: string): Promise<"installed" | "reused"> {
+async function publish(staging: string, dir: string, label: string, runtimeRoot: string): Promise<"installed" | "reused"> {
   try {
     await fs.rename(staging, dir);
     return "installed";
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST" || code === "ENOTEMPTY" || code === "EPERM") {
+    if (code === "EEXIST" || code === "ENOTEMPTY" || code === "EPERM" || code === "EISDIR") {
       await fs.rm(staging, { recursive: true, force: true });
-      if (await existingRuntime(dir, basename(dir))) return "reused";
+      if (await existingRuntime(dir, label, runtimeRoot)) return "reused";
     }
     throw error;
   }
 }
 
-function stagingFolder(ctx: RuntimeContext, what: string): string {
-  return join(ctx.layout.runtime, `.staging-${what}-${process.pid}-${randomBytes(4).toString("hex")}`);
+/** A verified archive on its way; `take()` hands it over once, `discard()` removes it whatever happened. */
+interface PendingArchive {
+  take(): Promise<string>;
+  discard(): Promise<void>;
+}
+
+function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, expected: Expected, dir: string): PendingArchive {
+  const handle = ctx.progress?.start(expected.name);
+  const promise = fetchArtifact(source, pin.path, dir, expected, {
+    ...ctx.fetch,
+    download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}) },
+  });
+  promise.catch(() => undefined);
+  return {
+    take: () => promise,
+    discard: async () => {
+      const file = await promise.catch(() => null);
+      if (file) await fs.rm(file, { force: true });
+    },
+  };
+}
+
+interface Recipe {
+  /** "Node 24.21.0", "pnpm 11.1.1", ... */
+  name: string;
+  /** The folder published with one rename. */
+  dir: string;
+  /** Staging name part, e.g. node-24.21.0. */
+  tag: string;
+  archive: PendingArchive;
+  unpack(archive: string, staging: string): Promise<void>;
+  /** Runs the runtime from staging; returns the marker's text. */
+  check(staging: string): Promise<string>;
+  /** After publish or reuse (Node: the npm entry). */
+  after?(): Promise<void>;
+}
+
+async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<RuntimeOutcome> {
+  const parent = dirname(recipe.dir);
+  await fs.mkdir(parent, { recursive: true, mode: 0o755 });
+  const staging = join(parent, `.staging-${recipe.tag}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  let archive: string | null = null;
+  try {
+    archive = await recipe.archive.take();
+    await fs.mkdir(staging, { mode: 0o755 });
+    await recipe.unpack(archive, staging);
+    await fs.rm(archive, { force: true });
+    archive = null;
+    const marker = await recipe.check(staging);
+    await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
+    await runtimeTestHooks.beforePublish?.(recipe.name, staging);
+    const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
+    await recipe.after?.();
+    return { name: recipe.name, path: recipe.dir, status };
+  } finally {
+    if (archive) await fs.rm(archive, { force: true });
+    await recipe.archive.discard();
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** What the pin says a download must be. */
+function expectedOf(name: string, pin: FilePin, extra: Partial<Expected> = {}): Expected {
+  return { name, sha256: pin.sha256, size: pin.size, maxBytes: pin.maxBytes, ...extra };
 }
 
 // --- Node with npm -------------------------------------------------------
-
-function nodeArchiveRoot(ctx: RuntimeContext): string {
-  return `node-v${ctx.pins.node.version}-${ctx.target}`;
-}
 
 export function nodePolicy(root: string, win: boolean, maxBytes: number): MemberPolicy {
   return {
@@ -107,14 +191,20 @@ export function nodePolicy(root: string, win: boolean, maxBytes: number): Member
   };
 }
 
-const NPM_WRAPPER = (cli: string) => `#!/bin/sh
+/** Our npm and npx: sh wrappers on POSIX (in place of the archive's links), .cmd files on Windows. */
+export function npmWrappers(win: boolean): Record<string, string> {
+  if (win) {
+    const cmd = (cli: string) =>
+      ["@ECHO OFF", "SETLOCAL DisableDelayedExpansion", `"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\${cli}" %*`, ""].join("\r\n");
+    return { "npm.cmd": cmd("npm-cli.js"), "npx.cmd": cmd("npx-cli.js") };
+  }
+  const sh = (cli: string) => `#!/bin/sh
 # gentle-shell-setup: runs the npm of this runtime with this runtime's node.
 dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 1
 exec "$dir/node" "$dir/../lib/node_modules/npm/bin/${cli}" "$@"
 `;
-
-const NPM_CMD = (cli: string) =>
-  ["@ECHO OFF", "SETLOCAL DisableDelayedExpansion", `"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\${cli}" %*`, ""].join("\r\n");
+  return { "bin/npm": sh("npm-cli.js"), "bin/npx": sh("npx-cli.js") };
+}
 
 /** The CommonJS entry Pi's npmCommand runs: its basename is exactly `npm`. */
 export function npmShimFiles(win: boolean): { entry: string; packageJson: string } {
@@ -125,6 +215,7 @@ export function npmShimFiles(win: boolean): { entry: string; packageJson: string
   };
 }
 
+/** runtime/node-<v>/gentle-shell/{npm,package.json}: written when they differ, refused over a link. */
 export async function ensureNpmShim(layout: Layout): Promise<void> {
   const dir = join(layout.nodeDir, "gentle-shell");
   const stat = await lstatOrNull(dir);
@@ -135,61 +226,67 @@ export async function ensureNpmShim(layout: Layout): Promise<void> {
   await writeIfChanged(join(dir, "npm"), files.entry, 0o644);
 }
 
-export async function ensureNodeRuntime(ctx: RuntimeContext): Promise<RuntimeOutcome> {
+function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
   const { layout, pins } = ctx;
   const name = `Node ${pins.node.version}`;
-  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
-  await cleanStaleStaging(layout.runtime);
-  if (await existingRuntime(layout.nodeDir, name)) {
-    await ensureNpmShim(layout);
-    return { name, path: layout.nodeDir, status: "reused" };
-  }
-  const pin = pins.node.archives[ctx.target];
-  if (!pin || !pin.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build`);
   const win = layout.platform === "win32";
-  const staging = stagingFolder(ctx, `node-${pins.node.version}`);
-  await fs.mkdir(staging, { mode: 0o755 });
-  let archive: string | null = null;
-  try {
-    archive = await fetchArtifact(ctx.source, pin.path, layout.runtime, { name: `${name} (${ctx.target})`, ...pin }, ctx.fetch);
-    const root = nodeArchiveRoot(ctx);
-    if (win) {
-      const { extractZip } = await import("../io/zip");
-      await extractZip(archive, staging, nodePolicy(root, true, 400 * 1024 * 1024));
-    } else {
-      await extractTarGz(archive, staging, nodePolicy(root, false, 400 * 1024 * 1024));
-    }
-    const nodeBin = win ? join(staging, "node.exe") : join(staging, "bin", "node");
-    const npmPkgPath = win ? join(staging, "node_modules", "npm", "package.json") : join(staging, "lib", "node_modules", "npm", "package.json");
-    if (!(await lstatOrNull(nodeBin))) throw new Error(`the ${name} archive holds no node executable`);
-    const npmPkgText = await readTextOrNull(npmPkgPath);
-    if (!npmPkgText) throw new Error(`the ${name} archive holds no npm; it was rejected`);
-    if (!win) {
-      await fs.writeFile(join(staging, "bin", "npm"), NPM_WRAPPER("npm-cli.js"), { mode: 0o755 });
-      await fs.writeFile(join(staging, "bin", "npx"), NPM_WRAPPER("npx-cli.js"), { mode: 0o755 });
-    } else {
-      await fs.writeFile(join(staging, "npm.cmd"), NPM_CMD("npm-cli.js"));
-      await fs.writeFile(join(staging, "npx.cmd"), NPM_CMD("npx-cli.js"));
-    }
-    const versionEnv = { ...pnpmEnvironment(layout, { env: ctx.env }) };
-    const nodeVersion = await run(nodeBin, ["--version"], { env: versionEnv, cwd: staging, timeoutMs: 60_000 });
-    if (nodeVersion.code !== 0 || nodeVersion.stdout.trim() !== `v${pins.node.version}`) {
-      throw new Error(`the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim())} for --version`);
-    }
-    const npmVersionWanted = (JSON.parse(npmPkgText) as { version?: string }).version;
-    const npmCli = win ? join(staging, "node_modules", "npm", "bin", "npm-cli.js") : join(staging, "lib", "node_modules", "npm", "bin", "npm-cli.js");
-    const npmVersion = await run(nodeBin, [npmCli, "--version"], { env: versionEnv, cwd: staging, timeoutMs: 60_000 });
-    if (npmVersion.code !== 0 || npmVersion.stdout.trim() !== npmVersionWanted) {
-      throw new Error(`the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim())}, expected ${npmVersionWanted}`);
-    }
-    await fs.writeFile(join(staging, RUNTIME_MARKER), `node ${pins.node.version} npm ${npmVersionWanted} sha256 ${pin.sha256}\n`);
-    const status = await publish(staging, layout.nodeDir);
-    await ensureNpmShim(layout);
-    return { name, path: layout.nodeDir, status };
-  } finally {
-    if (archive) await fs.rm(archive, { force: true });
-    await fs.rm(staging, { recursive: true, force: true });
-  }
+  const pin = pins.node.archives[ctx.target]!;
+  return {
+    name,
+    dir: layout.nodeDir,
+    tag: `node-${pins.node.version}`,
+    archive,
+    async unpack(file, staging) {
+      const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
+      if (win) {
+        const { extractZip } = await import("../io/zip");
+        await extractZip(file, staging, policy);
+      } else {
+        await extractTarGz(file, staging, policy);
+      }
+      for (const [rel, text] of Object.entries(npmWrappers(win))) {
+        await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });
+        await fs.writeFile(join(staging, rel), text, { mode: win ? 0o644 : 0o755 });
+      }
+    },
+    async check(staging) {
+      const nodeBin = win ? join(staging, "node.exe") : join(staging, "bin", "node");
+      const npmDir = win ? join(staging, "node_modules", "npm") : join(staging, "lib", "node_modules", "npm");
+      const nodeStat = await lstatOrNull(nodeBin);
+      if (!nodeStat?.isFile()) throw new Error(`the ${name} archive holds no node executable; it was rejected`);
+      const npmPkgText = await readTextOrNull(join(npmDir, "package.json"));
+      if (!npmPkgText) throw new Error(`the ${name} archive holds no npm; it was rejected`);
+      let npmVersionWanted: string | undefined;
+      try {
+        npmVersionWanted = (JSON.parse(npmPkgText) as { version?: string }).version;
+      } catch {
+        npmVersionWanted = undefined;
+      }
+      if (!npmVersionWanted) throw new Error(`the npm in the ${name} archive has no readable version; it was rejected`);
+      const env = pnpmEnvironment(layout, { env: ctx.env });
+      const nodeVersion = await run(nodeBin, ["--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      if (nodeVersion.code !== 0 || nodeVersion.stdout.trim() !== `v${pins.node.version}`) {
+        throw new Error(`the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim().slice(0, 200))} for --version`);
+      }
+      const npmVersion = await run(nodeBin, [join(npmDir, "bin", "npm-cli.js"), "--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      if (npmVersion.code !== 0 || npmVersion.stdout.trim() !== npmVersionWanted) {
+        throw new Error(`the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim() || npmVersion.stderr.trim().slice(0, 200))}, expected ${npmVersionWanted}`);
+      }
+      return `node ${pins.node.version} npm ${npmVersionWanted} sha256 ${pin.sha256}\n`;
+    },
+    after: () => ensureNpmShim(layout),
+  };
+}
+
+function nodePending(ctx: RuntimeContext): PendingArchive {
+  const name = `Node ${ctx.pins.node.version}`;
+  const pin = ctx.pins.node.archives[ctx.target];
+  if (!pin || !pin.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
+  return startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), ctx.layout.runtime);
+}
+
+export async function ensureNodeRuntime(ctx: RuntimeContext): Promise<RuntimeOutcome> {
+  return (await ensureRuntimes(ctx, { pnpm: false })).node;
 }
 
 // --- pnpm ----------------------------------------------------------------
@@ -210,35 +307,247 @@ export function pnpmPolicy(maxBytes: number): MemberPolicy {
   };
 }
 
-export async function ensurePnpmRuntime(ctx: RuntimeContext): Promise<RuntimeOutcome> {
+function pnpmRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
   const { layout, pins } = ctx;
   const name = `pnpm ${pins.pnpm.version}`;
+  return {
+    name,
+    dir: layout.pnpmDir,
+    tag: `pnpm-${pins.pnpm.version}`,
+    archive,
+    unpack: async (file, staging) => {
+      await extractTarGz(file, staging, pnpmPolicy(200 * MiB));
+    },
+    async check(staging) {
+      const entry = join(staging, "package", "bin", "pnpm.mjs");
+      if (!(await lstatOrNull(entry))?.isFile()) throw new Error(`the ${name} tarball holds no bin/pnpm.mjs; it was rejected`);
+      const env = pnpmEnvironment(layout, { env: ctx.env });
+      const result = await run(layout.node, [entry, "--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      if (result.code !== 0 || result.stdout.trim() !== pins.pnpm.version) {
+        throw new Error(`${name} printed ${JSON.stringify(result.stdout.trim() || result.stderr.trim().slice(0, 200))} for --version`);
+      }
+      return `pnpm ${pins.pnpm.version} ${pins.pnpm.integrity}\n`;
+    },
+  };
+}
+
+function pnpmPending(ctx: RuntimeContext, source: Source): PendingArchive {
+  const { pins } = ctx;
+  const name = `pnpm ${pins.pnpm.version}`;
+  if (!pins.pnpm.integrity && !pins.pnpm.file.sha256) throw new Error(`${name} has no pinned checksum in this build, so it is not downloaded`);
+  return startFetch(ctx, source, pins.pnpm.file, expectedOf(name, pins.pnpm.file, { integrity: pins.pnpm.integrity }), ctx.layout.runtime);
+}
+
+export async function ensurePnpmRuntime(ctx: RuntimeContext): Promise<RuntimeOutcome> {
+  return (await ensureRuntimes(ctx, { node: false })).pnpm;
+}
+
+// --- Node and pnpm together ------------------------------------------------
+
+export interface EnsureRuntimesOptions {
+  /** Default true. */
+  node?: boolean;
+  /** Default true. */
+  pnpm?: boolean;
+  /**
+   * Where pnpm comes from (default ctx.source). A function is called once
+   * Node is ready (the official source needs the registry our npm reports);
+   * a Source lets both downloads run at once.
+   */
+  pnpmSource?: Source | (() => Promise<Source>);
+}
+
+export interface RuntimesOutcome {
+  node: RuntimeOutcome;
+  pnpm: RuntimeOutcome;
+}
+
+/**
+ * Node with npm, then pnpm (whose check runs on our Node). The two archives
+ * download in parallel, hashed while they stream, whenever pnpm's location
+ * is known up front.
+ */
+export async function ensureRuntimes(ctx: RuntimeContext, options: EnsureRuntimesOptions = {}): Promise<RuntimesOutcome> {
+  const { layout, pins } = ctx;
+  const wantNode = options.node ?? true;
+  const wantPnpm = options.pnpm ?? true;
+  const nodeName = `Node ${pins.node.version}`;
+  const pnpmName = `pnpm ${pins.pnpm.version}`;
   await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
-  if (await existingRuntime(layout.pnpmDir, name)) return { name, path: layout.pnpmDir, status: "reused" };
-  const staging = stagingFolder(ctx, `pnpm-${pins.pnpm.version}`);
-  await fs.mkdir(staging, { mode: 0o755 });
-  let archive: string | null = null;
+  await cleanStaleStaging(layout.runtime);
+  const nodeThere = await existingRuntime(layout.nodeDir, nodeName, layout.runtime);
+  const pnpmThere = wantPnpm && (await existingRuntime(layout.pnpmDir, pnpmName, layout.runtime));
+  const pending: PendingArchive[] = [];
   try {
-    archive = await fetchArtifact(
-      ctx.source,
-      pins.pnpm.file.path,
-      layout.runtime,
-      { name, integrity: pins.pnpm.integrity, sha256: pins.pnpm.file.sha256, size: pins.pnpm.file.size, maxBytes: pins.pnpm.file.maxBytes },
-      ctx.fetch,
-    );
-    await extractTarGz(archive, staging, pnpmPolicy(200 * 1024 * 1024));
-    const entry = join(staging, "package", "bin", "pnpm.mjs");
-    if (!(await lstatOrNull(entry))) throw new Error(`the ${name} tarball holds no bin/pnpm.mjs`);
-    const env = pnpmEnvironment(layout, { env: ctx.env });
-    const result = await run(layout.node, [entry, "--version"], { env, cwd: staging, timeoutMs: 60_000 });
-    if (result.code !== 0 || result.stdout.trim() !== pins.pnpm.version) {
-      throw new Error(`${name} printed ${JSON.stringify(result.stdout.trim() || result.stderr.trim().slice(0, 200))} for --version`);
+    const nodeArchive = wantNode && !nodeThere ? nodePending(ctx) : null;
+    if (nodeArchive) pending.push(nodeArchive);
+    const source = options.pnpmSource ?? ctx.source;
+    let pnpmArchive = wantPnpm && !pnpmThere && typeof source !== "function" ? pnpmPending(ctx, source) : null;
+    if (pnpmArchive) pending.push(pnpmArchive);
+
+    let node: RuntimeOutcome;
+    if (nodeArchive) {
+      node = await installRuntime(ctx, nodeRecipe(ctx, nodeArchive));
+    } else {
+      if (!nodeThere) throw new Error(`${nodeName} is not installed; pnpm needs it`);
+      await ensureNpmShim(layout);
+      node = { name: nodeName, path: layout.nodeDir, status: "reused" };
     }
-    await fs.writeFile(join(staging, RUNTIME_MARKER), `pnpm ${pins.pnpm.version} ${pins.pnpm.integrity}\n`);
-    const status = await publish(staging, layout.pnpmDir);
-    return { name, path: layout.pnpmDir, status };
+    if (!wantPnpm) return { node, pnpm: { name: pnpmName, path: layout.pnpmDir, status: "reused" } };
+    if (pnpmThere) return { node, pnpm: { name: pnpmName, path: layout.pnpmDir, status: "reused" } };
+    if (!pnpmArchive) {
+      pnpmArchive = pnpmPending(ctx, await (source as () => Promise<Source>)());
+      pending.push(pnpmArchive);
+    }
+    const pnpm = await installRuntime(ctx, pnpmRecipe(ctx, pnpmArchive));
+    return { node, pnpm };
   } finally {
-    if (archive) await fs.rm(archive, { force: true });
-    await fs.rm(staging, { recursive: true, force: true });
+    await Promise.all(pending.map((p) => p.discard()));
   }
+}
+
+// --- Go (Windows builds only) ------------------------------------------------
+
+export function goPolicy(win: boolean): MemberPolicy {
+  return {
+    name: "Go archive",
+    links: "skip",
+    maxMembers: 50_000,
+    maxBytes: 1024 * MiB,
+    select(path) {
+      if (path === "go") return "go";
+      if (!path.startsWith("go/")) return OUTSIDE;
+      return path;
+    },
+    fileMode: (mode) => (win ? 0o644 : mode & 0o100 ? 0o755 : 0o644),
+  };
+}
+
+/** An environment for running our Go once: no GO* setting of the user's, no toolchain switch. */
+function goCheckEnvironment(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !/^GO/i.test(k) && k !== "CGO_ENABLED") out[k] = v;
+  out.GOTOOLCHAIN = "local";
+  out.GOENV = "off";
+  out.GOTELEMETRY = "off";
+  return out;
+}
+
+/** Our Go under runtime/go/<v>/go/ (acquireGo layout), only when a build asks for it. */
+export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {
+  const { layout, pins } = ctx;
+  const name = `Go ${pins.go.version}`;
+  const versionDir = dirname(layout.goDir);
+  await fs.mkdir(dirname(versionDir), { recursive: true, mode: 0o755 });
+  await cleanStaleStaging(dirname(versionDir));
+  if (await existingRuntime(versionDir, name, layout.runtime)) return { name, path: layout.goDir, status: "reused" };
+  const pin = pins.go.archives[ctx.target];
+  if (!pin || !pin.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
+  const win = layout.platform === "win32";
+  const archive = startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), dirname(versionDir));
+  const outcome = await installRuntime(ctx, {
+    name,
+    dir: versionDir,
+    tag: `go-${pins.go.version}`,
+    archive,
+    async unpack(file, staging) {
+      if (win || file.endsWith(".zip") || pin.path.endsWith(".zip")) {
+        const { extractZip } = await import("../io/zip");
+        await extractZip(file, staging, goPolicy(win));
+      } else {
+        await extractTarGz(file, staging, goPolicy(win));
+      }
+    },
+    async check(staging) {
+      const goBin = join(staging, "go", "bin", win ? "go.exe" : "go");
+      if (!(await lstatOrNull(goBin))?.isFile()) throw new Error(`the ${name} archive holds no go/bin/go; it was rejected`);
+      const result = await run(goBin, ["version"], { env: goCheckEnvironment(ctx.env), cwd: staging, timeoutMs: 60_000 });
+      const printed = result.stdout.trim();
+      if (result.code !== 0 || !printed.startsWith(`go version go${pins.go.version} `)) {
+        throw new Error(`${name} printed ${JSON.stringify(printed || result.stderr.trim().slice(0, 200))} for go version`);
+      }
+      return `go ${pins.go.version} sha256 ${pin.sha256}\n`;
+    },
+  });
+  return { ...outcome, path: layout.goDir };
+}
+
+// --- Engram ------------------------------------------------------------------
+
+export type EngramOutcome =
+  | (RuntimeOutcome & { available: true })
+  | { name: string; available: false; status: "unavailable"; path: null; reason: string };
+
+export function engramPolicy(win: boolean): MemberPolicy {
+  const exe = win ? "engram.exe" : "engram";
+  return {
+    name: "Engram archive",
+    links: "skip",
+    maxMembers: 1_000,
+    maxBytes: 256 * MiB,
+    select: (path, type) => (type === "file" && path === exe ? exe : null),
+    fileMode: () => (win ? 0o644 : 0o755),
+  };
+}
+
+/** An environment for `engram version`: no ENGRAM_* setting, no GitHub token, no update check. */
+function engramCheckEnvironment(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || /^ENGRAM_/i.test(k) || /^(GH_TOKEN|GITHUB_TOKEN)$/i.test(k)) continue;
+    out[k] = v;
+  }
+  out.ENGRAM_NO_UPDATE_CHECK = "1";
+  return out;
+}
+
+/**
+ * ensureEngram: the pinned Engram core under runtime/engram-<v>/. A pin that
+ * is not known makes it unavailable (nothing is downloaded), which callers
+ * treat as the spec's "bundled core missing or unverified".
+ */
+export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> {
+  const { layout, pins } = ctx;
+  const name = `Engram ${pins.engram.version}`;
+  const pin = pins.engram.archives[ctx.target];
+  if (!pin || !pin.sha256) {
+    return {
+      name,
+      available: false,
+      status: "unavailable",
+      path: null,
+      reason: `${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded; memory stays disabled (the bundled core is missing)`,
+    };
+  }
+  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await cleanStaleStaging(layout.runtime);
+  if (await existingRuntime(layout.engramDir, name, layout.runtime)) return { name, path: layout.engramDir, status: "reused", available: true };
+  const win = layout.platform === "win32";
+  const exe = win ? "engram.exe" : "engram";
+  const archive = startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), layout.runtime);
+  const outcome = await installRuntime(ctx, {
+    name,
+    dir: layout.engramDir,
+    tag: `engram-${pins.engram.version}`,
+    archive,
+    async unpack(file, staging) {
+      if (win || pin.path.endsWith(".zip")) {
+        const { extractZip } = await import("../io/zip");
+        await extractZip(file, staging, engramPolicy(win));
+      } else {
+        await extractTarGz(file, staging, engramPolicy(win));
+      }
+    },
+    async check(staging) {
+      const bin = join(staging, exe);
+      if (!(await lstatOrNull(bin))?.isFile()) throw new Error(`the ${name} archive holds no ${exe} file; it was rejected`);
+      const result = await run(bin, ["version"], { env: engramCheckEnvironment(ctx.env), cwd: staging, timeoutMs: 30_000 });
+      const printed = result.stdout.trim();
+      if (result.code !== 0 || printed !== `engram ${pins.engram.version}`) {
+        throw new Error(`${name} printed ${JSON.stringify(printed || result.stderr.trim().slice(0, 200))} for engram version, expected "engram ${pins.engram.version}"`);
+      }
+      return `engram ${pins.engram.version} sha256 ${pin.sha256}\n`;
+    },
+  });
+  return { ...outcome, available: true };
 }
