@@ -1,0 +1,186 @@
+/**
+ * Proxies the way curl users expect: the single executable runs with
+ * --use-env-proxy (sea-config.json), so Node's own fetch honours HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY. These tests prove our download path really goes
+ * through that fetch: verifiedDownload, bundled like the release build
+ * (esbuild, CommonJS), runs on our Node 24.21.0 with --use-env-proxy against
+ * a small local proxy (Node tunnels with CONNECT, for http and https alike;
+ * absolute-form requests are forwarded too); and the
+ * fixture binary itself sends its downloads through HTTP_PROXY.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, promises as fs, readFileSync } from "node:fs";
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { build } from "esbuild";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { mirrorClient } from "../support/mirror";
+import { REPO_ROOT } from "../support/paths";
+import { runCommand } from "../support/proc";
+
+const f = fixtures();
+const PNPM_PATH = f.pins.pnpm.file.path;
+
+const CHILD = `
+import { verifiedDownload } from "../../src/io/download";
+const args = JSON.parse(process.argv[2]);
+verifiedDownload(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000 }).then(
+  () => { console.log("verified"); },
+  (error) => { console.error(error.message); process.exitCode = 1; },
+);
+`;
+
+interface ProxyLog {
+  /** "GET http://host/path" for plain HTTP, "CONNECT host:port" for tunnels. */
+  lines: string[];
+}
+
+/** A small forwarding proxy: absolute-form HTTP requests and CONNECT tunnels. */
+async function startProxy(): Promise<{ url: string; log: ProxyLog; server: Server }> {
+  const log: ProxyLog = { lines: [] };
+  const server = createHttpServer((req, res) => {
+    log.lines.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url!);
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on("connect", (req, socket, head) => {
+    log.lines.push(`CONNECT ${req.url}`);
+    const [host, port] = req.url!.split(":");
+    const upstream = connect(Number(port), host!, () => {
+      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on("error", () => socket.destroy());
+    socket.on("error", () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, log, server };
+}
+
+let work: string;
+let bundle: string;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+let https: Server;
+let httpsUrl: string;
+let body: Buffer;
+let expected: { name: string; sha256: string; size: number; maxBytes: number };
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "gss-proxy-"));
+  bundle = join(work, "child.cjs");
+  await build({
+    stdin: { contents: CHILD, resolveDir: join(REPO_ROOT, "test", "integration"), sourcefile: "proxy-child.ts", loader: "ts" },
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    outfile: bundle,
+    logLevel: "warning",
+  });
+  body = await fs.readFile(join(f.mirrorRoot, PNPM_PATH));
+  expected = { name: "pnpm 11.1.1", sha256: createHash("sha256").update(body).digest("hex"), size: body.length, maxBytes: 64 * 1024 * 1024 };
+  proxy = await startProxy();
+  // An HTTPS origin with a throwaway certificate, trusted by the child through NODE_EXTRA_CA_CERTS.
+  execFileSync("openssl", [
+    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+    "-addext", "subjectAltName=IP:127.0.0.1",
+    "-keyout", join(work, "key.pem"), "-out", join(work, "cert.pem"),
+  ], { stdio: "ignore" });
+  https = createHttpsServer({ key: readFileSync(join(work, "key.pem")), cert: readFileSync(join(work, "cert.pem")) }, (req, res) => {
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
+    res.end(body);
+  });
+  await new Promise<void>((r) => https.listen(0, "127.0.0.1", () => r()));
+  httpsUrl = `https://127.0.0.1:${(https.address() as { port: number }).port}`;
+});
+afterAll(async () => {
+  proxy?.server.closeAllConnections();
+  await new Promise((r) => proxy?.server.close(r));
+  https?.closeAllConnections();
+  await new Promise((r) => https?.close(r));
+  await fs.rm(work, { recursive: true, force: true });
+});
+
+/** The proxy carried a request for `url`: absolute-form for plain HTTP, or a tunnel (undici tunnels plain HTTP too). */
+function carried(url: string): string[] {
+  const u = new URL(url);
+  return proxy.log.lines.filter((line) => line === `GET ${url}` || line === `CONNECT ${u.host}`);
+}
+
+async function download(url: string, env: NodeJS.ProcessEnv) {
+  const dest = join(work, `dest-${Math.random().toString(16).slice(2)}`);
+  const r = await runCommand(f.node, ["--use-env-proxy", bundle, JSON.stringify({ url, dest, expected })], {
+    env: { ...homeEnv(work), NODE_EXTRA_CA_CERTS: join(work, "cert.pem"), ...env },
+    timeoutMs: 60_000,
+  });
+  return { ...r, bytes: await fs.readFile(dest).catch(() => null) };
+}
+
+describe("downloads through proxies (Node's fetch with --use-env-proxy)", () => {
+  it("HTTP_PROXY: a plain-http source is fetched through the proxy, and verified", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    proxy.log.lines.length = 0;
+    const r = await download(`${scope.url}/${PNPM_PATH}`, { HTTP_PROXY: proxy.url });
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("verified");
+    expect(r.bytes?.equals(body)).toBe(true);
+    expect(proxy.log.lines).toHaveLength(1);
+    expect(carried(`${scope.url}/${PNPM_PATH}`)).toHaveLength(1);
+  });
+
+  it("HTTPS_PROXY: an https source goes through a CONNECT tunnel, and verified", async () => {
+    proxy.log.lines.length = 0;
+    const r = await download(`${httpsUrl}/${PNPM_PATH}`, { HTTPS_PROXY: proxy.url });
+    expect(r.stderr).toBe("");
+    expect(r.stdout.trim()).toBe("verified");
+    expect(proxy.log.lines).toEqual([`CONNECT ${new URL(httpsUrl).host}`]);
+  });
+
+  it("NO_PROXY: a listed host is fetched directly", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    proxy.log.lines.length = 0;
+    const r = await download(`${scope.url}/${PNPM_PATH}`, { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: "127.0.0.1" });
+    expect(r.stdout.trim()).toBe("verified");
+    const r2 = await download(`${httpsUrl}/${PNPM_PATH}`, { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: "127.0.0.1" });
+    expect(r2.stdout.trim()).toBe("verified");
+    expect(proxy.log.lines).toEqual([]);
+  });
+
+  it("the fixture binary sends its runtime downloads through HTTP_PROXY", async () => {
+    expect(f.binary, "the fixture binary is built by the global setup").toBeTruthy();
+    const home = join(work, "home");
+    await fs.mkdir(home, { recursive: true });
+    await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    // The proxied Node archive fails for good (404), so the install stops at the runtime step.
+    await scope.setFault(f.pins.node.archives["linux-x64"]!.path, { kind: "status", status: 404 });
+    proxy.log.lines.length = 0;
+    const r = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--source", scope.url], {
+      env: homeEnv(home, { HTTP_PROXY: proxy.url, NO_PROXY: "" }),
+      cwd: home,
+      timeoutMs: 120_000,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ runtime failed: Node 24\.21\.0 \(linux-x64\): .* answered HTTP 404/);
+    expect(carried(`${scope.url}/${f.pins.node.archives["linux-x64"]!.path}`).length).toBeGreaterThan(0);
+    const requests = (await scope.requests()).map((r) => r.path);
+    expect(requests).toContain(f.pins.node.archives["linux-x64"]!.path);
+    expect(await fs.readdir(join(home, ".gentle-shell", "runtime"))).toEqual([]);
+  });
+});
