@@ -1,0 +1,381 @@
+/**
+ * The Windows private folder (spec: "Layout", Windows paragraph).
+ *
+ * API
+ *
+ *   ensureWindowsPrivateFolder(env, adapter?) → Promise<WindowsPrivateFolder>
+ *     { prefix, marker, fallback, firstRejected?, created }
+ *
+ *   - env: the user's environment (keys in any case). %LOCALAPPDATA% is
+ *     required; %USERPROFILE% only when the fallback is needed. Both must be
+ *     drive-absolute (C:\...).
+ *   - adapter: the OS behind a small interface (WindowsPrivateFolderAdapter).
+ *     The default is windowsPrivateFolderAdapter(): whoami.exe and Windows
+ *     PowerShell through windowsProcessCheck, each path passed as environment
+ *     data (GENTLE_SHELL_PRIVATE_PATH), never as script text; folder and
+ *     marker through node:fs.
+ *   - Pass `prefix` to prefixLayout as `windowsPrefix`.
+ *
+ * The rule
+ *
+ *   1. %LOCALAPPDATA%\gentle-shell first. It is rejected only when an
+ *      untrusted owner or ACL is found: on %LOCALAPPDATA% itself, or on the
+ *      folder (existing, or just created). Only then %USERPROFILE%\.gentle-shell-bundle
+ *      is tried, under the same rule. Anything else (a link or a file in
+ *      place of the folder, a marker that is not ours, a failing Windows
+ *      process, an environment variable that is not an absolute path) stops
+ *      with an error and never falls back.
+ *   2. Trusted accounts: the current user, SYSTEM, Administrators and
+ *      TrustedInstaller. The owner must be one of them. No allow entry may
+ *      give write, delete, change-permissions or take-ownership rights to any
+ *      other account (deny entries only take rights away; CREATOR OWNER,
+ *      CREATOR GROUP and OWNER RIGHTS stand for accounts already checked). An
+ *      ACL we cannot read is untrusted.
+ *   3. The folder is created without its parents, then claimed with a
+ *      protected DACL (no inheritance) holding exactly three entries, full
+ *      control for the folder, subfolders and files: the current user,
+ *      SYSTEM and Administrators. That is the same set the user's profile
+ *      folders grant by default, so nothing that could read the profile
+ *      before loses or gains access, while every other account (other
+ *      users, Everyone, Users, Authenticated Users) is shut out. SYSTEM and
+ *      Administrators can take any folder anyway; leaving them out would
+ *      only break backup, antivirus and profile tools without protecting
+ *      anything. The DACL is read back and checked before the marker is
+ *      written.
+ *   4. The marker `<prefix>\.gentle-shell-bundle` holds exactly
+ *      WINDOWS_BUNDLE_MARKER_TEXT. It is written once (exclusive create) and
+ *      then left alone; self-uninstall requires this exact text. A marker
+ *      with other text, or something else at its path, stops the claim
+ *      before the DACL is touched.
+ *
+ * An existing folder that passes is claimed again (same DACL, which also
+ * reaches inheriting files inside), so running twice changes nothing.
+ */
+import { promises as fs } from "node:fs";
+import { win32 } from "node:path";
+import { windowsProcessCheck } from "../io/windows-process";
+import type { WindowsProcessOutput, WindowsProcessRequest } from "../io/windows-process";
+
+export const WINDOWS_BUNDLE_MARKER = ".gentle-shell-bundle";
+export const WINDOWS_BUNDLE_MARKER_TEXT = "This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n";
+export const WINDOWS_FIRST_FOLDER = "gentle-shell";
+export const WINDOWS_FALLBACK_FOLDER = ".gentle-shell-bundle";
+
+export const SID = {
+  SYSTEM: "S-1-5-18",
+  ADMINISTRATORS: "S-1-5-32-544",
+  TRUSTED_INSTALLER: "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464",
+  CREATOR_OWNER: "S-1-3-0",
+  CREATOR_GROUP: "S-1-3-1",
+  OWNER_RIGHTS: "S-1-3-4",
+} as const;
+
+/** FILE_WRITE_DATA|FILE_APPEND_DATA|FILE_WRITE_EA|FILE_DELETE_CHILD|FILE_WRITE_ATTRIBUTES|DELETE|WRITE_DAC|WRITE_OWNER|GENERIC_ALL|GENERIC_WRITE */
+export const WRITE_RIGHTS = 0x2 | 0x4 | 0x10 | 0x40 | 0x100 | 0x10000 | 0x40000 | 0x80000 | 0x10000000 | 0x40000000;
+/** FileSystemRights.FullControl */
+export const FULL_CONTROL = 0x1f01ff;
+
+export interface WindowsAce {
+  sid: string;
+  allow: boolean;
+  /** The access mask, unsigned. */
+  rights: number;
+  /** Applies only to what is created inside, not to the folder itself. */
+  inheritOnly: boolean;
+  inherited: boolean;
+}
+
+export type WindowsFolderState =
+  | { kind: "absent" }
+  | { kind: "link" }
+  | { kind: "file" }
+  /** Exists, but its owner or DACL cannot be read. */
+  | { kind: "unreadable" }
+  | { kind: "directory"; owner: string; protected: boolean; aces: WindowsAce[] };
+
+export type WindowsMarkerState = { kind: "absent" } | { kind: "file"; text: string } | { kind: "other" };
+
+/** The OS, behind the smallest interface the rule needs. */
+export interface WindowsPrivateFolderAdapter {
+  /** The SID of the account we run as. */
+  currentUserSid(): Promise<string>;
+  /** Owner and DACL of a path, without following a link. */
+  inspect(path: string): Promise<WindowsFolderState>;
+  /** One folder, parents not created; an existing one is not an error. */
+  createFolder(path: string): Promise<void>;
+  /** Replaces the DACL with a protected one: full control, inheriting to subfolders and files, for exactly these SIDs. */
+  setProtectedDacl(path: string, sids: readonly string[]): Promise<void>;
+  readMarker(path: string): Promise<WindowsMarkerState>;
+  /** Exclusive create: never replaces anything. */
+  writeMarker(path: string, text: string): Promise<void>;
+}
+
+export interface WindowsPrivateFolder {
+  prefix: string;
+  /** `<prefix>\.gentle-shell-bundle` */
+  marker: string;
+  /** %USERPROFILE%\.gentle-shell-bundle was used. */
+  fallback: boolean;
+  /** Why %LOCALAPPDATA%\gentle-shell was rejected (fallback only). */
+  firstRejected?: string;
+  /** The folder did not exist before. */
+  created: boolean;
+}
+
+export class WindowsPrivateFolderError extends Error {}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function envValue(env: Env, name: string): string | undefined {
+  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
+  return key === undefined ? undefined : env[key];
+}
+
+const DRIVE_ABSOLUTE = /^[A-Za-z]:\\/;
+const SID_TEXT = /^S-1-\d+(?:-\d+)+$/;
+
+function absoluteFolder(env: Env, name: string): string {
+  const raw = envValue(env, name);
+  const value = raw?.replace(/\//g, "\\");
+  if (!value || !DRIVE_ABSOLUTE.test(value) || value.includes("\0")) {
+    throw new WindowsPrivateFolderError(`%${name}% is not set to an absolute folder (C:\\...), so the Gentle Shell folder cannot be placed. Nothing was changed.`);
+  }
+  const normal = win32.normalize(value);
+  return /^[A-Za-z]:\\$/.test(normal) ? normal : normal.replace(/\\+$/, "");
+}
+
+/** Why a folder cannot be trusted, or null. Pure. */
+export function untrustedReason(state: WindowsFolderState, trusted: ReadonlySet<string>): string | null {
+  if (state.kind === "unreadable") return "has an owner or permissions that cannot be read";
+  if (state.kind !== "directory") return null;
+  if (!trusted.has(state.owner)) return "is owned by another account";
+  const stand = new Set<string>([SID.CREATOR_OWNER, SID.CREATOR_GROUP, SID.OWNER_RIGHTS]);
+  for (const ace of state.aces) {
+    if (!ace.allow || trusted.has(ace.sid) || stand.has(ace.sid)) continue;
+    if ((ace.rights >>> 0) & WRITE_RIGHTS) return "lets another account change it";
+  }
+  return null;
+}
+
+/** The protected DACL we set, read back: exactly our grants, full control, inheriting, nothing inherited. */
+export function isOurProtectedDacl(state: WindowsFolderState, grants: readonly string[], trusted: ReadonlySet<string>): boolean {
+  if (state.kind !== "directory" || !state.protected || !trusted.has(state.owner)) return false;
+  if (state.aces.some((a) => a.inherited || (a.allow && !grants.includes(a.sid)))) return false;
+  return grants.every((sid) => state.aces.some((a) => a.allow && a.sid === sid && !a.inheritOnly && ((a.rights >>> 0) & FULL_CONTROL) === FULL_CONTROL));
+}
+
+type Attempt = { ok: true; created: boolean } | { ok: false; reason: string };
+
+async function claim(
+  adapter: WindowsPrivateFolderAdapter,
+  folder: string,
+  parent: string,
+  parentName: string,
+  trusted: ReadonlySet<string>,
+  grants: readonly string[],
+): Promise<Attempt> {
+  const parentState = await adapter.inspect(parent);
+  if (parentState.kind === "absent") throw new WindowsPrivateFolderError(`${parentName} (${parent}) does not exist. Nothing was changed.`);
+  if (parentState.kind === "link" || parentState.kind === "file") {
+    throw new WindowsPrivateFolderError(`${parentName} (${parent}) is not a real folder. Nothing was changed.`);
+  }
+  const parentReason = untrustedReason(parentState, trusted);
+  if (parentReason) return { ok: false, reason: `${parentName} (${parent}) ${parentReason}` };
+
+  let state = await adapter.inspect(folder);
+  let created = false;
+  if (state.kind === "absent") {
+    await adapter.createFolder(folder);
+    created = true;
+    state = await adapter.inspect(folder);
+  }
+  if (state.kind === "absent") throw new WindowsPrivateFolderError(`${folder} could not be created.`);
+  if (state.kind === "link") throw new WindowsPrivateFolderError(`${folder} is a link; it must be a real folder. Nothing was changed.`);
+  if (state.kind === "file") throw new WindowsPrivateFolderError(`${folder} is not a folder. Nothing was changed.`);
+  const reason = untrustedReason(state, trusted);
+  if (reason) return { ok: false, reason: `${folder} ${reason}` };
+
+  const markerPath = win32.join(folder, WINDOWS_BUNDLE_MARKER);
+  const marker = await adapter.readMarker(markerPath);
+  if (marker.kind === "other") throw new WindowsPrivateFolderError(`${markerPath} is not a regular file. Nothing was changed.`);
+  if (marker.kind === "file" && marker.text !== WINDOWS_BUNDLE_MARKER_TEXT) {
+    throw new WindowsPrivateFolderError(`${folder} holds a ${WINDOWS_BUNDLE_MARKER} that Gentle Shell did not write. Nothing was changed.`);
+  }
+
+  await adapter.setProtectedDacl(folder, grants);
+  const after = await adapter.inspect(folder);
+  if (!isOurProtectedDacl(after, grants, trusted)) {
+    throw new WindowsPrivateFolderError(`${folder} could not be made private: its permissions did not read back as set.`);
+  }
+  if (marker.kind === "absent") {
+    await adapter.writeMarker(markerPath, WINDOWS_BUNDLE_MARKER_TEXT);
+    const written = await adapter.readMarker(markerPath);
+    if (written.kind !== "file" || written.text !== WINDOWS_BUNDLE_MARKER_TEXT) {
+      throw new WindowsPrivateFolderError(`${markerPath} did not read back as written.`);
+    }
+  }
+  return { ok: true, created };
+}
+
+export async function ensureWindowsPrivateFolder(env: Env, adapter: WindowsPrivateFolderAdapter = windowsPrivateFolderAdapter()): Promise<WindowsPrivateFolder> {
+  const localAppData = absoluteFolder(env, "LOCALAPPDATA");
+  const user = await adapter.currentUserSid();
+  if (!SID_TEXT.test(user)) throw new WindowsPrivateFolderError("The current Windows account could not be identified. Nothing was changed.");
+  const trusted = new Set<string>([user, SID.SYSTEM, SID.ADMINISTRATORS, SID.TRUSTED_INSTALLER]);
+  const grants = [user, SID.SYSTEM, SID.ADMINISTRATORS];
+
+  const first = win32.join(localAppData, WINDOWS_FIRST_FOLDER);
+  const a = await claim(adapter, first, localAppData, "%LOCALAPPDATA%", trusted, grants);
+  if (a.ok) return { prefix: first, marker: win32.join(first, WINDOWS_BUNDLE_MARKER), fallback: false, created: a.created };
+
+  const profile = absoluteFolder(env, "USERPROFILE");
+  const second = win32.join(profile, WINDOWS_FALLBACK_FOLDER);
+  const b = await claim(adapter, second, profile, "%USERPROFILE%", trusted, grants);
+  if (b.ok) return { prefix: second, marker: win32.join(second, WINDOWS_BUNDLE_MARKER), fallback: true, firstRejected: a.reason, created: b.created };
+  throw new WindowsPrivateFolderError(`No private folder for Gentle Shell: ${a.reason}, and ${b.reason}. Nothing was installed.`);
+}
+
+// ---------------------------------------------------------------------------
+// The real adapter (Windows only; exercised by test/windows in the Windows CI job)
+
+export type ProcessCheck = (request: WindowsProcessRequest) => Promise<WindowsProcessOutput>;
+
+export interface WindowsAdapterOptions {
+  /** Where SystemRoot is read (default process.env). */
+  env?: Env;
+  check?: ProcessCheck;
+}
+
+/** A script's one input: the path, as environment data. */
+export const PATH_VARIABLE = "GENTLE_SHELL_PRIVATE_PATH";
+export const SIDS_VARIABLE = "GENTLE_SHELL_PRIVATE_SIDS";
+
+const PS_PRELUDE = [
+  "$ErrorActionPreference = 'Stop'",
+  "function Get-Base($e) { while ($null -ne $e.InnerException) { $e = $e.InnerException }; $e }",
+  `$p = $env:${PATH_VARIABLE}`,
+];
+
+export const PS_INSPECT = [
+  ...PS_PRELUDE,
+  "try { $a = [System.IO.File]::GetAttributes($p) } catch {",
+  "  $b = Get-Base $_.Exception",
+  "  if ($b -is [System.IO.FileNotFoundException] -or $b -is [System.IO.DirectoryNotFoundException]) { 'kind absent'; exit 0 }",
+  "  if ($b -is [System.UnauthorizedAccessException]) { 'kind unreadable'; exit 0 }",
+  "  throw",
+  "}",
+  "if (($a -band [System.IO.FileAttributes]::ReparsePoint) -ne 0) { 'kind link'; exit 0 }",
+  "if (($a -band [System.IO.FileAttributes]::Directory) -eq 0) { 'kind file'; exit 0 }",
+  "try { $acl = [System.IO.Directory]::GetAccessControl($p, [System.Security.AccessControl.AccessControlSections]'Owner, Access') } catch {",
+  "  $b = Get-Base $_.Exception",
+  "  if ($b -is [System.UnauthorizedAccessException] -or $b -is [System.Security.Principal.IdentityNotMappedException]) { 'kind unreadable'; exit 0 }",
+  "  throw",
+  "}",
+  "'kind directory'",
+  "'owner ' + $acl.GetOwner([System.Security.Principal.SecurityIdentifier]).Value",
+  "if ($acl.AreAccessRulesProtected) { 'protected 1' } else { 'protected 0' }",
+  "foreach ($r in $acl.GetAccessRules($true, $true, [System.Security.Principal.SecurityIdentifier])) {",
+  "  $t = 'deny'; if ($r.AccessControlType -eq [System.Security.AccessControl.AccessControlType]::Allow) { $t = 'allow' }",
+  "  $io = 0; if (($r.PropagationFlags -band [System.Security.AccessControl.PropagationFlags]::InheritOnly) -ne 0) { $io = 1 }",
+  "  $inh = 0; if ($r.IsInherited) { $inh = 1 }",
+  "  'ace ' + $t + ' ' + [int]$r.FileSystemRights + ' ' + $io + ' ' + $inh + ' ' + $r.IdentityReference.Value",
+  "}",
+].join("\n");
+
+export const PS_SET_PROTECTED_DACL = [
+  ...PS_PRELUDE,
+  "$a = [System.IO.File]::GetAttributes($p)",
+  "if (($a -band [System.IO.FileAttributes]::ReparsePoint) -ne 0 -or ($a -band [System.IO.FileAttributes]::Directory) -eq 0) { throw 'not a real folder' }",
+  "$sec = New-Object System.Security.AccessControl.DirectorySecurity",
+  "$sec.SetAccessRuleProtection($true, $false)",
+  "$inherit = [System.Security.AccessControl.InheritanceFlags]'ContainerInherit, ObjectInherit'",
+  "$none = [System.Security.AccessControl.PropagationFlags]::None",
+  "$full = [System.Security.AccessControl.FileSystemRights]::FullControl",
+  "$allow = [System.Security.AccessControl.AccessControlType]::Allow",
+  `foreach ($s in ($env:${SIDS_VARIABLE} -split ',')) {`,
+  "  $id = New-Object System.Security.Principal.SecurityIdentifier($s)",
+  "  $sec.AddAccessRule((New-Object System.Security.AccessControl.FileSystemAccessRule($id, $full, $inherit, $none, $allow)))",
+  "}",
+  // Only the changed section (the DACL, protected) is written; the owner stays.
+  "[System.IO.Directory]::SetAccessControl($p, $sec)",
+].join("\n");
+
+function systemRoot(env: Env): string {
+  const root = envValue(env, "SystemRoot") ?? envValue(env, "windir");
+  if (!root || !DRIVE_ABSOLUTE.test(root)) throw new WindowsPrivateFolderError("%SystemRoot% is not an absolute folder; Windows tools cannot be found. Nothing was changed.");
+  return root.replace(/\\+$/, "");
+}
+
+/** Parses PS_INSPECT's output. */
+export function parseInspect(stdout: string): WindowsFolderState {
+  const lines = stdout.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const kind = /^kind (absent|link|file|unreadable|directory)$/.exec(lines[0] ?? "")?.[1];
+  if (!kind) throw new WindowsPrivateFolderError("Reading folder permissions gave an unexpected answer.");
+  if (kind !== "directory") return { kind } as WindowsFolderState;
+  let owner: string | undefined;
+  let isProtected: boolean | undefined;
+  const aces: WindowsAce[] = [];
+  for (const line of lines.slice(1)) {
+    let m: RegExpExecArray | null;
+    if ((m = /^owner (S-1-\d+(?:-\d+)+)$/.exec(line))) owner = m[1];
+    else if ((m = /^protected ([01])$/.exec(line))) isProtected = m[1] === "1";
+    else if ((m = /^ace (allow|deny) (-?\d+) ([01]) ([01]) (S-1-\d+(?:-\d+)+)$/.exec(line))) {
+      aces.push({ allow: m[1] === "allow", rights: Number(m[2]) >>> 0, inheritOnly: m[3] === "1", inherited: m[4] === "1", sid: m[5] });
+    } else throw new WindowsPrivateFolderError("Reading folder permissions gave an unexpected answer.");
+  }
+  if (owner === undefined || isProtected === undefined) throw new WindowsPrivateFolderError("Reading folder permissions gave an unexpected answer.");
+  return { kind: "directory", owner, protected: isProtected, aces };
+}
+
+/** Parses `whoami /user /fo csv /nh`: "domain\user","S-1-5-21-...". */
+export function parseWhoami(stdout: string): string {
+  const m = /"(S-1-\d+(?:-\d+)+)"\s*$/.exec(stdout.trim());
+  if (!m) throw new WindowsPrivateFolderError("The current Windows account could not be identified.");
+  return m[1];
+}
+
+export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions = {}): WindowsPrivateFolderAdapter {
+  const env = options.env ?? process.env;
+  const check = options.check ?? ((request: WindowsProcessRequest) => windowsProcessCheck(request));
+  const powershell = (script: string, data: Record<string, string>) =>
+    check({
+      command: `${systemRoot(env)}\\System32\\WindowsPowerShell\\v1.0\\powershell.exe`,
+      args: ["-NoLogo", "-NoProfile", "-NonInteractive", "-EncodedCommand", Buffer.from(script, "utf16le").toString("base64")],
+      env: data,
+    });
+  return {
+    async currentUserSid() {
+      const out = await check({ command: `${systemRoot(env)}\\System32\\whoami.exe`, args: ["/user", "/fo", "csv", "/nh"] });
+      return parseWhoami(out.stdout);
+    },
+    async inspect(path) {
+      const out = await powershell(PS_INSPECT, { [PATH_VARIABLE]: path });
+      return parseInspect(out.stdout);
+    },
+    async createFolder(path) {
+      try {
+        await fs.mkdir(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    },
+    async setProtectedDacl(path, sids) {
+      if (sids.length === 0 || !sids.every((s) => SID_TEXT.test(s))) throw new WindowsPrivateFolderError("Refusing to set permissions without valid accounts.");
+      await powershell(PS_SET_PROTECTED_DACL, { [PATH_VARIABLE]: path, [SIDS_VARIABLE]: sids.join(",") });
+    },
+    async readMarker(path) {
+      let stat;
+      try {
+        stat = await fs.lstat(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "absent" };
+        throw error;
+      }
+      if (!stat.isFile() || stat.size > 4096) return { kind: "other" };
+      return { kind: "file", text: await fs.readFile(path, "utf8") };
+    },
+    async writeMarker(path, text) {
+      await fs.writeFile(path, text, { flag: "wx" });
+    },
+  };
+}
