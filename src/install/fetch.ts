@@ -17,8 +17,14 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
   const location = artifactLocation(source, path);
   try {
     if (source.kind === "folder") {
+      // Checked before the copy (no link, no special file, not over the cap), and the copy verified.
+      const stat = await fs.lstat(location).catch(() => null);
+      if (!stat || !stat.isFile()) throw new Error(`${expected.name} is not a regular file in ${source.root} (${path})`);
+      if (stat.size > expected.maxBytes) throw new Error(`${expected.name} in ${source.root} is larger than the ${expected.maxBytes} bytes allowed`);
       await fs.copyFile(location, dest);
       await verifyFile(dest, expected);
+      options.download?.progress?.update(stat.size, stat.size);
+      options.download?.progress?.done();
     } else {
       await verifiedDownload(location, dest, expected, {
         redirectHosts: redirectHostsFor(source, path),

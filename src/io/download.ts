@@ -13,7 +13,7 @@
  * - redirects refused unless the caller lists the hosts they may go to.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createWriteStream, promises as fs } from "node:fs";
+import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import { ofetch } from "ofetch";
 import type { DownloadProgress } from "./progress";
 
@@ -209,20 +209,28 @@ export function sameBytes(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Hash a file we already hold (offline bundles, local sources). */
+/** Hash a file we already hold (offline bundles, local sources), streaming it. */
 export async function verifyFile(path: string, expected: Expected): Promise<void> {
   if (!hasPin(expected)) throw new DownloadError(`${expected.name} has no known checksum in this build`, false);
   const stat = await fs.stat(path);
   if (stat.size > expected.maxBytes) throw new DownloadError(`${path} is larger than allowed for ${expected.name}`, false);
   if (expected.size != null && stat.size !== expected.size) throw new DownloadError(`${path} is not the size of ${expected.name}`, false);
-  const data = await fs.readFile(path);
-  if (expected.sha256 && !sameBytes(createHash("sha256").update(data).digest(), Buffer.from(expected.sha256, "hex"))) {
+  const sha256 = createHash("sha256");
+  const algo = expected.integrity ? expected.integrity.split("-")[0]! : null;
+  const sri = algo ? createHash(algo) : null;
+  let read = 0;
+  for await (const chunk of createReadStream(path)) {
+    read += (chunk as Buffer).length;
+    if (read > expected.maxBytes) throw new DownloadError(`${path} is larger than allowed for ${expected.name}`, false);
+    sha256.update(chunk as Buffer);
+    sri?.update(chunk as Buffer);
+  }
+  if (expected.sha256 && !sameBytes(sha256.digest(), Buffer.from(expected.sha256, "hex"))) {
     throw new DownloadError(`${path} does not match the pinned sha256 of ${expected.name}`, false);
   }
-  if (expected.integrity) {
-    const algo = expected.integrity.split("-")[0]!;
-    const want = Buffer.from(expected.integrity.slice(algo.length + 1), "base64");
-    if (!sameBytes(createHash(algo).update(data).digest(), want)) {
+  if (expected.integrity && sri) {
+    const want = Buffer.from(expected.integrity.slice(algo!.length + 1), "base64");
+    if (!sameBytes(sri.digest(), want)) {
       throw new DownloadError(`${path} does not match the pinned integrity of ${expected.name}`, false);
     }
   }

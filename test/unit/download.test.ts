@@ -199,6 +199,48 @@ describe("verifiedDownload from the mirror", () => {
   });
 });
 
+describe("fetchArtifact from an offline folder", () => {
+  async function fromFolder(mutate?: (file: string) => Promise<void>, expected = pin()) {
+    work = mkdtempSync(join(tmpdir(), "gss-folder-"));
+    const folder = join(work, "bundle");
+    await fs.mkdir(join(folder, "node", "v24.21.0"), { recursive: true });
+    const file = join(folder, PATH);
+    await fs.writeFile(file, body);
+    await mutate?.(file);
+    const dir = join(work, "runtime");
+    try {
+      return await fetchArtifact({ kind: "folder", root: folder }, PATH, dir, expected);
+    } catch (error) {
+      expect(await fs.readdir(dir)).toEqual([]);
+      throw error;
+    }
+  }
+
+  it("copies and verifies the file", async () => {
+    expect(sameBytes(await fs.readFile(await fromFolder()), body)).toBe(true);
+  });
+
+  it("refuses one flipped byte", async () => {
+    await expect(
+      fromFolder(async (file) => {
+        const data = Buffer.from(body);
+        data[1000] = data[1000]! ^ 0xff;
+        await fs.writeFile(file, data);
+      }),
+    ).rejects.toThrow(`does not match the pinned sha256 of ${NAME}`);
+  });
+
+  it("refuses a link in the folder, and a file over the cap, before copying", async () => {
+    await expect(
+      fromFolder(async (file) => {
+        await fs.rename(file, `${file}.real`);
+        await fs.symlink(`${file}.real`, file);
+      }),
+    ).rejects.toThrow(`${NAME} is not a regular file in`);
+    await expect(fromFolder(undefined, pin({ size: null, maxBytes: 1000 }))).rejects.toThrow(`is larger than the 1000 bytes allowed`);
+  });
+});
+
 describe("sameBytes", () => {
   it("compares digests of any length without throwing", () => {
     expect(sameBytes(Buffer.from("aa", "hex"), Buffer.from("aa", "hex"))).toBe(true);
