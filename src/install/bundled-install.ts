@@ -13,7 +13,7 @@ import type { Distribution } from "../core/distribution";
 import { readTextOrNull } from "../io/files";
 import { run } from "../io/process";
 import { claimPrefix } from "./claim";
-import { ensureRuntimes } from "./runtime";
+import { acquireGo, ensureRuntimes } from "./runtime";
 import { progressFor } from "../io/progress";
 import { fetchDistribution, latestRelease } from "./release";
 import { installVersion } from "./version";
@@ -108,7 +108,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         try {
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource });
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
-          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}`;
+          // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
+          const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;
+          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}`;
         } finally {
           progress.stop();
         }

@@ -6,7 +6,7 @@ import { join } from "pathe";
 import { Header } from "tar";
 import { extractTarGz, type MemberPolicy } from "../../src/io/archive";
 import { extractZip } from "../../src/io/zip";
-import { nodePolicy, pnpmPolicy } from "../../src/install/runtime";
+import { engramPolicy, goPolicy, nodePolicy, npmShimFiles, npmWrappers, pnpmPolicy } from "../../src/install/runtime";
 
 interface Member {
   path: string;
@@ -330,5 +330,66 @@ describe("the member policy on a .zip", () => {
     const good = zipOf([{ name: "package/a", body: "a".repeat(2000) }]);
     await fs.writeFile(file, good.subarray(0, good.length - 30));
     await expect(extractZip(file, dest, pnpmPolicy(1 << 20))).rejects.toThrow(/pnpm tarball/);
+  });
+});
+
+describe("npm for Pi: our wrappers and entry", () => {
+  it("POSIX: sh wrappers that run this runtime's node with npm's own entries", () => {
+    const w = npmWrappers(false);
+    expect(Object.keys(w).sort()).toEqual(["bin/npm", "bin/npx"]);
+    expect(w["bin/npm"]).toMatch(/^#!\/bin\/sh\n/);
+    expect(w["bin/npm"]).toContain('exec "$dir/node" "$dir/../lib/node_modules/npm/bin/npm-cli.js" "$@"');
+    expect(w["bin/npx"]).toContain('exec "$dir/node" "$dir/../lib/node_modules/npm/bin/npx-cli.js" "$@"');
+  });
+
+  it("Windows: npm.cmd and npx.cmd run the node.exe beside them, delayed expansion off, CRLF", () => {
+    const w = npmWrappers(true);
+    expect(Object.keys(w).sort()).toEqual(["npm.cmd", "npx.cmd"]);
+    expect(w["npm.cmd"]).toBe('@ECHO OFF\r\nSETLOCAL DisableDelayedExpansion\r\n"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\npm-cli.js" %*\r\n');
+    expect(w["npx.cmd"]).toContain('"%~dp0node_modules\\npm\\bin\\npx-cli.js" %*');
+  });
+
+  it("the gentle-shell/npm entry is CommonJS, with its package.json", () => {
+    expect(npmShimFiles(false).entry).toContain('require("../lib/node_modules/npm/bin/npm-cli.js")');
+    expect(npmShimFiles(true).entry).toContain('require("../node_modules/npm/bin/npm-cli.js")');
+    expect(JSON.parse(npmShimFiles(false).packageJson)).toEqual({ type: "commonjs" });
+  });
+});
+
+describe("the Go and Engram archive policies", () => {
+  it("Go: everything under go/, links skipped, anything else outside rejected", async () => {
+    await extract(
+      [
+        { path: "go/", type: "Directory" },
+        { path: "go/bin/go", body: "#!/bin/sh\n", mode: 0o755 },
+        { path: "go/misc/l", type: "SymbolicLink", linkpath: "../bin/go" },
+      ],
+      goPolicy(false),
+    );
+    expect(readdirSync(join(dest, "go")).sort()).toEqual(["bin"]);
+    expect((await fs.stat(join(dest, "go/bin/go"))).mode & 0o777).toBe(0o755);
+    await fs.rm(dest, { recursive: true });
+    await fs.mkdir(dest);
+    await expect(extract([{ path: "go/", type: "Directory" }, { path: "other/x", body: "x" }], goPolicy(false))).rejects.toThrow(/outside its top folder/);
+  });
+
+  it("Engram: only the engram regular file is written", async () => {
+    const r = await extract(
+      [
+        { path: "README.md", body: "x" },
+        { path: "LICENSE", body: "x" },
+        { path: "engram", body: "#!/bin/sh\n", mode: 0o755 },
+        { path: "completions/engram.bash", body: "x" },
+      ],
+      engramPolicy(false),
+    );
+    expect(readdirSync(dest)).toEqual(["engram"]);
+    expect(r.skipped.sort()).toEqual(["LICENSE", "README.md", "completions/engram.bash"]);
+  });
+
+  it("Engram: a link named engram is not taken for the program", async () => {
+    const r = await extract([{ path: "engram", type: "SymbolicLink", linkpath: "/bin/sh" }], engramPolicy(false));
+    expect(readdirSync(dest)).toEqual([]);
+    expect(r.skipped).toEqual(["engram"]);
   });
 });
