@@ -1,0 +1,108 @@
+#!/bin/sh
+# gentle-shell-setup bootstrap for macOS and Linux:
+#
+#   curl -fsSL <release>/install.sh | sh            # asks once, on your terminal
+#   curl -fsSL <release>/install.sh | sh -s -- --yes
+#
+# It downloads the gentle-shell-setup binary for this machine and the
+# release's SHA256SUMS, checks the binary against it, and runs
+# `gentle-shell-setup install` with your arguments. The binary then verifies
+# every runtime it downloads against the pins compiled into it.
+#
+# GENTLE_SHELL_SETUP_DOWNLOAD names another folder with the same files (a
+# mirror); it must be https, or http on the loopback address for tests.
+set -eu
+
+download_base=${GENTLE_SHELL_SETUP_DOWNLOAD:-https://github.com/Gentleman-Programming/gentle-shell-setup/releases/latest/download}
+
+say() { printf 'gentle-shell-setup: %s\n' "$*" >&2; }
+fail() { say "$*"; exit 1; }
+
+case $download_base in
+  https://*) ;;
+  http://127.0.0.1:*|http://127.0.0.1/*|http://localhost:*|http://localhost/*) ;;
+  *) fail "GENTLE_SHELL_SETUP_DOWNLOAD must be an https URL (got $download_base)" ;;
+esac
+
+detect_target() {
+  os=$(uname -s)
+  arch=$(uname -m)
+  case $os in
+    Linux) os=linux ;;
+    Darwin) os=darwin ;;
+    *) fail "this installer is for macOS and Linux; on Windows run install.ps1 (found $os)" ;;
+  esac
+  case $arch in
+    x86_64|amd64) arch=x64 ;;
+    aarch64|arm64) arch=arm64 ;;
+    *) fail "no gentle-shell-setup for the $arch processor" ;;
+  esac
+  if [ "$os" = darwin ] && [ "$arch" = x64 ]; then
+    # A shell under Rosetta reports x86_64 on Apple silicon: take the native build.
+    if [ "$(sysctl -n hw.optional.arm64 2>/dev/null || echo 0)" = 1 ]; then arch=arm64; fi
+  fi
+  if [ "$os" = linux ]; then
+    # Node's Linux builds need glibc; musl systems (Alpine) cannot run them.
+    if [ -e /lib/ld-musl-x86_64.so.1 ] || [ -e /lib/ld-musl-aarch64.so.1 ]; then
+      if ! ls /lib*/ld-linux* >/dev/null 2>&1 && ! ls /lib64/ld-linux* >/dev/null 2>&1; then
+        fail "this Linux uses musl (Alpine?); Gentle Shell's Node needs glibc"
+      fi
+    fi
+  fi
+  echo "$os-$arch"
+}
+
+fetch() {
+  # fetch URL FILE
+  if command -v curl >/dev/null 2>&1; then
+    case $1 in
+      https://*) curl --proto '=https' --tlsv1.2 -fsSL --retry 3 -o "$2" "$1" ;;
+      *) curl -fsSL --retry 3 -o "$2" "$1" ;;
+    esac
+  elif command -v wget >/dev/null 2>&1; then
+    case $1 in
+      https://*) wget --https-only -q -O "$2" "$1" ;;
+      *) wget -q -O "$2" "$1" ;;
+    esac
+  else
+    fail "neither curl nor wget is installed; install one of them and run this again"
+  fi
+}
+
+sha256_of() {
+  if command -v sha256sum >/dev/null 2>&1; then
+    sha256sum "$1" | cut -d' ' -f1
+  elif command -v shasum >/dev/null 2>&1; then
+    shasum -a 256 "$1" | cut -d' ' -f1
+  else
+    fail "no sha256sum or shasum to check the download with"
+  fi
+}
+
+main() {
+  target=$(detect_target)
+  name="gentle-shell-setup-$target"
+  tmp=$(mktemp -d 2>/dev/null || mktemp -d -t gentle-shell-setup)
+  trap 'rm -rf "$tmp"' EXIT HUP INT TERM
+
+  say "downloading $name"
+  fetch "$download_base/SHA256SUMS" "$tmp/SHA256SUMS" || fail "could not download SHA256SUMS from $download_base"
+  fetch "$download_base/$name" "$tmp/$name" || fail "could not download $name from $download_base"
+
+  expected=$(awk -v f="$name" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp/SHA256SUMS")
+  [ -n "$expected" ] || fail "SHA256SUMS does not list $name"
+  actual=$(sha256_of "$tmp/$name")
+  if [ "$actual" != "$expected" ]; then
+    fail "$name does not match SHA256SUMS (expected $expected, got $actual); nothing was installed"
+  fi
+  chmod 700 "$tmp/$name"
+
+  # Piped into sh, our standard input is this script: ask on the terminal instead.
+  if [ -t 1 ] && (exec </dev/tty) 2>/dev/null; then
+    "$tmp/$name" install "$@" </dev/tty
+  else
+    "$tmp/$name" install "$@"
+  fi
+}
+
+main "$@"
