@@ -98,7 +98,11 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
   };
 }
 
-/** Bars when `stream` is a terminal, plain lines through `line` otherwise. */
-export function progressFor(stream: NodeJS.WriteStream, line: (text: string) => void): ProgressReporter {
-  return stream.isTTY && process.env.TERM !== "dumb" ? barProgress(stream) : lineProgress(line);
+/** Bars when `stream` is a terminal (not TERM=dumb), plain lines through `line` otherwise. */
+export function progressFor(
+  stream: NodeJS.WriteStream,
+  line: (text: string) => void,
+  env: Record<string, string | undefined> = process.env,
+): ProgressReporter {
+  return stream.isTTY && env.TERM !== "dumb" ? barProgress(stream) : lineProgress(line);
 }
