@@ -23,6 +23,7 @@ import {
   WINDOWS_PROCESS_MAX_CAPTURE,
   WindowsPrerequisiteError,
   isWindowsPrerequisiteError,
+  neutralCwd,
   sanitizeStream,
   truncateUnits,
   windowsProcessCheck,
@@ -32,6 +33,9 @@ import {
 } from "../../src/io/windows-process";
 
 const NODE = process.execPath;
+const WIN = process.platform === "win32";
+/** An absolute path that does not exist, on this host. */
+const MISSING = join(tmpdir(), "gss-nonexistent-folder", WIN ? "alice-private-tool.exe" : "alice-private-tool");
 
 /** Runs our Node with an inline script; resolves to the thrown error or the output. */
 function node(script: string, extra: { env?: Record<string, string>; args?: string[] } = {}) {
@@ -116,7 +120,7 @@ describe("windowsProcessCheck: exactly `Windows prerequisite process failed` (pr
   it("every kind of failure throws the same message: signal, spawn error, refusal, output limit", async () => {
     const all = await Promise.all([
       failure(node("process.kill(process.pid, 'SIGKILL')")),
-      failure(windowsProcessCheck({ command: "/nonexistent/tool" })),
+      failure(windowsProcessCheck({ command: MISSING })),
       failure(windowsProcessCheck({ command: "C:\\tools\\x.cmd" })),
       failure(node(`process.stdout.write(Buffer.alloc(${WINDOWS_PROCESS_MAX_CAPTURE + 1}, 97))`)),
     ]);
@@ -133,13 +137,15 @@ describe("the cause preserves status, signal and selected process-error fields p
   });
 
   it("signal", async () => {
-    const { cause } = await failure(node("process.kill(process.pid, 'SIGKILL')"));
+    const fake = fakeSpawn((child) => setTimeout(() => { child.emit("exit", null, "SIGTERM"); child.emit("close", null, "SIGTERM"); }, 0));
+    const { cause } = await failure(windowsProcessCheck({ command: "C:\\x.exe" }, { spawn: fake.spawn, platform: "win32", baseEnv: {} }));
     expect(cause.status).toBeNull();
-    expect(cause.signal).toBe("SIGKILL");
+    expect(cause.signal).toBe("SIGTERM");
+    expect(cause.stack).toContain("signal: SIGTERM");
   });
 
   it("a spawn error keeps name, code and numeric errno only", async () => {
-    const { cause } = await failure(windowsProcessCheck({ command: "/nonexistent/alice-private-tool", args: ["--secret-arg"] }));
+    const { cause } = await failure(windowsProcessCheck({ command: MISSING, args: ["--secret-arg"] }));
     expect(cause.processError).toEqual({ name: "Error", code: "ENOENT", errno: expect.any(Number), message: "ENOENT" });
     for (const key of ["syscall", "path", "spawnargs", "cmd", "args", "env", "command"]) {
       expect(Object.keys(cause)).not.toContain(key);
@@ -156,7 +162,7 @@ describe("a sanitized cause.stack carries these fields, without callsites, raw s
     expect(cause.stack).toContain("timedOut: false");
     expect(cause.stack).toContain('stdout: "o1"');
     expect(cause.stack).toContain('stderr: "e1"');
-    const spawnFailure = await failure(windowsProcessCheck({ command: "/nonexistent/tool" }));
+    const spawnFailure = await failure(windowsProcessCheck({ command: MISSING }));
     expect(spawnFailure.cause.stack).toContain("processError.code: ENOENT");
     expect(spawnFailure.cause.stack).toMatch(/processError\.errno: -?\d+/);
   });
@@ -164,7 +170,7 @@ describe("a sanitized cause.stack carries these fields, without callsites, raw s
   it("no callsite, command, argument, raw spawn text or environment value anywhere in the error", async () => {
     const marker = "zqx-unique-env-value";
     const { error, cause } = await failure(
-      windowsProcessCheck({ command: "/nonexistent/alice-private-tool", args: ["argv-unique-value"], env: { GSS_PROBE: marker } }),
+      windowsProcessCheck({ command: MISSING, args: ["argv-unique-value"], env: { GSS_PROBE: marker } }),
     );
     const exit = await failure(node("process.exit(1)", { env: { GSS_PROBE: marker }, args: ["argv-unique-value"] }));
     for (const c of [cause, exit.cause]) {
@@ -173,7 +179,7 @@ describe("a sanitized cause.stack carries these fields, without callsites, raw s
       expect(c.stack).not.toContain("node:");
     }
     const shown = inspect(error, { depth: 10, showHidden: true }) + inspect(exit.error.cause, { depth: 10, showHidden: true }) + JSON.stringify(cause);
-    for (const secret of ["alice-private-tool", "/nonexistent", "argv-unique-value", marker, "spawn", NODE]) expect(shown).not.toContain(secret);
+    for (const secret of ["alice-private-tool", "gss-nonexistent-folder", "argv-unique-value", marker, "spawn", NODE]) expect(shown).not.toContain(secret);
   });
 });
 
@@ -357,7 +363,7 @@ describe("nothing prints automatically", () => {
     const error = vi.spyOn(console, "error");
     const warn = vi.spyOn(console, "warn");
     await failure(node("console.log('to stdout'); console.error('to stderr'); process.exit(1)"));
-    await failure(windowsProcessCheck({ command: "/nonexistent/tool" }));
+    await failure(windowsProcessCheck({ command: MISSING }));
     for (const spy of [out, err, log, error, warn]) expect(spy).not.toHaveBeenCalled();
   });
 });
@@ -431,10 +437,10 @@ describe("neutral cwd, shell=false", () => {
 
   it("real child: not our working folder, shell metacharacters stay literal, env data arrives, stdin is closed", async () => {
     const probe = "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.stringify({cwd:process.cwd(),argv:process.argv.slice(1),data:process.env.GSS_DATA,stdin:s})))";
-    const args = ["$(touch /tmp/gss-pwned)", "a;b", "|", "&&", "`x`", "'q'", '"dq"', "*"];
+    const args = ["$(touch gss-pwned)", "a;b", "|", "&&", "`x`", "'q'", '"dq"', "*", "%PATH%", "a b"];
     const out = await node(probe, { args, env: { GSS_DATA: "C:\\Users\\a b;&|" } });
     const seen = JSON.parse(out.stdout);
-    expect(seen.cwd).toBe("/");
+    expect(seen.cwd.toLowerCase()).toBe(neutralCwd(process.platform, process.env, NODE).toLowerCase());
     expect(seen.cwd).not.toBe(process.cwd());
     expect(seen.argv).toEqual(args);
     expect(seen.data).toBe("C:\\Users\\a b;&|");
@@ -471,7 +477,9 @@ describe("15-second SIGKILL; elapsed time alone does not establish timeout", () 
 
   it("real child: a SIGKILL that is not ours is not a timeout", async () => {
     const { cause } = await failure(node("setTimeout(() => process.kill(process.pid, 'SIGKILL'), 300)"));
-    expect(cause.signal).toBe("SIGKILL");
+    // Windows reports a self-terminated process as exit status 1, POSIX as the signal.
+    if (WIN) expect(cause.status).toBe(1);
+    else expect(cause.signal).toBe("SIGKILL");
     expect(cause.timedOut).toBe(false);
   });
 
