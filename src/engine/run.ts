@@ -29,6 +29,15 @@ export async function runEngine(args: string[]): Promise<number> {
     throw error;
   }
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env);
+  if (args[0] === "self-uninstall") {
+    const { parseUninstallArgs, selfUninstall } = await import("./self-uninstall");
+    const options = parseUninstallArgs(args.slice(1));
+    if (typeof options === "string") {
+      process.stderr.write(`gentle-shell: ${options}\n`);
+      return 2;
+    }
+    return selfUninstall(install.layout, env, options);
+  }
   const childEnv = bundledChildEnv(install, env);
   return execPi(install, ["--extension", install.gentlePiRoot, ...args], childEnv);
 }

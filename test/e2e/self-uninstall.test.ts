@@ -1,0 +1,115 @@
+/**
+ * gentle-shell self-uninstall on a real install: the PATH entry first, then
+ * what the install wrote; profiles byte-identical; shared state kept unless
+ * asked; what is not ours kept and named.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
+
+const f = fixtures();
+
+async function installed(profile?: { name: string; text: string }): Promise<{ home: string; gs: string; before: string | null }> {
+  const home = join(mkdtempSync(join(tmpdir(), "gss-uninstall-")), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  if (profile) await fs.writeFile(join(home, profile.name), profile.text);
+  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return { home, gs: join(home, ".gentle-shell", "bin", "gentle-shell"), before: profile?.text ?? null };
+}
+
+function uninstall(home: string, gs: string, args: string[]) {
+  return runCommand(gs, ["self-uninstall", ...args], { env: homeEnv(home), cwd: home });
+}
+
+describe.concurrent("self-uninstall", () => {
+  it("--dry-run prints the plan and removes nothing", async () => {
+    const { home, gs } = await installed();
+    const r = await uninstall(home, gs, ["--dry-run"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("PATH: the marked line in ~/.bashrc");
+    expect(r.stdout).toContain("  - ~/.gentle-shell/runtime");
+    expect(r.stdout).toContain("Dry run: nothing was removed.");
+    expect(existsSync(join(home, ".gentle-shell", "runtime"))).toBe(true);
+    expect(await fs.readFile(join(home, ".bashrc"), "utf8")).toMatch(/# gentle-shell bundled install/);
+  });
+
+  it("without a terminal and without --yes removes nothing", async () => {
+    const { home, gs } = await installed();
+    const r = await uninstall(home, gs, []);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("No answer: nothing was removed.");
+    expect(existsSync(join(home, ".gentle-shell", "bin", "gentle-shell"))).toBe(true);
+  });
+
+  it("restores the profile byte for byte, removes what the install wrote and keeps the agent home", async () => {
+    const text = "# my bashrc\nalias ll='ls -l'"; // no trailing newline
+    const { home, gs } = await installed({ name: ".bashrc", text });
+    await fs.writeFile(join(home, ".gentle-shell", "agent", "notes.md"), "my sessions\n");
+    const r = await uninstall(home, gs, ["--yes"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("✔ PATH: removed the marked line in ~/.bashrc");
+    expect(await fs.readFile(join(home, ".bashrc"), "utf8")).toBe(text);
+    expect((await fs.readdir(join(home, ".gentle-shell"))).sort()).toEqual(["agent"]);
+    expect(await fs.readFile(join(home, ".gentle-shell", "agent", "notes.md"), "utf8")).toBe("my sessions\n");
+    expect(r.stdout).toContain("~/.gentle-shell still holds agent, so it was kept.");
+    expect(await fs.readFile(join(home, ".npmrc"), "utf8")).toBe(`registry=${f.registryUrl}\n`);
+  });
+
+  it("--include-shared removes the whole prefix and the .bashrc it created", async () => {
+    const { home, gs } = await installed();
+    const r = await uninstall(home, gs, ["--yes", "--include-shared"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(existsSync(join(home, ".gentle-shell"))).toBe(false);
+    expect(existsSync(join(home, ".bashrc"))).toBe(false);
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
+
+  it("keeps and names what is not ours, and then keeps the prefix", async () => {
+    const { home, gs } = await installed();
+    const elsewhere = join(home, "elsewhere");
+    await fs.mkdir(elsewhere);
+    await fs.writeFile(join(elsewhere, "keep.txt"), "keep\n");
+    // A link where a folder of ours would be, and a file the install did not write.
+    await fs.rm(join(home, ".gentle-shell", "tmp"), { recursive: true, force: true });
+    await fs.symlink(elsewhere, join(home, ".gentle-shell", "tmp"));
+    await fs.writeFile(join(home, ".gentle-shell", "mine.txt"), "mine\n");
+    const r = await uninstall(home, gs, ["--yes", "--include-shared"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("! kept: ~/.gentle-shell/tmp (it is a link, which is never followed)");
+    expect((await fs.readdir(join(home, ".gentle-shell"))).sort()).toEqual(["mine.txt", "tmp"]);
+    expect(await fs.readFile(join(elsewhere, "keep.txt"), "utf8")).toBe("keep\n");
+    expect(r.stdout).toContain("~/.gentle-shell still holds mine.txt, tmp, so it was kept.");
+  });
+
+  it("keeps a PATH line the user edited and names it", async () => {
+    const { home, gs } = await installed();
+    const bashrc = join(home, ".bashrc");
+    const edited = (await fs.readFile(bashrc, "utf8")).replace("$PATH", "$PATH:/opt/bin");
+    await fs.writeFile(bashrc, edited);
+    const r = await uninstall(home, gs, ["--yes"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await fs.readFile(bashrc, "utf8")).toBe(edited);
+    expect(r.stdout).toMatch(/~\/\.bashrc still holds/);
+  });
+
+  it("refuses a prefix reached through a link", async () => {
+    const { home, gs } = await installed();
+    const moved = join(home, "..", "moved-prefix");
+    await fs.rename(join(home, ".gentle-shell"), moved);
+    await fs.symlink(moved, join(home, ".gentle-shell"));
+    const r = await uninstall(home, join(moved, "bin", "gentle-shell"), ["--yes"]);
+    void gs;
+    expect(r.code).not.toBe(0);
+    expect(existsSync(join(moved, "runtime"))).toBe(true);
+  });
+});
