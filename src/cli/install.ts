@@ -48,7 +48,7 @@ export const installCommand = defineCommand({
     const platform = hostPlatform();
     const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
     const pins = buildPins();
-    const layout = prefixLayout({ home, platform, pins });
+    let layout = prefixLayout({ home, platform, pins });
     const noModifyPath = args["modify-path"] === false || env.GENTLE_SHELL_NO_MODIFY_PATH === "1";
     const out = (line: string) => process.stdout.write(line + "\n");
 
@@ -76,8 +76,20 @@ export const installCommand = defineCommand({
       }
     }
 
-    const { claimPrefix } = await import("../install/claim");
-    const claimed = await claimPrefix(layout);
+    let claimed: string;
+    if (platform === "win32") {
+      // The private folder (spec: "Layout"): LOCALAPPDATA first, the fallback only on an untrusted owner or ACL.
+      const { ensureWindowsPrivateFolder } = await import("../install/windows-private");
+      const folder = await ensureWindowsPrivateFolder(env);
+      layout = prefixLayout({ home, platform, pins, windowsPrefix: folder.prefix });
+      const { promises: fs } = await import("node:fs");
+      await fs.mkdir(layout.agent, { recursive: true });
+      claimed = folder.created ? "created" : "already there";
+      if (folder.fallback) claimed += ` (fallback: ${folder.firstRejected ?? "the first folder was rejected"})`;
+    } else {
+      const { claimPrefix } = await import("../install/claim");
+      claimed = await claimPrefix(layout);
+    }
     const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
     let result;
     try {

@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { join, relative } from "pathe";
 import { tildify, type Layout } from "../core/layout";
 import type { Env } from "../core/environment";
-import { lstatOrNull } from "../io/files";
+import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readPathReceipt, removePathEntry } from "../io/path-apply";
 import type { PathReceipt } from "../core/path-entry";
 
@@ -85,6 +85,12 @@ export function forbiddenRemoval(path: string, guarded: string[], home: string):
 
 /** The prefix must be the real ~/.gentle-shell the engine runs from. */
 export async function checkOwnership(layout: Layout): Promise<string | null> {
+  if (layout.platform === "win32") {
+    // Windows: the private folder must carry the .gentle-shell-bundle marker with its exact text.
+    const { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } = await import("../install/windows-private");
+    const marker = await readTextOrNull(join(layout.prefix, WINDOWS_BUNDLE_MARKER)).catch(() => null);
+    return marker === WINDOWS_BUNDLE_MARKER_TEXT ? null : `${layout.prefix} does not carry the ${WINDOWS_BUNDLE_MARKER} marker`;
+  }
   const expected = join(layout.home, ".gentle-shell");
   const stat = await lstatOrNull(expected);
   if (!stat || !stat.isDirectory()) return `${tildify(expected, layout.home)} is not a real folder (a link or missing)`;
@@ -143,6 +149,8 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     await consider(rel, plan.remove);
   }
   await consider("path-entry.json", plan.remove);
+  // Windows: the running node.exe, the .cmd launcher and the marker go after this process exits
+  // (scheduleWindowsRemoval, not built yet); the marker stays until then.
   await consider("agent", plan.shared);
   if (configJson) await consider(LAUNCHER_CONFIG, plan.shared);
   if (includeShared) {
