@@ -3,7 +3,7 @@
  * npm run bench: acquiring the Node runtime from the local mirror with our
  * code, against the floor of doing the same by hand with curl (or reading the
  * file), sha256sum and tar xzf, measured in the same run on the same archive.
- * Writes bench/results.md. Medians of RUNS runs each (BENCH_RUNS, default 5),
+ * Writes bench/results.md. Medians of RUNS runs each (BENCH_RUNS, default 9),
  * taken in alternation so both sides see the same machine state.
  *
  * The archive is the fixture Node archive (test/support/node-archive.ts):
@@ -22,7 +22,7 @@ import { build } from "esbuild";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repo = join(benchDir, "..");
-const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 
 function median(values) {
   const s = [...values].sort((a, b) => a - b);
