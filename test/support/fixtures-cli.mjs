@@ -9,38 +9,15 @@
  * Plain JS for the developer's Node 20: it bundles test/support/fixtures.ts
  * with esbuild into a temporary .mjs and runs that.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
+import { loadFixturesModule } from "./load-support.mjs";
 
-const supportDir = dirname(fileURLToPath(import.meta.url));
-const work = await mkdtemp(join(tmpdir(), "gss-fixtures-cli-"));
-const bundle = join(work, "fixtures.mjs");
-try {
-  await build({
-    entryPoints: [join(supportDir, "fixtures.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile: bundle,
-    logLevel: "warning",
-    define: { __GSS_SUPPORT_DIR__: JSON.stringify(supportDir) },
-    banner: { js: "import { createRequire as __gssRequire } from 'node:module'; const require = __gssRequire(import.meta.url);" },
-  });
-} catch (error) {
-  await rm(work, { recursive: true, force: true });
-  throw error;
-}
-
-const { startFixtures } = await import(pathToFileURL(bundle).href);
+const { module: support, cleanup } = await loadFixturesModule();
+const { startFixtures } = support;
 let fixtures;
 try {
   fixtures = await startFixtures({ log: (line) => process.stderr.write(`fixtures: ${line}\n`) });
 } catch (error) {
-  await rm(work, { recursive: true, force: true });
+  await cleanup();
   process.stderr.write(`fixtures: could not start: ${error.stack ?? error}\n`);
   process.exit(1);
 }
@@ -56,7 +33,7 @@ const stop = async (signal) => {
   stopping = true;
   process.stderr.write(`fixtures: ${signal}, stopping\n`);
   await fixtures.stop();
-  await rm(work, { recursive: true, force: true });
+  await cleanup();
   process.exit(0);
 };
 process.on("SIGINT", () => stop("SIGINT"));
