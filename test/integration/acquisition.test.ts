@@ -19,7 +19,7 @@ import { mirrorClient, startMirror, type Mirror } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { packDeterministic } from "../support/tarball";
 import { productionPins } from "../../src/pins/production";
-import { createGzip, gzipSync } from "node:zlib";
+import { crc32, createGzip, gzipSync } from "node:zlib";
 import { Header } from "tar";
 
 const f = fixtures();
@@ -283,6 +283,24 @@ describe("Go and Engram", () => {
     expect(await runtimeEntries(ctx.layout)).toEqual([]);
   });
 
+  it("the Windows archive path: Go and Engram from .zip archives, modes from their Unix attributes", async () => {
+    await fs.mkdir(join(root, "zip"), { recursive: true });
+    const goScript = '#!/bin/sh\necho "go version go1.25.14 linux/amd64 (zip fixture)"\n';
+    await fs.writeFile(join(root, "zip", "go.zip"), storedZip([{ name: "go/" }, { name: "go/bin/" }, { name: "go/bin/go", body: goScript, mode: 0o100755 }, { name: "go/misc/l", body: "../bin/go", mode: 0o120777 }]));
+    await fs.writeFile(join(root, "zip", "engram.zip"), storedZip([{ name: "README.md", body: "x" }, { name: "engram", body: engramScript(), mode: 0o100755 }]));
+    const zipPins: Pins = {
+      ...pins,
+      go: { ...pins.go, archives: { "linux-x64": await filePin("zip/go.zip") } },
+      engram: { ...pins.engram, archives: { "linux-x64": await filePin("zip/engram.zip") } },
+    };
+    const ctx = await context({ pins: zipPins, base: mirror.url });
+    expect((await acquireGo(ctx)).status).toBe("installed");
+    expect((await fs.stat(join(ctx.layout.goDir, "bin", "go"))).mode & 0o777).toBe(0o755);
+    expect(await fs.readdir(ctx.layout.goDir)).toEqual(["bin"]);
+    expect((await ensureEngram(ctx)).status).toBe("installed");
+    expect((await fs.readdir(ctx.layout.engramDir)).sort()).toEqual([RUNTIME_MARKER, "engram"]);
+  });
+
   it("ensureEngram with the production pins (not recorded): unavailable, with the reason, and nothing asked", async () => {
     const ctx = await context({ pins: { ...pins, engram: productionPins.engram }, base: mirror.url });
     const before = mirror.requests.length;
@@ -413,3 +431,44 @@ describe("hostile archives publish nothing", () => {
     expect(left).toEqual([]);
   });
 });
+
+/** A stored (uncompressed) .zip made by "Unix", st_mode in the external attributes. */
+function storedZip(members: { name: string; body?: string; mode?: number }[]): Buffer {
+  const parts: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const m of members) {
+    const name = Buffer.from(m.name);
+    const body = Buffer.from(m.body ?? "");
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x800, 6);
+    local.writeUInt32LE(crc32(body), 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(body.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    parts.push(local, name, body);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE((3 << 8) | 20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt16LE(0x800, 8);
+    c.writeUInt32LE(crc32(body), 16);
+    c.writeUInt32LE(body.length, 20);
+    c.writeUInt32LE(body.length, 24);
+    c.writeUInt16LE(name.length, 28);
+    c.writeUInt32LE(((m.mode ?? (m.name.endsWith("/") ? 0o040755 : 0o100644)) << 16) >>> 0, 38);
+    c.writeUInt32LE(offset, 42);
+    central.push(c, name);
+    offset += 30 + name.length + body.length;
+  }
+  const cd = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, cd, end]);
+}
