@@ -30,7 +30,7 @@ const PNPM_PATH = f.pins.pnpm.file.path;
 const CHILD = `
 import { verifiedDownload } from "../../src/io/download";
 const args = JSON.parse(process.argv[2]);
-verifiedDownload(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000 }).then(
+verifiedDownload(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000, redirectHosts: args.redirectHosts ?? [] }).then(
   () => { console.log("verified"); },
   (error) => { console.error(error.message); process.exitCode = 1; },
 );
@@ -99,10 +99,16 @@ beforeAll(async () => {
   // An HTTPS origin with a throwaway certificate, trusted by the child through NODE_EXTRA_CA_CERTS.
   execFileSync("openssl", [
     "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1",
+    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
     "-keyout", join(work, "key.pem"), "-out", join(work, "cert.pem"),
   ], { stdio: "ignore" });
   https = createHttpsServer({ key: readFileSync(join(work, "key.pem")), cert: readFileSync(join(work, "cert.pem")) }, (req, res) => {
+    // /redirect/<path> sends the client on to https://localhost:<this port>/<path>: another host name.
+    if (req.url!.startsWith("/redirect/")) {
+      res.writeHead(302, { location: `https://localhost:${(https.address() as { port: number }).port}/${req.url!.slice("/redirect/".length)}`, "content-length": 0 });
+      res.end();
+      return;
+    }
     res.writeHead(200, { "content-type": "application/octet-stream", "content-length": body.length });
     res.end(body);
   });
@@ -123,9 +129,9 @@ function carried(url: string): string[] {
   return proxy.log.lines.filter((line) => line === `GET ${url}` || line === `CONNECT ${u.host}`);
 }
 
-async function download(url: string, env: NodeJS.ProcessEnv) {
+async function download(url: string, env: NodeJS.ProcessEnv, redirectHosts: string[] = []) {
   const dest = join(work, `dest-${Math.random().toString(16).slice(2)}`);
-  const r = await runCommand(f.node, ["--use-env-proxy", bundle, JSON.stringify({ url, dest, expected })], {
+  const r = await runCommand(f.node, ["--use-env-proxy", bundle, JSON.stringify({ url, dest, expected, redirectHosts })], {
     env: { ...homeEnv(work), NODE_EXTRA_CA_CERTS: join(work, "cert.pem"), ...env },
     timeoutMs: 60_000,
   });
@@ -160,6 +166,17 @@ describe("downloads through proxies (Node's fetch with --use-env-proxy)", () => 
     const r2 = await download(`${httpsUrl}/${PNPM_PATH}`, { HTTP_PROXY: proxy.url, HTTPS_PROXY: proxy.url, NO_PROXY: "127.0.0.1" });
     expect(r2.stdout.trim()).toBe("verified");
     expect(proxy.log.lines).toEqual([]);
+  });
+
+  it("a release asset follows an https redirect to a listed host, and only to a listed host", async () => {
+    const port = new URL(httpsUrl).port;
+    const ok = await download(`${httpsUrl}/redirect/${PNPM_PATH}`, {}, [`localhost:${port}`]);
+    expect(ok.stderr).toBe("");
+    expect(ok.stdout.trim()).toBe("verified");
+    expect(ok.bytes?.equals(body)).toBe(true);
+    const refused = await download(`${httpsUrl}/redirect/${PNPM_PATH}`, {}, [`localhost:${Number(port) + 1}`]);
+    expect(refused.stderr.trim()).toBe(`${httpsUrl}/redirect/${PNPM_PATH} redirected to localhost:${port}, which is not an allowed host for pnpm 11.1.1`);
+    expect(refused.bytes).toBeNull();
   });
 
   it("the fixture binary sends its runtime downloads through HTTP_PROXY", async () => {
