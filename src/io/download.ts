@@ -158,6 +158,9 @@ async function downloadOnce(
     const integrityAlgo = expected.integrity ? expected.integrity.split("-")[0]! : null;
     const sri = integrityAlgo ? createHash(integrityAlgo) : null;
     const out = createWriteStream(dest, { flags: "wx", mode: 0o600 });
+    let outError: Error | null = null;
+    out.on("error", (error) => (outError ??= error));
+    const writeFailed = () => new DownloadError(`could not write ${expected.name} to ${dest} (${causeText(outError)})`, false);
     let received = 0;
     try {
       const reader = response.body.getReader();
@@ -177,12 +180,24 @@ async function downloadOnce(
         }
         sha256.update(chunk.value);
         sri?.update(chunk.value);
-        if (!out.write(chunk.value)) await new Promise<void>((r) => out.once("drain", () => r()));
+        if (outError) throw writeFailed();
+        if (!out.write(chunk.value)) {
+          await new Promise<void>((r) => {
+            out.once("drain", () => r());
+            out.once("error", () => r());
+          });
+        }
+        if (outError) throw writeFailed();
         options.progress?.update(received, length ?? expected.size ?? null);
       }
     } finally {
-      await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve) => {
+        if (out.destroyed || outError) return resolve();
+        out.once("error", () => resolve());
+        out.end(() => resolve());
+      });
     }
+    if (outError) throw writeFailed();
     if (length !== null && received !== length) {
       throw new DownloadError(`${url} ended after ${received} of ${length} bytes`, true);
     }

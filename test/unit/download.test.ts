@@ -181,6 +181,14 @@ describe("verifiedDownload from the mirror", () => {
     await expect(fetchInto(pin({ sha256: null, integrity }))).rejects.toThrow(/does not match its pinned sha512 integrity/);
   });
 
+  it("a file that cannot be written: refused at once, no retry, no hang", async () => {
+    work = mkdtempSync(join(tmpdir(), "gss-download-"));
+    await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "missing", "f"), pin(), fast)).rejects.toThrow(
+      /^could not write Node 24\.21\.0 \(linux-x64\) to .* \(ENOENT\)$/,
+    );
+    expect(requests()).toHaveLength(1);
+  });
+
   it("a connection reset: retried, then refused naming the artifact", async () => {
     const sockets: Server = createServer((socket) => socket.resetAndDestroy());
     await new Promise<void>((r) => sockets.listen(0, "127.0.0.1", () => r()));
