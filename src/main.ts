@@ -3,10 +3,15 @@
  * (`gentle-shell-setup ...`); the launcher `bin/gentle-shell` runs the copy
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
-import { ENGINE_FLAG } from "./engine/flag";
+import { ENGINE_FLAG, INTERNAL_FLAG } from "./engine/flag";
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[0] === INTERNAL_FLAG) {
+    const { runInternal } = await import("./engine/internal");
+    process.exitCode = await runInternal(args.slice(1));
+    return;
+  }
   if (args[0] === ENGINE_FLAG) {
     const { runEngine } = await import("./engine/run");
     process.exitCode = await runEngine(args.slice(1));

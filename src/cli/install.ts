@@ -115,6 +115,9 @@ export const installCommand = defineCommand({
       process.exitCode = 1;
       return;
     }
+    // Upgrades fetch from where this install did.
+    const { rememberSource } = await import("../engine/upgrade");
+    await rememberSource(layout, args.source);
     out(`Gentle Shell is installed: ${tildify(layout.launcher, home)}`);
     if (result.path) out(result.path.nextStep);
     if (result.shadow) out(result.shadow);

@@ -24,6 +24,8 @@ export interface BundledInstall {
   piRoot: string;
   piCli: string;
   gentlePiRoot: string;
+  /** current does not name it: only GENTLE_SHELL_VERIFY_VERSION let it through, for --version. */
+  verifyOnly: boolean;
 }
 
 export class BundledError extends Error {}
@@ -66,7 +68,17 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
     throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);
   }
   await fs.access(piCli);
-  return { layout, id, versionDir, shell, pi, piRoot, piCli, gentlePiRoot: join(versionDir, "node_modules", SHELL_PACKAGE) };
+  return {
+    layout,
+    id,
+    versionDir,
+    shell,
+    pi,
+    piRoot,
+    piCli,
+    gentlePiRoot: join(versionDir, "node_modules", SHELL_PACKAGE),
+    verifyOnly: current !== id,
+  };
 }
 
 /** The user's environment plus Gentle Shell's own variables, for Pi and its subagents. */

@@ -29,6 +29,20 @@ export async function runEngine(args: string[]): Promise<number> {
     throw error;
   }
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env);
+  if (install.verifyOnly) {
+    // GENTLE_SHELL_VERIFY_VERSION is honoured for --version only.
+    process.stderr.write(`gentle-shell: versions/${install.id} is not the active version\n`);
+    return 1;
+  }
+  if (args[0] === "upgrade") {
+    const { parseUpgradeArgs, upgradeBundled } = await import("./upgrade");
+    const options = parseUpgradeArgs(args.slice(1));
+    if (typeof options === "string") {
+      process.stderr.write(`gentle-shell: ${options}\n`);
+      return 2;
+    }
+    return upgradeBundled(install, env, options);
+  }
   if (args[0] === "self-uninstall") {
     const { parseUninstallArgs, selfUninstall } = await import("./self-uninstall");
     const options = parseUninstallArgs(args.slice(1));

@@ -1,0 +1,81 @@
+/**
+ * The engine's module interface, across a process boundary. Upgrade and
+ * rollback use a version's own engine (spec: "gentle-shell upgrade", step 4:
+ * the version's own module) by running it with INTERNAL_FLAG first:
+ *
+ *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-runtime [--source S]
+ *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-launcher
+ *
+ * Each prints one JSON line. The launcher never passes this flag, so no
+ * gentle-shell argument reaches it.
+ */
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, dirname } from "pathe";
+import { prefixLayout, type Layout, type Platform } from "../core/layout";
+import type { Env } from "../core/environment";
+import { parseSource } from "../core/source";
+import { buildPins } from "../pins/index";
+import type { Target } from "../pins/types";
+import { ensureRuntimes, acquireGo } from "../install/runtime";
+import { ensureLauncher } from "../install/launcher";
+import { configuredRegistry } from "../install/bundled-install";
+import { readTextOrNull } from "../io/files";
+
+export { INTERNAL_FLAG } from "./flag";
+/** The functions a version's module must offer; the caller checks the list. */
+export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLauncher"] as const;
+
+declare const __filename: string;
+
+function hostPlatform(): Platform {
+  return process.platform === "win32" ? "win32" : process.platform === "darwin" ? "darwin" : "linux";
+}
+
+function hostTarget(): Target {
+  const os = process.platform === "win32" ? "win" : process.platform === "darwin" ? "darwin" : "linux";
+  return `${os}-${process.arch === "arm64" ? "arm64" : "x64"}` as Target;
+}
+
+/** This engine's own layout: versions/<id>/.gentle-shell/engine.cjs → the prefix. */
+export function ownLayout(env: Env): Layout {
+  const real = realpathSync(__filename);
+  const versions = dirname(dirname(dirname(real)));
+  if (basename(versions) !== "versions") throw new Error("this engine does not run from a version of a bundled install");
+  const prefix = dirname(versions);
+  const platform = hostPlatform();
+  const home = platform === "win32" ? (env.USERPROFILE ?? homedir()) : (env.HOME ?? homedir());
+  return prefixLayout({ home, platform, pins: buildPins(), prefix, windowsPrefix: prefix });
+}
+
+export async function runInternal(args: string[]): Promise<number> {
+  const env = process.env as Env;
+  const [command, ...rest] = args;
+  const layout = ownLayout(env);
+  const reply = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
+  if (command === "functions") {
+    reply({ functions: MODULE_FUNCTIONS });
+    return 0;
+  }
+  if (command === "ensure-runtime") {
+    const sourceIndex = rest.indexOf("--source");
+    const sourceArg = sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined;
+    const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
+    const pins = buildPins();
+    let source = parseSource(sourceArg, "");
+    const official = async () => ({ kind: "official" as const, registry: await configuredRegistry(layout, npmrc, env) });
+    const ctx = { layout, pins, source, target: hostTarget(), env };
+    const { node, pnpm } = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
+    if (source.kind === "official") source = await official();
+    if (layout.platform === "win32") await acquireGo({ ...ctx, source });
+    reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status } });
+    return 0;
+  }
+  if (command === "ensure-launcher") {
+    const { launcher, status } = await ensureLauncher(layout);
+    reply({ launcher, status });
+    return 0;
+  }
+  process.stderr.write(`gentle-shell: unknown internal command ${JSON.stringify(command)}\n`);
+  return 2;
+}

@@ -1,0 +1,214 @@
+/**
+ * gentle-shell upgrade and upgrade --rollback in a bundled install (spec:
+ * "gentle-shell upgrade in a bundled install"). The release channel only.
+ * Every step before the switch can fail without changing current; a version
+ * folder this command installed is removed again when it does.
+ */
+import { promises as fs, realpathSync } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../core/layout";
+import { pnpmEnvironment, type Env } from "../core/environment";
+import { parseSource } from "../core/source";
+import { compareVersions } from "../core/versions";
+import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { run } from "../io/process";
+import { ownScript } from "../io/self";
+import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../install/activate";
+import { configuredRegistry } from "../install/bundled-install";
+import { acquireInstallLock } from "../install/lock";
+import { fetchDistribution, latestRelease } from "../install/release";
+import { ENGINE_PATH, installVersion, versionState } from "../install/version";
+import { ENGINE_FLAG, INTERNAL_FLAG } from "./flag";
+import type { BundledInstall } from "./bundled";
+
+export interface UpgradeArgs {
+  rollback: boolean;
+  source?: string;
+}
+
+export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
+  const out: UpgradeArgs = { rollback: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "--rollback") out.rollback = true;
+    else if (a === "--source") out.source = args[++i];
+    else if (a.startsWith("--source=")) out.source = a.slice("--source=".length);
+    else if (a === "--channel" || a.startsWith("--channel=")) {
+      const value = a === "--channel" ? args[++i] : a.slice("--channel=".length);
+      if (value !== "release") return `the ${value} channel is not supported by a bundled install yet; it follows releases`;
+    } else return `unknown option ${a}; usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]`;
+  }
+  if (out.source === undefined && args.includes("--source")) return "--source needs a value";
+  return out;
+}
+
+/** Where the installer was told to get artifacts, remembered for upgrades (config/install-source). */
+export function sourceFile(layout: Layout): string {
+  return join(layout.config, "install-source");
+}
+
+export async function rememberSource(layout: Layout, source: string | undefined): Promise<void> {
+  const file = sourceFile(layout);
+  if (!source || source === "official") {
+    if ((await lstatOrNull(file))?.isFile()) await fs.rm(file);
+    return;
+  }
+  await fs.mkdir(layout.config, { recursive: true, mode: 0o700 });
+  await writeFileAtomic(file, source + "\n", 0o600);
+}
+
+/** A version's own engine, only from inside its folder (step 4). */
+export async function versionModule(layout: Layout, id: string): Promise<string> {
+  const dir = join(layout.versions, id);
+  const engine = join(dir, ENGINE_PATH);
+  let real: string;
+  try {
+    real = realpathSync(engine);
+  } catch {
+    throw new Error(`versions/${id} has no engine of its own`);
+  }
+  if (!real.startsWith(realpathSync(dir) + "/")) throw new Error(`the engine of versions/${id} lies outside its folder`);
+  return real;
+}
+
+function cleanEnv(layout: Layout, env: Env, npmrc: string): Env {
+  const out = pnpmEnvironment(layout, { env, npmrc });
+  for (const k of Object.keys(out)) if (/^(GENTLE_|PI_)/.test(k)) delete out[k];
+  return out;
+}
+
+async function callModule(layout: Layout, engine: string, args: string[], env: Env): Promise<Record<string, unknown>> {
+  const result = await run(layout.node, [engine, INTERNAL_FLAG, ...args], { env, timeoutMs: 20 * 60_000 });
+  const last = result.stdout.trim().split("\n").pop() ?? "";
+  if (result.code !== 0) throw new Error(`${args[0]} of that version failed: ${(result.stderr.trim() || last).slice(-400)}`);
+  try {
+    return JSON.parse(last) as Record<string, unknown>;
+  } catch {
+    throw new Error(`${args[0]} of that version answered ${JSON.stringify(last.slice(0, 200))}`);
+  }
+}
+
+/** The module must offer every function the upgrade uses (step 4). */
+async function checkModule(layout: Layout, engine: string, env: Env): Promise<void> {
+  const answer = await callModule(layout, engine, ["functions"], env).catch(() => null);
+  const functions = Array.isArray(answer?.functions) ? (answer!.functions as unknown[]) : [];
+  for (const name of ["prefixLayout", "ensureRuntime", "ensureLauncher"]) {
+    if (!functions.includes(name)) throw new Error(`that version's module has no ${name}; nothing was changed`);
+  }
+}
+
+export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs): Promise<number> {
+  const { layout } = install;
+  const out = (line: string) => process.stdout.write(line + "\n");
+  const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+  try {
+    return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
+  } catch (error) {
+    process.stderr.write(`gentle-shell: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await lock.release();
+  }
+}
+
+async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out: (l: string) => void): Promise<number> {
+  const { layout } = install;
+  const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
+  const registry = await configuredRegistry(layout, npmrc, env);
+  const sourceArg = args.source ?? (await readTextOrNull(sourceFile(layout)))?.trim();
+  const source = parseSource(sourceArg, registry);
+  // 1. The latest release and its two assets, checked by readDistribution.
+  const latest = await latestRelease(registry, npmrc, env);
+  if (compareVersions(latest, install.shell) < 0) {
+    out(`The latest Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
+    return 0;
+  }
+  const distribution = await fetchDistribution(source, latest, layout.tmp);
+  const { id, shell, pi } = distribution.manifest;
+  // 2. Already there.
+  if (id === install.id) {
+    out(`Gentle Shell ${shell} with Pi ${pi} is already current; nothing was changed.`);
+    return 0;
+  }
+  if (compareVersions(install.pi, pi) > 0) {
+    out(`Warning: the active Pi ${install.pi} is newer than the release's Pi ${pi}; the release's verified pair is installed as published.`);
+  }
+  // 3. Install it in place beside the active version.
+  out(`Installing Gentle Shell ${shell} with Pi ${pi}...`);
+  const installed = await installVersion({ layout, distribution, env, engine: ownScript(), go: layout.platform === "win32" });
+  const ours = installed.status === "installed";
+  const previous = install.id;
+  let switched = false;
+  try {
+    // 4. The new version's own module, from inside its folder.
+    const engine = await versionModule(layout, id);
+    const moduleEnv = cleanEnv(layout, env, npmrc);
+    await checkModule(layout, engine, moduleEnv);
+    const runtime = await callModule(layout, engine, ["ensure-runtime", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
+    const node = typeof runtime.node === "string" ? runtime.node : layout.node;
+    // 5. Its launcher reports exactly the release's pair, with the release's Node and exact Pi.
+    const check = await run(node, [engine, ENGINE_FLAG, "--version"], {
+      env: { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id },
+      timeoutMs: 120_000,
+    });
+    const lines = check.stdout.split(/\r?\n/);
+    if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
+      throw new Error(`the new version reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || check.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}; nothing was changed`);
+    }
+    // 6. Switch, then the release's own launcher; switch back if it cannot be written.
+    await activateVersion(layout, id);
+    switched = true;
+    try {
+      await callModule(layout, engine, ["ensure-launcher"], moduleEnv);
+    } catch (error) {
+      await activateVersion(layout, previous);
+      switched = false;
+      throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${previous}`);
+    }
+  } catch (error) {
+    if (!switched && ours && (await readCurrent(layout).catch(() => null)) !== id) {
+      await fs.rm(join(layout.versions, id), { recursive: true, force: true });
+    }
+    throw error;
+  }
+  // 7. Keep the new version and the previous one.
+  try {
+    const { deleted } = await pruneVersions(layout, 2);
+    if (deleted.length) out(`Removed older versions: ${deleted.join(", ")}`);
+  } catch (error) {
+    out(`Warning: older versions were not pruned (${(error as Error).message}).`);
+  }
+  out(`Gentle Shell ${shell} with Pi ${pi} is now current (was ${previous}). \`gentle-shell upgrade --rollback\` goes back.`);
+  return 0;
+}
+
+async function rollback(install: BundledInstall, env: Env, out: (l: string) => void): Promise<number> {
+  const { layout } = install;
+  const history = parseHistory(await readTextOrNull(layout.history));
+  let target: string | null = null;
+  for (const id of history) {
+    if (id !== install.id && (await versionState(layout, id)).kind === "valid") {
+      target = id;
+      break;
+    }
+  }
+  if (!target) {
+    out("There is no other installed Gentle Shell version to roll back to; nothing was changed.");
+    return 1;
+  }
+  const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
+  const moduleEnv = cleanEnv(layout, env, npmrc);
+  const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
+  const engine = await versionModule(layout, target);
+  await checkModule(layout, engine, moduleEnv);
+  await callModule(layout, engine, ["ensure-runtime", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
+  await activateVersion(layout, target);
+  try {
+    await callModule(layout, engine, ["ensure-launcher"], moduleEnv);
+  } catch (error) {
+    await activateVersion(layout, install.id);
+    throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${install.id}`);
+  }
+  out(`Rolled back: ${target} is current again (was ${install.id}).`);
+  return 0;
+}

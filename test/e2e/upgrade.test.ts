@@ -1,0 +1,101 @@
+/**
+ * gentle-shell upgrade and --rollback through the installed launcher, from
+ * the fixture release 4.0.0 to the registry's latest, 4.1.0, and back.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { mirrorClient } from "../support/mirror";
+import { runCommand } from "../support/proc";
+
+const f = fixtures();
+const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
+
+async function installOlder(source = f.mirrorUrl) {
+  const home = join(mkdtempSync(join(tmpdir(), "gss-upgrade-")), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  const r = await runCommand(f.binary!, ["install", "--yes", "--source", source, "--release", older.shell], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return home;
+}
+
+function gs(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
+  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home, extra), cwd: home, timeoutMs: 170_000 });
+}
+
+async function versionLines(home: string) {
+  return (await gs(home, ["--version"])).stdout.split("\n").slice(0, 2);
+}
+
+describe.concurrent("gentle-shell upgrade", () => {
+  it("installs the latest release beside the active one, switches to it, and rolls back and forth", async () => {
+    const home = await installOlder();
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+
+    const up = await gs(home, ["upgrade"], { NODE_OPTIONS: "--require /nonexistent" });
+    expect(up.stderr).toBe("");
+    expect(up.code).toBe(0);
+    expect(up.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current (was ${older.id})`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+    const prefix = join(home, ".gentle-shell");
+    expect((await fs.readdir(join(prefix, "versions"))).sort()).toEqual([older.id, latest.id].sort());
+    expect(await fs.readFile(join(prefix, "versions.history"), "utf8")).toBe(`${latest.id}\n${older.id}\n`);
+
+    const again = await gs(home, ["upgrade"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is already current; nothing was changed.`);
+
+    const back = await gs(home, ["upgrade", "--rollback"]);
+    expect(back.code, back.stdout + back.stderr).toBe(0);
+    expect(back.stdout).toContain(`Rolled back: ${older.id} is current again (was ${latest.id}).`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+
+    const forth = await gs(home, ["upgrade", "--rollback"]);
+    expect(forth.code).toBe(0);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${latest.id}`);
+  });
+
+  it("stops with the release's version and changes nothing when the release has no assets", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const home = await installOlder(scope.url);
+    await scope.setFault(`releases/v${latest.shell}/gentle-shell-distribution.json`, { kind: "status", status: 404 });
+    const r = await gs(home, ["upgrade"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`Gentle Shell ${latest.shell} has no published distribution assets`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+    expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([older.id]);
+  });
+
+  it("switches current back and removes the version it installed when the launcher cannot be written", async () => {
+    const home = await installOlder();
+    // A foreign file where the launcher goes: step 6 cannot write it, so current switches back.
+    const launcher = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const text = await fs.readFile(launcher, "utf8");
+    const copy = join(home, "gs-copy");
+    await fs.writeFile(copy, text, { mode: 0o755 });
+    await fs.writeFile(launcher, "#!/bin/sh\nexit 3\n", { mode: 0o755 });
+    const r = await runCommand(copy, ["upgrade"], { env: homeEnv(home), cwd: home, timeoutMs: 170_000 });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/the launcher could not be written .*current is back on 4\.0\.0-1\.6\.0/);
+    expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${older.id}`);
+    expect(await fs.readFile(launcher, "utf8")).toBe("#!/bin/sh\nexit 3\n");
+    expect(existsSync(join(home, ".gentle-shell", "versions", latest.id))).toBe(false);
+    expect(await fs.readFile(join(home, ".gentle-shell", "versions.history"), "utf8")).toMatch(new RegExp(`^${older.id.replace(/\./g, "\\.")}\n`));
+  });
+
+  it("refuses another channel and unknown options", async () => {
+    const home = await installOlder();
+    const r = await gs(home, ["upgrade", "--channel", "main"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the main channel is not supported by a bundled install yet");
+  });
+});
