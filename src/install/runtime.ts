@@ -355,11 +355,15 @@ export interface EnsureRuntimesOptions {
    * a Source lets both downloads run at once.
    */
   pnpmSource?: Source | (() => Promise<Source>);
+  /** Also the pinned Engram core (ensureRuntime({ engram: true })), acquired alongside. Default false. */
+  engram?: boolean;
 }
 
 export interface RuntimesOutcome {
   node: RuntimeOutcome;
   pnpm: RuntimeOutcome;
+  /** Present when asked for: installed, reused, or unavailable (unknown pin). */
+  engram?: EngramOutcome;
 }
 
 /**
@@ -368,6 +372,15 @@ export interface RuntimesOutcome {
  * is known up front.
  */
 export async function ensureRuntimes(ctx: RuntimeContext, options: EnsureRuntimesOptions = {}): Promise<RuntimesOutcome> {
+  if (!options.engram) return nodeAndPnpm(ctx, options);
+  // Engram needs neither Node nor pnpm: it downloads and installs alongside, and both are awaited before any error is thrown.
+  const [runtimes, engram] = await Promise.allSettled([nodeAndPnpm(ctx, options), ensureEngram(ctx)]);
+  if (runtimes.status === "rejected") throw runtimes.reason;
+  if (engram.status === "rejected") throw engram.reason;
+  return { ...runtimes.value, engram: engram.value };
+}
+
+async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions): Promise<RuntimesOutcome> {
   const { layout, pins } = ctx;
   const wantNode = options.node ?? true;
   const wantPnpm = options.pnpm ?? true;

@@ -109,6 +109,15 @@ describe("Node with npm and pnpm from the mirror", () => {
     expect(await scope.requests()).toEqual([]);
   });
 
+  it("with engram: true, adds the pinned Engram alongside, and reuses what is there", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const r = await ensureRuntimes({ ...ctx, source: { kind: "mirror", base: scope.url } }, { engram: true });
+    expect([r.node.status, r.pnpm.status, r.engram?.status]).toEqual(["reused", "reused", "installed"]);
+    expect((await scope.requests()).map((q) => q.path)).toEqual([f.pins.engram.archives["linux-x64"]!.path]);
+    expect((await runCommand(ctx.layout.engram, ["version"])).stdout.trim()).toBe("engram 3.5.2");
+    expect(await runtimeEntries(ctx.layout)).toEqual(["engram-3.5.2", "node-24.21.0", "pnpm-11.1.1"]);
+  });
+
   it("rewrites the npm entry only when it differs, and never over a link", async () => {
     const entry = join(ctx.layout.nodeDir, "gentle-shell", "npm");
     const before = await fs.stat(entry);
