@@ -151,14 +151,14 @@ describe("verifiedDownload from the mirror", () => {
   });
 
   it("a stall before the headers: cut by the stall timeout, retried, then refused", async () => {
-    mirror.setFault(PATH, { kind: "stall", ms: 4000 });
-    await expect(fetchInto(pin(), { attempts: 2, stallMs: 500 })).rejects.toThrow(/Node 24\.21\.0 \(linux-x64\): .* no data for 1 s/);
+    mirror.setFault(PATH, { kind: "stall", ms: 5000 });
+    await expect(fetchInto(pin(), { attempts: 2, stallMs: 1000 })).rejects.toThrow(/Node 24\.21\.0 \(linux-x64\): .* no data for 1 s/);
     expect(requests()).toHaveLength(2);
   });
 
   it("a stall in the middle of the body, once: cut and retried", async () => {
-    mirror.setFault(PATH, { kind: "stall", ms: 4000, afterBytes: 64 * 1024, times: 1 });
-    const { file } = await fetchInto(pin(), { stallMs: 500 });
+    mirror.setFault(PATH, { kind: "stall", ms: 5000, afterBytes: 64 * 1024, times: 1 });
+    const { file } = await fetchInto(pin(), { stallMs: 1000 });
     expect(sameBytes(await fs.readFile(file), body)).toBe(true);
     expect(requests()).toHaveLength(2);
   });
