@@ -53,6 +53,15 @@ export async function runEngine(args: string[]): Promise<number> {
     return selfUninstall(install.layout, env, options);
   }
   const childEnv = bundledChildEnv(install, env);
+  const { ensureNpmShim } = await import("../install/runtime");
+  const { ensurePiNpmCommand } = await import("./pi-settings");
+  try {
+    await ensureNpmShim(install.layout);
+    const npmCommand = await ensurePiNpmCommand(install.layout);
+    if (typeof npmCommand === "object") process.stderr.write(`gentle-shell: Pi's npmCommand was not set: ${npmCommand.warning}.\n`);
+  } catch (error) {
+    process.stderr.write(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.\n`);
+  }
   return execPi(install, ["--extension", install.gentlePiRoot, ...args], childEnv);
 }
 

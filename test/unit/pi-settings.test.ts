@@ -1,0 +1,87 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "pathe";
+import { prefixLayout, type Layout } from "../../src/core/layout";
+import { productionPins } from "../../src/pins/production";
+import { bundledNpmCommand, ensurePiNpmCommand, withNpmCommand } from "../../src/engine/pi-settings";
+
+let home: string;
+let layout: Layout;
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), "gss-pi-settings-"));
+  layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+  await fs.mkdir(join(layout.nodeDir, "gentle-shell"), { recursive: true });
+  await fs.mkdir(join(layout.nodeDir, "lib", "node_modules", "npm", "bin"), { recursive: true });
+  await fs.writeFile(layout.npmEntry, "//\n");
+  await fs.writeFile(join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js"), "//\n");
+  await fs.mkdir(layout.agent, { recursive: true });
+});
+afterEach(async () => {
+  await fs.rm(home, { recursive: true, force: true });
+});
+
+const settings = () => join(layout.agent, "settings.json");
+
+describe("bundledNpmCommand", () => {
+  it("is our node, our npm entry and npm's config and cache inside the prefix, without --prefix", () => {
+    const cmd = bundledNpmCommand(layout);
+    expect(cmd).toEqual([
+      layout.node,
+      join(layout.nodeDir, "gentle-shell", "npm"),
+      `--userconfig=${join(layout.prefix, "pnpm", "config", "npmrc")}`,
+      `--globalconfig=${join(layout.prefix, "npm", "npmrc")}`,
+      `--cache=${join(layout.prefix, "npm", "cache")}`,
+      "--update-notifier=false",
+    ]);
+    expect(cmd.some((part) => part.startsWith("--prefix"))).toBe(false);
+    // Pi names the package manager by basename: only the entry may read npm, pnpm or bun.
+    expect(cmd.map((p) => basename(p)).filter((b) => ["npm", "pnpm", "bun"].includes(b))).toEqual(["npm"]);
+  });
+});
+
+describe("the npmCommand key in the agent home's settings.json", () => {
+  it("is written into a new settings.json", async () => {
+    expect(await ensurePiNpmCommand(layout)).toBe("written");
+    expect(JSON.parse(await fs.readFile(settings(), "utf8"))).toEqual({ npmCommand: bundledNpmCommand(layout) });
+  });
+
+  it("keeps every other key and replaces an earlier value", async () => {
+    await fs.writeFile(settings(), JSON.stringify({ defaultModel: "m", npmCommand: ["node", "/x/npm-cli.js", "--prefix", "/y"] }));
+    expect(await ensurePiNpmCommand(layout)).toBe("written");
+    expect(JSON.parse(await fs.readFile(settings(), "utf8"))).toEqual({ defaultModel: "m", npmCommand: bundledNpmCommand(layout) });
+  });
+
+  it("leaves the bytes of a file that already holds the command", async () => {
+    const text = `{"npmCommand":${JSON.stringify(bundledNpmCommand(layout))},   "x": 1}`;
+    await fs.writeFile(settings(), text);
+    expect(await ensurePiNpmCommand(layout)).toBe("unchanged");
+    expect(await fs.readFile(settings(), "utf8")).toBe(text);
+  });
+
+  it.each([["not JSON", "{oops"], ["an array", "[1,2]"], ["a string", '"x"']])("leaves a file that is %s alone with a warning", async (_what, text) => {
+    await fs.writeFile(settings(), text);
+    const r = await ensurePiNpmCommand(layout);
+    expect(r).toMatchObject({ warning: expect.stringMatching(/settings\.json is not/) });
+    expect(await fs.readFile(settings(), "utf8")).toBe(text);
+  });
+
+  it("never writes through a link", async () => {
+    const target = join(home, "elsewhere.json");
+    await fs.writeFile(target, "{}");
+    await fs.symlink(target, settings());
+    expect(await ensurePiNpmCommand(layout)).toMatchObject({ warning: expect.stringContaining("not a regular file") });
+    expect(await fs.readFile(target, "utf8")).toBe("{}");
+  });
+
+  it("gives Pi no npmCommand, and says so, for a runtime without npm", async () => {
+    await fs.rm(join(layout.nodeDir, "lib"), { recursive: true });
+    expect(await ensurePiNpmCommand(layout)).toMatchObject({ warning: expect.stringContaining("has no npm entry for Pi") });
+    await expect(fs.stat(settings())).rejects.toThrow();
+  });
+
+  it("is a pure decision underneath", () => {
+    expect(withNpmCommand(null, ["a"])).toEqual({ text: '{\n  "npmCommand": [\n    "a"\n  ]\n}\n' });
+    expect(withNpmCommand('{"npmCommand":["a"]}', ["a"])).toBeNull();
+  });
+});
