@@ -182,9 +182,16 @@ async function downloadOnce(
         sri?.update(chunk.value);
         if (outError) throw writeFailed();
         if (!out.write(chunk.value)) {
+          // Wait for drain or an error, and take both listeners off again: a long
+          // download waits many times, and listeners left behind would pile up.
           await new Promise<void>((r) => {
-            out.once("drain", () => r());
-            out.once("error", () => r());
+            const done = () => {
+              out.off("drain", done);
+              out.off("error", done);
+              r();
+            };
+            out.once("drain", done);
+            out.once("error", done);
           });
         }
         if (outError) throw writeFailed();
