@@ -62,7 +62,16 @@ export async function runEngine(args: string[]): Promise<number> {
   } catch (error) {
     process.stderr.write(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.\n`);
   }
-  return execPi(install, ["--extension", install.gentlePiRoot, ...args], childEnv);
+  return execPi(install, piArguments(install, args), childEnv);
+}
+
+/** Pi's own subcommands (Pi's docs/cli.md); they take no --extension before them. */
+export const PI_SUBCOMMANDS = new Set(["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]);
+
+/** The version's gentle-pi is loaded into every Pi session; a Pi subcommand goes to Pi as is. */
+export function piArguments(install: Pick<BundledInstall, "gentlePiRoot">, args: string[]): string[] {
+  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return args;
+  return ["--extension", install.gentlePiRoot, ...args];
 }
 
 async function printVersion(install: BundledInstall, env: Env): Promise<number> {

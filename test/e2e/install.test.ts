@@ -84,6 +84,23 @@ describe("a first install into a fresh HOME", () => {
     expect(marker.version).toBe(latest.shell);
   });
 
+  it("sets Pi's npmCommand, so Pi installs a package with our npm, its config and cache in the prefix", async () => {
+    const r = await runCommand(launcher(home), ["install", "npm:gentle-pi@4.0.0"], { env: homeEnv(home), cwd: home, timeoutMs: 120_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("Installed npm:gentle-pi@4.0.0");
+    const agent = join(home, ".gentle-shell", "agent");
+    const settings = JSON.parse(await fs.readFile(join(agent, "settings.json"), "utf8"));
+    expect(settings.npmCommand.slice(0, 2)).toEqual([
+      join(home, ".gentle-shell", "runtime", "node-24.21.0", "bin", "node"),
+      join(home, ".gentle-shell", "runtime", "node-24.21.0", "gentle-shell", "npm"),
+    ]);
+    expect(settings.defaultProvider).toBeTruthy();
+    const pkg = JSON.parse(await fs.readFile(join(agent, "npm", "node_modules", "gentle-pi", "package.json"), "utf8"));
+    expect(pkg.version).toBe("4.0.0");
+    expect((await fs.readdir(join(home, ".gentle-shell", "npm", "cache"))).length).toBeGreaterThan(0);
+    await expect(fs.stat(join(home, ".npm"))).rejects.toThrow();
+  });
+
   it("lays out the prefix with the spec's modes", async () => {
     const p = join(home, ".gentle-shell");
     expect(await mode(p)).toBe(0o700);
