@@ -43,6 +43,10 @@ export async function runEngine(args: string[]): Promise<number> {
     }
     return upgradeBundled(install, env, options);
   }
+  if (args[0] === "setup") {
+    const { runSetup } = await import("./setup");
+    return runSetup(install, env, args.slice(1));
+  }
   if (args[0] === "self-uninstall") {
     const { parseUninstallArgs, selfUninstall } = await import("./self-uninstall");
     const options = parseUninstallArgs(args.slice(1));

@@ -15,5 +15,12 @@ fi
   for arg in "$@"; do printf '%s\0' "$arg"; done
   env -0
 } > "$record.tmp.$$" && mv "$record.tmp.$$" "$record" || exit 70
+# Like Gentle AI 4.0.0, it may rewrite the persona (tests ask for it): the user's and the config dir's.
+if [ -n "${GENTLE_AI_FIXTURE_PERSONA:-}" ]; then
+  mkdir -p "$HOME/.pi/gentle-ai" && printf '%s' "$GENTLE_AI_FIXTURE_PERSONA" > "$HOME/.pi/gentle-ai/persona.json"
+  if [ -n "${GENTLE_AI_PI_CONFIG_DIR:-}" ]; then
+    mkdir -p "$GENTLE_AI_PI_CONFIG_DIR" && printf '%s' "$GENTLE_AI_FIXTURE_PERSONA" > "$GENTLE_AI_PI_CONFIG_DIR/persona.json"
+  fi
+fi
 echo "gentle-ai fixture __GENTLE_PI_VERSION__: recorded $# argument(s)"
 exit "${GENTLE_AI_FIXTURE_EXIT:-0}"
