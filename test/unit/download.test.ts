@@ -189,6 +189,24 @@ describe("verifiedDownload from the mirror", () => {
     expect(requests()).toHaveLength(1);
   });
 
+  it("a large download waits for the disk many times without piling up listeners (no warning)", async () => {
+    const big = randomBytes(8 * 1024 * 1024);
+    await fs.mkdir(join(root, "big"), { recursive: true });
+    await fs.writeFile(join(root, "big", "a.bin"), big);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      work = mkdtempSync(join(tmpdir(), "gss-download-"));
+      const expected = { name: "big", sha256: createHash("sha256").update(big).digest("hex"), size: big.length, maxBytes: big.length };
+      await verifiedDownload(`${mirror.url}/big/a.bin`, join(work, "f"), expected, fast);
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   it("a connection reset: retried, then refused naming the artifact", async () => {
     const sockets: Server = createServer((socket) => socket.resetAndDestroy());
     await new Promise<void>((r) => sockets.listen(0, "127.0.0.1", () => r()));
