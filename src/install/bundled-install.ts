@@ -102,7 +102,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
         // then pnpm downloads once Node is ready, otherwise both download at once.
         const known = npmrcRegistry(npmrc);
-        const official = async (): Promise<Source> => ({ kind: "official", registry: await configuredRegistry(layout, npmrc, env) });
+        let asked: Promise<Source> | null = null;
+        const official = (): Promise<Source> =>
+          (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
         const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${line}\n`));
         try {
