@@ -1,9 +1,12 @@
 /**
- * One installer at a time: a lock file in the prefix holding the owner's pid.
- * A second installer waits a bounded time, then stops with a clear message; a
- * lock whose process is gone is taken over.
+ * One installer at a time: a lock file in the prefix holding the owner's pid
+ * and a random token. It is created complete (written aside, then linked into
+ * place, which fails when a lock exists), so no reader ever sees it empty.
+ * A second installer waits a bounded time, then stops with a clear message;
+ * a lock whose process is gone is taken over.
  */
-import { constants, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
+import { randomBytes } from "node:crypto";
 import type { Layout } from "../core/layout";
 import { isAlive, readTextOrNull } from "../io/files";
 
@@ -11,47 +14,60 @@ export interface Lock {
   release(): Promise<void>;
 }
 
+function holderPid(text: string | null): number {
+  return Number(text?.trim().split(/\s+/)[0]);
+}
+
 /**
  * Move a lock whose process is gone out of the way. The rename is atomic, so
  * of several installers only one moves a given file; if what it moved is not
- * the stale lock it saw (another installer took it over meanwhile), it is put
+ * the stale lock it saw (another installer took over meanwhile), it is put
  * back with link(), which never replaces a lock created in between.
  */
-async function takeOverStale(lock: string, deadPid: number): Promise<void> {
-  const aside = `${lock}.stale-${process.pid}`;
+async function takeOverStale(lock: string, staleText: string | null): Promise<void> {
+  const aside = `${lock}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     await fs.rename(lock, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
-  const moved = Number((await readTextOrNull(aside))?.trim());
-  if (moved !== deadPid && isAlive(moved)) {
-    await fs.link(aside, lock).catch(() => undefined);
-  }
+  const moved = await readTextOrNull(aside);
+  if (moved !== staleText) await fs.link(aside, lock).catch(() => undefined);
   await fs.rm(aside, { force: true });
+}
+
+async function tryCreate(lock: string, token: string): Promise<boolean> {
+  const aside = `${lock}.new-${process.pid}-${randomBytes(4).toString("hex")}`;
+  await fs.writeFile(aside, token, { mode: 0o600, flag: "wx" });
+  try {
+    await fs.link(aside, lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  } finally {
+    await fs.rm(aside, { force: true });
+  }
 }
 
 export async function acquireInstallLock(layout: Layout, waitMs = 60_000, onWait?: (pid: number) => void): Promise<Lock> {
   const deadline = Date.now() + waitMs;
+  const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
   let told = false;
   for (;;) {
-    try {
-      const handle = await fs.open(layout.lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
+    if (await tryCreate(layout.lock, token)) {
       return {
         release: async () => {
-          const text = await readTextOrNull(layout.lock);
-          if (text?.trim() === String(process.pid)) await fs.rm(layout.lock, { force: true });
+          if ((await readTextOrNull(layout.lock)) === token) await fs.rm(layout.lock, { force: true });
         },
       };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    const holder = Number((await readTextOrNull(layout.lock))?.trim());
+    const text = await readTextOrNull(layout.lock);
+    if (text === null) continue;
+    const holder = holderPid(text);
     if (!isAlive(holder)) {
-      await takeOverStale(layout.lock, holder);
+      await takeOverStale(layout.lock, text);
       continue;
     }
     if (!told) {
