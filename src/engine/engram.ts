@@ -297,7 +297,8 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
     } else {
       const compatibility = await probeCompatibility(endpoint);
       const evidence: EngramEvidence = { ...base, compatibility };
-      if (compatibility.kind === "other") evidence.olderVersion = await probeOlderVersion(endpoint);
+      // /health only selects the notice's wording; after a timeout it would only add another second.
+      if (compatibility.kind === "other" && compatibility.reason !== "timeout") evidence.olderVersion = await probeOlderVersion(endpoint);
       if (compatibility.kind === "refused") {
         const schema = options.schema !== undefined ? options.schema : buildPins().engram.schema;
         evidence.header = headerSignal(await readEngramHeader(layout.home), schema);

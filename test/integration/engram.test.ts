@@ -144,6 +144,7 @@ describe("a server already listening", () => {
       expect(r.notice).toMatch(GENERIC);
       expect(await m.starts()).toEqual([]);
       expect(s.requests.every((q) => q.method === "GET" && q.headers.authorization === undefined)).toBe(true);
+      if (variant === "slow") expect(s.requests.map((q) => q.path)).toEqual(["/compatibility"]);
       // Still listening: never stopped or replaced.
       const again = await loopbackGet(m.endpoint, "/health", 5000);
       expect(again.kind).toBe("answer");
