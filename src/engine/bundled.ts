@@ -99,6 +99,5 @@ export function bundledChildEnv(install: BundledInstall, env: Env): Env {
   out.GENTLE_SHELL_PREFIX = layout.prefix;
   out.PI_CODING_AGENT_DIR = layout.agent;
   out.GENTLE_PI_AGENT_HOME = layout.agent;
-  if (!out.ENGRAM_BIN && layout.platform !== "win32") out.ENGRAM_BIN = layout.guard;
   return out;
 }

@@ -112,7 +112,8 @@ export async function runSetup(install: BundledInstall, env: Env, args: string[]
       return 1;
     }
   }
-  const engramPublished = (await lstatOrNull(layout.engram))?.isFile() ?? false;
+  const { bundledCoreVerified, engramLaunchEnvironment } = await import("./engram");
+  const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;
   try {
     gentleAi = await gentleAiExecutable(install);
@@ -129,6 +130,9 @@ export async function runSetup(install: BundledInstall, env: Env, args: string[]
   await fs.mkdir(layout.gentleAi, { recursive: true, mode: 0o700 });
   await fs.mkdir(layout.gentleAiConfig, { recursive: true, mode: 0o700 });
   const setupEnv = bundledSetupEnv(install, env, engramPublished);
+  // Setup reclassifies after publishing the core; it never starts a server.
+  const { applyEngram } = await import("./run");
+  applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }));
   const code = await new Promise<number>((resolve) => {
     const child = spawn(gentleAi, ["install", "--agent", "pi", ...args], { stdio: "inherit", env: setupEnv as NodeJS.ProcessEnv, cwd: home });
     child.on("error", (error) => {

@@ -77,11 +77,14 @@ describe("a first install into a fresh HOME", () => {
       cwd: home,
       timeoutMs: 60_000,
     });
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe("Hello from the stub model.");
     const marker = JSON.parse(await fs.readFile(join(agent, GENTLE_PI_MARKER), "utf8"));
     expect(marker.version).toBe(latest.shell);
+    // No bundled Engram core yet (setup publishes it): memory is off, Pi gets the guard, and the user is told.
+    expect(marker.env.ENGRAM_BIN).toBe(join(home, ".gentle-shell", "bin", "engram-guard"));
+    expect(marker.env).not.toHaveProperty("ENGRAM_URL");
+    expect(r.stderr).toMatch(/gentle-shell setup/);
   });
 
   it("sets Pi's npmCommand, so Pi installs a package with our npm, its config and cache in the prefix", async () => {

@@ -10,7 +10,16 @@ export default function gentlePiFixture(pi) {
   mkdirSync(agentDir, { recursive: true });
   writeFileSync(
     join(agentDir, "gentle-pi-fixture.json"),
-    JSON.stringify({ name: "gentle-pi", fixture: true, version: VERSION, pid: process.pid }) + "\n",
+    JSON.stringify({
+      name: "gentle-pi",
+      fixture: true,
+      version: VERSION,
+      pid: process.pid,
+      // What the launcher gave Pi, so tests can check the memory and isolation rules.
+      env: Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => /^(ENGRAM_|GENTLE_|PI_CODING_AGENT_DIR$|PI_SKIP_VERSION_CHECK$|NODE_OPTIONS$)/.test(k)),
+      ),
+    }) + "\n",
   );
   pi.registerCommand("gentle-fixture", {
     description: "gentle-pi test fixture: report the loaded version",

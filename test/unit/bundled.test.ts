@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { prefixLayout } from "../../src/core/layout";
+import { productionPins } from "../../src/pins/production";
+import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
+import { piArguments } from "../../src/engine/run";
+import { bundledSetupEnv, gentleAiIsolationEnv } from "../../src/engine/setup";
+
+let home: string;
+const id = "4.1.0-1.6.0";
+const piPkg = "@earendil-works/pi-coding-agent";
+
+async function version(pi = "1.6.0", marker = id) {
+  const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+  const dir = join(layout.versions, id);
+  await fs.mkdir(join(dir, ".gentle-shell"), { recursive: true });
+  await fs.writeFile(join(dir, ".gentle-shell-version"), marker + "\n");
+  await fs.writeFile(join(dir, ".gentle-shell", "engine.cjs"), "");
+  await fs.writeFile(join(dir, "package.json"), JSON.stringify({ dependencies: { [piPkg]: "1.6.0", "gentle-pi": "4.1.0" } }));
+  await fs.mkdir(join(dir, "node_modules", piPkg, "dist", "bundle"), { recursive: true });
+  await fs.writeFile(join(dir, "node_modules", piPkg, "package.json"), JSON.stringify({ version: pi, bin: { pi: "dist/bundle/cli.js" } }));
+  await fs.writeFile(join(dir, "node_modules", piPkg, "dist", "bundle", "cli.js"), "");
+  await fs.symlink(`versions/${id}`, layout.current);
+  return { layout, engine: join(layout.current, ".gentle-shell", "engine.cjs") };
+}
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "gss-bundled-"));
+});
+afterEach(async () => {
+  await fs.rm(home, { recursive: true, force: true });
+});
+
+describe("resolveBundledInstall", () => {
+  it("finds the version current names, its exact Pi and its gentle-pi", async () => {
+    const { layout, engine } = await version();
+    const install = await resolveBundledInstall(engine, productionPins, "linux", { HOME: home });
+    expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0", verifyOnly: false });
+    expect(install.layout.prefix).toBe(layout.prefix);
+    expect(install.piCli).toBe(join(layout.versions, id, "node_modules", piPkg, "dist", "bundle", "cli.js"));
+    expect(install.gentlePiRoot).toBe(join(layout.versions, id, "node_modules", "gentle-pi"));
+  });
+
+  it("stops, naming the version and the pinned Pi, when the installed Pi differs", async () => {
+    const { engine } = await version("1.5.0");
+    await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(
+      new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds Pi 1.5.0. Run gentle-shell upgrade or the Gentle Shell installer again.`),
+    );
+  });
+
+  it("is not bundled for an unfinished version or one current does not name", async () => {
+    const { engine, layout } = await version("1.6.0", `installing ${id} 1`);
+    await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(/not a finished install/);
+    await fs.writeFile(join(layout.versions, id, ".gentle-shell-version"), `${id}\n`);
+    await fs.rm(layout.current);
+    const direct = join(layout.versions, id, ".gentle-shell", "engine.cjs");
+    await expect(resolveBundledInstall(direct, productionPins, "linux", { HOME: home })).rejects.toThrow(/current does not name/);
+    // GENTLE_SHELL_VERIFY_VERSION lets exactly that id through, marked verify-only.
+    const verified = await resolveBundledInstall(direct, productionPins, "linux", { HOME: home, GENTLE_SHELL_VERIFY_VERSION: id });
+    expect(verified.verifyOnly).toBe(true);
+  });
+});
+
+describe("bundledChildEnv", () => {
+  const install = { layout: prefixLayout({ home: "/h", platform: "linux", pins: productionPins }), piCli: "/h/.gentle-shell/versions/x/cli.js" } as BundledInstall;
+
+  it("keeps the user's environment and adds only Gentle Shell's own variables", () => {
+    const env = bundledChildEnv(install, {
+      PATH: "/usr/bin",
+      npm_config_registry: "https://r.test/",
+      GENTLE_SHELL_PI: "/other/pi",
+      GENTLE_SHELL_USER_NODE_OPTIONS: "--max-old-space-size=4096",
+      GENTLE_PI_CONFIG_HOME: "/mine",
+    });
+    expect(env).toEqual({
+      PATH: "/usr/bin",
+      npm_config_registry: "https://r.test/",
+      NODE_OPTIONS: "--max-old-space-size=4096",
+      GENTLE_PI_CONFIG_HOME: "/mine",
+      GENTLE_PI_AGENTS_PI: `/h/.gentle-shell/runtime/node-24.21.0/bin/node /h/.gentle-shell/versions/x/cli.js`,
+      PI_SKIP_VERSION_CHECK: "1",
+      GENTLE_SHELL_PREFIX: "/h/.gentle-shell",
+      PI_CODING_AGENT_DIR: "/h/.gentle-shell/agent",
+      GENTLE_PI_AGENT_HOME: "/h/.gentle-shell/agent",
+    });
+  });
+
+  it("leaves GENTLE_PI_AGENTS_PI unset when a path holds a space, and keeps an ENGRAM_BIN the user set (the Engram decision comes on top)", () => {
+    const spaced = { ...install, layout: prefixLayout({ home: "/h o", platform: "linux", pins: productionPins }) } as BundledInstall;
+    const env = bundledChildEnv(spaced, { GENTLE_PI_AGENTS_PI: "x y", ENGRAM_BIN: "/my/engram" });
+    expect(env).not.toHaveProperty("GENTLE_PI_AGENTS_PI");
+    expect(env.ENGRAM_BIN).toBe("/my/engram");
+  });
+
+  it("gives Pi no GENTLE_AI_* variable; only setup gets Gentle AI's isolation", () => {
+    const env = bundledChildEnv(install, { HOME: "/h" });
+    expect(Object.keys(env).filter((k) => k.startsWith("GENTLE_AI_"))).toEqual([]);
+    const setup = bundledSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall, { PATH: "/usr/bin" }, false);
+    expect(setup.PATH).toBe("/h/.gentle-shell/runtime/node-24.21.0/bin:/h/.gentle-shell/versions/x/node_modules/.bin:/usr/bin");
+    expect(setup).toMatchObject(gentleAiIsolationEnv(install.layout, false));
+    expect(setup).not.toHaveProperty("GENTLE_AI_ENGRAM_BIN");
+    expect(gentleAiIsolationEnv(install.layout, true).GENTLE_AI_ENGRAM_BIN).toBe("/h/.gentle-shell/runtime/engram-3.5.2/engram");
+  });
+});
+
+describe("piArguments", () => {
+  it("loads the version's gentle-pi into a session, and leaves Pi's own subcommands alone", () => {
+    const install = { gentlePiRoot: "/v/node_modules/gentle-pi" };
+    expect(piArguments(install, ["-p", "hi"])).toEqual(["--extension", "/v/node_modules/gentle-pi", "-p", "hi"]);
+    expect(piArguments(install, [])).toEqual(["--extension", "/v/node_modules/gentle-pi"]);
+    for (const sub of ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]) {
+      expect(piArguments(install, [sub, "x"])).toEqual([sub, "x"]);
+    }
+  });
+});
