@@ -87,6 +87,7 @@ export function bundledChildEnv(install: BundledInstall, env: Env): Env {
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   delete out.GENTLE_SHELL_PI;
   delete out.GENTLE_SHELL_VERIFY_VERSION;
+  delete out.GENTLE_SHELL_STARTUP_HANDOFF;
   if ("GENTLE_SHELL_USER_NODE_OPTIONS" in out) {
     out.NODE_OPTIONS = out.GENTLE_SHELL_USER_NODE_OPTIONS;
     delete out.GENTLE_SHELL_USER_NODE_OPTIONS;

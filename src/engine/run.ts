@@ -56,6 +56,9 @@ export async function runEngine(args: string[]): Promise<number> {
     }
     return selfUninstall(install.layout, env, options);
   }
+  const { startupOffer } = await import("./startup-offer");
+  const offered = await startupOffer(install, env, args);
+  if (offered !== null) return offered;
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
   const { engramLaunchEnvironment } = await import("./engram");

@@ -1,0 +1,86 @@
+/**
+ * The startup update offer's decisions (spec: "Startup update offer"). Pure:
+ * whether a launch may check at all, what the launcher's config says, and
+ * what a key press means. The terminal and network live in
+ * src/engine/startup-offer.ts.
+ */
+import { compareVersions, isExactVersion } from "./versions";
+
+export type Env = Record<string, string | undefined>;
+
+/** Plain startup and --continue/--resume: the only launches that check. */
+const SESSION_FLAGS = new Set(["--continue", "-c", "--resume", "-r"]);
+
+export function offerAllowed(args: string[], env: Env, terminal: boolean): boolean {
+  if (!terminal) return false;
+  if (env.GENTLE_SHELL_STARTUP_HANDOFF) return false;
+  if (truthy(env.PI_OFFLINE)) return false;
+  // Inside a Gentle Shell session (a subagent, the agent's shell): never prompt.
+  if (env.GENTLE_SHELL_PREFIX) return false;
+  return args.every((a) => SESSION_FLAGS.has(a));
+}
+
+function truthy(value: string | undefined): boolean {
+  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false";
+}
+
+export interface LauncherConfig {
+  settings: Record<string, unknown>;
+  /** Why it cannot be saved (malformed, not a file): the launcher warns and continues. */
+  unsavable?: string;
+}
+
+export function parseLauncherConfig(text: string | null): LauncherConfig {
+  if (text === null || text.trim() === "") return { settings: {} };
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return { settings: parsed as Record<string, unknown> };
+    return { settings: {}, unsavable: "it is not a JSON object" };
+  } catch {
+    return { settings: {}, unsavable: "it is not valid JSON" };
+  }
+}
+
+/** Offer `latest` only when it is a newer exact release the user did not skip. */
+export function shouldOffer(current: string, latest: unknown, config: LauncherConfig): latest is string {
+  if (!isExactVersion(latest) || compareVersions(latest, current) <= 0) return false;
+  return config.settings.skippedStartupRelease !== latest;
+}
+
+/** Skip this version: only skippedStartupRelease changes, everything else is kept. */
+export function skipRelease(config: LauncherConfig, version: string): string {
+  return JSON.stringify({ ...config.settings, skippedStartupRelease: version }, null, 2) + "\n";
+}
+
+export const CHOICES = ["update", "not-now", "skip"] as const;
+export type Choice = (typeof CHOICES)[number];
+export type KeyResult = { selected: number } | { confirm: Choice } | { cancel: true } | null;
+
+/** One key press (a chunk of raw terminal input) against the selected row (0-2). */
+export function keyPress(data: string, selected: number): KeyResult {
+  if (data === "\u0003") return { cancel: true };
+  if (data === "\u0004") return { confirm: "not-now" };
+  if (data === "\u001b") return { confirm: "not-now" };
+  if (data === "\r" || data === "\n") return { confirm: CHOICES[selected]! };
+  if (data === "\u001b[A" || data === "\u001bOA" || data === "k") return { selected: (selected + 2) % 3 };
+  if (data === "\u001b[B" || data === "\u001bOB" || data === "j") return { selected: (selected + 1) % 3 };
+  if (data === "1" || data === "2" || data === "3") return { selected: Number(data) - 1 };
+  return null;
+}
+
+export function releaseNotesUrl(version: string): string {
+  return `https://github.com/Gentleman-Programming/gentle-shell/releases/tag/v${version}`;
+}
+
+/** The panel's lines (without colour): current and available versions, the notes link, the three choices. */
+export function panelLines(current: string, latest: string, selected: number): string[] {
+  const labels = ["Update now (gentle-shell upgrade)", "Not now", "Skip this version"];
+  return [
+    `Gentle Shell ${latest} is available (you have ${current}).`,
+    `Release notes: ${releaseNotesUrl(latest)}`,
+    "",
+    ...labels.map((label, i) => `${i === selected ? "❯" : " "} ${i + 1}. ${label}`),
+    "",
+    "Arrows or 1-3 to choose, Enter to confirm, Esc for not now, Ctrl+C to cancel.",
+  ];
+}

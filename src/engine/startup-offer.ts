@@ -1,0 +1,126 @@
+/**
+ * The startup update offer on the terminal (spec: "Startup update offer").
+ * Before Pi opens in a terminal, the registry's gentle-pi `latest` is asked
+ * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
+ * No update runs without an explicit choice.
+ */
+import { join } from "pathe";
+import type { Env } from "../core/environment";
+import { npmrcRegistry } from "../core/npmrc";
+import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
+import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { latestRelease } from "../install/release";
+import type { BundledInstall } from "./bundled";
+
+export const OFFER_TIMEOUT_MS = 1500;
+
+export function launcherConfigPath(install: BundledInstall, env: Env): string {
+  return env.GENTLE_SHELL_CONFIG || join(install.layout.config, "config.json");
+}
+
+async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
+  const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
+  const registry = npmrcRegistry(npmrc);
+  if (!registry) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([latestRelease(registry, npmrc, env).catch(() => null), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function choose(current: string, latest: string): Promise<Choice | "cancel"> {
+  const color = !process.env.NO_COLOR;
+  const rose = (s: string) => (color ? `\u001b[38;5;211m${s}\u001b[39m` : s);
+  const out = process.stdout;
+  let selected = 1;
+  let drawn = 0;
+  const draw = () => {
+    if (drawn) out.write(`\u001b[${drawn}A\u001b[0J`);
+    const lines = panelLines(current, latest, selected);
+    const width = Math.max(...lines.map((l) => l.length)) + 2;
+    const boxed = [
+      rose(`╭${"─".repeat(width)}╮`),
+      ...lines.map((l) => rose("│") + ` ${l.padEnd(width - 1)}` + rose("│")),
+      rose(`╰${"─".repeat(width)}╯`),
+    ];
+    out.write(boxed.join("\n") + "\n");
+    drawn = boxed.length;
+  };
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    const finish = (result: Choice | "cancel") => {
+      stdin.off("data", onData);
+      stdin.off("end", onEnd);
+      if (stdin.isTTY) stdin.setRawMode(false);
+      stdin.pause();
+      resolve(result);
+    };
+    const onData = (chunk: Buffer) => {
+      const r = keyPress(chunk.toString("utf8"), selected);
+      if (!r) return;
+      if ("cancel" in r) return finish("cancel");
+      if ("confirm" in r) return finish(r.confirm);
+      selected = r.selected;
+      draw();
+    };
+    const onEnd = () => finish("not-now");
+    draw();
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdin.on("data", onData);
+    stdin.on("end", onEnd);
+    stdin.resume();
+  });
+}
+
+/**
+ * Returns null to go on opening Pi, or an exit code: 130 for Ctrl+C, or the
+ * relaunched Shell's (never reached: the process is replaced).
+ */
+export async function startupOffer(install: BundledInstall, env: Env, args: string[]): Promise<number | null> {
+  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  if (!offerAllowed(args, env, terminal)) return null;
+  const configPath = launcherConfigPath(install, env);
+  const stat = await lstatOrNull(configPath);
+  const config = stat && !stat.isFile() ? { settings: {}, unsavable: "it is not a regular file" } : parseLauncherConfig(stat ? await readTextOrNull(configPath) : null);
+  const latest = await latestWithin(install, env, OFFER_TIMEOUT_MS);
+  if (!shouldOffer(install.shell, latest, config)) return null;
+  const choice = await choose(install.shell, latest);
+  if (choice === "cancel") {
+    process.stderr.write("gentle-shell: cancelled.\n");
+    return 130;
+  }
+  if (choice === "not-now") return null;
+  if (choice === "skip") {
+    if (config.unsavable) {
+      process.stderr.write(`gentle-shell: ${configPath} was not changed because ${config.unsavable}; not skipping ${latest}.\n`);
+      return null;
+    }
+    try {
+      await writeFileAtomic(configPath, skipRelease(config, latest), stat ? stat.mode & 0o777 : 0o600);
+      process.stdout.write(`Skipping Gentle Shell ${latest}; a newer release will be offered again.\n`);
+    } catch (error) {
+      process.stderr.write(`gentle-shell: could not save the skipped release (${(error as Error).message}); going on.\n`);
+    }
+    return null;
+  }
+  // Update now: the verified bundled upgrade, then the new Shell with the same arguments.
+  const { upgradeBundled } = await import("./upgrade");
+  const code = await upgradeBundled(install, env, { rollback: false });
+  if (code !== 0) {
+    process.stderr.write("gentle-shell: the update failed; opening the current Gentle Shell.\n");
+    return null;
+  }
+  const launcher = install.layout.launcher;
+  try {
+    const execve = (process as unknown as { execve?: (f: string, a: string[], e: Env) => never }).execve;
+    if (typeof execve !== "function") throw new Error("this platform cannot hand over to the new launcher");
+    execve(launcher, [launcher, ...args], { ...env, GENTLE_SHELL_STARTUP_HANDOFF: "1" });
+  } catch (error) {
+    process.stderr.write(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.\n`);
+    return 1;
+  }
+  return 1;
+}

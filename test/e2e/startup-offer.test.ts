@@ -1,0 +1,137 @@
+/**
+ * The startup update offer, in a real terminal: tmux runs the installed
+ * launcher of release 4.0.0 while the registry's latest is 4.1.0; keys are
+ * typed with send-keys and the screen read with capture-pane.
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { existsSync, mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { GENTLE_PI_MARKER } from "../support/gentle-pi";
+import { runCommand } from "../support/proc";
+import { writeStubModelConfig } from "../support/stub-model";
+
+const f = fixtures();
+const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
+const sockets: string[] = [];
+
+afterAll(async () => {
+  for (const s of sockets) await runCommand("tmux", ["-L", s, "kill-server"]).catch(() => undefined);
+});
+
+async function installedOlder() {
+  const home = join(mkdtempSync(join(tmpdir(), "gss-offer-")), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  await writeStubModelConfig(join(home, ".gentle-shell", "agent"), `${f.modelUrl}/v1`);
+  return home;
+}
+
+class Terminal {
+  constructor(readonly socket: string) {}
+  static async open(home: string, command: string[]): Promise<Terminal> {
+    const socket = `gss-${process.pid}-${Math.random().toString(16).slice(2)}`;
+    sockets.push(socket);
+    const conf = join(home, "tmux.conf");
+    await fs.writeFile(conf, "set -g extended-keys on\nset -g remain-on-exit on\n");
+    const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin" });
+    const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", "120", "-y", "40", "--", ...command], { env, cwd: home });
+    expect(r.code, r.stderr).toBe(0);
+    return new Terminal(socket);
+  }
+  async screen(): Promise<string> {
+    return (await runCommand("tmux", ["-L", this.socket, "capture-pane", "-p", "-J"])).stdout;
+  }
+  async keys(...keys: string[]) {
+    await runCommand("tmux", ["-L", this.socket, "send-keys", ...keys]);
+  }
+  async waitFor(test: (screen: string) => boolean, what: string, ms = 60_000): Promise<string> {
+    const end = Date.now() + ms;
+    let last = "";
+    while (Date.now() < end) {
+      last = await this.screen();
+      if (test(last)) return last;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    throw new Error(`waited for ${what}; the screen shows:\n${last}`);
+  }
+  async exitStatus(): Promise<string> {
+    return (await runCommand("tmux", ["-L", this.socket, "display-message", "-p", "#{pane_dead}:#{pane_dead_status}"])).stdout.trim();
+  }
+  async close() {
+    await runCommand("tmux", ["-L", this.socket, "kill-server"]);
+  }
+}
+
+const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is available (you have ${older.shell}).`);
+/** Pi's idle editor: a plain upper border of 20 or more ─. */
+const piOpen = (s: string) => /─{20,}/.test(s) && !offered(s);
+
+describe.concurrent("the startup update offer", () => {
+  it("offers the newer release; Enter (not now) opens Pi without saving anything", async () => {
+    const home = await installedOlder();
+    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const t = await Terminal.open(home, [gs]);
+    const screen = await t.waitFor(offered, "the offer");
+    expect(screen).toContain(`releases/tag/v${latest.shell}`);
+    expect(screen).toContain("❯ 2. Not now");
+    await t.keys("Enter");
+    await t.waitFor(piOpen, "Pi's editor");
+    await t.close();
+    expect(existsSync(join(home, ".gentle-shell", "config", "config.json"))).toBe(false);
+    expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${older.id}`);
+  });
+
+  it("skip this version stores only that version, and the next start does not ask", async () => {
+    const home = await installedOlder();
+    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
+    await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"keep":"me"}\n');
+    const t = await Terminal.open(home, [gs]);
+    await t.waitFor(offered, "the offer");
+    await t.keys("3");
+    await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
+    await t.keys("Enter");
+    await t.waitFor(piOpen, "Pi's editor");
+    await t.close();
+    expect(JSON.parse(await fs.readFile(join(home, ".gentle-shell", "config", "config.json"), "utf8"))).toEqual({ keep: "me", skippedStartupRelease: latest.shell });
+    const again = await Terminal.open(home, [gs]);
+    await again.waitFor(piOpen, "Pi's editor without an offer");
+    expect(offered(await again.screen())).toBe(false);
+    await again.close();
+  });
+
+  it("Ctrl+C cancels opening with exit 130", async () => {
+    const home = await installedOlder();
+    const t = await Terminal.open(home, [join(home, ".gentle-shell", "bin", "gentle-shell")]);
+    await t.waitFor(offered, "the offer");
+    await t.keys("C-c");
+    await t.waitFor((s) => s.includes("gentle-shell: cancelled."), "the cancel message");
+    expect(await t.exitStatus()).toBe("1:130");
+    await t.close();
+  });
+
+  it("update now upgrades, then reopens the new Shell with the same arguments and no second offer", async () => {
+    const home = await installedOlder();
+    const agent = join(home, ".gentle-shell", "agent");
+    const t = await Terminal.open(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
+    await t.waitFor(offered, "the offer");
+    await t.keys("1");
+    await t.keys("Enter");
+    await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade", 150_000);
+    await t.waitFor(piOpen, "Pi's editor of the new version", 60_000);
+    const marker = JSON.parse(await fs.readFile(join(agent, GENTLE_PI_MARKER), "utf8"));
+    expect(marker.version).toBe(latest.shell);
+    expect(marker.env).not.toHaveProperty("GENTLE_SHELL_STARTUP_HANDOFF");
+    await t.close();
+    expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${latest.id}`);
+  });
+});
