@@ -21,7 +21,12 @@ export type VersionState =
   | { kind: "absent" }
   | { kind: "valid" }
   | { kind: "installing"; pid: number; alive: boolean }
+  /** Claimed (mkdir) but killed before its marker landed: empty but for our marker's temporary file. */
+  | { kind: "abandoned" }
   | { kind: "foreign"; why: string };
+
+/** The temporary file writeFileAtomic leaves while the marker is written. */
+const MARKER_TEMP = /^\.\.gentle-shell-version\.tmp-\d+-[0-9a-f]{8}$/;
 
 /** Classify what stands at versions/<id> (pure given the marker text and stat). */
 export function classifyVersionMarker(id: string, marker: string | null, isDir: boolean): VersionState {
@@ -40,6 +45,10 @@ export async function versionState(layout: Layout, id: string): Promise<VersionS
   if (!stat) return { kind: "absent" };
   const markerStat = stat.isDirectory() ? await lstatOrNull(join(dir, VERSION_MARKER)) : null;
   const marker = markerStat?.isFile() ? await readTextOrNull(join(dir, VERSION_MARKER)) : null;
+  if (stat.isDirectory() && !markerStat) {
+    const entries = await fs.readdir(dir);
+    if (entries.every((name) => MARKER_TEMP.test(name))) return { kind: "abandoned" };
+  }
   return classifyVersionMarker(id, marker, stat.isDirectory());
 }
 
@@ -73,6 +82,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   if (state.kind === "foreign") {
     throw new Error(`versions/${id} exists but ${state.why}: it was not made by gentle-shell-setup and was left as it is. Move it away, then run the installer again.`);
   }
+  if (state.kind === "abandoned") await fs.rm(dir, { recursive: true, force: true });
   if (state.kind === "installing") {
     if (state.alive && state.pid !== process.pid) {
       throw new Error(`another installer (process ${state.pid}) is installing versions/${id}; wait for it to finish, then run the installer again`);
@@ -82,7 +92,8 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   // The claim: mkdir fails if another installer got here first.
   await fs.mkdir(dir, { mode: 0o755 });
   try {
-    await fs.writeFile(join(dir, VERSION_MARKER), `installing ${id} ${process.pid}\n`, { flag: "wx", mode: 0o644 });
+    // The marker lands complete (one rename), so a kill at any moment leaves either no marker or a whole one.
+    await writeFileAtomic(join(dir, VERSION_MARKER), `installing ${id} ${process.pid}\n`, 0o644);
     await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"]);
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"]);
     await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile);
