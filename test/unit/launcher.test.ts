@@ -14,7 +14,7 @@ import {
   NO_ACTIVE_VERSION,
 } from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
-import { classifyVersionMarker } from "../../src/install/version";
+import { classifyVersionMarker, versionState } from "../../src/install/version";
 
 let home: string;
 let layout: Layout;
@@ -147,5 +147,15 @@ describe("version markers", () => {
     expect(classifyVersionMarker(id, `installing 4.0.0-1.6.0 1\n`, true).kind).toBe("foreign");
     expect(classifyVersionMarker(id, null, true).kind).toBe("foreign");
     expect(classifyVersionMarker(id, `${id}\n`, false).kind).toBe("foreign");
+  });
+
+  it("a claimed folder killed before its marker landed is taken back; anything else in it makes it foreign", async () => {
+    const dir = join(layout.versions, id);
+    await fs.mkdir(dir, { recursive: true });
+    expect(await versionState(layout, id)).toEqual({ kind: "abandoned" });
+    await fs.writeFile(join(dir, "..gentle-shell-version.tmp-123-0123abcd"), "installing");
+    expect(await versionState(layout, id)).toEqual({ kind: "abandoned" });
+    await fs.writeFile(join(dir, "notes.txt"), "mine");
+    expect((await versionState(layout, id)).kind).toBe("foreign");
   });
 });
