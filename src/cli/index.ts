@@ -3,6 +3,7 @@ import { defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
 import { SETUP_VERSION } from "../version";
 import { installCommand } from "./install";
+import { bundleCommand } from "./bundle";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -14,7 +15,7 @@ const main = defineCommand({
     version: SETUP_VERSION,
     description: "Installs Gentle Shell (Pi with gentle-pi, and their own Node and pnpm) into ~/.gentle-shell, verified against pins built into this file.",
   },
-  subCommands: { install: installCommand },
+  subCommands: { install: installCommand, bundle: bundleCommand },
 });
 
 /** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
@@ -38,7 +39,11 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     process.stdout.write(plain(await renderUsage(installCommand, main as never)) + "\n");
     return;
   }
-  if (!["install"].includes(args[0]!)) {
+  if (args[0] === "bundle" && (args.includes("--help") || args.includes("-h"))) {
+    process.stdout.write(plain(await renderUsage(bundleCommand, main as never)) + "\n");
+    return;
+  }
+  if (!["install", "bundle"].includes(args[0]!)) {
     throw new Error(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`);
   }
   await runCommand(main, { rawArgs: args });

@@ -23,6 +23,8 @@ import { runPlan, type Step, type StepOutcome } from "./plan";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
 import { shadowingCommand } from "../core/path-entry";
+import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline";
+import { versionState } from "./version";
 
 export interface InstallOptions {
   layout: Layout;
@@ -76,6 +78,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   let id: string | null = null;
   let pathOutcome: PathStepOutcome | null = null;
   let shadowWarning: string | null = null;
+  // An offline bundle (a folder source with offline-bundle.json) and its store archive, copied off it and verified.
+  let bundle: OfflineBundle | null = null;
+  let bundleStore: string | null = null;
   const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
 
   const steps: Step[] = [
@@ -99,6 +104,18 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "runtime",
       title: "runtimes",
       run: async () => {
+        let offline = "";
+        if (source.kind === "folder") {
+          bundle = await openBundle(source.root, options.target);
+          if (bundle) {
+            if (options.release && options.release !== bundle.manifest.shell) {
+              throw new Error(`this offline bundle holds Gentle Shell ${bundle.manifest.shell}, not ${options.release}`);
+            }
+            // Checked before any runtime is published, so a damaged bundle changes nothing.
+            bundleStore = await stageBundleStore(bundle, layout.tmp);
+            offline = `; offline bundle ${bundle.manifest.id}, its pnpm store verified`;
+          }
+        }
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
         // then pnpm downloads once Node is ready, otherwise both download at once.
         const known = npmrcRegistry(npmrc);
@@ -112,7 +129,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
           // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
           const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;
-          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}`;
+          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}${offline}`;
         } finally {
           progress.stop();
         }
@@ -122,6 +139,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "version",
       title: "Gentle Shell version",
       run: async () => {
+        if (bundle) return installFromBundle(bundle);
         const registry = await configuredRegistry(layout, npmrc, env);
         const shell = options.release ?? (await latestRelease(registry, npmrc, env));
         distribution = await fetchDistribution(source, shell, layout.tmp);
@@ -200,6 +218,29 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       },
     },
   ];
+  /** The version step from an offline bundle: its release, pnpm --offline against its store; no registry is asked. */
+  async function installFromBundle(from: OfflineBundle): Promise<string> {
+    distribution = await readBundleDistribution(from);
+    const { manifest } = distribution;
+    const install = (offline?: { store: string }) =>
+      installVersion({ layout, distribution: distribution!, env, engine: options.engine(), go: layout.platform === "win32", echo: options.verbose, offline });
+    let result;
+    let storeNote = "";
+    if ((await versionState(layout, manifest.id)).kind === "valid") {
+      result = await install();
+    } else {
+      const store = await extractBundleStore(layout, bundleStore!);
+      try {
+        result = await install({ store: store.dir });
+      } finally {
+        await store.cleanup();
+      }
+      storeNote = store.kind === "prefix" ? "; the bundle's pnpm store is now the prefix's" : "";
+    }
+    id = result.id;
+    return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${result.status} in versions/${result.id} offline${storeNote}`;
+  }
+
   const outcomes = await runPlan(steps, layout.home, options.report);
   await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
   return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok: outcomes.every((o) => o.status === "done") };

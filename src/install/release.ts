@@ -28,6 +28,15 @@ export async function latestRelease(registry: string, npmrc: string, env: Env): 
 }
 
 export async function fetchDistribution(source: Source, shell: string, tmp: string): Promise<Distribution> {
+  return (await fetchDistributionAssets(source, shell, tmp)).distribution;
+}
+
+/** The two assets as the source served them (an offline bundle keeps these exact bytes), and what they read as. */
+export async function fetchDistributionAssets(
+  source: Source,
+  shell: string,
+  tmp: string,
+): Promise<{ json: string; lock: string; distribution: Distribution }> {
   assertExactVersion("the release", shell);
   let json: string;
   let lock: string;
@@ -40,5 +49,5 @@ export async function fetchDistribution(source: Source, shell: string, tmp: stri
     }
     throw error;
   }
-  return readDistribution(json, lock);
+  return { json, lock, distribution: readDistribution(json, lock) };
 }

@@ -61,6 +61,11 @@ export interface InstallVersionOptions {
   /** Put our Go on PATH (Windows). */
   go?: boolean;
   echo?: boolean;
+  /**
+   * An offline bundle's install: pnpm runs with --offline against this
+   * writable store (extracted from the bundle), never the network.
+   */
+  offline?: { store: string };
 }
 
 export interface InstallVersionOutcome {
@@ -99,14 +104,19 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile);
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
-    const result = await run(layout.node, [layout.pnpmEntry, "install", "--frozen-lockfile"], {
+    const args = [layout.pnpmEntry, "install", "--frozen-lockfile"];
+    if (options.offline) {
+      args.push("--offline");
+      env.pnpm_config_store_dir = options.offline.store;
+    }
+    const result = await run(layout.node, args, {
       cwd: dir,
       env,
       echo: options.echo,
       timeoutMs: 30 * 60_000,
     });
     if (result.code !== 0) {
-      throw new Error(`pnpm install --frozen-lockfile failed for ${id}:\n${outputTail(result)}`);
+      throw new Error(`pnpm install --frozen-lockfile${options.offline ? " --offline" : ""} failed for ${id}:\n${outputTail(result)}`);
     }
     await checkInstalled(dir, SHELL_PACKAGE, shell);
     await checkInstalled(dir, PI_PACKAGE, pi);

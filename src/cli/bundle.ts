@@ -1,0 +1,74 @@
+/** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline.ts. */
+import { homedir } from "node:os";
+import { defineCommand } from "citty";
+import { buildPins } from "../pins/index";
+import { TARGETS, type Target } from "../pins/types";
+import type { Env } from "../core/environment";
+import { isSingleExecutable } from "../io/self";
+import { progressFor } from "../io/progress";
+import { findInstallerBinaries, installerName, makeBundle } from "../install/offline";
+import { hostPlatform, hostTarget } from "./install";
+
+/** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */
+export function bundleTargets(rawArgs: string[], host: Target): Target[] {
+  const given: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (arg === "--target" || arg === "-t") given.push(rawArgs[++i] ?? "");
+    else if (arg.startsWith("--target=")) given.push(arg.slice("--target=".length));
+  }
+  if (!given.length) return [host];
+  const out: Target[] = [];
+  for (const value of given.flatMap((v) => v.split(","))) {
+    const t = value.trim();
+    if (t === "all") out.push(...TARGETS);
+    else if ((TARGETS as readonly string[]).includes(t)) out.push(t as Target);
+    else throw new Error(`unknown --target ${JSON.stringify(t)}; one of ${TARGETS.join(", ")} or all`);
+  }
+  return [...new Set(out)];
+}
+
+export const bundleCommand = defineCommand({
+  meta: { name: "bundle", description: "Write an offline bundle: everything `install --source <folder>` needs on a machine with no network" },
+  args: {
+    out: { type: "string", required: true, description: "The new folder to write the bundle into" },
+    release: { type: "string", description: "Bundle this exact Gentle Shell version instead of the latest" },
+    source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or a folder" },
+    target: { type: "string", description: "A target to bundle for (repeatable: linux-x64, darwin-arm64, win-x64, ... or all); default this machine's" },
+    verbose: { type: "boolean", description: "Show pnpm's output" },
+  },
+  async run({ args, rawArgs }) {
+    const env = process.env as Env;
+    const platform = hostPlatform();
+    const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
+    const host = hostTarget();
+    const targets = bundleTargets(rawArgs, host);
+    const out = (line: string) => process.stdout.write(line + "\n");
+    const found = await findInstallerBinaries(targets, host, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
+    out(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${args.source ?? "official"})`);
+    const progress = progressFor(process.stderr, (line) => out(`  ${line}`));
+    let made;
+    try {
+      made = await makeBundle({
+        out: args.out,
+        pins: buildPins(),
+        env,
+        home,
+        platform,
+        hostTarget: host,
+        targets,
+        source: args.source,
+        release: args.release,
+        binaries: found.binaries,
+        log: (line) => out(`  ${line}`),
+        progress,
+        verbose: args.verbose,
+      });
+    } finally {
+      progress.stop();
+    }
+    for (const note of [...found.notes, ...made.notes]) out(`note: ${note}`);
+    out(`Offline bundle for Gentle Shell ${made.manifest.shell} (Pi ${made.manifest.pi}): ${made.out}, ${made.manifest.files.length + 1} files, ${(made.bytes / 1024 / 1024).toFixed(1)} MiB`);
+    out(`On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source .`);
+  },
+});

@@ -1,0 +1,202 @@
+/**
+ * Offline bundles, end to end on the fixture single executable: `bundle`
+ * from the fixture mirror and registry, then `install --source <bundle>`
+ * inside `unshare -n` (root: a network namespace with nothing in it, not even
+ * a loopback that is up), from a bundle folder that is read-only for real (a
+ * read-only bind mount in a mount namespace, and chmod -R a-w). A damaged
+ * bundle (one flipped byte in the store archive or in the Node archive) is
+ * refused with a clear message and publishes nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { runCommand, runChecked } from "../support/proc";
+import { listTree } from "../support/tarball";
+import { BUNDLE_MANIFEST, BUNDLE_STORE, BUNDLE_SUMS } from "../../src/install/offline";
+
+const f = fixtures();
+const release = f.releases[f.releases.length - 1]!;
+const root = mkdtempSync(join(tmpdir(), "gss-offline-"));
+const bundle = join(root, "bundle");
+const nodePath = f.pins.node.archives["linux-x64"]!.path;
+const binaryName = "gentle-shell-setup-linux-x64";
+
+async function sha256(path: string): Promise<string> {
+  return createHash("sha256").update(await fs.readFile(path)).digest("hex");
+}
+
+async function newHome(name: string): Promise<string> {
+  const home = join(root, name);
+  await fs.mkdir(home, { recursive: true });
+  // The registry is named, as on the machine the stick came from; inside the namespace nothing answers.
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  return home;
+}
+
+/**
+ * Run `script` (sh, with the bundle folder as $1) in new network and mount
+ * namespaces, the bundle folder bind-mounted read-only over itself. A missing
+ * unshare fails the test (spawn error), never skips it.
+ */
+function offline(dir: string, home: string, script: string, timeoutMs = 150_000) {
+  const prelude = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && cd "$1" || exit 97\n';
+  return runCommand("unshare", ["--net", "--mount", "sh", "-c", prelude + script, "sh", dir], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs,
+  });
+}
+
+/** A copy of the bundle (hard links) with one byte flipped in `rel` (a new file, so the original keeps its bytes). */
+async function tamperedCopy(name: string, rel: string): Promise<string> {
+  const copy = join(root, name);
+  await runChecked("cp", ["-al", bundle, copy]);
+  const bytes = await fs.readFile(join(copy, rel));
+  const at = Math.floor(bytes.length / 2);
+  bytes[at] = bytes[at]! ^ 0x01;
+  await fs.writeFile(join(copy, `${rel}.new`), bytes);
+  await fs.rename(join(copy, `${rel}.new`), join(copy, rel));
+  return copy;
+}
+
+async function nothingPublished(home: string) {
+  const prefix = join(home, ".gentle-shell");
+  const runtime = await fs.readdir(join(prefix, "runtime")).catch(() => [] as string[]);
+  expect(runtime.filter((n) => !n.startsWith("."))).toEqual([]);
+  expect(await fs.readdir(join(prefix, "versions")).catch(() => [] as string[])).toEqual([]);
+  expect(await fs.lstat(join(prefix, "current")).catch(() => null)).toBeNull();
+  expect(await fs.lstat(join(prefix, "bin", "gentle-shell")).catch(() => null)).toBeNull();
+  expect(await fs.lstat(join(prefix, "pnpm", "store")).catch(() => null)).toBeNull();
+}
+
+let made: Awaited<ReturnType<typeof runCommand>>;
+let tamperedStore: string;
+let tamperedNode: string;
+let sumsBefore: string;
+let treeBefore: string[];
+
+beforeAll(async () => {
+  const maker = await newHome("maker");
+  made = await runCommand(f.binary!, ["bundle", "--out", bundle, "--source", f.mirrorUrl, "--release", release.shell], {
+    env: homeEnv(maker),
+    cwd: maker,
+    timeoutMs: 170_000,
+  });
+  if (made.code !== 0) throw new Error(`bundle failed:\n${made.stdout}\n${made.stderr}`);
+  tamperedStore = await tamperedCopy("tampered-store", BUNDLE_STORE);
+  tamperedNode = await tamperedCopy("tampered-node", nodePath);
+  sumsBefore = await fs.readFile(join(bundle, BUNDLE_SUMS), "utf8");
+  treeBefore = await listTree(bundle);
+});
+
+afterAll(async () => {
+  await runCommand("chmod", ["-R", "u+w", root]);
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+describe("gentle-shell-setup bundle", () => {
+  it("writes the source layout, the running binary, the store archive, a manifest and SHA256SUMS over everything", async () => {
+    expect(made.stdout).toContain(`Offline bundle for Gentle Shell ${release.shell} (Pi ${release.pi})`);
+    const manifest = JSON.parse(await fs.readFile(join(bundle, BUNDLE_MANIFEST), "utf8"));
+    expect(manifest).toMatchObject({ schema: 1, shell: release.shell, pi: release.pi, id: release.id, targets: ["linux-x64"], store: BUNDLE_STORE });
+    const expected = [
+      "README.txt",
+      BUNDLE_MANIFEST,
+      BUNDLE_STORE,
+      binaryName,
+      nodePath,
+      f.pins.pnpm.file.path,
+      f.pins.engram.archives["linux-x64"]!.path,
+      `releases/v${release.shell}/gentle-shell-distribution.json`,
+      `releases/v${release.shell}/gentle-shell-distribution-lock.yaml`,
+    ].sort();
+    expect(manifest.files).toEqual(expected);
+    const files: string[] = [];
+    for (const p of await listTree(bundle)) if ((await fs.lstat(join(bundle, p))).isFile()) files.push(p);
+    expect(files.sort()).toEqual([...expected, BUNDLE_SUMS].sort());
+    // sha256sum reads it as written.
+    await runChecked("sha256sum", ["--strict", "-c", BUNDLE_SUMS], { cwd: bundle });
+    expect(sumsBefore.trim().split("\n")).toHaveLength(expected.length);
+    // The pinned artifacts are byte for byte what the pins name; the binary is the running one.
+    expect(await sha256(join(bundle, nodePath))).toBe(f.pins.node.archives["linux-x64"]!.sha256);
+    expect(await sha256(join(bundle, binaryName))).toBe(await sha256(f.binary!));
+    // The store archive holds pnpm's store and no link (pnpm's projects/ links stay behind).
+    const members = (await runChecked("tar", ["-tvzf", join(bundle, BUNDLE_STORE)])).stdout.split("\n").filter(Boolean);
+    expect(members.some((m) => /v11\/index\.db$/.test(m))).toBe(true);
+    expect(members.filter((m) => !/^[-d]/.test(m))).toEqual([]);
+  });
+
+  it("refuses to write into a folder that is not empty", async () => {
+    const r = await runCommand(f.binary!, ["bundle", "--out", bundle, "--source", f.mirrorUrl, "--release", release.shell], {
+      env: homeEnv(root),
+      timeoutMs: 60_000,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr + r.stdout).toMatch(/already exists; a bundle is written only into a new or empty folder/);
+  });
+});
+
+describe("gentle-shell-setup install --source <bundle> with no network", () => {
+  it("the namespace really has no network: the fixture registry does not answer there", async () => {
+    const r = await runCommand(
+      "unshare",
+      ["--net", process.execPath, "-e", `fetch(${JSON.stringify(f.registryUrl)}).then(() => process.exit(0), () => process.exit(7))`],
+      { timeoutMs: 30_000 },
+    );
+    expect(r.code).toBe(7);
+  });
+
+  it("refuses a bundle whose store archive has one flipped byte, and publishes nothing", async () => {
+    const home = await newHome("home-tampered-store");
+    const r = await offline(tamperedStore, home, `exec ./${binaryName} install --yes --source .`);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ runtime failed: pnpm-store\.tar\.gz in the offline bundle does not match its SHA256SUMS line .*the bundle is damaged; copy it again/);
+    expect(r.stdout).toContain("Gentle Shell was not installed: the runtime step failed.");
+    await nothingPublished(home);
+  });
+
+  it("refuses a bundle whose Node archive has one flipped byte (the pin, not SHA256SUMS, decides), and publishes nothing", async () => {
+    const home = await newHome("home-tampered-node");
+    // SHA256SUMS is made to agree with the tampered archive: the compiled-in pin still refuses it.
+    const sums = join(tamperedNode, BUNDLE_SUMS);
+    const text = (await fs.readFile(sums, "utf8")).replace(/^[0-9a-f]{64}(?=  node\/)/m, await sha256(join(tamperedNode, nodePath)));
+    await fs.rm(sums);
+    await fs.writeFile(sums, text);
+    const r = await offline(tamperedNode, home, `exec ./${binaryName} install --yes --source .`);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/✖ runtime failed: .*does not match the pinned sha256 of Node 24\.21\.0 \(linux-x64\)/);
+    await nothingPublished(home);
+  });
+
+  it("installs from a read-only bundle: the launcher reports the release and gentle-pi's build ran; the bundle is unchanged", async () => {
+    await runChecked("chmod", ["-R", "a-w", bundle]);
+    const home = await newHome("home-offline");
+    const r = await offline(
+      bundle,
+      home,
+      [
+        `./${binaryName} install --yes --source . || exit $?`,
+        // Still with no network: the installed launcher.
+        `exec "$HOME/.gentle-shell/bin/gentle-shell" --version`,
+      ].join("\n"),
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^✔ runtime: Node 24\.21\.0 installed, pnpm 11\.1\.1 installed; offline bundle 4\.1\.0-1\.6\.0, its pnpm store verified$/m);
+    expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline`);
+    expect(r.stdout).toContain(`✔ verify-launcher: gentle-shell ${release.shell}, pi ${release.pi}`);
+    expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
+    const version = join(home, ".gentle-shell", "versions", release.id);
+    expect((await fs.stat(join(version, "node_modules", "gentle-pi", "bin", "gentle-ai"))).isFile()).toBe(true);
+    // The store is the prefix's now, and writable by its user.
+    expect((await fs.stat(join(home, ".gentle-shell", "pnpm", "store", "v11", "index.db"))).mode & 0o200).toBe(0o200);
+    // Nothing was written into the bundle.
+    expect(await listTree(bundle)).toEqual(treeBefore);
+    expect(await fs.readFile(join(bundle, BUNDLE_SUMS), "utf8")).toBe(sumsBefore);
+    await runChecked("sha256sum", ["--strict", "--quiet", "-c", BUNDLE_SUMS], { cwd: bundle });
+  });
+});
