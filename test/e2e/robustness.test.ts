@@ -91,7 +91,7 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
       const first = await killWhen(home, trigger);
       expect(first.killed, `the trigger for "${when}" was never seen`).toBe(true);
       const again = await install(home);
-      expect(again.stdout + again.stderr).not.toMatch(/✖/);
+      expect(again.stdout + again.stderr, again.stdout + again.stderr).not.toMatch(/✖/);
       expect(again.code).toBe(0);
       await expectWorking(home);
       const runtime = await fs.readdir(join(home, ".gentle-shell", "runtime"));
