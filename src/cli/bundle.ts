@@ -69,6 +69,6 @@ export const bundleCommand = defineCommand({
     }
     for (const note of [...found.notes, ...made.notes]) out(`note: ${note}`);
     out(`Offline bundle for Gentle Shell ${made.manifest.shell} (Pi ${made.manifest.pi}): ${made.out}, ${made.manifest.files.length + 1} files, ${(made.bytes / 1024 / 1024).toFixed(1)} MiB`);
-    out(`On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source .`);
+    out(`On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source "$PWD" (see its README.txt)`);
   },
 });

@@ -388,11 +388,14 @@ ${manifest.targets.map((t) => `  - ${t}`).join("\n")}
 1. Copy this folder to the machine (a read-only stick is fine: the installer
    copies what it needs and never writes here).
 2. Optionally check it:  sha256sum -c ${BUNDLE_SUMS}
-3. From this folder, run the installer for the machine, for example:
+3. From this folder, run the installer for the machine with the folder's
+   full path, for example:
 
-     ./${installerName(first)} install --source .
+     ./${installerName(first)} install --source "$PWD"
 
-   (on Windows: .\\gentle-shell-setup-win-x64.exe install --source .)
+   (Windows PowerShell: .\\gentle-shell-setup-win-x64.exe install --source "$PWD")
+   The path is remembered: \`gentle-shell setup\` takes Engram from here later,
+   if the folder is still there.
 
 Node, pnpm, Go and Engram are checked against the checksums built into the
 installer, exactly as when they are downloaded; ${BUNDLE_SUMS} guards the rest

@@ -140,6 +140,20 @@ describe("gentle-shell-setup bundle", () => {
   });
 });
 
+describe("a bundle that cannot be made", () => {
+  it("stops at the first artifact it cannot get verified and leaves no folder, not even a partial one", async () => {
+    // The fixture mirror has no linux-arm64 Node archive.
+    const out = join(root, "failed-bundle");
+    const r = await runCommand(f.binary!, ["bundle", "--out", out, "--source", f.mirrorUrl, "--release", release.shell, "--target", "linux-x64,linux-arm64"], {
+      env: homeEnv(root),
+      timeoutMs: 120_000,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr + r.stdout).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);
+    expect((await fs.readdir(root)).filter((n) => n.includes("failed-bundle"))).toEqual([]);
+  });
+});
+
 describe("gentle-shell-setup install --source <bundle> with no network", () => {
   it("the namespace really has no network: the fixture registry does not answer there", async () => {
     const r = await runCommand(
@@ -198,5 +212,26 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(await listTree(bundle)).toEqual(treeBefore);
     expect(await fs.readFile(join(bundle, BUNDLE_SUMS), "utf8")).toBe(sumsBefore);
     await runChecked("sha256sum", ["--strict", "--quiet", "-c", BUNDLE_SUMS], { cwd: bundle });
+
+    // Again: everything is reused, and the store is not extracted a second time.
+    const again = await offline(bundle, home, `exec ./${binaryName} install --yes --source "$1"`);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} reused in versions/${release.id} offline\n`);
+  });
+
+  it("leaves a prefix's own pnpm store as it is: the bundle's store is used from a folder beside it, then removed", async () => {
+    const home = await newHome("home-with-store");
+    const store = join(home, ".gentle-shell", "pnpm", "store");
+    await fs.mkdir(store, { recursive: true, mode: 0o700 });
+    await fs.chmod(join(home, ".gentle-shell"), 0o700);
+    await fs.writeFile(join(store, "kept"), "the user's store\n");
+    const r = await offline(bundle, home, `exec ./${binaryName} install --yes --source "$1"`);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline\n`);
+    expect(await fs.readdir(store)).toEqual(["kept"]);
+    expect((await fs.readdir(join(home, ".gentle-shell", "pnpm"))).filter((n) => n.startsWith(".offline-store"))).toEqual([]);
+    // The version's files outlive the temporary store (pnpm linked or copied them into the version folder).
+    const r2 = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
+    expect(r2.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
   });
 });
