@@ -339,6 +339,14 @@ export async function findInstallerBinaries(
   const binaries: Partial<Record<Target, string>> = {};
   const notes: string[] = [];
   const dir = dirname(self.executable);
+  // A release's (or a build's) SHA256SUMS beside them, when there is one, must agree with what is copied.
+  const sumsText = self.isSingleExecutable ? await fs.readFile(join(dir, BUNDLE_SUMS), "utf8").catch(() => null) : null;
+  let besideSums: Map<string, string> | null = null;
+  try {
+    besideSums = sumsText === null ? null : parseSums(sumsText);
+  } catch {
+    besideSums = null;
+  }
   for (const target of targets) {
     if (target === hostTarget && self.isSingleExecutable) {
       binaries[target] = self.executable;
@@ -346,6 +354,11 @@ export async function findInstallerBinaries(
     }
     const beside = join(dir, installerName(target));
     if (self.isSingleExecutable && (await lstatOrNull(beside))?.isFile()) {
+      const want = besideSums?.get(installerName(target));
+      if (want && (await sha256File(beside)) !== want) {
+        notes.push(`${beside} does not match the ${BUNDLE_SUMS} beside it, so it was left out`);
+        continue;
+      }
       binaries[target] = beside;
       continue;
     }

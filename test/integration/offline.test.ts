@@ -16,7 +16,17 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand, runChecked } from "../support/proc";
 import { listTree } from "../support/tarball";
-import { BUNDLE_MANIFEST, BUNDLE_STORE, BUNDLE_SUMS } from "../../src/install/offline";
+import {
+  BUNDLE_MANIFEST,
+  BUNDLE_STORE,
+  BUNDLE_SUMS,
+  fetchSystemFlags,
+  findInstallerBinaries,
+  formatSums,
+  openBundle,
+  parseSums,
+} from "../../src/install/offline";
+import { bundleTargets } from "../../src/cli/bundle";
 
 const f = fixtures();
 const release = f.releases[f.releases.length - 1]!;
@@ -233,5 +243,70 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     // The version's files outlive the temporary store (pnpm linked or copied them into the version folder).
     const r2 = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
     expect(r2.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
+  });
+});
+
+describe("reading a bundle and its parts", () => {
+  it("a folder without offline-bundle.json is a plain folder source; a bundle for another machine or with a damaged manifest is refused by name", async () => {
+    expect(await openBundle(f.mirrorRoot, "linux-x64")).toBeNull();
+    const opened = await openBundle(bundle, "linux-x64");
+    expect(opened?.manifest.id).toBe(release.id);
+    await expect(openBundle(bundle, "darwin-arm64")).rejects.toThrow(
+      "this offline bundle was made for linux-x64, not for this machine (darwin-arm64); make one with --target darwin-arm64",
+    );
+    const copy = join(root, "damaged-manifest");
+    await fs.mkdir(copy);
+    await fs.writeFile(join(copy, BUNDLE_SUMS), sumsBefore);
+    await fs.writeFile(join(copy, BUNDLE_MANIFEST), (await fs.readFile(join(bundle, BUNDLE_MANIFEST), "utf8")).replace(release.shell, "9.9.9"));
+    await expect(openBundle(copy, "linux-x64")).rejects.toThrow(/offline-bundle\.json in .* does not match its line in SHA256SUMS: the bundle is damaged/);
+  });
+
+  it("install --release names the bundle's release when it asks for another one", async () => {
+    const home = await newHome("home-other-release");
+    const r = await offline(bundle, home, `exec ./${binaryName} install --yes --source "$1" --release 4.0.0`);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`✖ runtime failed: this offline bundle holds Gentle Shell ${release.shell}, not 4.0.0`);
+    await nothingPublished(home);
+  });
+
+  it("SHA256SUMS reads back as written and refuses paths outside the bundle", () => {
+    const sums = new Map([["b/c.tgz", "a".repeat(64)], ["a.txt", "b".repeat(64)]]);
+    expect(formatSums(sums)).toBe(`${"b".repeat(64)}  a.txt\n${"a".repeat(64)}  b/c.tgz\n`);
+    expect(parseSums(formatSums(sums))).toEqual(sums);
+    expect(() => parseSums(`${"a".repeat(64)}  ../x\n`)).toThrow(/SHA256SUMS line 1/);
+    expect(() => parseSums(`${"a".repeat(64)}  /etc/passwd\n`)).toThrow(/SHA256SUMS line 1/);
+  });
+
+  it("--target: repeatable or comma-separated, `all`, this machine's by default, anything else refused", () => {
+    expect(bundleTargets([], "linux-x64")).toEqual(["linux-x64"]);
+    expect(bundleTargets(["--target", "win-x64,linux-arm64", "--target=win-x64"], "linux-x64")).toEqual(["win-x64", "linux-arm64"]);
+    expect(bundleTargets(["--target", "all"], "linux-x64")).toHaveLength(6);
+    expect(() => bundleTargets(["--target", "linux-x86"], "linux-x64")).toThrow(/unknown --target "linux-x86"/);
+    expect(fetchSystemFlags(["win-x64", "linux-arm64", "linux-x64"])).toEqual([
+      "--os", "linux", "--os", "win32", "--cpu", "arm64", "--cpu", "x64", "--libc", "glibc", "--libc", "musl",
+    ]);
+  });
+
+  it("takes the running single executable and the binaries beside it that agree with the SHA256SUMS there", async () => {
+    const dir = join(root, "release-download");
+    await fs.mkdir(dir);
+    for (const name of ["gentle-shell-setup-linux-x64", "gentle-shell-setup-linux-arm64", "gentle-shell-setup-win-x64.exe"]) {
+      await fs.writeFile(join(dir, name), `binary ${name}\n`);
+    }
+    const good = createHash("sha256").update("binary gentle-shell-setup-linux-arm64\n").digest("hex");
+    await fs.writeFile(join(dir, BUNDLE_SUMS), `${good}  gentle-shell-setup-linux-arm64\n${"0".repeat(64)}  gentle-shell-setup-win-x64.exe\n`);
+    const found = await findInstallerBinaries(["linux-x64", "linux-arm64", "win-x64", "darwin-arm64"], "linux-x64", {
+      executable: join(dir, "gentle-shell-setup-linux-x64"),
+      isSingleExecutable: true,
+    });
+    expect(found.binaries).toEqual({
+      "linux-x64": join(dir, "gentle-shell-setup-linux-x64"),
+      "linux-arm64": join(dir, "gentle-shell-setup-linux-arm64"),
+    });
+    expect(found.notes.join("\n")).toMatch(/gentle-shell-setup-win-x64\.exe does not match the SHA256SUMS beside it/);
+    expect(found.notes.join("\n")).toMatch(/no gentle-shell-setup-darwin-arm64 at hand/);
+    const script = await findInstallerBinaries(["linux-x64"], "linux-x64", { executable: process.execPath, isSingleExecutable: false });
+    expect(script.binaries).toEqual({});
+    expect(script.notes).toHaveLength(1);
   });
 });
