@@ -1,6 +1,7 @@
 /** `gentle-shell-setup install`: wiring only; the steps live in src/install. */
 import { createInterface } from "node:readline/promises";
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import { defineCommand } from "citty";
 import { prefixLayout, type Platform } from "../core/layout";
 import { buildPins } from "../pins/index";
@@ -57,7 +58,8 @@ export const installCommand = defineCommand({
       if (id === "path" && noModifyPath) out(`  - path: skipped (--no-modify-path); the line to add is printed at the end`);
       else out(`  - ${id}: ${STEP_TEXT[id]}`);
     }
-    out(`Source: ${args.source ?? "official"}. Your own node, npm, pnpm and ~/.npmrc are not changed.`);
+    out(`Artifacts from: ${args.source ?? "the official downloads"}`);
+    out("Your own node, npm, pnpm and ~/.npmrc are not changed.");
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
       return;
@@ -117,7 +119,9 @@ export const installCommand = defineCommand({
     }
     // Upgrades fetch from where this install did.
     const { rememberSource } = await import("../engine/upgrade");
-    await rememberSource(layout, args.source);
+    // A folder is remembered by its full path, so setup and upgrade find it from anywhere.
+    const remembered = args.source && !/^https?:\/\//i.test(args.source) && args.source !== "official" ? resolve(args.source) : args.source;
+    await rememberSource(layout, remembered);
     out(`Gentle Shell is installed: ${tildify(layout.launcher, home)}`);
     if (result.path) out(result.path.nextStep);
     if (result.shadow) out(result.shadow);
