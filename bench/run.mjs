@@ -137,6 +137,8 @@ async function main() {
       `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${process.platform}-${process.arch}; ${tarVersion}; ${curlVersion}; runner Node ${process.version}, ours on Node 24.21.0. Load average (1 min) ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after: other work on the machine is not stopped, so compare the ratios, not the absolute times.`,
       "",
     ];
+    const { installSection } = await import("./install.mjs");
+    lines.push(...(await installSection(Number(process.env.BENCH_INSTALL_RUNS ?? 5))));
     await writeFile(join(benchDir, "results.md"), lines.join("\n"));
     process.stdout.write(lines.join("\n"));
   } finally {
