@@ -14,7 +14,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
-import { ofetch } from "ofetch";
+import { identityGet } from "./http";
 import type { DownloadProgress } from "./progress";
 
 export interface Expected {
@@ -106,15 +106,7 @@ async function downloadOnce(
   try {
     let response: Response;
     try {
-      response = await ofetch.raw(url, {
-        method: "GET",
-        headers: { "accept-encoding": "identity", ...(options.headers ?? {}) },
-        redirect: "manual",
-        retry: false,
-        ignoreResponseError: true,
-        responseType: "stream",
-        signal: controller.signal,
-      });
+      response = await identityGet(url, options.headers, controller.signal);
     } catch (error) {
       throw new DownloadError(why ? `${url} ${why}` : `could not reach ${url} (${causeText(error)})`, true);
     }

@@ -7,6 +7,23 @@
  * backoff for connect errors, 5xx and truncation; none for 4xx.
  */
 import { ofetch } from "ofetch";
+
+/**
+ * One GET for the exact bytes: identity encoding asked for, redirects handed
+ * back to the caller (who decides which hosts they may go to), no retries of
+ * ofetch's own, the body left as a stream.
+ */
+export function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<Response> {
+  return ofetch.raw(url, {
+    method: "GET",
+    headers: { "accept-encoding": "identity", ...(headers ?? {}) },
+    redirect: "manual",
+    retry: false,
+    ignoreResponseError: true,
+    responseType: "stream",
+    signal,
+  }) as Promise<Response>;
+}
 import { causeText } from "./download";
 
 export interface TextFetchOptions {
@@ -47,14 +64,7 @@ async function fetchOnce(url: string, options: TextFetchOptions, redirects: numb
   try {
     let response: Response;
     try {
-      response = await ofetch.raw(url, {
-        headers: { "accept-encoding": "identity", ...(options.headers ?? {}) },
-        redirect: "manual",
-        retry: false,
-        ignoreResponseError: true,
-        responseType: "stream",
-        signal: controller.signal,
-      });
+      response = await identityGet(url, options.headers, controller.signal);
     } catch (error) {
       throw new Retry(
         timedOut
