@@ -5,18 +5,18 @@
  * 7437 is never touched, and nothing outlives the test.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 
 async function installed(withSetup: boolean) {
-  const home = join(mkdtempSync(join(tmpdir(), "gss-engram-")), "home");
+  const home = join(scratchDir("gss-engram-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   const env = homeEnv(home, { SHELL: "/bin/bash" });

@@ -4,8 +4,7 @@
  * working gentle-shell that starts the real Pi.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -13,12 +12,13 @@ import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
 function newHome(name = "home"): string {
-  return join(mkdtempSync(join(tmpdir(), "gss-e2e-")), name);
+  return join(scratchDir("gss-e2e-"), name);
 }
 
 async function prepareHome(home: string, npmrc = `registry=${f.registryUrl}\n`) {

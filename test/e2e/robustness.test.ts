@@ -5,19 +5,19 @@
  * at once; foreign files where ours would go; hostile parent folders.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, promises as fs, readdirSync } from "node:fs";
+import { existsSync, promises as fs, readdirSync } from "node:fs";
 import { spawn } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
 async function newHome(parent?: string): Promise<string> {
-  const home = join(parent ?? mkdtempSync(join(tmpdir(), "gss-robust-")), "home");
+  const home = join(parent ?? scratchDir("gss-robust-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   return home;
@@ -153,7 +153,7 @@ describe("never replaces what is not ours", () => {
 
 describe("parent folders of HOME change nothing", () => {
   it("ignores a packageManager field and a pnpm-workspace.yaml above HOME", async () => {
-    const parent = mkdtempSync(join(tmpdir(), "gss-parent-"));
+    const parent = scratchDir("gss-parent-");
     await fs.writeFile(join(parent, "package.json"), JSON.stringify({ name: "outer", packageManager: "pnpm@9.0.0", type: "module" }));
     await fs.writeFile(join(parent, "pnpm-workspace.yaml"), "packages:\n  - '**'\nminimumReleaseAge: 99999999\nminimumReleaseAgeStrict: true\n");
     await fs.writeFile(join(parent, ".npmrc"), "registry=http://127.0.0.1:9/\nignore-scripts=true\n");

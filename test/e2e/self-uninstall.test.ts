@@ -4,17 +4,17 @@
  * asked; what is not ours kept and named.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 
 async function installed(profile?: { name: string; text: string }): Promise<{ home: string; gs: string; before: string | null }> {
-  const home = join(mkdtempSync(join(tmpdir(), "gss-uninstall-")), "home");
+  const home = join(scratchDir("gss-uninstall-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   if (profile) await fs.writeFile(join(home, profile.name), profile.text);

@@ -4,20 +4,20 @@
  * isolation variables; what it rewrites of the user's files is restored.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
 async function installed(source = f.mirrorUrl) {
-  const home = join(mkdtempSync(join(tmpdir(), "gss-setup-")), "home");
+  const home = join(scratchDir("gss-setup-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   const r = await runCommand(f.binary!, ["install", "--yes", "--source", source], { env: homeEnv(home, { SHELL: "/bin/bash" }), cwd: home, timeoutMs: 170_000 });

@@ -4,14 +4,14 @@
  * typed with send-keys and the screen read with capture-pane.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 async function installedOlder() {
-  const home = join(mkdtempSync(join(tmpdir(), "gss-offer-")), "home");
+  const home = join(scratchDir("gss-offer-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {

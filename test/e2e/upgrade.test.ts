@@ -3,19 +3,19 @@
  * the fixture release 4.0.0 to the registry's latest, 4.1.0, and back.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
 
 async function installOlder(source = f.mirrorUrl) {
-  const home = join(mkdtempSync(join(tmpdir(), "gss-upgrade-")), "home");
+  const home = join(scratchDir("gss-upgrade-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   const r = await runCommand(f.binary!, ["install", "--yes", "--source", source, "--release", older.shell], {

@@ -4,15 +4,15 @@
  * the fixture binary and its SHA256SUMS.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createReadStream, mkdtempSync, promises as fs } from "node:fs";
+import { createReadStream, promises as fs } from "node:fs";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
 import { basename, join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
 import { REPO_ROOT } from "../support/paths";
+import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const script = join(REPO_ROOT, "installers", "install.sh");
@@ -23,7 +23,7 @@ let tampered: string;
 const files = new Map<string, string>();
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "gss-download-"));
+  const dir = scratchDir("gss-download-");
   // SHA256SUMS as the release publishes it, for the binary the fixtures built.
   const digest = createHash("sha256").update(await fs.readFile(f.binary!)).digest("hex");
   const sums = `${"0".repeat(64)}  gentle-shell-setup-darwin-arm64\n${digest}  ${basename(f.binary!)}\n`;
@@ -61,7 +61,7 @@ afterAll(async () => {
 });
 
 async function home() {
-  const h = join(mkdtempSync(join(tmpdir(), "gss-sh-")), "home");
+  const h = join(scratchDir("gss-sh-"), "home");
   await fs.mkdir(h, { recursive: true });
   await fs.writeFile(join(h, ".npmrc"), `registry=${f.registryUrl}\n`);
   return h;
