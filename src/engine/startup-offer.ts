@@ -52,6 +52,7 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
   return new Promise((resolve) => {
     const stdin = process.stdin;
     const finish = (result: Choice | "cancel") => {
+      process.off("SIGINT", onSigint);
       stdin.off("data", onData);
       stdin.off("end", onEnd);
       if (stdin.isTTY) stdin.setRawMode(false);
@@ -67,11 +68,15 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
       draw();
     };
     const onEnd = () => finish("not-now");
-    draw();
+    // Raw mode before the panel shows, so a Ctrl+C typed as soon as it appears is a key, not a signal;
+    // a SIGINT that still arrives (sent by another process) cancels the same way.
     if (stdin.isTTY) stdin.setRawMode(true);
+    const onSigint = () => finish("cancel");
+    process.once("SIGINT", onSigint);
     stdin.on("data", onData);
     stdin.on("end", onEnd);
     stdin.resume();
+    draw();
   });
 }
 
@@ -90,7 +95,8 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
   const choice = await choose(install.shell, latest);
   if (choice === "cancel") {
     process.stderr.write("gentle-shell: cancelled.\n");
-    return 130;
+    // At once: an idle keep-alive connection to the registry must not hold the exit back.
+    process.exit(130);
   }
   if (choice === "not-now") return null;
   if (choice === "skip") {

@@ -64,7 +64,7 @@ class Terminal {
     throw new Error(`waited for ${what}; the screen shows:\n${last}`);
   }
   async exitStatus(): Promise<string> {
-    return (await runCommand("tmux", ["-L", this.socket, "display-message", "-p", "#{pane_dead}:#{pane_dead_status}"])).stdout.trim();
+    return (await runCommand("tmux", ["-L", this.socket, "display-message", "-p", "#{pane_dead}:#{pane_dead_status}:#{pane_dead_signal}"])).stdout.trim();
   }
   async close() {
     await runCommand("tmux", ["-L", this.socket, "kill-server"]);
@@ -115,7 +115,12 @@ describe.concurrent("the startup update offer", () => {
     await t.waitFor(offered, "the offer");
     await t.keys("C-c");
     await t.waitFor((s) => s.includes("gentle-shell: cancelled."), "the cancel message");
-    expect(await t.exitStatus()).toBe("1:130");
+    // Dead, with exit status 130 and no signal.
+    let status = await t.exitStatus();
+    for (const end = Date.now() + 15_000; status.startsWith("0:") && Date.now() < end; status = await t.exitStatus()) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe("1:130:");
     await t.close();
   });
 
