@@ -7,7 +7,7 @@ import type { Env } from "../core/environment";
 import { isSingleExecutable } from "../io/self";
 import { progressFor } from "../io/progress";
 import { findInstallerBinaries, installerName, makeBundle } from "../install/offline";
-import { hostPlatform, hostTarget } from "./install";
+import { hostPlatform, hostTarget } from "../core/host";
 
 /** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */
 export function bundleTargets(rawArgs: string[], host: Target): Target[] {

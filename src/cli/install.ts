@@ -3,9 +3,9 @@ import { createInterface } from "node:readline/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import { prefixLayout, type Platform } from "../core/layout";
+import { prefixLayout } from "../core/layout";
+import { hostPlatform, hostTarget } from "../core/host";
 import { buildPins } from "../pins/index";
-import type { Target } from "../pins/types";
 import type { Env } from "../core/environment";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
@@ -13,15 +13,7 @@ import { runBundledInstall } from "../install/bundled-install";
 import { STEP_ORDER, type StepOutcome } from "../install/plan";
 import { tildify } from "../core/layout";
 
-export function hostPlatform(): Platform {
-  return process.platform === "win32" ? "win32" : process.platform === "darwin" ? "darwin" : "linux";
-}
 
-export function hostTarget(): Target {
-  const os = process.platform === "win32" ? "win" : process.platform === "darwin" ? "darwin" : "linux";
-  const arch = process.arch === "arm64" ? "arm64" : "x64";
-  return `${os}-${arch}` as Target;
-}
 
 const STEP_TEXT: Record<string, string> = {
   claim: "claim the Gentle Shell folder (mode 0700) and the agent home",

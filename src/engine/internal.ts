@@ -12,11 +12,11 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname } from "pathe";
-import { prefixLayout, type Layout, type Platform } from "../core/layout";
+import { prefixLayout, type Layout } from "../core/layout";
+import { hostPlatform, hostTarget } from "../core/host";
 import type { Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
-import type { Target } from "../pins/types";
 import { ensureRuntimes, acquireGo } from "../install/runtime";
 import { ensureLauncher } from "../install/launcher";
 import { configuredRegistry } from "../install/bundled-install";
@@ -28,14 +28,7 @@ export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLaunche
 
 declare const __filename: string;
 
-function hostPlatform(): Platform {
-  return process.platform === "win32" ? "win32" : process.platform === "darwin" ? "darwin" : "linux";
-}
 
-function hostTarget(): Target {
-  const os = process.platform === "win32" ? "win" : process.platform === "darwin" ? "darwin" : "linux";
-  return `${os}-${process.arch === "arm64" ? "arm64" : "x64"}` as Target;
-}
 
 /** This engine's own layout: versions/<id>/.gentle-shell/engine.cjs → the prefix. */
 export function ownLayout(env: Env): Layout {

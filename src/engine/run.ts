@@ -6,21 +6,18 @@
 import { spawn } from "node:child_process";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
-import type { Platform } from "../core/layout";
+import { hostPlatform } from "../core/host";
 import { run } from "../io/process";
 import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "./bundled";
 
 declare const __filename: string;
 
-function platform(): Platform {
-  return process.platform === "win32" ? "win32" : process.platform === "darwin" ? "darwin" : "linux";
-}
 
 export async function runEngine(args: string[]): Promise<number> {
   const env = process.env as Env;
   let install: BundledInstall;
   try {
-    install = await resolveBundledInstall(__filename, buildPins(), platform(), env);
+    install = await resolveBundledInstall(__filename, buildPins(), hostPlatform(), env);
   } catch (error) {
     if (error instanceof BundledError) {
       process.stderr.write(`gentle-shell: ${error.message}\n`);

@@ -13,7 +13,7 @@ import type { Layout } from "../core/layout";
 import { pathKey, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
-import type { Target } from "../pins/types";
+import { hostTarget } from "../core/host";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { ensureEngram } from "../install/runtime";
 import { bundledChildEnv, type BundledInstall } from "./bundled";
@@ -90,10 +90,6 @@ async function restore(snaps: Snapshot[]): Promise<string[]> {
   return restored;
 }
 
-function hostTarget(): Target {
-  const os = process.platform === "win32" ? "win" : process.platform === "darwin" ? "darwin" : "linux";
-  return `${os}-${process.arch === "arm64" ? "arm64" : "x64"}` as Target;
-}
 
 export async function runSetup(install: BundledInstall, env: Env, args: string[]): Promise<number> {
   const { layout } = install;
