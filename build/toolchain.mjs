@@ -335,7 +335,7 @@ function nodeDistBase() {
 
 let productionPinsPromise;
 /** src/pins/production.ts, compiled in memory with esbuild (the single source of those hashes). */
-function productionPins() {
+export function productionPins() {
   productionPinsPromise ??= (async () => {
     const esbuild = await import("esbuild");
     const result = await esbuild.build({

@@ -9,23 +9,9 @@
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
+import { productionPins } from "./toolchain.mjs";
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-async function productionPins() {
-  const esbuild = await import("esbuild");
-  const result = await esbuild.build({
-    entryPoints: [path.join(REPO_ROOT, "src", "pins", "production.ts")],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "node",
-    logLevel: "silent",
-  });
-  const code = result.outputFiles[0].text;
-  return (await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`)).productionPins;
-}
 
 async function getText(url) {
   let response;
