@@ -11,13 +11,12 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { build } from "esbuild";
 import { prefixLayout } from "../../src/core/layout";
 import { ensureRuntimes } from "../../src/install/runtime";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
-import { REPO_ROOT } from "../support/paths";
+import { bundleChild } from "../support/child-bundle";
 
 const f = fixtures();
 const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
@@ -51,15 +50,7 @@ let bundle: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "gss-crash-"));
   bundle = join(work, "child.cjs");
-  await build({
-    stdin: { contents: CHILD, resolveDir: join(REPO_ROOT, "test", "integration"), sourcefile: "crash-child.ts", loader: "ts" },
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    outfile: bundle,
-    logLevel: "warning",
-  });
+  await bundleChild(CHILD, bundle, "crash-child.ts");
 });
 afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });

@@ -17,12 +17,11 @@ import { createServer as createHttpsServer } from "node:https";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { build } from "esbuild";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
-import { REPO_ROOT } from "../support/paths";
 import { runCommand } from "../support/proc";
+import { bundleChild } from "../support/child-bundle";
 
 const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
@@ -84,15 +83,7 @@ let expected: { name: string; sha256: string; size: number; maxBytes: number };
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "gss-proxy-"));
   bundle = join(work, "child.cjs");
-  await build({
-    stdin: { contents: CHILD, resolveDir: join(REPO_ROOT, "test", "integration"), sourcefile: "proxy-child.ts", loader: "ts" },
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node20",
-    outfile: bundle,
-    logLevel: "warning",
-  });
+  await bundleChild(CHILD, bundle, "proxy-child.ts");
   body = await fs.readFile(join(f.mirrorRoot, PNPM_PATH));
   expected = { name: "pnpm 11.1.1", sha256: createHash("sha256").update(body).digest("hex"), size: body.length, maxBytes: 64 * 1024 * 1024 };
   proxy = await startProxy();

@@ -13,7 +13,6 @@ import { createServer as createHttpServer, request as httpRequest, type Server }
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { build } from "esbuild";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { RUNTIME_MARKER } from "../../src/install/runtime";
@@ -21,8 +20,8 @@ import { engramLaunchEnvironment, loopbackGet, migrationMarkerPath, readEngramHe
 import { engramProgramIn, startEngramServer, type EngramServer, type EngramVariant } from "../support/engram";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
-import { REPO_ROOT } from "../support/paths";
 import { freePort, runCommand } from "../support/proc";
+import { bundleChild } from "../support/child-bundle";
 
 let work: string;
 let fixtureEngram: string;
@@ -433,23 +432,14 @@ describe("the probe on our Node 24.21.0 with the environment's proxy switched on
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     bundle = join(work, "probe-child.cjs");
-    await build({
-      stdin: {
-        contents: `import { probeCompatibility } from "../../src/engine/engram";
+    await bundleChild(
+      `import { probeCompatibility } from "../../src/engine/engram";
 const port = Number(process.argv[2]);
 probeCompatibility({ host: "127.0.0.1", port }).then((r) => console.log(JSON.stringify(r)));
 fetch("http://127.0.0.1:" + port + "/compatibility").then((r) => console.log("fetch " + r.status), () => console.log("fetch failed"));`,
-        resolveDir: join(REPO_ROOT, "test", "integration"),
-        sourcefile: "probe-child.ts",
-        loader: "ts",
-      },
-      bundle: true,
-      platform: "node",
-      format: "cjs",
-      target: "node20",
-      outfile: bundle,
-      logLevel: "warning",
-    });
+      bundle,
+      "probe-child.ts",
+    );
   });
   afterAll(async () => {
     proxy?.closeAllConnections();
