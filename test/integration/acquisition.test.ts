@@ -19,8 +19,9 @@ import { mirrorClient, startMirror, type Mirror } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { packDeterministic } from "../support/tarball";
 import { productionPins } from "../../src/pins/production";
-import { crc32, createGzip, gzipSync } from "node:zlib";
+import { crc32, createGzip } from "node:zlib";
 import { Header } from "tar";
+import { rawTarGz, type RawMember } from "../support/raw-tar";
 
 const f = fixtures();
 const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
@@ -334,26 +335,11 @@ async function packFlat(dir: string, names: string[], out: string): Promise<void
 
 // --- hostile archives at the runtime level -------------------------------------
 
-interface Member {
-  path: string;
-  type?: "File" | "Directory" | "SymbolicLink" | "Link" | "CharacterDevice";
-  body?: string;
-  linkpath?: string;
-}
+type Member = RawMember;
 
-/** A raw .tar.gz, member by member, so hostile shapes are written exactly. */
+/** Every member executable, as in the runtime archives these stand in for. */
 function tarGz(members: Member[]): Buffer {
-  const blocks: Buffer[] = [];
-  for (const m of members) {
-    const body = Buffer.from(m.body ?? "");
-    const type = m.type ?? "File";
-    const block = Buffer.alloc(512);
-    new Header({ path: m.path, type, size: type === "File" ? body.length : 0, mode: 0o755, mtime: new Date(0), uid: 0, gid: 0, linkpath: m.linkpath }).encode(block, 0);
-    blocks.push(block);
-    if (type === "File" && body.length) blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
+  return rawTarGz(members.map((m) => ({ mode: 0o755, ...m })));
 }
 
 describe("hostile archives publish nothing", () => {

@@ -1,47 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { crc32, deflateRawSync, gzipSync } from "node:zlib";
+import { crc32, deflateRawSync } from "node:zlib";
 import { join } from "pathe";
-import { Header } from "tar";
+import { rawTarGz, type RawMember } from "../support/raw-tar";
 import { extractTarGz, type MemberPolicy } from "../../src/io/archive";
 import { extractZip } from "../../src/io/zip";
 import { engramPolicy, goPolicy, nodePolicy, npmShimFiles, npmWrappers, pnpmPolicy } from "../../src/install/runtime";
 
-interface Member {
-  path: string;
-  type?: "File" | "Directory" | "SymbolicLink" | "Link" | "CharacterDevice" | "FIFO";
-  body?: string;
-  mode?: number;
-  linkpath?: string;
-}
-
-/** A raw tar, member by member, so hostile shapes can be written exactly. */
-function tarGz(members: Member[]): Buffer {
-  const blocks: Buffer[] = [];
-  for (const m of members) {
-    const body = Buffer.from(m.body ?? "");
-    const type = m.type ?? "File";
-    const header = new Header({
-      path: m.path,
-      type,
-      size: type === "File" ? body.length : 0,
-      mode: m.mode ?? (type === "Directory" ? 0o755 : 0o644),
-      mtime: new Date(0),
-      uid: 0,
-      gid: 0,
-      linkpath: m.linkpath,
-    });
-    const block = Buffer.alloc(512);
-    header.encode(block, 0);
-    blocks.push(block);
-    if (type === "File" && body.length) {
-      blocks.push(body, Buffer.alloc((512 - (body.length % 512)) % 512));
-    }
-  }
-  blocks.push(Buffer.alloc(1024));
-  return gzipSync(Buffer.concat(blocks));
-}
+type Member = RawMember;
+const tarGz = rawTarGz;
 
 let dir: string;
 let dest: string;
