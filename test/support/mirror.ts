@@ -29,6 +29,7 @@ import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
+import { readBody, sendJson } from "./http-util";
 
 export type Fault = (
   | { kind: "status"; status: number; body?: string }
@@ -135,27 +136,27 @@ export async function startMirror(options: { root: string }): Promise<Mirror> {
     if (req.method === "POST" && path === "/__mirror/scopes" && !scopeName) {
       const name = randomBytes(6).toString("hex");
       scopes.set(name, newScope());
-      return json(res, 200, { scope: name, url: `${origins.main}/s/${name}`, altUrl: `${origins.alt}/s/${name}` });
+      return sendJson(res, 200, { scope: name, url: `${origins.main}/s/${name}`, altUrl: `${origins.alt}/s/${name}` });
     }
-    if (req.method === "GET" && path === "/__mirror/requests") return json(res, 200, scope.requests);
+    if (req.method === "GET" && path === "/__mirror/requests") return sendJson(res, 200, scope.requests);
     if (req.method === "PUT" && path === "/__mirror/faults") {
       let parsed: { path?: unknown; fault?: Fault };
       try {
         parsed = JSON.parse(body);
       } catch {
-        return json(res, 400, { error: "body is not JSON" });
+        return sendJson(res, 400, { error: "body is not JSON" });
       }
       if (typeof parsed.path !== "string" || !parsed.fault || typeof parsed.fault.kind !== "string") {
-        return json(res, 400, { error: "expected {path, fault: {kind, ...}}" });
+        return sendJson(res, 400, { error: "expected {path, fault: {kind, ...}}" });
       }
       putFault(scope, parsed.path, parsed.fault);
-      return json(res, 200, { ok: true });
+      return sendJson(res, 200, { ok: true });
     }
     if (req.method === "DELETE" && path === "/__mirror/faults") {
       scope.faults.clear();
-      return json(res, 200, { ok: true });
+      return sendJson(res, 200, { ok: true });
     }
-    return json(res, 404, { error: `no control route ${req.method} ${path}` });
+    return sendJson(res, 404, { error: `no control route ${req.method} ${path}` });
   }
 
   const main = createServer(handler("main"));
@@ -283,21 +284,7 @@ function text(res: ServerResponse, status: number, body: string) {
   res.end(body);
 }
 
-function json(res: ServerResponse, status: number, value: unknown) {
-  const body = JSON.stringify(value);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
-}
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let body = "";
-    req.setEncoding("utf8");
-    req.on("data", (d: string) => (body += d));
-    req.on("end", () => resolve(body));
-    req.on("error", reject);
-  });
-}
 
 function sleep(ms: number) {
   return new Promise((r) => setTimeout(r, ms));

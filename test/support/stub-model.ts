@@ -16,6 +16,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { readBody, sendJson } from "./http-util";
 
 export const STUB_ANSWER = "Hello from the stub model.";
 export const STUB_PROVIDER = "gss-stub";
@@ -149,21 +150,7 @@ function answerChat(res: ServerResponse, answer: string, model: string, stream: 
   res.end("data: [DONE]\n\n");
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown) {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-}
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    req.setEncoding("utf8");
-    req.on("data", (d: string) => (text += d));
-    req.on("end", () => resolve(text));
-    req.on("error", reject);
-  });
-}
 
 function parseJson(text: string): unknown {
   try {

@@ -1,0 +1,18 @@
+/** The two small HTTP pieces the fixture servers share. */
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => (body += d));
+    req.on("end", () => resolve(body));
+    req.on("error", reject);
+  });
+}
