@@ -116,3 +116,9 @@ export function tildify(path: string, home: string): string {
   if (path === home) return "~";
   return path.startsWith(home + "/") ? "~" + path.slice(home.length) : path;
 }
+
+/** Text (an error message, a plan) with every mention of the home folder shown as `~`. */
+export function tildifyText(text: string, home: string): string {
+  if (!home || home === "/") return text;
+  return text.split(home + "/").join("~/").split(home).join("~");
+}

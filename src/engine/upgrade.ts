@@ -19,6 +19,7 @@ import { acquireInstallLock } from "../install/lock";
 import { fetchDistribution, latestRelease } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./flag";
+import { MODULE_FUNCTIONS } from "./internal";
 import type { BundledInstall } from "./bundled";
 
 export interface UpgradeArgs {
@@ -92,7 +93,7 @@ async function callModule(layout: Layout, engine: string, args: string[], env: E
 async function checkModule(layout: Layout, engine: string, env: Env): Promise<void> {
   const answer = await callModule(layout, engine, ["functions"], env).catch(() => null);
   const functions = Array.isArray(answer?.functions) ? (answer!.functions as unknown[]) : [];
-  for (const name of ["prefixLayout", "ensureRuntime", "ensureLauncher"]) {
+  for (const name of MODULE_FUNCTIONS) {
     if (!functions.includes(name)) throw new Error(`that version's module has no ${name}; nothing was changed`);
   }
 }

@@ -66,9 +66,6 @@ export async function recordActivation(layout: Layout, id: string): Promise<void
   await writeFileAtomic(layout.history, [id, ...history].join("\n") + "\n", 0o644);
 }
 
-export function versionDir(layout: Layout, id: string): string {
-  return join(layout.versions, id);
-}
 
 /**
  * pruneVersions (spec: "Ownership rules", Pruning): keeps the active version

@@ -10,7 +10,6 @@ import { pnpmEnvironment, type Env } from "../core/environment";
 import { filterNpmrc, npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
-import { readTextOrNull } from "../io/files";
 import { run } from "../io/process";
 import { claimPrefix } from "./claim";
 import { acquireGo, ensureRuntimes } from "./runtime";
@@ -246,6 +245,3 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok: outcomes.every((o) => o.status === "done") };
 }
 
-export async function currentNpmrc(layout: Layout): Promise<string> {
-  return (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-}

@@ -3,7 +3,6 @@
  * guard"). Both are ours only while they carry the generated marker line;
  * any other file at their paths is never replaced.
  */
-import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import { ENGINE_FLAG } from "../engine/flag";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
@@ -101,6 +100,3 @@ export async function ensureLauncher(layout: Layout): Promise<{ launcher: string
   return { launcher: layout.launcher, status };
 }
 
-export function enginePath(layout: Layout, id: string): string {
-  return join(layout.versions, id, ENGINE_PATH);
-}

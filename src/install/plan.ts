@@ -5,7 +5,9 @@
  * check is never put on PATH. Each step reports an outcome; the first failure
  * stops the plan and is named with its detail (home shown as ~).
  */
-import { tildify } from "../core/layout";
+import { tildifyText } from "../core/layout";
+
+export { tildifyText };
 
 export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path";
 
@@ -49,7 +51,3 @@ export async function runPlan(steps: Step[], home: string, report: (o: StepOutco
   return outcomes;
 }
 
-export function tildifyText(text: string, home: string): string {
-  if (!home || home === "/") return text;
-  return text.split(home + "/").join("~/").split(home).join(tildify(home, home));
-}

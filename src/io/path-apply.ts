@@ -29,7 +29,9 @@ import * as nodeFs from "node:fs";
 import { execFile } from "node:child_process";
 import { dirname, join, relative, isAbsolute } from "pathe";
 import type { Layout, Platform } from "../core/layout";
-import { tildify } from "../core/layout";
+import { tildify, tildifyText } from "../core/layout";
+
+export { tildifyText };
 import {
   addLineSentence,
   checkReceipt,
@@ -115,10 +117,6 @@ function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
 }
 
-/** Error text with the home shown as ~ (spec "Migration": failure details). */
-export function tildifyText(text: string, home: string): string {
-  return home ? text.split(home + "/").join("~/") : text;
-}
 
 // ---------------------------------------------------------------------------
 // Facts
