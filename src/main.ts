@@ -4,6 +4,7 @@
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./engine/flag";
+import { redactText } from "./core/secrets";
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -23,6 +24,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`gentle-shell-setup: ${message}\n`);
+  process.stderr.write(`gentle-shell-setup: ${redactText(message)}\n`);
   process.exitCode = 1;
 });

@@ -6,6 +6,7 @@
  * stops the plan and is named with its detail (home shown as ~).
  */
 import { tildifyText } from "../core/layout";
+import { redactText } from "../core/secrets";
 
 export { tildifyText };
 
@@ -37,13 +38,13 @@ export async function runPlan(steps: Step[], home: string, report: (o: StepOutco
     }
     try {
       const detail = await step.run();
-      const o: StepOutcome = { id: step.id, title: step.title, status: "done", detail: tildifyText(detail, home) };
+      const o: StepOutcome = { id: step.id, title: step.title, status: "done", detail: redactText(tildifyText(detail, home)) };
       outcomes.push(o);
       report(o);
     } catch (error) {
       failed = true;
       const message = error instanceof Error ? error.message : String(error);
-      const o: StepOutcome = { id: step.id, title: step.title, status: "failed", detail: tildifyText(message, home) };
+      const o: StepOutcome = { id: step.id, title: step.title, status: "failed", detail: redactText(tildifyText(message, home)) };
       outcomes.push(o);
       report(o);
     }

@@ -14,7 +14,8 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
-import { identityGet } from "./http";
+import { redactText } from "../core/secrets";
+import { causeText, failedInTransit, identityGet } from "./http";
 import type { DownloadProgress } from "./progress";
 
 export interface Expected {
@@ -89,6 +90,7 @@ async function downloadOnce(
   options: DownloadOptions,
   redirects: number,
 ): Promise<void> {
+  const shown = redactText(url);
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
   const stallMs = options.stallMs ?? 30_000;
@@ -108,7 +110,10 @@ async function downloadOnce(
     try {
       response = await identityGet(url, options.headers, controller.signal);
     } catch (error) {
-      throw new DownloadError(why ? `${url} ${why}` : `could not reach ${url} (${causeText(error)})`, true);
+      if (why) throw new DownloadError(`${shown} ${why}`, true);
+      const cause = redactText(causeText(error));
+      if (!failedInTransit(error)) throw new DownloadError(`the request to ${shown} could not be made (${cause})`, false);
+      throw new DownloadError(`could not reach ${shown} (${cause})`, true);
     }
     if (response.status >= 300 && response.status < 400) {
       const location = response.headers.get("location");
@@ -117,7 +122,7 @@ async function downloadOnce(
       const allowed = options.redirectHosts ?? [];
       if (!next || !allowed.includes(next.host) || next.protocol !== "https:" || redirects >= 5) {
         throw new DownloadError(
-          `${url} redirected to ${next ? next.host : "nowhere"}, which is not an allowed host for ${expected.name}`,
+          `${shown} redirected to ${next ? next.host : "nowhere"}, which is not an allowed host for ${expected.name}`,
           false,
         );
       }
@@ -127,24 +132,24 @@ async function downloadOnce(
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
-      throw new DownloadError(`${url} answered HTTP ${response.status}`, response.status >= 500 || response.status === 429);
+      throw new DownloadError(`${shown} answered HTTP ${response.status}`, response.status >= 500 || response.status === 429);
     }
     const encoding = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
     if (encoding !== "identity" && encoding !== "") {
       await response.body?.cancel().catch(() => undefined);
-      throw new DownloadError(`${url} sent a ${encoding}-encoded body; only the exact bytes can be verified`, false);
+      throw new DownloadError(`${shown} sent a ${encoding}-encoded body; only the exact bytes can be verified`, false);
     }
     const lengthHeader = response.headers.get("content-length");
     const length = lengthHeader === null ? null : Number(lengthHeader);
     if (length !== null && (!Number.isFinite(length) || length > expected.maxBytes)) {
       await response.body?.cancel().catch(() => undefined);
-      throw new DownloadError(`${url} announces ${lengthHeader} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`, false);
+      throw new DownloadError(`${shown} announces ${lengthHeader} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`, false);
     }
     if (length !== null && expected.size != null && length !== expected.size) {
       await response.body?.cancel().catch(() => undefined);
-      throw new DownloadError(`${url} announces ${length} bytes; ${expected.name} is exactly ${expected.size}`, false);
+      throw new DownloadError(`${shown} announces ${length} bytes; ${expected.name} is exactly ${expected.size}`, false);
     }
-    if (!response.body) throw new DownloadError(`${url} sent no body`, true);
+    if (!response.body) throw new DownloadError(`${shown} sent no body`, true);
 
     const sha256 = createHash("sha256");
     const integrityAlgo = expected.integrity ? expected.integrity.split("-")[0]! : null;
@@ -161,14 +166,14 @@ async function downloadOnce(
         try {
           chunk = await reader.read();
         } catch (error) {
-          throw new DownloadError(why ? `${url} ${why}` : `${url} broke off after ${received} bytes (${causeText(error)})`, true);
+          throw new DownloadError(why ? `${shown} ${why}` : `${shown} broke off after ${received} bytes (${redactText(causeText(error))})`, true);
         }
         if (chunk.done) break;
         resetStall();
         received += chunk.value.byteLength;
         if (received > expected.maxBytes) {
           await reader.cancel().catch(() => undefined);
-          throw new DownloadError(`${url} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`, false);
+          throw new DownloadError(`${shown} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`, false);
         }
         sha256.update(chunk.value);
         sri?.update(chunk.value);
@@ -198,18 +203,18 @@ async function downloadOnce(
     }
     if (outError) throw writeFailed();
     if (length !== null && received !== length) {
-      throw new DownloadError(`${url} ended after ${received} of ${length} bytes`, true);
+      throw new DownloadError(`${shown} ended after ${received} of ${length} bytes`, true);
     }
     if (expected.size != null && received !== expected.size) {
-      throw new DownloadError(`${url} sent ${received} bytes; ${expected.name} is exactly ${expected.size}`, true);
+      throw new DownloadError(`${shown} sent ${received} bytes; ${expected.name} is exactly ${expected.size}`, true);
     }
     if (expected.sha256 && !sameBytes(sha256.digest(), Buffer.from(expected.sha256, "hex"))) {
-      throw new DownloadError(`${expected.name} from ${url} does not match its pinned sha256; it was not used`, false);
+      throw new DownloadError(`${expected.name} from ${shown} does not match its pinned sha256; it was not used`, false);
     }
     if (expected.integrity && sri) {
       const want = Buffer.from(expected.integrity.slice(integrityAlgo!.length + 1), "base64");
       if (!sameBytes(sri.digest(), want)) {
-        throw new DownloadError(`${expected.name} from ${url} does not match its pinned ${integrityAlgo} integrity; it was not used`, false);
+        throw new DownloadError(`${expected.name} from ${shown} does not match its pinned ${integrityAlgo} integrity; it was not used`, false);
       }
     }
   } finally {
@@ -248,16 +253,4 @@ export async function verifyFile(path: string, expected: Expected): Promise<void
       throw new DownloadError(`${path} does not match the pinned integrity of ${expected.name}`, false);
     }
   }
-}
-
-/** The deepest cause's code or message: "ECONNRESET", "ENOTFOUND", "certificate has expired", ... */
-export function causeText(error: unknown): string {
-  let current: unknown = error;
-  let text = error instanceof Error ? error.message : String(error);
-  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
-    text = code && !code.startsWith("UND_ERR") ? code : current.message || text;
-    current = (current as Error & { cause?: unknown }).cause;
-  }
-  return text;
 }

@@ -7,6 +7,7 @@
  * backoff for connect errors, 5xx and truncation; none for 4xx.
  */
 import { ofetch } from "ofetch";
+import { redactText, splitUrlCredentials } from "../core/secrets";
 
 /**
  * One GET for the exact bytes: identity encoding asked for, redirects handed
@@ -14,9 +15,14 @@ import { ofetch } from "ofetch";
  * ofetch's own, the body left as a stream.
  */
 export function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<Response> {
-  return ofetch.raw(url, {
+  // Credentials written into the URL (npm accepts `http://user:password@host/`) go in a Basic
+  // header, as npm sends them: fetch refuses to build a request from such a URL.
+  const split = splitUrlCredentials(url);
+  const sent: Record<string, string> = { "accept-encoding": "identity", ...(headers ?? {}) };
+  if (split.authorization && !Object.keys(sent).some((k) => k.toLowerCase() === "authorization")) sent.authorization = split.authorization;
+  return ofetch.raw(split.url, {
     method: "GET",
-    headers: { "accept-encoding": "identity", ...(headers ?? {}) },
+    headers: sent,
     redirect: "manual",
     retry: false,
     ignoreResponseError: true,
@@ -24,7 +30,21 @@ export function identityGet(url: string, headers: Record<string, string> | undef
     signal,
   }) as Promise<Response>;
 }
-import { causeText } from "./download";
+
+/**
+ * Did the request fail on the way (a socket, DNS or TLS error, worth another
+ * try), rather than never being built (a malformed URL or header, which no
+ * retry mends)? fetch reports the first as "fetch failed" with a coded cause.
+ */
+export function failedInTransit(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 6; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if ((typeof code === "string" && code !== "") || current.message === "fetch failed") return true;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return false;
+}
 
 export interface TextFetchOptions {
   name: string;
@@ -53,7 +73,9 @@ export async function fetchBoundedText(url: string, options: TextFetchOptions, r
   throw last ?? new Error(`could not fetch ${options.name}`);
 }
 
-async function fetchOnce(url: string, options: TextFetchOptions, redirects: number): Promise<string> {
+async function fetchOnce(requested: string, options: TextFetchOptions, redirects: number): Promise<string> {
+  const url = requested;
+  const shown = redactText(requested);
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? 30_000;
   let timedOut = false;
@@ -66,44 +88,43 @@ async function fetchOnce(url: string, options: TextFetchOptions, redirects: numb
     try {
       response = await identityGet(url, options.headers, controller.signal);
     } catch (error) {
-      throw new Retry(
-        timedOut
-          ? `${url} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`
-          : `could not reach ${url} for ${options.name} (${causeText(error)})`,
-      );
+      if (timedOut) throw new Retry(`${shown} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`);
+      const cause = redactText(causeText(error));
+      if (!failedInTransit(error)) throw new Error(`the request for ${options.name} to ${shown} could not be made (${cause})`);
+      throw new Retry(`could not reach ${shown} for ${options.name} (${cause})`);
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       const location = response.headers.get("location");
       const next = location ? new URL(location, url) : null;
       if (!next || next.protocol !== "https:" || !(options.redirectHosts ?? []).includes(next.host) || redirects >= 5) {
-        throw new Error(`${url} redirected ${options.name} to ${next?.host ?? "nowhere"}, which is not allowed`);
+        throw new Error(`${shown} redirected ${options.name} to ${next?.host ?? "nowhere"}, which is not allowed`);
       }
       clearTimeout(timer);
       return fetchBoundedText(next.toString(), options, redirects + 1);
     }
     if (response.status === 404) {
       await response.body?.cancel().catch(() => undefined);
-      throw Object.assign(new Error(`${options.name} was not found at ${url} (HTTP 404)`), { status: 404 });
+      throw Object.assign(new Error(`${options.name} was not found at ${shown} (HTTP 404)`), { status: 404 });
     }
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
-      const message = `${url} answered HTTP ${response.status} for ${options.name}`;
+      const message = `${shown} answered HTTP ${response.status} for ${options.name}`;
       if (response.status >= 500 || response.status === 429) throw new Retry(message);
       throw Object.assign(new Error(message), { status: response.status });
     }
     const encoding = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
     if (encoding !== "identity" && encoding !== "") {
       await response.body?.cancel().catch(() => undefined);
-      throw new Error(`${url} sent ${options.name} ${encoding}-encoded; only identity is accepted`);
+      throw new Error(`${shown} sent ${options.name} ${encoding}-encoded; only identity is accepted`);
     }
     const header = response.headers.get("content-length");
     const length = header === null ? null : Number(header);
     if (length !== null && (!Number.isFinite(length) || length > options.maxBytes)) {
       await response.body?.cancel().catch(() => undefined);
-      throw new Error(`${options.name} at ${url} is larger than ${options.maxBytes} bytes`);
+      throw new Error(`${options.name} at ${shown} is larger than ${options.maxBytes} bytes`);
     }
-    if (!response.body) throw new Retry(`${url} sent no body for ${options.name}`);
+    if (!response.body) throw new Retry(`${shown} sent no body for ${options.name}`);
     const chunks: Buffer[] = [];
     let size = 0;
     const reader = response.body.getReader();
@@ -114,21 +135,33 @@ async function fetchOnce(url: string, options: TextFetchOptions, redirects: numb
       } catch (error) {
         throw new Retry(
           timedOut
-            ? `${url} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`
-            : `${url} broke off ${options.name} after ${size} bytes (${causeText(error)})`,
+            ? `${shown} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`
+            : `${shown} broke off ${options.name} after ${size} bytes (${redactText(causeText(error))})`,
         );
       }
       if (chunk.done) break;
       size += chunk.value.byteLength;
       if (size > options.maxBytes) {
         await reader.cancel().catch(() => undefined);
-        throw new Error(`${options.name} at ${url} is larger than ${options.maxBytes} bytes`);
+        throw new Error(`${options.name} at ${shown} is larger than ${options.maxBytes} bytes`);
       }
       chunks.push(Buffer.from(chunk.value));
     }
-    if (length !== null && size !== length) throw new Retry(`${url} ended ${options.name} after ${size} of ${length} bytes`);
+    if (length !== null && size !== length) throw new Retry(`${shown} ended ${options.name} after ${size} of ${length} bytes`);
     return Buffer.concat(chunks).toString("utf8");
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The deepest cause's code or message: "ECONNRESET", "ENOTFOUND", "certificate has expired", ... */
+export function causeText(error: unknown): string {
+  let current: unknown = error;
+  let text = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    text = code && !code.startsWith("UND_ERR") ? code : current.message || text;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return text;
 }

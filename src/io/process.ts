@@ -1,6 +1,7 @@
 /** Running our own runtimes: never through a shell, output captured and bounded. */
 import { spawn } from "node:child_process";
 import type { Env } from "../core/environment";
+import { redactText } from "../core/secrets";
 
 export interface RunResult {
   code: number | null;
@@ -61,5 +62,5 @@ export function run(command: string, args: string[], options: RunOptions): Promi
 /** The last lines of a failed command's output, for an error message. */
 export function outputTail(result: RunResult, lines = 15): string {
   const text = `${result.stdout}\n${result.stderr}`.trim().split("\n");
-  return text.slice(-lines).join("\n");
+  return redactText(text.slice(-lines).join("\n"));
 }
