@@ -34,20 +34,38 @@ export async function activateVersion(layout: Layout, id: string): Promise<{ pre
   const previous = await readCurrent(layout).catch((error: Error) => {
     throw new Error(`${error.message}; current was not switched. Move it away, then run the installer again.`);
   });
+  // The history is written after the switch, so it must be writable before: a folder or a link
+  // there would otherwise leave current switched with the activation unrecorded.
+  const history = await lstatOrNull(layout.history);
+  if (history && !history.isFile()) {
+    throw new Error(`${layout.history} is not a file made by gentle-shell-setup; current was not switched. Move it away, then run this again.`);
+  }
+  await pointCurrentAt(layout, id);
+  try {
+    await recordActivation(layout, id);
+  } catch (error) {
+    // Any failure before the end leaves current as it was.
+    if (previous) await pointCurrentAt(layout, previous).catch(() => undefined);
+    else await fs.rm(layout.current, { force: true }).catch(() => undefined);
+    throw new Error(`${layout.history} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); current was left as it was`);
+  }
+  return { previous };
+}
+
+/** current names `id`, with one rename. */
+async function pointCurrentAt(layout: Layout, id: string): Promise<void> {
   if (layout.platform === "win32") {
     await writeFileAtomic(layout.current, `${id}\n`, 0o644);
-  } else {
-    const tmp = tempSibling(layout.current);
-    await fs.symlink(`versions/${id}`, tmp);
-    try {
-      await fs.rename(tmp, layout.current);
-    } catch (error) {
-      await fs.rm(tmp, { force: true });
-      throw error;
-    }
+    return;
   }
-  await recordActivation(layout, id);
-  return { previous };
+  const tmp = tempSibling(layout.current);
+  await fs.symlink(`versions/${id}`, tmp);
+  try {
+    await fs.rename(tmp, layout.current);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
+  }
 }
 
 export function parseHistory(text: string | null): string[] {
