@@ -8,7 +8,7 @@ import { join } from "pathe";
 import type { Env } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
-import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { latestRelease } from "../install/release";
 import type { BundledInstall } from "./bundled";
 
@@ -105,6 +105,8 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
       return null;
     }
     try {
+      // The default file lives in config/, which an install without --source never made.
+      if (!env.GENTLE_SHELL_CONFIG) await ensureRealFolder(install.layout.config, 0o700);
       await writeFileAtomic(configPath, skipRelease(config, latest), stat ? stat.mode & 0o777 : 0o600);
       process.stdout.write(`Skipping Gentle Shell ${latest}; a newer release will be offered again.\n`);
     } catch (error) {

@@ -75,3 +75,24 @@ export function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
+
+/**
+ * A folder of ours inside a folder already checked: created with `mode` when
+ * absent (whatever the umask), refused when a link or anything else stands
+ * there, so nothing is ever written through it.
+ */
+export async function ensureRealFolder(path: string, mode = 0o700): Promise<"created" | "present"> {
+  const stat = await lstatOrNull(path);
+  if (stat) {
+    if (stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`${path} is not a folder of Gentle Shell's (${stat.isSymbolicLink() ? "a link" : "not a folder"}); it was left alone`);
+    return "present";
+  }
+  try {
+    await fs.mkdir(path, { mode });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return ensureRealFolder(path, mode);
+    throw error;
+  }
+  if (process.platform !== "win32") await fs.chmod(path, mode);
+  return "created";
+}
