@@ -5,8 +5,9 @@
  * cache inside the prefix. Only that key is written, only when it differs; a
  * settings file that is not a JSON object is left alone with a warning.
  */
-import { join } from "pathe";
-import type { Layout } from "../core/layout";
+import { realpathSync } from "node:fs";
+import { join, normalize } from "pathe";
+import { tildify, type Layout } from "../core/layout";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 
 /**
@@ -53,6 +54,8 @@ export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResu
   if (!entry || !entry.isFile() || !(await lstatOrNull(npmCli))?.isFile()) {
     return { warning: `this Node runtime has no npm entry for Pi (${layout.npmEntry}); Pi runs without an npmCommand setting` };
   }
+  const home = await agentHomeIsOurs(layout);
+  if (home !== null) return { warning: home };
   const file = join(layout.agent, "settings.json");
   const stat = await lstatOrNull(file);
   if (stat && !stat.isFile()) return { warning: "its settings.json is not a regular file" };
@@ -61,4 +64,28 @@ export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResu
   if ("warning" in next) return next;
   await writeFileAtomic(file, next.text, stat ? stat.mode & 0o777 : 0o600);
   return "written";
+}
+
+/**
+ * The agent home must be Gentle Shell's own: a real folder (never a link, say
+ * to the user's ~/.pi/agent) whose real path is the agent folder of the real
+ * prefix. Null when it is; otherwise why its settings are left alone.
+ */
+export async function agentHomeIsOurs(layout: Layout): Promise<string | null> {
+  const shown = tildify(layout.agent, layout.home);
+  const stat = await lstatOrNull(layout.agent);
+  if (!stat) return `${shown} does not exist`;
+  if (stat.isSymbolicLink()) return `${shown} is a link, so it is not Gentle Shell's own home and its settings.json was left alone`;
+  if (!stat.isDirectory()) return `${shown} is not a folder`;
+  const owner = layout.platform === "win32" ? join(layout.home, ".gentle-shell") : layout.prefix;
+  let real: string;
+  let expected: string;
+  try {
+    real = normalize(realpathSync(layout.agent));
+    expected = join(normalize(realpathSync(owner)), "agent");
+  } catch {
+    return `${shown} cannot be resolved`;
+  }
+  const same = layout.platform === "win32" ? real.toLowerCase() === expected.toLowerCase() : real === expected;
+  return same ? null : `${shown} is not the agent folder of ${tildify(owner, layout.home)}, so its settings.json was left alone`;
 }
