@@ -30,16 +30,37 @@ export interface BundledInstall {
 
 export class BundledError extends Error {}
 
+/**
+ * The prefix as the installer named it. The engine finds itself by its real
+ * path, but the installer, its launcher and the PATH receipt name
+ * $HOME/.gentle-shell; when HOME is reached through a link (HOME=/tmp/link
+ * with /tmp/link → /tmp/real) that name is kept, so both sides agree.
+ */
+export function prefixAsInstalled(realPrefix: string, home: string, platform: Platform): string {
+  if (platform === "win32") return realPrefix;
+  const named = join(home, ".gentle-shell");
+  if (named === realPrefix) return realPrefix;
+  try {
+    return realpathSync(named) === realPrefix ? named : realPrefix;
+  } catch {
+    return realPrefix;
+  }
+}
+
 /** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
 export async function resolveBundledInstall(enginePath: string, pins: Pins, platform: Platform, env: Env): Promise<BundledInstall> {
   const real = realpathSync(enginePath);
-  const versionDir = dirname(dirname(real));
-  const versions = dirname(versionDir);
-  const id = basename(versionDir);
+  const realVersionDir = dirname(dirname(real));
+  const versions = dirname(realVersionDir);
+  const id = basename(realVersionDir);
   if (basename(versions) !== "versions") throw new BundledError("this engine does not run from a version of a bundled install");
-  const prefix = dirname(versions);
   const home = platform === "win32" ? (env.USERPROFILE ?? homedir()) : (env.HOME ?? homedir());
+  const prefix = prefixAsInstalled(dirname(versions), home, platform);
   const layout = prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
+  const versionDir = join(layout.versions, id);
+  if (versionDir !== realVersionDir && realpathSync(versionDir) !== realVersionDir) {
+    throw new BundledError("this engine does not run from a version of a bundled install");
+  }
   const marker = (await readTextOrNull(join(versionDir, VERSION_MARKER)))?.trim();
   if (marker !== id) throw new BundledError(`versions/${id} is not a finished install`);
   const current = await readCurrent(layout).catch(() => null);

@@ -21,6 +21,7 @@ import { ensureRuntimes, acquireGo } from "../install/runtime";
 import { ensureLauncher } from "../install/launcher";
 import { configuredRegistry } from "../install/bundled-install";
 import { readTextOrNull } from "../io/files";
+import { prefixAsInstalled } from "./bundled";
 
 export { INTERNAL_FLAG } from "./flag";
 /** The functions a version's module must offer; the caller checks the list. */
@@ -35,9 +36,9 @@ export function ownLayout(env: Env): Layout {
   const real = realpathSync(__filename);
   const versions = dirname(dirname(dirname(real)));
   if (basename(versions) !== "versions") throw new Error("this engine does not run from a version of a bundled install");
-  const prefix = dirname(versions);
   const platform = hostPlatform();
   const home = platform === "win32" ? (env.USERPROFILE ?? homedir()) : (env.HOME ?? homedir());
+  const prefix = prefixAsInstalled(dirname(versions), home, platform);
   return prefixLayout({ home, platform, pins: buildPins(), prefix, windowsPrefix: prefix });
 }
 
