@@ -60,10 +60,15 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
     : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
   const clean: Env = {};
   for (const [k, v] of Object.entries(env)) if (!/^npm_/i.test(k) && k !== "NODE_OPTIONS") clean[k] = v;
-  const result = await run(layout.node, [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`], {
-    env: clean,
-    timeoutMs: 60_000,
-  });
+  // A neutral folder: npm reads a project's .npmrc from the folder it runs in (or the nearest one
+  // above with a package.json), so the user's current directory must not choose the registry.
+  // --prefix pins npm's project folder to our runtime, which holds no .npmrc.
+  const neutral = layout.nodeDir;
+  const result = await run(
+    layout.node,
+    [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`, `--prefix=${neutral}`],
+    { env: clean, cwd: neutral, timeoutMs: 60_000 },
+  );
   const registry = result.stdout.trim();
   if (result.code !== 0 || !/^https?:\/\//.test(registry)) throw new Error("npm did not report a registry");
   return registry.endsWith("/") ? registry : registry + "/";
