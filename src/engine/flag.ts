@@ -3,3 +3,11 @@ export const ENGINE_FLAG = "--gentle-shell-engine";
 
 /** First argument when another engine uses this one as its version's module (upgrade, rollback). */
 export const INTERNAL_FLAG = "--gentle-shell-engine-internal";
+
+/**
+ * Node options the engine always runs with, from the launcher and from
+ * another engine alike: Node's fetch then follows HTTP_PROXY, HTTPS_PROXY and
+ * NO_PROXY, as the installer's single executable does (sea-config.json). Only
+ * the engine's process gets them; Pi is started without them.
+ */
+export const ENGINE_NODE_OPTIONS = ["--use-env-proxy"] as const;

@@ -10,7 +10,8 @@ import type { Layout } from "../core/layout";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
-import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { redactText } from "../core/secrets";
+import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { run } from "../io/process";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../install/activate";
@@ -18,7 +19,7 @@ import { configuredRegistry } from "../install/bundled-install";
 import { acquireInstallLock } from "../install/lock";
 import { fetchDistribution, latestRelease } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
-import { ENGINE_FLAG, INTERNAL_FLAG } from "./flag";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "./flag";
 import { MODULE_FUNCTIONS } from "./internal";
 import type { BundledInstall } from "./bundled";
 
@@ -54,7 +55,7 @@ export async function rememberSource(layout: Layout, source: string | undefined)
     if ((await lstatOrNull(file))?.isFile()) await fs.rm(file);
     return;
   }
-  await fs.mkdir(layout.config, { recursive: true, mode: 0o700 });
+  await ensureRealFolder(layout.config, 0o700);
   await writeFileAtomic(file, source + "\n", 0o600);
 }
 
@@ -79,7 +80,7 @@ function cleanEnv(layout: Layout, env: Env, npmrc: string): Env {
 }
 
 async function callModule(layout: Layout, engine: string, args: string[], env: Env): Promise<Record<string, unknown>> {
-  const result = await run(layout.node, [engine, INTERNAL_FLAG, ...args], { env, timeoutMs: 20 * 60_000 });
+  const result = await run(layout.node, [...ENGINE_NODE_OPTIONS, engine, INTERNAL_FLAG, ...args], { env, timeoutMs: 20 * 60_000 });
   const last = result.stdout.trim().split("\n").pop() ?? "";
   if (result.code !== 0) throw new Error(`${args[0]} of that version failed: ${(result.stderr.trim() || last).slice(-400)}`);
   try {
@@ -105,7 +106,7 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
   try {
     return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
   } catch (error) {
-    process.stderr.write(`gentle-shell: ${(error as Error).message}\n`);
+    process.stderr.write(`gentle-shell: ${redactText((error as Error).message)}\n`);
     return 1;
   } finally {
     await lock.release();
@@ -148,7 +149,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     const runtime = await callModule(layout, engine, ["ensure-runtime", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
     // 5. Its launcher reports exactly the release's pair, with the release's Node and exact Pi.
-    const check = await run(node, [engine, ENGINE_FLAG, "--version"], {
+    const check = await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], {
       env: { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id },
       timeoutMs: 120_000,
     });

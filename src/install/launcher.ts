@@ -4,7 +4,7 @@
  * any other file at their paths is never replaced.
  */
 import type { Layout } from "../core/layout";
-import { ENGINE_FLAG } from "../engine/flag";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../engine/flag";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { ENGINE_PATH } from "./version";
 
@@ -37,7 +37,7 @@ if [ "\${NODE_OPTIONS+set}" = set ]; then
   export GENTLE_SHELL_USER_NODE_OPTIONS
   unset NODE_OPTIONS
 fi
-exec "$node" "$engine" ${ENGINE_FLAG} "$@"
+exec "$node" ${ENGINE_NODE_OPTIONS.join(" ")} "$engine" ${ENGINE_FLAG} "$@"
 `;
 }
 
@@ -56,7 +56,7 @@ export function cmdLauncher(layout: Layout): string {
     `IF NOT EXIST "${node}" GOTO none`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,
     `SET NODE_OPTIONS=`,
-    `"${node}" "%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs" ${ENGINE_FLAG} %*`,
+    `"${node}" ${ENGINE_NODE_OPTIONS.join(" ")} "%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs" ${ENGINE_FLAG} %*`,
     "EXIT /B %ERRORLEVEL%",
     ":none",
     `ECHO ${NO_ACTIVE_VERSION} 1>&2`,

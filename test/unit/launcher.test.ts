@@ -55,11 +55,13 @@ describe("the POSIX launcher", () => {
     const r = spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", GS_EXIT: "7", NODE_OPTIONS: "--require /nonexistent" } });
     expect(r.status).toBe(7);
     const lines = r.stdout.split("\n");
-    expect(lines[0]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
-    expect(lines[1]).toBe("--gentle-shell-engine");
-    expect(lines.slice(2, 6)).toEqual(args);
+    // The engine's Node follows HTTP(S)_PROXY and NO_PROXY, as the installer does.
+    expect(lines[0]).toBe("--use-env-proxy");
+    expect(lines[1]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    expect(lines[2]).toBe("--gentle-shell-engine");
+    expect(lines.slice(3, 7)).toEqual(args);
     // The engine itself never sees the user's NODE_OPTIONS; it hands them back to Pi.
-    expect(lines[6]).toBe("NODE_OPTIONS=unset");
+    expect(lines[7]).toBe("NODE_OPTIONS=unset");
   });
 
   it("carries the generated marker line and is refreshed only when ours and different", async () => {
