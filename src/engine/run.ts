@@ -45,7 +45,7 @@ export async function runEngine(args: string[]): Promise<number> {
     return runSetup(install, env, args.slice(1));
   }
   if (args[0] === "self-uninstall") {
-    const { parseUninstallArgs, selfUninstall } = await import("./self-uninstall");
+    const { parseUninstallArgs, selfUninstall } = await import("./self-uninstall/run");
     const options = parseUninstallArgs(args.slice(1));
     if (typeof options === "string") {
       process.stderr.write(`gentle-shell: ${options}\n`);

@@ -1,0 +1,246 @@
+/**
+ * The self-uninstall plan (spec: "Self-uninstall"): the PATH entry the
+ * receipt records, then each entry the install wrote, each checked with
+ * lstat, in the order they go; what the launcher needs to run goes last. The
+ * agent home and the launcher's config.json are shared, kept unless asked.
+ * Anything that is not ours, or a link where ours would be, is kept and
+ * named, and no protected folder (home, ~/.pi, the user's Pi home,
+ * ~/.gentle-ai, ~/.engram) is touched, by name or by real path.
+ */
+import { promises as fs, realpathSync, type Stats } from "node:fs";
+import { join, relative } from "pathe";
+import { tildify, type Layout } from "../../core/layout";
+import type { Env } from "../../core/environment";
+import type { PathReceipt } from "../../core/path-entry";
+import { lstatOrNull, readTextOrNull } from "../../io/files";
+import { readPathReceipt } from "../../io/path-apply";
+import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
+
+export interface UninstallOptions {
+  dryRun: boolean;
+  yes: boolean;
+  includeShared: boolean;
+  /** How long to wait for another installer holding the lock (default five minutes). */
+  lockWaitMs?: number;
+}
+
+export function parseUninstallArgs(args: string[]): UninstallOptions | string {
+  const options: UninstallOptions = { dryRun: false, yes: false, includeShared: false };
+  for (const arg of args) {
+    if (arg === "--dry-run") options.dryRun = true;
+    else if (arg === "--yes" || arg === "-y") options.yes = true;
+    else if (arg === "--include-shared") options.includeShared = true;
+    else return `unknown option ${arg}; usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]`;
+  }
+  return options;
+}
+
+/**
+ * What the install writes in the prefix, in the order they are removed. The
+ * last group is what the launcher needs to run (its engine, its Node and
+ * itself), so a removal that fails earlier stops before it and
+ * `gentle-shell self-uninstall` can always be run again.
+ */
+export const OWNED_ENTRIES = [
+  "tmp",
+  "pnpm",
+  "npm",
+  "gentle-ai",
+  "config",
+  "versions.history",
+  "path-entry.json",
+  "versions",
+  "current",
+  "runtime",
+  "bin",
+] as const;
+const LAUNCH_GROUP = new Set<string>(["versions", "current", "runtime", "bin"]);
+const FILES = new Set<string>(["versions.history", "path-entry.json"]);
+
+/** The launcher's own settings, shared like the agent home. */
+export const LAUNCHER_CONFIG = join("config", "config.json");
+
+/** One thing to remove, as lstat saw it when the plan was made. */
+export interface Removal {
+  path: string;
+  kind: "folder" | "file" | "link";
+  dev: number;
+  ino: number;
+  /** Part of what the launcher needs to run; removed last. */
+  last: boolean;
+  /** A folder removed only when nothing is left in it (bin/, which may hold the user's own tools). */
+  emptyOnly?: boolean;
+}
+
+export interface UninstallPlan {
+  /** Where the PATH entry is, from a valid receipt. */
+  path: { receipt: PathReceipt; description: string } | null;
+  /** What to remove by hand (no valid receipt), said once. */
+  pathManual: string | null;
+  remove: Removal[];
+  shared: Removal[];
+  /** Not ours, or a link where ours would be: kept and named. */
+  keep: Array<{ path: string; why: string }>;
+}
+
+function realOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Folders no removal may be, contain or lie inside, each by its name and by
+ * its real path: ~/.engram linked into the prefix is still ~/.engram.
+ */
+export function protectedFolders(layout: Layout, env: Env): { home: string[]; others: string[] } {
+  const home = layout.home;
+  const named = [join(home, ".pi"), join(home, ".gentle-ai"), join(home, ".engram")];
+  const agentDir = env.PI_CODING_AGENT_DIR;
+  if (agentDir && agentDir !== layout.agent && realOrNull(agentDir) !== realOrNull(layout.agent)) named.push(agentDir);
+  const both = (paths: string[]) => [...new Set(paths.flatMap((p) => [p, realOrNull(p)]).filter((p): p is string => Boolean(p)))];
+  return { home: both([home]), others: both(named) };
+}
+
+/** Is `inner` the same as or inside `outer`? */
+function within(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !rel.startsWith("/"));
+}
+
+/**
+ * A removal may not be or contain any protected folder, nor lie inside one
+ * other than the home folder itself (the prefix is in the home folder). Both
+ * the path and its real path are held against both forms of each folder.
+ */
+export function forbiddenRemoval(path: string, guarded: { home: string[]; others: string[] }): boolean {
+  const forms = [...new Set([path, realOrNull(path) ?? path])];
+  return forms.some(
+    (p) => guarded.home.some((g) => within(p, g)) || guarded.others.some((g) => within(p, g) || within(g, p)),
+  );
+}
+
+/** The prefix must be the real ~/.gentle-shell the engine runs from. */
+export async function checkOwnership(layout: Layout): Promise<string | null> {
+  if (layout.platform === "win32") {
+    // Windows: the private folder must carry the .gentle-shell-bundle marker with its exact text.
+    const { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } = await import("../../install/windows-private");
+    const marker = await readTextOrNull(join(layout.prefix, WINDOWS_BUNDLE_MARKER)).catch(() => null);
+    return marker === WINDOWS_BUNDLE_MARKER_TEXT ? null : `${layout.prefix} does not carry the ${WINDOWS_BUNDLE_MARKER} marker`;
+  }
+  const expected = join(layout.home, ".gentle-shell");
+  const stat = await lstatOrNull(expected);
+  if (!stat || !stat.isDirectory()) return `${tildify(expected, layout.home)} is not a real folder (a link or missing)`;
+  const real = realOrNull(expected);
+  if (!real) return `${expected} cannot be resolved`;
+  if (real !== realOrNull(layout.prefix)) return `this gentle-shell runs from ${layout.prefix}, not from ${expected}`;
+  return null;
+}
+
+function removal(path: string, stat: Stats, last: boolean): Removal {
+  const kind = stat.isSymbolicLink() ? "link" : stat.isDirectory() ? "folder" : "file";
+  return { path, kind, dev: stat.dev, ino: stat.ino, last };
+}
+
+/** Files in bin/ that carry our generated marker; anything else there is kept. */
+async function ourBinFile(path: string): Promise<boolean> {
+  const text = await readTextOrNull(path).catch(() => null);
+  if (text === null) return false;
+  const lines = text.split(/\r?\n/);
+  return [LAUNCHER_MARKER, GUARD_MARKER, CMD_MARKER].some((m) => lines.includes(m));
+}
+
+export async function uninstallPlan(layout: Layout, env: Env, includeShared: boolean): Promise<UninstallPlan> {
+  const plan: UninstallPlan = { path: null, pathManual: null, remove: [], shared: [], keep: [] };
+  const receipt = readPathReceipt(layout, { env });
+  if (receipt.status === "valid") {
+    const r = receipt.receipt;
+    plan.path = {
+      receipt: r,
+      description:
+        r.kind === "link" ? `the link ${tildify(r.path, layout.home)}` : r.kind === "profile" ? `the marked line in ${tildify(r.path, layout.home)}` : `${r.entry} in the user Path`,
+    };
+  } else if (receipt.status === "invalid") {
+    plan.pathManual = receipt.manual
+      ? `Remove the gentle-shell PATH entry by hand: ${receipt.manual}`
+      : `path-entry.json cannot be used (${receipt.reason}); remove any gentle-shell PATH line or link by hand`;
+  }
+  const guarded = protectedFolders(layout, env);
+  /** lstat one entry; null when absent, or when it was kept and named. */
+  const look = async (path: string, want: "folder" | "file" | "current"): Promise<Stats | null> => {
+    const stat = await lstatOrNull(path);
+    if (!stat) return null;
+    if (forbiddenRemoval(path, guarded)) {
+      plan.keep.push({ path, why: "it lies in a folder that is never removed" });
+      return null;
+    }
+    if (want === "current") {
+      if (stat.isSymbolicLink() || (layout.platform === "win32" && stat.isFile())) return stat;
+      plan.keep.push({ path, why: "it is not the link the installer made" });
+      return null;
+    }
+    if (stat.isSymbolicLink()) plan.keep.push({ path, why: "it is a link, which is never followed" });
+    else if (want === "folder" ? stat.isDirectory() : stat.isFile()) return stat;
+    else plan.keep.push({ path, why: want === "folder" ? "it is not a folder" : "it is not a file" });
+    return null;
+  };
+  for (const rel of OWNED_ENTRIES) {
+    const path = join(layout.prefix, rel);
+    const last = LAUNCH_GROUP.has(rel);
+    if (rel === "current") {
+      const stat = await look(path, "current");
+      if (stat) plan.remove.push(removal(path, stat, last));
+      continue;
+    }
+    const stat = await look(path, FILES.has(rel) ? "file" : "folder");
+    if (!stat) continue;
+    if (rel === "config") {
+      const configJson = await lstatOrNull(join(layout.prefix, LAUNCHER_CONFIG));
+      if (!configJson || includeShared) {
+        plan.remove.push(removal(path, stat, last));
+        continue;
+      }
+      // config/ holds the shared config.json: remove what else is in it, entry by entry.
+      const names = await fs.readdir(path).catch(() => [] as string[]);
+      for (const name of names.sort()) {
+        if (name === "config.json") continue;
+        const child = join(path, name);
+        const childStat = await lstatOrNull(child);
+        if (!childStat) continue;
+        if (childStat.isSymbolicLink()) plan.keep.push({ path: child, why: "it is a link, which is never followed" });
+        else if (childStat.isDirectory() || childStat.isFile()) plan.remove.push(removal(child, childStat, false));
+        else plan.keep.push({ path: child, why: "it is not a file or a folder" });
+      }
+      const kept = await look(join(path, "config.json"), "file");
+      if (kept) plan.shared.push(removal(join(path, "config.json"), kept, false));
+      continue;
+    }
+    if (rel === "bin") {
+      // Only the files that carry our marker: a tool of the user's in bin/ is kept and named.
+      for (const name of (await fs.readdir(path).catch(() => [] as string[])).sort()) {
+        const child = join(path, name);
+        const childStat = await lstatOrNull(child);
+        if (!childStat) continue;
+        if (childStat.isFile() && (await ourBinFile(child))) plan.remove.push(removal(child, childStat, true));
+        else plan.keep.push({ path: child, why: "it was not written by gentle-shell-setup" });
+      }
+      plan.remove.push({ ...removal(path, stat, true), emptyOnly: true });
+      continue;
+    }
+    plan.remove.push(removal(path, stat, last));
+  }
+  // Windows: the running node.exe, the .cmd launcher and the marker go after this process exits
+  // (scheduleWindowsRemoval, not built yet); the marker stays until then.
+  const agent = await look(join(layout.prefix, "agent"), "folder");
+  if (agent) plan.shared.push(removal(join(layout.prefix, "agent"), agent, false));
+  if (includeShared) {
+    // The shared entries go before the launch group.
+    const firstLast = plan.remove.findIndex((r) => r.last);
+    plan.remove.splice(firstLast < 0 ? plan.remove.length : firstLast, 0, ...plan.shared);
+    plan.shared = [];
+  }
+  return plan;
+}
+

@@ -1,0 +1,197 @@
+/**
+ * gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared] (spec:
+ * "Self-uninstall"). Under the install lock, so no upgrade or setup works in
+ * the prefix meanwhile: the PATH entry first, then the plan's entries, each
+ * lstat-checked again right before it goes; an error is reported per entry,
+ * and what the launcher needs goes only after everything else did, so a
+ * failed removal can be retried with gentle-shell self-uninstall.
+ */
+import { promises as fs } from "node:fs";
+import { createInterface } from "node:readline";
+import { tildify, type Layout } from "../../core/layout";
+import type { Env } from "../../core/environment";
+import { lstatOrNull } from "../../io/files";
+import { removePathEntry } from "../../io/path-apply";
+import { acquireInstallLock, type Lock } from "../../install/lock";
+import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
+
+export { parseUninstallArgs } from "./plan";
+
+async function ask(question: string): Promise<boolean | null> {
+  if (!process.stdin.isTTY) return null;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) => {
+    let answered = false;
+    rl.on("SIGINT", () => {
+      process.stderr.write("\n");
+      rl.close();
+      process.exit(130);
+    });
+    rl.on("close", () => {
+      if (!answered) resolve(null);
+    });
+    rl.question(question, (answer) => {
+      answered = true;
+      rl.close();
+      resolve(/^y(es)?$/i.test(answer.trim()));
+    });
+  });
+}
+
+/** Why `r` is no longer what the plan saw (lstat again, right before removing it), or null. */
+async function changedSincePlan(r: Removal): Promise<string | null> {
+  const stat = await lstatOrNull(r.path);
+  if (!stat) return "it is gone";
+  const kind = stat.isSymbolicLink() ? "link" : stat.isDirectory() ? "folder" : "file";
+  if (kind !== r.kind || stat.dev !== r.dev || stat.ino !== r.ino) return "it changed after the plan was made";
+  return null;
+}
+
+/** Remove one planned entry without following any link; an error is returned, not thrown. */
+async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: string } | { failed: string }> {
+  const changed = await changedSincePlan(r);
+  if (changed === "it is gone") return "gone";
+  if (changed) return { kept: changed };
+  try {
+    if (r.emptyOnly) {
+      const left = await fs.readdir(r.path);
+      if (left.length) return { kept: `it still holds ${left.sort().join(", ")}` };
+      await fs.rmdir(r.path);
+    } else if (r.kind === "folder") {
+      // fs.rm never follows a link inside: it removes the link itself.
+      await fs.rm(r.path, { recursive: true, force: true, maxRetries: 2 });
+    } else {
+      await fs.unlink(r.path);
+    }
+    return "removed";
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    return { failed: e.code ?? e.message };
+  }
+}
+
+export async function selfUninstall(layout: Layout, env: Env, options: UninstallOptions, io: UninstallIo = defaultIo): Promise<number> {
+  const out = (line: string) => io.out(line + "\n");
+  const err = (line: string) => io.err(`gentle-shell: ${line}\n`);
+  const show = (p: string) => tildify(p, layout.home);
+  const notOurs = await checkOwnership(layout);
+  if (notOurs) {
+    err(`self-uninstall removes only a bundled install in ~/.gentle-shell: ${notOurs}. Nothing was removed.`);
+    return 1;
+  }
+  // The install lock: an upgrade, an install or a setup working in the prefix finishes first.
+  let lock: Lock;
+  try {
+    lock = await acquireInstallLock(layout, options.lockWaitMs ?? 300_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+  } catch (error) {
+    err(`${(error as Error).message}. Nothing was removed.`);
+    return 1;
+  }
+  try {
+    return await uninstallLocked(layout, env, options, io, out, err, show, lock);
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}
+
+export interface UninstallIo {
+  out(text: string): void;
+  err(text: string): void;
+  ask(question: string): Promise<boolean | null>;
+}
+
+const defaultIo: UninstallIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  ask,
+};
+
+async function uninstallLocked(
+  layout: Layout,
+  env: Env,
+  options: UninstallOptions,
+  io: UninstallIo,
+  out: (l: string) => void,
+  err: (l: string) => void,
+  show: (p: string) => string,
+  lock: Lock,
+): Promise<number> {
+  let plan = await uninstallPlan(layout, env, options.includeShared);
+  out(`This removes Gentle Shell from ${show(layout.prefix)}:`);
+  if (plan.path) out(`  - PATH: ${plan.path.description}`);
+  for (const r of plan.remove) out(`  - ${show(r.path)}`);
+  for (const k of plan.keep) out(`  ! kept: ${show(k.path)} (${k.why})`);
+  if (plan.shared.length) out(`Kept unless you agree below (or pass --include-shared): ${plan.shared.map((r) => show(r.path)).join(", ")}`);
+  if (plan.pathManual) out(plan.pathManual);
+  if (options.dryRun) {
+    out("Dry run: nothing was removed.");
+    return 0;
+  }
+  if (!options.yes) {
+    const go = await io.ask("Remove Gentle Shell? [y/N] ");
+    if (go !== true) {
+      out(go === null ? "No answer: nothing was removed." : "Cancelled: nothing was removed.");
+      return 1;
+    }
+    if (plan.shared.length) {
+      const shared = await io.ask(`Also remove the Gentle Shell home (${plan.shared.map((r) => show(r.path)).join(", ")})? [y/N] `);
+      if (shared === true) plan = await uninstallPlan(layout, env, true);
+    }
+  }
+
+  const messages: string[] = [];
+  if (plan.path) {
+    const result = await removePathEntry(plan.path.receipt).catch((error: Error) => ({ status: "failed" as const, reason: error.message }));
+    if (result.status === "failed") {
+      err(`the PATH entry could not be removed (${result.reason}); nothing else was removed.`);
+      return 1;
+    }
+    if (result.status === "kept") {
+      messages.push(`${show(result.path)} still holds ${result.line ? `the line ${result.line}` : "a gentle-shell entry"} (${result.reason}); remove it by hand.`);
+    } else if (result.status === "removed") {
+      out(`✔ PATH: removed ${plan.path.description}`);
+    }
+  }
+  const failed: string[] = [];
+  const kept = [...plan.keep.map((k) => k.path)];
+  let removed = 0;
+  for (const group of [plan.remove.filter((r) => !r.last), plan.remove.filter((r) => r.last)]) {
+    // What the launcher needs goes only once everything else is gone, so a failure can be retried.
+    if (failed.length) break;
+    for (const r of group) {
+      const result = await removeOne(r);
+      if (result === "removed") removed++;
+      else if (result === "gone") continue;
+      else if ("kept" in result) {
+        kept.push(r.path);
+        messages.push(`Kept ${show(r.path)}: ${result.kept}.`);
+      } else failed.push(`${show(r.path)} (${result.failed})`);
+    }
+  }
+  out(`✔ removed ${removed} item(s) from ${show(layout.prefix)}`);
+  if (failed.length) {
+    for (const m of messages) out(m);
+    const retry = plan.remove.some((r) => r.last && r.path === layout.launcher) && (await lstatOrNull(layout.launcher));
+    err(
+      `could not remove ${failed.join(", ")}. ${retry ? "Fix that, then run gentle-shell self-uninstall again." : `Remove ${failed.length === 1 ? "it" : "them"} by hand.`}`,
+    );
+    return 1;
+  }
+  // The lock goes before the prefix, which may then be empty.
+  await lock.release();
+  const left = await fs.readdir(layout.prefix).catch(() => null);
+  if (left && left.length === 0 && kept.length === 0) {
+    try {
+      await fs.rmdir(layout.prefix);
+      out(`✔ removed ${show(layout.prefix)}`);
+    } catch (error) {
+      messages.push(`${show(layout.prefix)} could not be removed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+    }
+  } else if (left && left.length) {
+    messages.push(`${show(layout.prefix)} still holds ${left.sort().join(", ")}, so it was kept.`);
+  }
+  if (plan.pathManual) messages.push(plan.pathManual);
+  for (const m of messages) out(m);
+  out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
+  return 0;
+}
