@@ -8,13 +8,14 @@
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
-import { dirname, join } from "pathe";
-import type { Layout } from "../core/layout";
+import { dirname, join, resolve } from "pathe";
+import { tildify, tildifyText, type Layout } from "../core/layout";
 import { pathKey, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
 import { hostTarget } from "../core/host";
-import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { ensureRealFolder, lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
+import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime";
 import { bundledChildEnv, type BundledInstall } from "./bundled";
 import { sourceFile } from "./upgrade";
@@ -55,45 +56,108 @@ export async function gentleAiExecutable(install: BundledInstall): Promise<strin
   return file;
 }
 
-interface Snapshot {
-  path: string;
-  bytes: Buffer | null;
-}
+/**
+ * What stood at a guarded path before Gentle AI ran. A link (dotfiles kept
+ * with stow or chezmoi) is remembered with its target's bytes, so a rewrite
+ * through the link is undone in the target, and the link itself is put back
+ * if it was replaced.
+ */
+export type Snapshot =
+  | { path: string; kind: "absent" }
+  | { path: string; kind: "other" }
+  | { path: string; kind: "file"; bytes: Buffer; mode: number }
+  | { path: string; kind: "link"; link: string; target: string | null; bytes: Buffer | null; mode: number };
 
-async function snapshot(paths: string[]): Promise<Snapshot[]> {
+export async function snapshot(paths: string[]): Promise<Snapshot[]> {
   return Promise.all(
-    paths.map(async (path) => {
+    paths.map(async (path): Promise<Snapshot> => {
       const stat = await lstatOrNull(path);
-      return { path, bytes: stat?.isFile() ? await fs.readFile(path) : null };
+      if (!stat) return { path, kind: "absent" };
+      if (stat.isFile()) return { path, kind: "file", bytes: await fs.readFile(path), mode: stat.mode & 0o777 };
+      if (!stat.isSymbolicLink()) return { path, kind: "other" };
+      const link = await fs.readlink(path);
+      const target = await fs.realpath(path).catch(() => null);
+      const targetStat = target ? await lstatOrNull(target) : null;
+      if (target && targetStat?.isFile()) return { path, kind: "link", link, target, bytes: await fs.readFile(target), mode: targetStat.mode & 0o777 };
+      // A dangling link: whatever Gentle AI creates through it is removed again.
+      return { path, kind: "link", link, target: targetStat ? null : resolve(dirname(path), link), bytes: null, mode: 0o644 };
     }),
   );
 }
 
-/** Put each file back as it was; an unchanged file is not touched, a link is never written through. */
-async function restore(snaps: Snapshot[]): Promise<string[]> {
-  const restored: string[] = [];
-  for (const { path, bytes } of snaps) {
-    const stat = await lstatOrNull(path);
-    if (bytes === null) {
-      if (stat?.isFile()) {
-        await fs.rm(path);
-        restored.push(path);
-      }
+/** Put the bytes of `file` back to `bytes` (or remove it when it did not exist); true when it changed. */
+async function putBack(file: string, bytes: Buffer | null, mode: number): Promise<boolean> {
+  const stat = await lstatOrNull(file);
+  if (bytes === null) {
+    if (!stat?.isFile()) return false;
+    await fs.rm(file);
+    return true;
+  }
+  if (stat && !stat.isFile()) return false;
+  if (stat && (await fs.readFile(file)).equals(bytes)) return false;
+  await writeFileAtomic(file, bytes, stat ? stat.mode & 0o777 : mode);
+  return true;
+}
+
+/** Put a link back where Gentle AI replaced or removed it, with one rename. */
+async function relink(path: string, link: string): Promise<boolean> {
+  const stat = await lstatOrNull(path);
+  if (stat?.isSymbolicLink() && (await fs.readlink(path)) === link) return false;
+  if (stat && !stat.isFile() && !stat.isSymbolicLink()) return false;
+  const tmp = tempSibling(path);
+  await fs.symlink(link, tmp);
+  try {
+    await fs.rename(tmp, path);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
+  }
+  return true;
+}
+
+/** Put each guarded file back as it was; an unchanged file is not touched. Returns what was restored, and how. */
+export async function restore(snaps: Snapshot[]): Promise<Array<{ path: string; via?: string }>> {
+  const restored: Array<{ path: string; via?: string }> = [];
+  for (const snap of snaps) {
+    if (snap.kind === "other") continue;
+    if (snap.kind === "absent") {
+      if (await putBack(snap.path, null, 0)) restored.push({ path: snap.path });
       continue;
     }
-    if (stat && !stat.isFile()) continue;
-    const now = stat ? await fs.readFile(path) : null;
-    if (now && now.equals(bytes)) continue;
-    await writeFileAtomic(path, bytes, stat ? stat.mode & 0o777 : 0o644);
-    restored.push(path);
+    if (snap.kind === "file") {
+      if (await putBack(snap.path, snap.bytes, snap.mode)) restored.push({ path: snap.path });
+      continue;
+    }
+    // A link: its target's bytes first, then the link itself.
+    let changed = false;
+    if (snap.target) changed = await putBack(snap.target, snap.bytes, snap.mode);
+    changed = (await relink(snap.path, snap.link)) || changed;
+    if (changed) restored.push({ path: snap.path, via: snap.target ?? snap.link });
   }
   return restored;
 }
 
-
 export async function runSetup(install: BundledInstall, env: Env, args: string[]): Promise<number> {
-  const { layout } = install;
   const err = (line: string) => process.stderr.write(`gentle-shell: ${line}\n`);
+  // The install lock: no upgrade or self-uninstall works in the prefix while setup writes to it.
+  let lock;
+  try {
+    lock = await acquireInstallLock(install.layout, 300_000, (pid) =>
+      process.stdout.write(`Waiting for another gentle-shell-setup (process ${pid}) to finish...\n`),
+    );
+  } catch (error) {
+    err(`setup stopped: ${(error as Error).message}.`);
+    return 1;
+  }
+  try {
+    return await setupLocked(install, env, args, err);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function setupLocked(install: BundledInstall, env: Env, args: string[], err: (line: string) => void): Promise<number> {
+  const { layout } = install;
   const dryRun = args.includes("--dry-run");
   // Engram first: setup stops if the verified core cannot be published, whatever the memory decision.
   const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
@@ -123,8 +187,13 @@ export async function runSetup(install: BundledInstall, env: Env, args: string[]
     join(home, ".pi", "gentle-ai", "persona.json"),
     join(home, ".gentle-ai", "state.json"),
   ]);
-  await fs.mkdir(layout.gentleAi, { recursive: true, mode: 0o700 });
-  await fs.mkdir(layout.gentleAiConfig, { recursive: true, mode: 0o700 });
+  try {
+    // Never through a link: each folder is checked, and created 0700 when absent.
+    for (const folder of [layout.gentleAi, layout.config, layout.gentleAiConfig]) await ensureRealFolder(folder, 0o700);
+  } catch (error) {
+    err(`setup stopped: ${tildifyText((error as Error).message, home)}. Nothing was set up.`);
+    return 1;
+  }
   const setupEnv = bundledSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
   const { applyEngram } = await import("./run");
@@ -138,6 +207,8 @@ export async function runSetup(install: BundledInstall, env: Env, args: string[]
     child.on("exit", (c, signal) => resolve(c ?? (signal ? 130 : 1)));
   });
   const restored = await restore(guarded);
-  for (const path of restored) err(`restored ${path.replace(home + "/", "~/")}, which Gentle AI changed`);
+  for (const r of restored) {
+    err(`restored ${tildify(r.path, home)}${r.via ? ` (through its link to ${tildify(r.via, home)})` : ""}, which Gentle AI changed`);
+  }
   return code;
 }
