@@ -122,3 +122,51 @@ export function npmrcAuthHeader(text: string, url: string, env: Record<string, s
   }
   return best?.header ?? null;
 }
+
+/**
+ * npm accepts a registry written with its credentials (`registry=http://user:
+ * password@host/`); pnpm 11 and Node's fetch refuse to build a request from
+ * such a URL. So the credentials move out of the URL into the per-host
+ * `//host/path/:_auth` key both read, the way npm sends them (Basic). A
+ * registry whose credentials name a `${VAR}` stays as written (pnpm expands
+ * it), and an `_auth`, `_authToken` or `username` the file already has for
+ * that host wins: only the URL's credentials are dropped.
+ */
+export function registryCredentialsToAuth(text: string): string {
+  if (text === "") return text;
+  const lines = text.split("\n");
+  const added: string[] = [];
+  const hasAuth = (scope: string) =>
+    npmrcEntries(text).some(([k]) => k.startsWith(scope + ":") && ["_auth", "_authToken", "username"].includes(k.slice(scope.length + 1)));
+  const out = lines.map((raw) => {
+    const line = raw.replace(/\r$/, "");
+    const key = npmrcKey(line);
+    if (key === null || !(key === "registry" || /^@[^/\s:]+:registry$/.test(key))) return raw;
+    const value = npmrcEntries(line)[0]?.[1] ?? "";
+    if (value.includes("${")) return raw;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return raw;
+    }
+    if (!url.username && !url.password) return raw;
+    const decode = (s: string) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    };
+    const auth = Buffer.from(`${decode(url.username)}:${decode(url.password)}`, "utf8").toString("base64");
+    url.username = "";
+    url.password = "";
+    const bare = url.toString();
+    const scope = `//${url.host}${url.pathname.endsWith("/") ? url.pathname : url.pathname + "/"}`;
+    if (!hasAuth(scope) && !added.some((l) => l.startsWith(scope + ":"))) added.push(`${scope}:_auth=${auth}`);
+    return `${key}=${bare}`;
+  });
+  const body = out.join("\n");
+  if (!added.length) return body;
+  return (body.endsWith("\n") ? body : body + "\n") + added.join("\n") + "\n";
+}

@@ -8,7 +8,7 @@
 const MASK = "***";
 
 /** Query parameters whose values are credentials (`?token=`, `?_authToken=`, `?sig=`, ...). */
-const SECRET_PARAM = /^(.*token.*|.*auth.*|.*secret.*|.*password.*|.*passwd.*|sig|signature|key|api[-_]?key|access[-_]?key|credential.*)$/i;
+const SECRET_PARAM = /^(.*token.*|.*auth.*|.*secret.*|.*password.*|.*passwd.*|sig|.*signature|key|.*api[-_]?key|.*access[-_]?key.*|.*credential.*)$/i;
 
 /** A URL with any `user:password@` and secret-looking query values replaced by `***`. */
 export function redactUrl(url: string): string {

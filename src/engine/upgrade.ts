@@ -6,7 +6,7 @@
  */
 import { promises as fs, realpathSync } from "node:fs";
 import { join } from "pathe";
-import type { Layout } from "../core/layout";
+import { tildifyText, type Layout } from "../core/layout";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
@@ -106,7 +106,7 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
   try {
     return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
   } catch (error) {
-    process.stderr.write(`gentle-shell: ${redactText((error as Error).message)}\n`);
+    process.stderr.write(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}\n`);
     return 1;
   } finally {
     await lock.release();

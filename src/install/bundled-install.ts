@@ -7,7 +7,7 @@ import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { pnpmEnvironment, type Env } from "../core/environment";
-import { filterNpmrc, npmrcRegistry } from "../core/npmrc";
+import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
 import { run } from "../io/process";
@@ -98,7 +98,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       title: "npm settings",
       run: async () => {
         const user = await userNpmrc(env, layout.home);
-        npmrc = filterNpmrc(user.text);
+        npmrc = registryCredentialsToAuth(filterNpmrc(user.text));
         await writeNpmrcAuth(layout, npmrc);
         const kept = npmrc.split("\n").filter(Boolean).length;
         return kept ? `${kept} network and registry setting(s) copied from ${user.path}` : `no registry settings in ${user.path}; npm's defaults apply`;

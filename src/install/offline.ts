@@ -51,7 +51,7 @@ import { basename, dirname, join, relative, resolve } from "pathe";
 import * as tar from "tar";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution, sha256Hex, type Distribution } from "../core/distribution";
-import { filterNpmrc, npmrcRegistry } from "../core/npmrc";
+import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { parseSource, releasePath, type Source } from "../core/source";
 import { assertExactVersion } from "../core/versions";
@@ -446,7 +446,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     const layout = prefixLayout({ home: scratch, platform: options.platform, pins });
     await fs.mkdir(layout.prefix, { recursive: true, mode: 0o700 });
     const user = await userNpmrc(env, options.home);
-    const npmrc = filterNpmrc(user.text);
+    const npmrc = registryCredentialsToAuth(filterNpmrc(user.text));
     await writeNpmrcAuth(layout, npmrc);
 
     const fetchInto = async (from: Source, pin: FilePin, expected: Expected) => {

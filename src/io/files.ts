@@ -96,3 +96,42 @@ export async function ensureRealFolder(path: string, mode = 0o700): Promise<"cre
   if (process.platform !== "win32") await fs.chmod(path, mode);
   return "created";
 }
+
+/** A removal that failed: the deepest path that would not go, and why. */
+export class RemoveError extends Error {
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(`${path} could not be removed (${code})`);
+  }
+}
+
+/**
+ * Remove `path` and everything below it, never following a link (a link is
+ * removed itself, its target never touched). Throws a RemoveError naming the
+ * first entry that would not go.
+ */
+export async function removeTree(path: string): Promise<void> {
+  let stat;
+  try {
+    stat = await fs.lstat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new RemoveError(path, (error as NodeJS.ErrnoException).code ?? "unknown");
+  }
+  try {
+    if (stat.isDirectory()) {
+      const names = await fs.readdir(path);
+      // A few at a time: folders of pnpm's store hold thousands of files.
+      for (let i = 0; i < names.length; i += 64) await Promise.all(names.slice(i, i + 64).map((n) => removeTree(join(path, n))));
+      await fs.rmdir(path);
+    } else {
+      await fs.unlink(path);
+    }
+  } catch (error) {
+    if (error instanceof RemoveError) throw error;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw new RemoveError(path, (error as NodeJS.ErrnoException).code ?? "unknown");
+  }
+}

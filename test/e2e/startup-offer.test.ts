@@ -106,6 +106,24 @@ describe.concurrent("the startup update offer", () => {
     await again.close();
   });
 
+  it("skip this version on an install that has no config/ yet creates it (0700) and the file (0600)", async () => {
+    const home = await installedOlder();
+    const config = join(home, ".gentle-shell", "config");
+    // An install without --source writes no config/ (this one remembered its mirror there).
+    await fs.rm(config, { recursive: true, force: true });
+    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const t = await Terminal.open(home, [gs]);
+    await t.waitFor(offered, "the offer");
+    await t.keys("3");
+    await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
+    await t.keys("Enter");
+    await t.waitFor(piOpen, "Pi's editor");
+    await t.close();
+    expect(JSON.parse(await fs.readFile(join(config, "config.json"), "utf8"))).toEqual({ skippedStartupRelease: latest.shell });
+    expect((await fs.stat(config)).mode & 0o777).toBe(0o700);
+    expect((await fs.stat(join(config, "config.json"))).mode & 0o777).toBe(0o600);
+  });
+
   it("Ctrl+C cancels opening with exit 130", async () => {
     const home = await installedOlder();
     // A shell around the launcher reports its exit status on the screen.

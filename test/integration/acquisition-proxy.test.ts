@@ -12,9 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, promises as fs, readFileSync } from "node:fs";
-import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
+import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -22,6 +21,7 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { bundleChild } from "../support/child-bundle";
+import { startProxy } from "../support/proxy";
 
 const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
@@ -34,43 +34,6 @@ verifiedDownload(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 3
   (error) => { console.error(error.message); process.exitCode = 1; },
 );
 `;
-
-interface ProxyLog {
-  /** "GET http://host/path" for plain HTTP, "CONNECT host:port" for tunnels. */
-  lines: string[];
-}
-
-/** A small forwarding proxy: absolute-form HTTP requests and CONNECT tunnels. */
-async function startProxy(): Promise<{ url: string; log: ProxyLog; server: Server }> {
-  const log: ProxyLog = { lines: [] };
-  const server = createHttpServer((req, res) => {
-    log.lines.push(`${req.method} ${req.url}`);
-    const target = new URL(req.url!);
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
-  });
-  server.on("connect", (req, socket, head) => {
-    log.lines.push(`CONNECT ${req.url}`);
-    const [host, port] = req.url!.split(":");
-    const upstream = connect(Number(port), host!, () => {
-      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      upstream.write(head);
-      upstream.pipe(socket);
-      socket.pipe(upstream);
-    });
-    upstream.on("error", () => socket.destroy());
-    socket.on("error", () => upstream.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, log, server };
-}
 
 let work: string;
 let bundle: string;

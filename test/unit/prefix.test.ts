@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs } from "node:fs";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
@@ -70,6 +70,32 @@ describe("pruneVersions(layout, 2)", () => {
     await fs.symlink(join(root, "outside"), join(layout.versions, "3.1.0-1.6.0"));
     expect((await pruneVersions(layout, 2)).deleted).toEqual(["4.0.0-1.6.0"]);
     expect((await fs.readdir(layout.versions)).sort()).toEqual(["3.0.0-1.6.0", "3.1.0-1.6.0", "3.5.0-1.6.0", "3.9.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]);
+  });
+});
+
+describe("activateVersion", () => {
+  it("refuses a versions.history that is not a file before current switches", async () => {
+    for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0"]) await version(id);
+    await activateVersion(layout, "4.0.0-1.6.0");
+    await fs.rm(layout.history);
+    await fs.mkdir(layout.history);
+    await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/versions\.history is not a file made by gentle-shell-setup; current was not switched/);
+    expect(await fs.readlink(layout.current)).toBe("versions/4.0.0-1.6.0");
+  });
+
+  it("switches current back when the history cannot be written after the switch", async () => {
+    for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0"]) await version(id);
+    await activateVersion(layout, "4.0.0-1.6.0");
+    // An immutable history file: the switch itself works, the write after it cannot replace the file.
+    const chattr = spawnSync("chattr", ["+i", layout.history], { encoding: "utf8" });
+    expect(chattr.status, `chattr +i needs root: ${chattr.stderr}`).toBe(0);
+    try {
+      await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/versions\.history could not be written \(EPERM\); current was left as it was/);
+      expect(await fs.readlink(layout.current)).toBe("versions/4.0.0-1.6.0");
+      expect((await fs.readdir(layout.prefix)).filter((n) => n.includes(".tmp-"))).toEqual([]);
+    } finally {
+      spawnSync("chattr", ["-i", layout.history]);
+    }
   });
 });
 

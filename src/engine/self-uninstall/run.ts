@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import { createInterface } from "node:readline";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
-import { lstatOrNull } from "../../io/files";
+import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
 import { removePathEntry } from "../../io/path-apply";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
@@ -48,7 +48,7 @@ async function changedSincePlan(r: Removal): Promise<string | null> {
 }
 
 /** Remove one planned entry without following any link; an error is returned, not thrown. */
-async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: string } | { failed: string }> {
+async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: string } | { failed: string; path: string }> {
   const changed = await changedSincePlan(r);
   if (changed === "it is gone") return "gone";
   if (changed) return { kept: changed };
@@ -58,15 +58,16 @@ async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: strin
       if (left.length) return { kept: `it still holds ${left.sort().join(", ")}` };
       await fs.rmdir(r.path);
     } else if (r.kind === "folder") {
-      // fs.rm never follows a link inside: it removes the link itself.
-      await fs.rm(r.path, { recursive: true, force: true, maxRetries: 2 });
+      // Never follows a link inside: a link is removed itself.
+      await removeTree(r.path);
     } else {
       await fs.unlink(r.path);
     }
     return "removed";
   } catch (error) {
+    if (error instanceof RemoveError) return { failed: error.code, path: error.path };
     const e = error as NodeJS.ErrnoException;
-    return { failed: e.code ?? e.message };
+    return { failed: e.code ?? e.message, path: r.path };
   }
 }
 
@@ -165,7 +166,7 @@ async function uninstallLocked(
       else if ("kept" in result) {
         kept.push(r.path);
         messages.push(`Kept ${show(r.path)}: ${result.kept}.`);
-      } else failed.push(`${show(r.path)} (${result.failed})`);
+      } else failed.push(`${show(result.path)} (${result.failed})`);
     }
   }
   out(`✔ removed ${removed} item(s) from ${show(layout.prefix)}`);

@@ -1,0 +1,155 @@
+/**
+ * The engine under the layouts and networks real users have (issue 8):
+ * credentials in the registry URL, an agent home linked to the user's own
+ * ~/.pi, a persona kept in a dotfiles folder, a mandatory proxy, a project
+ * .npmrc in the current directory, and a versions.history that is not a
+ * file. Each runs the fixture binary's install and the installed launcher.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, promises as fs } from "node:fs";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { mirrorClient } from "../support/mirror";
+import { freePort, runCommand } from "../support/proc";
+import { carriedBy, startProxy, stopProxy } from "../support/proxy";
+import { scratchDir } from "../support/scratch";
+
+const f = fixtures();
+const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
+const SECRET = "S3CRETPASS";
+
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+beforeAll(async () => {
+  proxy = await startProxy();
+});
+afterAll(async () => {
+  await stopProxy(proxy);
+});
+
+interface Installed {
+  root: string;
+  home: string;
+  prefix: string;
+  gs: string;
+  env: NodeJS.ProcessEnv;
+}
+
+async function installed(options: { release?: string; registry?: string; source?: string } = {}): Promise<Installed & { output: string }> {
+  const root = scratchDir("gss-engine-");
+  const home = join(root, "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${options.registry ?? f.registryUrl}\n`);
+  const env = homeEnv(home, { SHELL: "/bin/bash" });
+  const args = ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...(options.release ? ["--release", options.release] : [])];
+  const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  const prefix = join(home, ".gentle-shell");
+  return { root, home, prefix, gs: join(prefix, "bin", "gentle-shell"), env, output: r.stdout + r.stderr };
+}
+
+function gs(i: Installed, args: string[], extra: NodeJS.ProcessEnv = {}, cwd = i.home) {
+  return runCommand(i.gs, args, { env: { ...i.env, ...extra }, cwd, timeoutMs: 170_000 });
+}
+
+async function versionLines(i: Installed) {
+  return (await gs(i, ["--version"])).stdout.split("\n").slice(0, 2);
+}
+
+describe.concurrent("the engine under real-world layouts", () => {
+  it("a registry with user:password in its URL installs and upgrades, and the password is never printed", async () => {
+    const url = new URL(f.registryUrl);
+    const registry = `${url.protocol}//alice:${SECRET}@${url.host}${url.pathname}`;
+    const i = await installed({ release: older.shell, registry });
+    expect(i.output).not.toContain(SECRET);
+    const up = await gs(i, ["upgrade"]);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(up.stdout + up.stderr).not.toContain(SECRET);
+    expect(await versionLines(i)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+    // A registry that does not answer: the error names it with the credentials masked, in one line.
+    const closed = await freePort();
+    await fs.writeFile(join(i.prefix, "pnpm", "config", "npmrc"), `registry=http://alice:${SECRET}@127.0.0.1:${closed}/\n`);
+    const down = await gs(i, ["upgrade"]);
+    expect(down.code).toBe(1);
+    expect(down.stdout + down.stderr).not.toContain(SECRET);
+    expect(down.stderr).toContain(`gentle-shell: could not reach http://***@127.0.0.1:${closed}/gentle-pi for the gentle-pi release list (ECONNREFUSED)`);
+    expect(down.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("never writes Pi's npmCommand into the user's ~/.pi when the agent home is a link to it", async () => {
+    const i = await installed();
+    const userAgent = join(i.home, ".pi", "agent");
+    await fs.mkdir(userAgent, { recursive: true });
+    await fs.writeFile(join(userAgent, "settings.json"), '{"theme":"dark"}\n');
+    await fs.rm(join(i.prefix, "agent"), { recursive: true });
+    await fs.symlink(userAgent, join(i.prefix, "agent"));
+    const r = await gs(i, ["--help"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await fs.readFile(join(userAgent, "settings.json"), "utf8")).toBe('{"theme":"dark"}\n');
+    expect(r.stderr).toContain("gentle-shell: Pi's npmCommand was not set: ~/.gentle-shell/agent is a link");
+  });
+
+  it("restores a persona kept in a dotfiles folder through its link, and the link stays", async () => {
+    const i = await installed();
+    const dotfiles = join(i.home, "dotfiles");
+    await fs.mkdir(dotfiles);
+    await fs.writeFile(join(dotfiles, "persona.json"), '{"mine":true}\n', { mode: 0o640 });
+    await fs.mkdir(join(i.home, ".pi", "gentle-ai"), { recursive: true });
+    const persona = join(i.home, ".pi", "gentle-ai", "persona.json");
+    await fs.symlink(join(dotfiles, "persona.json"), persona);
+    const r = await gs(i, ["setup"], { GENTLE_AI_FIXTURE_PERSONA: '{"rewritten":true}' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await fs.readlink(persona)).toBe(join(dotfiles, "persona.json"));
+    expect(await fs.readFile(join(dotfiles, "persona.json"), "utf8")).toBe('{"mine":true}\n');
+    expect((await fs.stat(join(dotfiles, "persona.json"))).mode & 0o777).toBe(0o640);
+    expect(r.stderr).toContain("restored ~/.pi/gentle-ai/persona.json (through its link to ~/dotfiles/persona.json), which Gentle AI changed");
+  });
+
+  it("upgrade goes through HTTP_PROXY: a dead proxy stops it with nothing changed, a live one carries the release", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const i = await installed({ release: older.shell, source: scope.url });
+    const deadProxy = `http://127.0.0.1:${await freePort()}`;
+    const dead = await gs(i, ["upgrade"], { HTTP_PROXY: deadProxy, HTTPS_PROXY: deadProxy, NO_PROXY: "" });
+    expect(dead.code).toBe(1);
+    expect(dead.stderr).toMatch(/^gentle-shell: could not reach /);
+    expect(await versionLines(i)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+    const before = proxy.log.lines.length;
+    const up = await gs(i, ["upgrade"], { HTTP_PROXY: proxy.url, NO_PROXY: "" });
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const carried = { lines: proxy.log.lines.slice(before) };
+    expect(carriedBy(carried, `${scope.url}/releases/v${latest.shell}/gentle-shell-distribution.json`).length).toBeGreaterThan(0);
+    expect(carriedBy(carried, `${f.registryUrl}gentle-pi`).length).toBeGreaterThan(0);
+    expect(await versionLines(i)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+  });
+
+  it("a .npmrc in the current directory does not choose the registry upgrade asks", async () => {
+    const i = await installed();
+    // The registry now comes from npm's global config in the prefix, so our npm is asked for it.
+    await fs.writeFile(join(i.prefix, "pnpm", "config", "npmrc"), "");
+    await fs.mkdir(join(i.prefix, "npm"), { recursive: true });
+    await fs.writeFile(join(i.prefix, "npm", "npmrc"), `registry=${f.registryUrl}\n`);
+    const project = join(i.root, "project");
+    await fs.mkdir(project);
+    await fs.writeFile(join(project, ".npmrc"), "registry=http://127.0.0.1:9/\n");
+    await fs.writeFile(join(project, "package.json"), '{"name":"project"}\n');
+    const r = await gs(i, ["upgrade"], {}, project);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is already current; nothing was changed.`);
+  });
+
+  it("an upgrade that cannot record its activation leaves current, the launcher and the versions as they were", async () => {
+    const i = await installed({ release: older.shell });
+    await fs.rm(join(i.prefix, "versions.history"));
+    await fs.mkdir(join(i.prefix, "versions.history"));
+    const r = await gs(i, ["upgrade"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "gentle-shell: ~/.gentle-shell/versions.history is not a file made by gentle-shell-setup; current was not switched. Move it away, then run this again.",
+    );
+    expect(await fs.readlink(join(i.prefix, "current"))).toBe(`versions/${older.id}`);
+    expect(await fs.readdir(join(i.prefix, "versions"))).toEqual([older.id]);
+    expect(existsSync(join(i.prefix, "versions", latest.id))).toBe(false);
+    expect(await versionLines(i)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * A small forwarding proxy on loopback, for tests of HTTP_PROXY and
+ * HTTPS_PROXY: absolute-form HTTP requests are forwarded, CONNECT tunnels
+ * are opened; each request is logged ("GET http://host/path", "CONNECT
+ * host:port"). It only ever forwards to the loopback servers the tests start.
+ */
+import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
+import { connect } from "node:net";
+
+export interface ProxyLog {
+  /** "GET http://host/path" for plain HTTP, "CONNECT host:port" for tunnels. */
+  lines: string[];
+}
+
+/** A small forwarding proxy: absolute-form HTTP requests and CONNECT tunnels. */
+export async function startProxy(): Promise<{ url: string; log: ProxyLog; server: Server }> {
+  const log: ProxyLog = { lines: [] };
+  const server = createHttpServer((req, res) => {
+    log.lines.push(`${req.method} ${req.url}`);
+    const target = new URL(req.url!);
+    const upstream = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on("connect", (req, socket, head) => {
+    log.lines.push(`CONNECT ${req.url}`);
+    const [host, port] = req.url!.split(":");
+    const upstream = connect(Number(port), host!, () => {
+      socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+      upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+    upstream.on("error", () => socket.destroy());
+    socket.on("error", () => upstream.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, log, server };
+}
+
+
+/** The proxy carried a request for `url`: absolute-form for plain HTTP, or a tunnel (undici tunnels plain HTTP too). */
+export function carriedBy(log: ProxyLog, url: string): string[] {
+  const u = new URL(url);
+  return log.lines.filter((line) => line === `GET ${url}` || line === `CONNECT ${u.host}`);
+}
+
+export async function stopProxy(proxy: { server: Server } | undefined): Promise<void> {
+  if (!proxy) return;
+  proxy.server.closeAllConnections();
+  await new Promise((r) => proxy.server.close(r));
+}

@@ -1,0 +1,119 @@
+/**
+ * The self-uninstall plan on a laid-out prefix (spec: "Self-uninstall",
+ * Ownership, Removed, Shared): each entry lstat-checked, links kept and
+ * named, protected folders held by name and by real path, what the launcher
+ * needs last.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { prefixLayout, type Layout } from "../../src/core/layout";
+import { productionPins } from "../../src/pins/production";
+import { forbiddenRemoval, protectedFolders, uninstallPlan } from "../../src/engine/self-uninstall/plan";
+import { ensureLauncher } from "../../src/install/launcher";
+
+let root: string;
+let home: string;
+let layout: Layout;
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "gss-uninstall-plan-"));
+  home = join(root, "home");
+  layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+  for (const dir of ["agent", "runtime", "versions", "pnpm", "npm", "gentle-ai", "config", "tmp"]) await fs.mkdir(join(layout.prefix, dir), { recursive: true });
+  await fs.writeFile(layout.history, "4.1.0-1.6.0\n");
+  await fs.symlink("versions/4.1.0-1.6.0", layout.current);
+  await ensureLauncher(layout);
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+const rel = (paths: { path: string }[]) => paths.map((p) => p.path.slice(layout.prefix.length + 1));
+
+describe("uninstallPlan", () => {
+  it("removes what the install wrote, with what the launcher needs (versions, current, runtime, bin) last", async () => {
+    const plan = await uninstallPlan(layout, { HOME: home }, false);
+    expect(rel(plan.remove)).toEqual([
+      "tmp",
+      "pnpm",
+      "npm",
+      "gentle-ai",
+      "config",
+      "versions.history",
+      "versions",
+      "current",
+      "runtime",
+      "bin/engram-guard",
+      "bin/gentle-shell",
+      "bin",
+    ]);
+    expect(plan.remove.filter((r) => r.last).map((r) => r.path)).toEqual(plan.remove.slice(-6).map((r) => r.path));
+    expect(rel(plan.shared)).toEqual(["agent"]);
+    expect(plan.keep).toEqual([]);
+  });
+
+  it("with config/config.json kept, removes the rest of config/ entry by entry, files and folders alike", async () => {
+    await fs.writeFile(join(layout.config, "config.json"), "{}\n");
+    await fs.writeFile(join(layout.config, "install-source"), "http://mirror.test\n");
+    await fs.mkdir(join(layout.config, "gentle-ai"));
+    const plan = await uninstallPlan(layout, { HOME: home }, false);
+    expect(rel(plan.remove).filter((p) => p.startsWith("config"))).toEqual(["config/gentle-ai", "config/install-source"]);
+    expect(rel(plan.shared)).toEqual(["config/config.json", "agent"]);
+    // With the shared entries, config/ goes whole, so the prefix can go too.
+    const all = await uninstallPlan(layout, { HOME: home }, true);
+    expect(rel(all.remove)).toContain("config");
+    expect(rel(all.remove).some((p) => p.startsWith("config/"))).toBe(false);
+    expect(all.shared).toEqual([]);
+  });
+
+  it("keeps and names a config/ that is a link, and reads nothing through it", async () => {
+    const dotfiles = join(root, "dotfiles");
+    await fs.mkdir(join(dotfiles, ".git"), { recursive: true });
+    await fs.writeFile(join(dotfiles, "config.json"), "{}\n");
+    await fs.rm(layout.config, { recursive: true });
+    await fs.symlink(dotfiles, layout.config);
+    for (const shared of [false, true]) {
+      const plan = await uninstallPlan(layout, { HOME: home }, shared);
+      expect(plan.keep).toContainEqual({ path: layout.config, why: "it is a link, which is never followed" });
+      expect([...plan.remove, ...plan.shared].some((r) => r.path.startsWith(layout.config))).toBe(false);
+    }
+  });
+
+  it("keeps a file in bin/ without our marker, and bin/ goes only when empty", async () => {
+    await fs.writeFile(join(layout.bin, "my-tool"), "#!/bin/sh\n");
+    const plan = await uninstallPlan(layout, { HOME: home }, false);
+    expect(plan.keep).toContainEqual({ path: join(layout.bin, "my-tool"), why: "it was not written by gentle-shell-setup" });
+    expect(plan.remove.find((r) => r.path === layout.bin)?.emptyOnly).toBe(true);
+  });
+
+  it("keeps gentle-ai/ when ~/.engram is a link into it", async () => {
+    await fs.mkdir(join(layout.gentleAi, "memory"));
+    await fs.symlink(join(layout.gentleAi, "memory"), join(home, ".engram"));
+    const plan = await uninstallPlan(layout, { HOME: home }, true);
+    expect(plan.keep).toContainEqual({ path: layout.gentleAi, why: "it lies in a folder that is never removed" });
+    expect(rel(plan.remove)).not.toContain("gentle-ai");
+  });
+});
+
+describe("forbiddenRemoval", () => {
+  it("holds each protected folder by its name and by its real path", async () => {
+    const elsewhere = join(root, "pi-home");
+    await fs.mkdir(elsewhere);
+    await fs.mkdir(join(layout.prefix, "runtime", "inner"), { recursive: true });
+    await fs.symlink(join(layout.prefix, "runtime", "inner"), join(home, ".pi"));
+    const guarded = protectedFolders(layout, { HOME: home, PI_CODING_AGENT_DIR: elsewhere });
+    expect(forbiddenRemoval(join(layout.prefix, "runtime"), guarded)).toBe(true);
+    expect(forbiddenRemoval(join(layout.prefix, "pnpm"), guarded)).toBe(false);
+    expect(forbiddenRemoval(elsewhere, guarded)).toBe(true);
+    expect(forbiddenRemoval(join(elsewhere, "x"), guarded)).toBe(true);
+    // The prefix lies in the home folder, which it may; it may never be or contain it.
+    expect(forbiddenRemoval(home, guarded)).toBe(true);
+    expect(forbiddenRemoval(root, guarded)).toBe(true);
+  });
+
+  it("does not count the agent home as the user's Pi home when PI_CODING_AGENT_DIR names it", () => {
+    const guarded = protectedFolders(layout, { HOME: home, PI_CODING_AGENT_DIR: layout.agent });
+    expect(forbiddenRemoval(layout.agent, guarded)).toBe(false);
+  });
+});
