@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
+import { BundledError, bundledChildEnv, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
 import { piArguments } from "../../src/engine/run";
 import { bundledSetupEnv, gentleAiIsolationEnv } from "../../src/engine/setup";
 
@@ -41,6 +41,26 @@ describe("resolveBundledInstall", () => {
     expect(install.layout.prefix).toBe(layout.prefix);
     expect(install.piCli).toBe(join(layout.versions, id, "node_modules", piPkg, "dist", "bundle", "cli.js"));
     expect(install.gentlePiRoot).toBe(join(layout.versions, id, "node_modules", "gentle-pi"));
+  });
+
+  it("keeps the prefix as the installer named it when HOME is reached through a link", async () => {
+    const real = home;
+    home = join(real, "..", `${real.split("/").pop()}-link`);
+    await fs.symlink(real, home);
+    try {
+      const { layout } = await version();
+      expect(layout.prefix).toBe(join(home, ".gentle-shell"));
+      const install = await resolveBundledInstall(join(layout.current, ".gentle-shell", "engine.cjs"), productionPins, "linux", { HOME: home });
+      expect(install.layout.prefix).toBe(join(home, ".gentle-shell"));
+      expect(install.layout.bin).toBe(join(home, ".gentle-shell", "bin"));
+      expect(install.versionDir).toBe(join(home, ".gentle-shell", "versions", id));
+      expect(prefixAsInstalled(join(real, ".gentle-shell"), home, "linux")).toBe(join(home, ".gentle-shell"));
+      // A prefix elsewhere than $HOME/.gentle-shell keeps its real path.
+      expect(prefixAsInstalled(join(real, "other"), home, "linux")).toBe(join(real, "other"));
+    } finally {
+      await fs.rm(home);
+      home = real;
+    }
   });
 
   it("stops, naming the version and the pinned Pi, when the installed Pi differs", async () => {

@@ -74,6 +74,18 @@ describe("the npmCommand key in the agent home's settings.json", () => {
     expect(await fs.readFile(target, "utf8")).toBe("{}");
   });
 
+  it("never touches the settings of an agent home that is a link, such as one to the user's ~/.pi/agent", async () => {
+    const userAgent = join(home, ".pi", "agent");
+    await fs.mkdir(userAgent, { recursive: true });
+    await fs.writeFile(join(userAgent, "settings.json"), '{"theme":"dark"}\n');
+    await fs.rm(layout.agent, { recursive: true });
+    await fs.symlink(userAgent, layout.agent);
+    expect(await ensurePiNpmCommand(layout)).toEqual({
+      warning: "~/.gentle-shell/agent is a link, so it is not Gentle Shell's own home and its settings.json was left alone",
+    });
+    expect(await fs.readFile(join(userAgent, "settings.json"), "utf8")).toBe('{"theme":"dark"}\n');
+  });
+
   it("gives Pi no npmCommand, and says so, for a runtime without npm", async () => {
     await fs.rm(join(layout.nodeDir, "lib"), { recursive: true });
     expect(await ensurePiNpmCommand(layout)).toMatchObject({ warning: expect.stringContaining("has no npm entry for Pi") });
