@@ -36,13 +36,24 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       const next = acc + chunk.toString("utf8");
       return next.length > max ? next.slice(next.length - max) : next;
     };
+    // Echoed whole lines at a time, so a URL's credentials are masked even across chunks.
+    const echo = (pending: { text: string }, c: Buffer | null) => {
+      if (!options.echo) return;
+      pending.text += c ? c.toString("utf8") : "";
+      const end = c ? pending.text.lastIndexOf("\n") + 1 : pending.text.length;
+      if (end === 0) return;
+      process.stderr.write(redactText(pending.text.slice(0, end)));
+      pending.text = pending.text.slice(end);
+    };
+    const pendingOut = { text: "" };
+    const pendingErr = { text: "" };
     child.stdout.on("data", (c: Buffer) => {
       stdout = keep(stdout, c);
-      if (options.echo) process.stderr.write(c);
+      echo(pendingOut, c);
     });
     child.stderr.on("data", (c: Buffer) => {
       stderr = keep(stderr, c);
-      if (options.echo) process.stderr.write(c);
+      echo(pendingErr, c);
     });
     let timer: NodeJS.Timeout | undefined;
     if (options.timeoutMs) {
@@ -54,6 +65,8 @@ export function run(command: string, args: string[], options: RunOptions): Promi
     });
     child.on("close", (code, signal) => {
       if (timer) clearTimeout(timer);
+      echo(pendingOut, null);
+      echo(pendingErr, null);
       resolve({ code, signal, stdout, stderr });
     });
   });

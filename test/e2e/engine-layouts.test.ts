@@ -35,13 +35,13 @@ interface Installed {
   env: NodeJS.ProcessEnv;
 }
 
-async function installed(options: { release?: string; registry?: string; source?: string } = {}): Promise<Installed & { output: string }> {
+async function installed(options: { release?: string; registry?: string; source?: string; extra?: string[] } = {}): Promise<Installed & { output: string }> {
   const root = scratchDir("gss-engine-");
   const home = join(root, "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${options.registry ?? f.registryUrl}\n`);
   const env = homeEnv(home, { SHELL: "/bin/bash" });
-  const args = ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...(options.release ? ["--release", options.release] : [])];
+  const args = ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
   const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   const prefix = join(home, ".gentle-shell");
@@ -60,7 +60,8 @@ describe.concurrent("the engine under real-world layouts", () => {
   it("a registry with user:password in its URL installs and upgrades, and the password is never printed", async () => {
     const url = new URL(f.registryUrl);
     const registry = `${url.protocol}//alice:${SECRET}@${url.host}${url.pathname}`;
-    const i = await installed({ release: older.shell, registry });
+    // --verbose echoes pnpm's own output too.
+    const i = await installed({ release: older.shell, registry, extra: ["--verbose"] });
     expect(i.output).not.toContain(SECRET);
     const up = await gs(i, ["upgrade"]);
     expect(up.code, up.stdout + up.stderr).toBe(0);

@@ -10,11 +10,13 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
+import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
 
-async function installed(profile?: { name: string; text: string }): Promise<{ home: string; gs: string; before: string | null }> {
-  const home = join(scratchDir("gss-uninstall-"), "home");
+async function installed(profile?: { name: string; text: string }): Promise<{ home: string; gs: string; before: string | null; root: string }> {
+  const root = scratchDir("gss-uninstall-");
+  const home = join(root, "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   if (profile) await fs.writeFile(join(home, profile.name), profile.text);
@@ -24,7 +26,12 @@ async function installed(profile?: { name: string; text: string }): Promise<{ ho
     timeoutMs: 170_000,
   });
   expect(r.code, r.stdout + r.stderr).toBe(0);
-  return { home, gs: join(home, ".gentle-shell", "bin", "gentle-shell"), before: profile?.text ?? null };
+  return { home, gs: join(home, ".gentle-shell", "bin", "gentle-shell"), before: profile?.text ?? null, root };
+}
+
+/** Everything in the scratch folder but the prefix and the PATH file (checked on its own). */
+function outside(root: string, home: string) {
+  return treeSnapshot(root, { skip: [join(home, ".gentle-shell"), join(home, ".bashrc")] });
 }
 
 function uninstall(home: string, gs: string, args: string[]) {
@@ -53,9 +60,11 @@ describe.concurrent("self-uninstall", () => {
 
   it("restores the profile byte for byte, removes what the install wrote and keeps the agent home", async () => {
     const text = "# my bashrc\nalias ll='ls -l'"; // no trailing newline
-    const { home, gs } = await installed({ name: ".bashrc", text });
+    const { home, gs, root } = await installed({ name: ".bashrc", text });
     await fs.writeFile(join(home, ".gentle-shell", "agent", "notes.md"), "my sessions\n");
+    const before = await outside(root, home);
     const r = await uninstall(home, gs, ["--yes"]);
+    expect(await outside(root, home)).toEqual(before);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain("✔ PATH: removed the marked line in ~/.bashrc");
     expect(await fs.readFile(join(home, ".bashrc"), "utf8")).toBe(text);
@@ -75,7 +84,7 @@ describe.concurrent("self-uninstall", () => {
   });
 
   it("keeps and names what is not ours, and then keeps the prefix", async () => {
-    const { home, gs } = await installed();
+    const { home, gs, root } = await installed();
     const elsewhere = join(home, "elsewhere");
     await fs.mkdir(elsewhere);
     await fs.writeFile(join(elsewhere, "keep.txt"), "keep\n");
@@ -83,7 +92,9 @@ describe.concurrent("self-uninstall", () => {
     await fs.rm(join(home, ".gentle-shell", "tmp"), { recursive: true, force: true });
     await fs.symlink(elsewhere, join(home, ".gentle-shell", "tmp"));
     await fs.writeFile(join(home, ".gentle-shell", "mine.txt"), "mine\n");
+    const before = await outside(root, home);
     const r = await uninstall(home, gs, ["--yes", "--include-shared"]);
+    expect(await outside(root, home)).toEqual(before);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain("! kept: ~/.gentle-shell/tmp (it is a link, which is never followed)");
     expect((await fs.readdir(join(home, ".gentle-shell"))).sort()).toEqual(["mine.txt", "tmp"]);
@@ -102,14 +113,17 @@ describe.concurrent("self-uninstall", () => {
     expect(r.stdout).toMatch(/~\/\.bashrc still holds/);
   });
 
-  it("refuses a prefix reached through a link", async () => {
-    const { home, gs } = await installed();
+  it("refuses a prefix reached through a link, and removes nothing anywhere", async () => {
+    const { home, root } = await installed();
     const moved = join(home, "..", "moved-prefix");
     await fs.rename(join(home, ".gentle-shell"), moved);
     await fs.symlink(moved, join(home, ".gentle-shell"));
+    const before = await treeSnapshot(root);
     const r = await uninstall(home, join(moved, "bin", "gentle-shell"), ["--yes"]);
-    void gs;
-    expect(r.code).not.toBe(0);
-    expect(existsSync(join(moved, "runtime"))).toBe(true);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      "gentle-shell: self-uninstall removes only a bundled install in ~/.gentle-shell: ~/.gentle-shell is not a real folder (a link or missing). Nothing was removed.",
+    );
+    expect(await treeSnapshot(root)).toEqual(before);
   });
 });
