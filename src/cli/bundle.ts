@@ -47,7 +47,7 @@ export const bundleCommand = defineCommand({
     const found = await findInstallerBinaries(targets, host, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
     out(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${args.source ?? "official"})`);
     const progress = progressFor(process.stderr, (line) => out(`  ${line}`));
-    let made;
+    let made: Awaited<ReturnType<typeof makeBundle>>;
     try {
       made = await makeBundle({
         out: args.out,

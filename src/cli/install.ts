@@ -85,7 +85,7 @@ export const installCommand = defineCommand({
       claimed = await claimPrefix(layout);
     }
     const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
-    let result;
+    let result: Awaited<ReturnType<typeof runBundledInstall>>;
     try {
       result = await runBundledInstall({
         layout,

@@ -196,7 +196,7 @@ async function migrationMarker(layout: Layout): Promise<boolean> {
  */
 export function spawnEngramServe(core: string, env: Env, cwd: string): Promise<string> {
   return new Promise((resolve) => {
-    let child;
+    let child: ReturnType<typeof spawn>;
     try {
       child = spawn(core, ["serve"], {
         detached: true,

@@ -51,7 +51,7 @@ export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResu
   const npmCli = layout.platform === "win32"
     ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
     : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
-  if (!entry || !entry.isFile() || !(await lstatOrNull(npmCli))?.isFile()) {
+  if (!entry?.isFile() || !(await lstatOrNull(npmCli))?.isFile()) {
     return { warning: `this Node runtime has no npm entry for Pi (${layout.npmEntry}); Pi runs without an npmCommand setting` };
   }
   const home = await agentHomeIsOurs(layout);

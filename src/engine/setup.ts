@@ -50,7 +50,7 @@ export async function gentleAiExecutable(install: BundledInstall): Promise<strin
   const rel = typeof bin === "string" ? bin : "bin/gentle-ai";
   const file = join(install.gentlePiRoot, rel);
   const stat = await lstatOrNull(file);
-  if (!stat || !stat.isFile()) {
+  if (!stat?.isFile()) {
     throw new Error(`gentle-pi ${install.shell} has no gentle-ai executable (${rel}); its build did not run. Run the Gentle Shell installer again.`);
   }
   return file;
@@ -140,7 +140,7 @@ export async function restore(snaps: Snapshot[]): Promise<Array<{ path: string; 
 export async function runSetup(install: BundledInstall, env: Env, args: string[]): Promise<number> {
   const err = (line: string) => process.stderr.write(`gentle-shell: ${line}\n`);
   // The install lock: no upgrade or self-uninstall works in the prefix while setup writes to it.
-  let lock;
+  let lock: Awaited<ReturnType<typeof acquireInstallLock>>;
   try {
     lock = await acquireInstallLock(install.layout, 300_000, (pid) =>
       process.stdout.write(`Waiting for another gentle-shell-setup (process ${pid}) to finish...\n`),

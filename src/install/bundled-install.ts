@@ -228,7 +228,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     const { manifest } = distribution;
     const install = (offline?: { store: string }) =>
       installVersion({ layout, distribution: distribution!, env, engine: options.engine(), go: layout.platform === "win32", echo: options.verbose, offline });
-    let result;
+    let result: Awaited<ReturnType<typeof installVersion>>;
     let storeNote = "";
     if ((await versionState(layout, manifest.id)).kind === "valid") {
       result = await install();

@@ -19,7 +19,7 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
     if (source.kind === "folder") {
       // Checked before the copy (no link, no special file, not over the cap), and the copy verified.
       const stat = await fs.lstat(location).catch(() => null);
-      if (!stat || !stat.isFile()) throw new Error(`${expected.name} is not a regular file in ${source.root} (${path})`);
+      if (!stat?.isFile()) throw new Error(`${expected.name} is not a regular file in ${source.root} (${path})`);
       if (stat.size > expected.maxBytes) throw new Error(`${expected.name} in ${source.root} is larger than the ${expected.maxBytes} bytes allowed`);
       await fs.copyFile(location, dest);
       await verifyFile(dest, expected);
@@ -45,7 +45,7 @@ export async function fetchText(source: Source, path: string, dir: string, name:
   const location = artifactLocation(source, path);
   if (source.kind === "folder") {
     const stat = await fs.stat(location).catch(() => null);
-    if (!stat || !stat.isFile()) throw new Error(`${name} is not in ${source.root} (${path})`);
+    if (!stat?.isFile()) throw new Error(`${name} is not in ${source.root} (${path})`);
     if (stat.size > maxBytes) throw new Error(`${name} in ${source.root} is larger than ${maxBytes} bytes`);
     return fs.readFile(location, "utf8");
   }

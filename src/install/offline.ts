@@ -169,7 +169,7 @@ export interface OfflineBundle {
 
 async function readSmallFile(path: string, name: string, maxBytes: number): Promise<Buffer> {
   const stat = await fs.lstat(path).catch(() => null);
-  if (!stat || !stat.isFile()) throw new Error(`${name} is not a regular file in the bundle`);
+  if (!stat?.isFile()) throw new Error(`${name} is not a regular file in the bundle`);
   if (stat.size > maxBytes) throw new Error(`${name} in the bundle is larger than ${maxBytes} bytes`);
   return fs.readFile(path);
 }
@@ -226,7 +226,7 @@ export async function stageBundleStore(bundle: OfflineBundle, dir: string): Prom
   const dest = join(dir, `.offline-store-${process.pid}-${randomBytes(4).toString("hex")}.tar.gz`);
   try {
     const stat = await fs.lstat(join(bundle.root, rel)).catch(() => null);
-    if (!stat || !stat.isFile()) throw new Error(`${rel} is not a regular file in the offline bundle ${bundle.root}`);
+    if (!stat?.isFile()) throw new Error(`${rel} is not a regular file in the offline bundle ${bundle.root}`);
     if (stat.size > expected.maxBytes) throw new Error(`${rel} in the offline bundle is larger than ${expected.maxBytes} bytes`);
     await fs.copyFile(join(bundle.root, rel), dest);
     await fs.chmod(dest, 0o600);

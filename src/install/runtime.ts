@@ -76,7 +76,7 @@ async function existingRuntime(dir: string, label: string, runtimeRoot: string):
     throw new Error(`${rel} is not a folder made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`);
   }
   const marker = await lstatOrNull(join(dir, RUNTIME_MARKER));
-  if (!marker || !marker.isFile()) {
+  if (!marker?.isFile()) {
     throw new Error(
       `${rel} exists but carries no ${RUNTIME_MARKER} marker: it was not made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`,
     );
@@ -281,7 +281,7 @@ function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
 function nodePending(ctx: RuntimeContext): PendingArchive {
   const name = `Node ${ctx.pins.node.version}`;
   const pin = ctx.pins.node.archives[ctx.target];
-  if (!pin || !pin.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
+  if (!pin?.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
   return startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), ctx.layout.runtime);
 }
 
@@ -455,7 +455,7 @@ export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {
   await cleanStaleStaging(dirname(versionDir));
   if (await existingRuntime(versionDir, name, layout.runtime)) return { name, path: layout.goDir, status: "reused" };
   const pin = pins.go.archives[ctx.target];
-  if (!pin || !pin.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
+  if (!pin?.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
   const win = layout.platform === "win32";
   const archive = startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), dirname(versionDir));
   const outcome = await installRuntime(ctx, {
@@ -523,7 +523,7 @@ export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> 
   const { layout, pins } = ctx;
   const name = `Engram ${pins.engram.version}`;
   const pin = pins.engram.archives[ctx.target];
-  if (!pin || !pin.sha256) {
+  if (!pin?.sha256) {
     return {
       name,
       available: false,

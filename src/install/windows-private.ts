@@ -316,11 +316,13 @@ export function parseInspect(stdout: string): WindowsFolderState {
   let isProtected: boolean | undefined;
   const aces: WindowsAce[] = [];
   for (const line of lines.slice(1)) {
-    let m: RegExpExecArray | null;
-    if ((m = /^owner (S-1-\d+(?:-\d+)+)$/.exec(line))) owner = m[1];
-    else if ((m = /^protected ([01])$/.exec(line))) isProtected = m[1] === "1";
-    else if ((m = /^ace (allow|deny) (-?\d+) ([01]) ([01]) (S-1-\d+(?:-\d+)+)$/.exec(line))) {
-      aces.push({ allow: m[1] === "allow", rights: Number(m[2]) >>> 0, inheritOnly: m[3] === "1", inherited: m[4] === "1", sid: m[5] });
+    const ownerLine = /^owner (S-1-\d+(?:-\d+)+)$/.exec(line);
+    const protectedLine = /^protected ([01])$/.exec(line);
+    const ace = /^ace (allow|deny) (-?\d+) ([01]) ([01]) (S-1-\d+(?:-\d+)+)$/.exec(line);
+    if (ownerLine) owner = ownerLine[1];
+    else if (protectedLine) isProtected = protectedLine[1] === "1";
+    else if (ace) {
+      aces.push({ allow: ace[1] === "allow", rights: Number(ace[2]) >>> 0, inheritOnly: ace[3] === "1", inherited: ace[4] === "1", sid: ace[5] });
     } else throw new WindowsPrivateFolderError("Reading folder permissions gave an unexpected answer.");
   }
   if (owner === undefined || isProtected === undefined) throw new WindowsPrivateFolderError("Reading folder permissions gave an unexpected answer.");
@@ -364,7 +366,7 @@ export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions = {})
       await powershell(PS_SET_PROTECTED_DACL, { [PATH_VARIABLE]: path, [SIDS_VARIABLE]: sids.join(",") });
     },
     async readMarker(path) {
-      let stat;
+      let stat: Awaited<ReturnType<typeof fs.lstat>>;
       try {
         stat = await fs.lstat(path);
       } catch (error) {

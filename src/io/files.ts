@@ -113,7 +113,7 @@ export class RemoveError extends Error {
  * first entry that would not go.
  */
 export async function removeTree(path: string): Promise<void> {
-  let stat;
+  let stat: Awaited<ReturnType<typeof fs.lstat>>;
   try {
     stat = await fs.lstat(path);
   } catch (error) {

@@ -97,7 +97,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
       await response.body?.cancel().catch(() => undefined);
       const location = response.headers.get("location");
       const next = location ? new URL(location, url) : null;
-      if (!next || next.protocol !== "https:" || !(options.redirectHosts ?? []).includes(next.host) || redirects >= 5) {
+      if (next?.protocol !== "https:" || !(options.redirectHosts ?? []).includes(next.host) || redirects >= 5) {
         throw new Error(`${shown} redirected ${options.name} to ${next?.host ?? "nowhere"}, which is not allowed`);
       }
       clearTimeout(timer);

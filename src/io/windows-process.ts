@@ -126,8 +126,8 @@ const CONTROL = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u2028\u2029\u202A-\u20
 const PATH_OR_ACCOUNT: RegExp[] = [
   /[A-Za-z]:[\\/]/, // drive paths
   /\\/, // UNC, relative Windows paths, DOMAIN\user
-  /(?:^|[\s'"`=(\[,:;<>|])~?\/[^\s/]/, // absolute POSIX paths, ~/...
-  /(?:^|[\s'"`=(\[,])\.{1,2}\//, // ./ ../
+  /(?:^|[\s'"`=([,:;<>|])~?\/[^\s/]/, // absolute POSIX paths, ~/...
+  /(?:^|[\s'"`=([,])\.{1,2}\//, // ./ ../
   /file:\/\//i,
   /\bS-1-\d+(?:-\d+)+/i, // SIDs
 ];

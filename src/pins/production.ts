@@ -12,7 +12,7 @@ function nodeArchive(target: Target, sha256: string): FilePin {
   };
 }
 
-function goArchive(target: Target, suffix: string, sha256: string, size: number): FilePin {
+function goArchive(_target: Target, suffix: string, sha256: string, size: number): FilePin {
   return { path: `go/go1.25.14.${suffix}`, sha256, size, maxBytes: size };
 }
 

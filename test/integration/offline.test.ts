@@ -187,7 +187,7 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     const home = await newHome("home-tampered-node");
     // SHA256SUMS is made to agree with the tampered archive: the compiled-in pin still refuses it.
     const sums = join(tamperedNode, BUNDLE_SUMS);
-    const text = (await fs.readFile(sums, "utf8")).replace(/^[0-9a-f]{64}(?=  node\/)/m, await sha256(join(tamperedNode, nodePath)));
+    const text = (await fs.readFile(sums, "utf8")).replace(/^[0-9a-f]{64}(?= {2}node\/)/m, await sha256(join(tamperedNode, nodePath)));
     await fs.rm(sums);
     await fs.writeFile(sums, text);
     const r = await offline(tamperedNode, home, `exec ./${binaryName} install --yes --source .`);

@@ -280,9 +280,13 @@ describe("progress", () => {
     stream.isTTY = tty;
     stream.columns = 120;
     // What readline's helpers call on a terminal stream.
-    stream.cursorTo = (_x: number, _y?: number, cb?: () => void) => (cb?.(), true);
-    stream.clearLine = (_d: number, cb?: () => void) => (cb?.(), true);
-    stream.moveCursor = (_x: number, _y: number, cb?: () => void) => (cb?.(), true);
+    const callBack = (cb?: () => void) => {
+      cb?.();
+      return true;
+    };
+    stream.cursorTo = (_x: number, _y?: number, cb?: () => void) => callBack(cb);
+    stream.clearLine = (_d: number, cb?: () => void) => callBack(cb);
+    stream.moveCursor = (_x: number, _y: number, cb?: () => void) => callBack(cb);
     return { stream: stream as unknown as NodeJS.WriteStream, text: () => text };
   }
 

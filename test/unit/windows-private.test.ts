@@ -87,7 +87,7 @@ class FakeWindows implements WindowsPrivateFolderAdapter {
     this.calls.push(`mkdir ${path}`);
     if (this.nodes.has(path)) return;
     const parent = this.nodes.get(path.slice(0, path.lastIndexOf("\\")));
-    if (!parent || parent.kind !== "directory") throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+    if (parent?.kind !== "directory") throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
     const made = this.onCreate?.(path);
     this.nodes.set(path, made ?? { kind: "directory", owner: USER, protected: false, aces: parent.aces!.map((a) => ({ ...a, inherited: true })) });
   }
@@ -323,7 +323,11 @@ describe("the real adapter's process calls (a fake windowsProcessCheck)", () => 
   const ENV_SYS = { SystemRoot: "C:\\Windows" };
   const recorder = (stdout: string) => {
     const requests: WindowsProcessRequest[] = [];
-    return { requests, check: async (r: WindowsProcessRequest) => (requests.push(r), { stdout, stderr: "" }) };
+    const check = async (r: WindowsProcessRequest) => {
+      requests.push(r);
+      return { stdout, stderr: "" };
+    };
+    return { requests, check };
   };
   const decoded = (r: WindowsProcessRequest) => Buffer.from(r.args![r.args!.length - 1], "base64").toString("utf16le");
   const hostile = "C:\\Users\\o'brien $(calc) `a` \"q\" ;& %PATH%\\AppData\\Local\\gentle-shell";

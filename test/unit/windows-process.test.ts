@@ -21,7 +21,7 @@ import {
   PROCESS_ERROR_FALLBACK,
   WINDOWS_PROCESS_FAILED,
   WINDOWS_PROCESS_MAX_CAPTURE,
-  WindowsPrerequisiteError,
+  type WindowsPrerequisiteError,
   isWindowsPrerequisiteError,
   neutralCwd,
   sanitizeStream,

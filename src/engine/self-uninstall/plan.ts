@@ -132,7 +132,7 @@ export async function checkOwnership(layout: Layout): Promise<string | null> {
   }
   const expected = join(layout.home, ".gentle-shell");
   const stat = await lstatOrNull(expected);
-  if (!stat || !stat.isDirectory()) return `${tildify(expected, layout.home)} is not a real folder (a link or missing)`;
+  if (!stat?.isDirectory()) return `${tildify(expected, layout.home)} is not a real folder (a link or missing)`;
   const real = realOrNull(expected);
   if (!real) return `${expected} cannot be resolved`;
   if (real !== realOrNull(layout.prefix)) return `this gentle-shell runs from ${layout.prefix}, not from ${expected}`;

@@ -188,7 +188,7 @@ async function uninstallLocked(
     } catch (error) {
       messages.push(`${show(layout.prefix)} could not be removed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
     }
-  } else if (left && left.length) {
+  } else if (left?.length) {
     messages.push(`${show(layout.prefix)} still holds ${left.sort().join(", ")}, so it was kept.`);
   }
   if (plan.pathManual) messages.push(plan.pathManual);
