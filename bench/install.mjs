@@ -36,7 +36,11 @@ export async function installSection(runs) {
     await mkdir(home, { recursive: true });
     await writeFile(join(home, ".npmrc"), `registry=${fixtures.registryUrl}\n`);
     const t = performance.now();
-    await run(fixtures.binary, ["install", "--yes", "--no-modify-path", "--source", fixtures.mirrorUrl], { env: { ...clean, HOME: home }, cwd: home, maxBuffer: 16 << 20 });
+    await run(fixtures.binary, ["install", "--yes", "--no-modify-path", "--source", fixtures.mirrorUrl], {
+      env: { ...clean, HOME: home },
+      cwd: home,
+      maxBuffer: 16 << 20,
+    });
     const ms = performance.now() - t;
     await rm(home, { recursive: true, force: true });
     return ms;
@@ -46,7 +50,21 @@ export async function installSection(runs) {
     const t = performance.now();
     await run(
       "npm",
-      ["install", "--global", "--prefix", prefix, "--cache", npmCache, "--registry", fixtures.registryUrl, "--no-audit", "--no-fund", "--loglevel=error", `@earendil-works/pi-coding-agent@${latest.pi}`, `gentle-pi@${latest.shell}`],
+      [
+        "install",
+        "--global",
+        "--prefix",
+        prefix,
+        "--cache",
+        npmCache,
+        "--registry",
+        fixtures.registryUrl,
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        `@earendil-works/pi-coding-agent@${latest.pi}`,
+        `gentle-pi@${latest.shell}`,
+      ],
       { env: clean, maxBuffer: 16 << 20 },
     );
     const ms = performance.now() - t;

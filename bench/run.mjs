@@ -40,7 +40,8 @@ async function bundle(entry, outfile, format) {
     outfile,
     logLevel: "warning",
     define: { __GSS_SUPPORT_DIR__: JSON.stringify(join(repo, "test", "support")) },
-    banner: format === "esm" ? { js: "import { createRequire as __gssRequire } from 'node:module'; const require = __gssRequire(import.meta.url);" } : undefined,
+    banner:
+      format === "esm" ? { js: "import { createRequire as __gssRequire } from 'node:module'; const require = __gssRequire(import.meta.url);" } : undefined,
   });
 }
 

@@ -208,7 +208,9 @@ async function injectBinary(node, target, blob, out) {
       throw new Error(`postject failed for ${binaryName(target)} (exit ${injected.status}): ${injected.stderr || injected.error?.message}`);
     }
     for (const line of said) {
-      const hint = /signature seems corrupted/.test(line) ? " (expected: injection invalidates node.exe's Authenticode signature; the release signs again)" : "";
+      const hint = /signature seems corrupted/.test(line)
+        ? " (expected: injection invalidates node.exe's Authenticode signature; the release signs again)"
+        : "";
       log(`${binaryName(target)}: postject: ${line.trim()}${hint}`);
     }
     if (codesign) {
@@ -236,9 +238,7 @@ async function sha256(file) {
 
 /** `<sha256>  <file>` for every binary in `out`, sorted by name. */
 async function writeSums(out) {
-  const names = (await fs.readdir(out))
-    .filter((name) => TARGETS.some((t) => name === binaryName(t)))
-    .sort();
+  const names = (await fs.readdir(out)).filter((name) => TARGETS.some((t) => name === binaryName(t))).sort();
   const lines = [];
   for (const name of names) lines.push(`${await sha256(path.join(out, name))}  ${name}\n`);
   const file = path.join(out, "SHA256SUMS");

@@ -76,7 +76,9 @@ try {
   });
   if (answer.code !== 0) throw new Error(`gentle-shell -p exited with ${answer.code}`);
   const asked = fixtures.model.requests.length;
-  say(`Done in ${seconds()} s: the real Pi ${fixtures.releases.at(-1).pi} answered through ${launcher} (the stub model saw ${asked} request${asked === 1 ? "" : "s"}).`);
+  say(
+    `Done in ${seconds()} s: the real Pi ${fixtures.releases.at(-1).pi} answered through ${launcher} (the stub model saw ${asked} request${asked === 1 ? "" : "s"}).`,
+  );
   ok = true;
 } catch (error) {
   say(`Demo failed: ${error.message}`);

@@ -50,12 +50,9 @@ const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win-
  * `npm view node-<target>@24.21.0 dist.integrity`.
  */
 const NODE_PACKAGE_INTEGRITY = {
-  "linux-x64":
-    "sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==",
-  "linux-arm64":
-    "sha512-FpJRPEz2OvvTLfjIOlNGFY9JLPMKgl5m+d4oGYBLg24kJ1mmvN1Zl/HPJgF4HDaJ51ISev1l1cRZ/DM+keXW5g==",
-  "win-x64":
-    "sha512-0ddSuAi9KnmYzfjJwKfFUO5YfljMVfa9smiGRQXmp5QGhm8KXk7xbqkFNeaPXVaL6sfZ5oGfCD7q8wWY/TnypA==",
+  "linux-x64": "sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==",
+  "linux-arm64": "sha512-FpJRPEz2OvvTLfjIOlNGFY9JLPMKgl5m+d4oGYBLg24kJ1mmvN1Zl/HPJgF4HDaJ51ISev1l1cRZ/DM+keXW5g==",
+  "win-x64": "sha512-0ddSuAi9KnmYzfjJwKfFUO5YfljMVfa9smiGRQXmp5QGhm8KXk7xbqkFNeaPXVaL6sfZ5oGfCD7q8wWY/TnypA==",
 };
 
 /**
@@ -65,8 +62,7 @@ const NODE_PACKAGE_INTEGRITY = {
  */
 const PACKAGE_INTEGRITY = {
   "pnpm@11.1.1": "production-pins:pnpm",
-  "npm@11.19.0":
-    "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==",
+  "npm@11.19.0": "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==",
 };
 
 const MARKER = ".gss-verified.json";
@@ -92,9 +88,7 @@ export async function ensureNodeBinary(target = hostTarget()) {
   const windows = target.startsWith("win-");
   const executable = windows ? "node.exe" : "bin/node";
   const npmIntegrity = NODE_PACKAGE_INTEGRITY[target];
-  const pin = npmIntegrity
-    ? { kind: "integrity", value: npmIntegrity, source: `npm package node-${target}@${NODE_VERSION}` }
-    : await nodeArchivePin(target);
+  const pin = npmIntegrity ? { kind: "integrity", value: npmIntegrity, source: `npm package node-${target}@${NODE_VERSION}` } : await nodeArchivePin(target);
   const artifact = `Node ${NODE_VERSION} for ${target} (${pin.source})`;
   const dir = path.join(CACHE_DIR, `node-v${NODE_VERSION}-${target}`);
 
@@ -237,9 +231,7 @@ async function verifyFile(file, algorithm, expected, artifact) {
   const digest = await hashFile(file, algorithm);
   const actual = algorithm === "sha512" ? `sha512-${digest.toString("base64")}` : digest.toString("hex");
   if (actual !== expected) {
-    throw new Error(
-      `integrity mismatch for ${artifact}: expected ${expected}, got ${actual} (${path.basename(file)}); nothing was extracted`,
-    );
+    throw new Error(`integrity mismatch for ${artifact}: expected ${expected}, got ${actual} (${path.basename(file)}); nothing was extracted`);
   }
 }
 

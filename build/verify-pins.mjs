@@ -11,8 +11,6 @@ import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { productionPins } from "./toolchain.mjs";
 
-
-
 async function getText(url) {
   let response;
   try {

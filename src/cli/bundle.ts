@@ -68,7 +68,9 @@ export const bundleCommand = defineCommand({
       progress.stop();
     }
     for (const note of [...found.notes, ...made.notes]) out(`note: ${note}`);
-    out(`Offline bundle for Gentle Shell ${made.manifest.shell} (Pi ${made.manifest.pi}): ${made.out}, ${made.manifest.files.length + 1} files, ${(made.bytes / 1024 / 1024).toFixed(1)} MiB`);
+    out(
+      `Offline bundle for Gentle Shell ${made.manifest.shell} (Pi ${made.manifest.pi}): ${made.out}, ${made.manifest.files.length + 1} files, ${(made.bytes / 1024 / 1024).toFixed(1)} MiB`,
+    );
     out(`On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source "$PWD" (see its README.txt)`);
   },
 });

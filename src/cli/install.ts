@@ -13,8 +13,6 @@ import { runBundledInstall } from "../install/bundled-install";
 import { STEP_ORDER, type StepOutcome } from "../install/plan";
 import { tildify } from "../core/layout";
 
-
-
 const STEP_TEXT: Record<string, string> = {
   claim: "claim the Gentle Shell folder (mode 0700) and the agent home",
   "npm-settings": "copy registry, proxy and auth settings from your npm config (nothing else)",

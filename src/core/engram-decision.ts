@@ -331,8 +331,7 @@ const WITHOUT = "Gentle Shell keeps working without memory and checks again on t
 export const NOTICES = {
   explicit: (names: string[]) =>
     `${PREFIX} Engram memory is marked disabled because you set ${names.join(", ")}: Gentle Shell neither checks nor starts an Engram server when Engram is selected explicitly, and keeps your ENGRAM_BIN/ENGRAM_URL as they are.`,
-  invalidPolicy: () =>
-    `${PREFIX} Engram memory is disabled because ENGRAM_STARTUP_POLICY is neither "allowed" nor "disabled". ${WITHOUT}`,
+  invalidPolicy: () => `${PREFIX} Engram memory is disabled because ENGRAM_STARTUP_POLICY is neither "allowed" nor "disabled". ${WITHOUT}`,
   migration: (marker: string) =>
     `${PREFIX} Engram memory is disabled: an interrupted memory migration is recorded in ${marker}. Keep Engram clients stopped and follow "Recovering an interrupted migration" in the Gentle Shell documentation; do not just remove the marker.`,
   newerStore: (userVersion: number) =>
@@ -343,8 +342,7 @@ export const NOTICES = {
     `${PREFIX} Engram memory is disabled: the Engram server on 127.0.0.1:7437 reports version ${version}, which cannot prove safe reuse (GET /compatibility needs Engram 3.4.0 or later). Back up your Engram data (~/.engram), update that server to 3.4.0 or later with its own installation method, and restart it. Do not delete the store or bypass this check. ${WITHOUT}`,
   unverified: () =>
     `${PREFIX} Engram memory is disabled: something answers on 127.0.0.1:7437, but Gentle Shell could not verify safe reuse of that Engram server (GET /compatibility gave no ready answer; a token-protected server cannot answer Shell's unauthenticated check). It was left running as it is. Back up your Engram data before any manual change; do not delete the store or bypass this check. ${WITHOUT}`,
-  startFailed: (why: string) =>
-    `${PREFIX} Engram memory is disabled for this session: the bundled Engram server Gentle Shell started ${why}. ${WITHOUT}`,
+  startFailed: (why: string) => `${PREFIX} Engram memory is disabled for this session: the bundled Engram server Gentle Shell started ${why}. ${WITHOUT}`,
 };
 
 function guardOrKept(e: EngramEvidence, selection: EngramSelection): string {
@@ -410,7 +408,12 @@ export function afterStart(start: EngramDecision, outcome: { ready: true } | { r
  * when this launch allows no memory). The user's own ENGRAM_BIN/ENGRAM_URL
  * come back unchanged, under the key they were set with.
  */
-export function piEngramVariables(decision: EngramDecision, env: Env, platform: Platform, paths: { guard: string; url: string }): {
+export function piEngramVariables(
+  decision: EngramDecision,
+  env: Env,
+  platform: Platform,
+  paths: { guard: string; url: string },
+): {
   set: Record<string, string>;
   unset: string[];
 } {

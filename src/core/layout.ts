@@ -120,5 +120,9 @@ export function tildify(path: string, home: string): string {
 /** Text (an error message, a plan) with every mention of the home folder shown as `~`. */
 export function tildifyText(text: string, home: string): string {
   if (!home || home === "/") return text;
-  return text.split(home + "/").join("~/").split(home).join("~");
+  return text
+    .split(home + "/")
+    .join("~/")
+    .split(home)
+    .join("~");
 }

@@ -57,9 +57,7 @@ export function npmrcEntries(text: string): Array<[string, string]> {
     const key = npmrcKey(line);
     if (key === null) continue;
     const trimmed = line.trim();
-    const eq = trimmed.startsWith('"') || trimmed.startsWith("'")
-      ? trimmed.indexOf("=", trimmed.indexOf(trimmed[0]!, 1))
-      : trimmed.indexOf("=");
+    const eq = trimmed.startsWith('"') || trimmed.startsWith("'") ? trimmed.indexOf("=", trimmed.indexOf(trimmed[0]!, 1)) : trimmed.indexOf("=");
     let value = eq === -1 ? "true" : trimmed.slice(eq + 1).trim();
     if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
     out.push([key, value]);

@@ -171,9 +171,7 @@ const zsh: ShellRules = {
 const bash: ShellRules = {
   name: "bash",
   files: ({ home, platform }) =>
-    platform === "darwin"
-      ? [join(home, ".bash_profile"), join(home, ".bash_login"), join(home, ".profile")]
-      : [join(home, ".bashrc")],
+    platform === "darwin" ? [join(home, ".bash_profile"), join(home, ".bash_login"), join(home, ".profile")] : [join(home, ".bashrc")],
   // ~/.bash_profile is created only when none exists: it would hide ~/.profile.
   choose: (files, exists) => files.find(exists) ?? files[0]!,
   line: posixLine,
@@ -467,7 +465,7 @@ export interface ReceiptContext {
 
 export type ReceiptCheck =
   | { status: "valid"; receipt: PathReceipt }
-  | { status: "invalid"; reason: string; /** What the user removes by hand, when the receipt names something. */ manual: string | null };
+  | { status: "invalid"; reason: string /** What the user removes by hand, when the receipt names something. */; manual: string | null };
 
 const KIND_FIELDS: Record<string, string[]> = {
   link: ["schema", "kind", "path", "target"],
@@ -610,7 +608,10 @@ export function shadowingCommand(plan: PathEntryPlan, input: ShadowInput): Shado
 
   const names =
     platform === "win32"
-      ? (input.env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean).map((ext) => COMMAND_NAME + ext.toLowerCase())
+      ? (input.env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD")
+          .split(";")
+          .filter(Boolean)
+          .map((ext) => COMMAND_NAME + ext.toLowerCase())
       : [COMMAND_NAME];
   for (const dir of dirs) {
     if (ourDirs.some((d) => samePathEntry(d, dir, platform))) {

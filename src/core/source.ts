@@ -5,10 +5,7 @@
  * mirror is any base URL with the same layout; an offline bundle is a folder
  * with it. Whatever the source, the bytes are checked against the same pins.
  */
-export type Source =
-  | { kind: "official"; registry: string }
-  | { kind: "mirror"; base: string }
-  | { kind: "folder"; root: string };
+export type Source = { kind: "official"; registry: string } | { kind: "mirror"; base: string } | { kind: "folder"; root: string };
 
 /** Hosts GitHub sends release downloads on to. */
 export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];

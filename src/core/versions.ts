@@ -12,9 +12,7 @@ export function isExactVersion(value: unknown): value is string {
 
 export function assertExactVersion(what: string, value: unknown): string {
   if (!isExactVersion(value)) {
-    throw new Error(
-      `${what} must be an exact version such as 1.2.3 (no range, tag, "v" prefix or build metadata); got ${JSON.stringify(value)}`,
-    );
+    throw new Error(`${what} must be an exact version such as 1.2.3 (no range, tag, "v" prefix or build metadata); got ${JSON.stringify(value)}`);
   }
   return value;
 }

@@ -55,10 +55,7 @@ export const DEFAULT_ENDPOINT: Endpoint = { host: ENGRAM_HOST, port: ENGRAM_PORT
 export const PROBE_TIMEOUT_MS = 1000;
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export type LoopbackAnswer =
-  | { kind: "answer"; status: number; body: string }
-  | { kind: "refused" }
-  | { kind: "failed"; reason: string };
+export type LoopbackAnswer = { kind: "answer"; status: number; body: string } | { kind: "refused" } | { kind: "failed"; reason: string };
 
 /**
  * One read-only GET on a direct socket to the endpoint, within `timeoutMs`
@@ -163,11 +160,7 @@ export async function readEngramHeader(home: string): Promise<Buffer | null> {
 /** The bundled core is published and verified: a regular file in runtime/engram-<v>/, a real folder with the runtime marker. */
 export async function bundledCoreVerified(layout: Layout): Promise<boolean> {
   try {
-    const [dir, marker, core] = await Promise.all([
-      fs.lstat(layout.engramDir),
-      fs.lstat(join(layout.engramDir, RUNTIME_MARKER)),
-      fs.lstat(layout.engram),
-    ]);
+    const [dir, marker, core] = await Promise.all([fs.lstat(layout.engramDir), fs.lstat(join(layout.engramDir, RUNTIME_MARKER)), fs.lstat(layout.engram)]);
     return dir.isDirectory() && marker.isFile() && core.isFile();
   } catch {
     return false;
@@ -226,11 +219,7 @@ export interface StartOptions {
 }
 
 /** Start the shared server and wait for the exact ready answer. */
-export async function startSharedServer(
-  layout: Layout,
-  env: Env,
-  options: StartOptions = {},
-): Promise<{ ready: true } | { ready: false; why: string }> {
+export async function startSharedServer(layout: Layout, env: Env, options: StartOptions = {}): Promise<{ ready: true } | { ready: false; why: string }> {
   const serveEnv = engramServeEnvironment(env, layout.platform);
   if (!serveEnv.ok) return { ready: false, why: `was not started: ${serveEnv.reason}` };
   const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;

@@ -29,8 +29,6 @@ export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLaunche
 
 declare const __filename: string;
 
-
-
 /** This engine's own layout: versions/<id>/.gentle-shell/engine.cjs → the prefix. */
 export function ownLayout(env: Env): Layout {
   const real = realpathSync(__filename);

@@ -48,9 +48,10 @@ export function withNpmCommand(text: string | null, command: string[]): { text: 
 
 export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResult> {
   const entry = await lstatOrNull(layout.npmEntry);
-  const npmCli = layout.platform === "win32"
-    ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
-    : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
+  const npmCli =
+    layout.platform === "win32"
+      ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
+      : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
   if (!entry?.isFile() || !(await lstatOrNull(npmCli))?.isFile()) {
     return { warning: `this Node runtime has no npm entry for Pi (${layout.npmEntry}); Pi runs without an npmCommand setting` };
   }

@@ -12,7 +12,6 @@ import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInsta
 
 declare const __filename: string;
 
-
 export async function runEngine(args: string[]): Promise<number> {
   const env = process.env as Env;
   let install: BundledInstall;

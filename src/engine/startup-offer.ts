@@ -41,11 +41,7 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
     if (drawn) out.write(`\u001b[${drawn}A\u001b[0J`);
     const lines = panelLines(current, latest, selected);
     const width = Math.max(...lines.map((l) => l.length)) + 2;
-    const boxed = [
-      rose(`╭${"─".repeat(width)}╮`),
-      ...lines.map((l) => rose("│") + ` ${l.padEnd(width - 1)}` + rose("│")),
-      rose(`╰${"─".repeat(width)}╯`),
-    ];
+    const boxed = [rose(`╭${"─".repeat(width)}╮`), ...lines.map((l) => rose("│") + ` ${l.padEnd(width - 1)}` + rose("│")), rose(`╰${"─".repeat(width)}╯`)];
     out.write(boxed.join("\n") + "\n");
     drawn = boxed.length;
   };
@@ -89,7 +85,8 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
   if (!offerAllowed(args, env, terminal)) return null;
   const configPath = launcherConfigPath(install, env);
   const stat = await lstatOrNull(configPath);
-  const config = stat && !stat.isFile() ? { settings: {}, unsavable: "it is not a regular file" } : parseLauncherConfig(stat ? await readTextOrNull(configPath) : null);
+  const config =
+    stat && !stat.isFile() ? { settings: {}, unsavable: "it is not a regular file" } : parseLauncherConfig(stat ? await readTextOrNull(configPath) : null);
   const latest = await latestWithin(install, env, OFFER_TIMEOUT_MS);
   if (!shouldOffer(install.shell, latest, config)) return null;
   const choice = await choose(install.shell, latest);
@@ -127,7 +124,9 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
     if (typeof execve !== "function") throw new Error("this platform cannot hand over to the new launcher");
     execve(launcher, [launcher, ...args], { ...env, GENTLE_SHELL_STARTUP_HANDOFF: "1" });
   } catch (error) {
-    process.stderr.write(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.\n`);
+    process.stderr.write(
+      `gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.\n`,
+    );
     return 1;
   }
   return 1;

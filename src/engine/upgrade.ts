@@ -155,7 +155,9 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     });
     const lines = check.stdout.split(/\r?\n/);
     if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
-      throw new Error(`the new version reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || check.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}; nothing was changed`);
+      throw new Error(
+        `the new version reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || check.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}; nothing was changed`,
+      );
     }
     // 6. Switch, then the release's own launcher; switch back if it cannot be written.
     await activateVersion(layout, id);

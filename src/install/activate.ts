@@ -47,7 +47,9 @@ export async function activateVersion(layout: Layout, id: string): Promise<{ pre
     // Any failure before the end leaves current as it was.
     if (previous) await pointCurrentAt(layout, previous).catch(() => undefined);
     else await fs.rm(layout.current, { force: true }).catch(() => undefined);
-    throw new Error(`${layout.history} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); current was left as it was`);
+    throw new Error(
+      `${layout.history} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); current was left as it was`,
+    );
   }
   return { previous };
 }
@@ -83,7 +85,6 @@ export async function recordActivation(layout: Layout, id: string): Promise<void
   const history = parseHistory(await readTextOrNull(layout.history)).filter((x) => x !== id);
   await writeFileAtomic(layout.history, [id, ...history].join("\n") + "\n", 0o644);
 }
-
 
 /**
  * pruneVersions (spec: "Ownership rules", Pruning): keeps the active version

@@ -55,9 +55,10 @@ export interface InstallResult {
 export async function configuredRegistry(layout: Layout, npmrc: string, env: Env): Promise<string> {
   const fromFile = npmrcRegistry(npmrc);
   if (fromFile) return fromFile;
-  const npmCli = layout.platform === "win32"
-    ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
-    : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
+  const npmCli =
+    layout.platform === "win32"
+      ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
+      : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
   const clean: Env = {};
   for (const [k, v] of Object.entries(env)) if (!/^npm_/i.test(k) && k !== "NODE_OPTIONS") clean[k] = v;
   // A neutral folder: npm reads a project's .npmrc from the folder it runs in (or the nearest one
@@ -124,8 +125,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // then pnpm downloads once Node is ready, otherwise both download at once.
         const known = npmrcRegistry(npmrc);
         let asked: Promise<Source> | null = null;
-        const official = (): Promise<Source> =>
-          (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
+        const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
         const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${line}\n`));
         try {
@@ -249,4 +249,3 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
   return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok: outcomes.every((o) => o.status === "done") };
 }
-

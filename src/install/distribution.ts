@@ -59,9 +59,7 @@ export async function buildDistribution(options: BuildDistributionOptions): Prom
         });
         return { json, lockfile };
       }
-      const justPublished =
-        result.stdout.includes("ERR_PNPM_NO_MATCHING_VERSION") &&
-        result.stdout.includes(`${SHELL_PACKAGE}@${manifest.shell}`);
+      const justPublished = result.stdout.includes("ERR_PNPM_NO_MATCHING_VERSION") && result.stdout.includes(`${SHELL_PACKAGE}@${manifest.shell}`);
       if (!justPublished) {
         throw new Error(`pnpm could not resolve ${SHELL_PACKAGE}@${manifest.shell} with Pi ${manifest.pi}:\n${outputTail(result)}`);
       }

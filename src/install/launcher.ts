@@ -99,4 +99,3 @@ export async function ensureLauncher(layout: Layout): Promise<{ launcher: string
   await writeOurs(layout.guard, guardScript(), GUARD_MARKER, 0o755);
   return { launcher: layout.launcher, status };
 }
-

@@ -28,7 +28,8 @@ export async function userNpmrc(env: Env, home: string): Promise<{ path: string;
         const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
         if (bytesRead === 0) break;
         length += bytesRead;
-        if (length > NPMRC_MAX_BYTES) throw new Error(`${path} is larger than 1 MiB, so it was not read; shorten it, or point NPM_CONFIG_USERCONFIG at a smaller file`);
+        if (length > NPMRC_MAX_BYTES)
+          throw new Error(`${path} is larger than 1 MiB, so it was not read; shorten it, or point NPM_CONFIG_USERCONFIG at a smaller file`);
       }
       return { path, text: buffer.subarray(0, length).toString("utf8") };
     } finally {
@@ -45,4 +46,3 @@ export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void
   await fs.mkdir(layout.pnpm.config, { recursive: true, mode: 0o700 });
   await writeFileAtomic(layout.pnpm.npmrc, text, 0o600);
 }
-

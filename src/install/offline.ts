@@ -197,14 +197,19 @@ function bundleExpected(bundle: OfflineBundle, path: string, maxBytes: number): 
 }
 
 function damaged(path: string, error: unknown): Error {
-  return new Error(`${path} in the offline bundle does not match its ${BUNDLE_SUMS} line (${(error as Error).message}): the bundle is damaged; copy it again. Nothing was installed from it.`);
+  return new Error(
+    `${path} in the offline bundle does not match its ${BUNDLE_SUMS} line (${(error as Error).message}): the bundle is damaged; copy it again. Nothing was installed from it.`,
+  );
 }
 
 /** The release assets, checked against SHA256SUMS (no pin covers them), then read as any release. */
 export async function readBundleDistribution(bundle: OfflineBundle): Promise<Distribution> {
   const { shell } = bundle.manifest;
   const texts: string[] = [];
-  for (const [file, max] of [[DISTRIBUTION_JSON, MiB], [DISTRIBUTION_LOCK, 16 * MiB]] as const) {
+  for (const [file, max] of [
+    [DISTRIBUTION_JSON, MiB],
+    [DISTRIBUTION_LOCK, 16 * MiB],
+  ] as const) {
     const rel = releasePath(shell, file);
     const bytes = await readSmallFile(join(bundle.root, rel), rel, max);
     const want = bundleExpected(bundle, rel, max).sha256;
@@ -428,7 +433,8 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     throw new Error(`${out} already exists; a bundle is written only into a new or empty folder`);
   }
   for (const target of targets) {
-    if (!pins.node.archives[target]?.sha256) throw new Error(`Node ${pins.node.version} for ${target} has no pinned checksum in this build, so no bundle can be made for ${target}`);
+    if (!pins.node.archives[target]?.sha256)
+      throw new Error(`Node ${pins.node.version} for ${target} has no pinned checksum in this build, so no bundle can be made for ${target}`);
     if (target.startsWith("win-") && !pins.go.archives[target]?.sha256) {
       throw new Error(`Go ${pins.go.version} for ${target} has no pinned checksum in this build; a Windows install needs it`);
     }

@@ -51,4 +51,3 @@ export async function runPlan(steps: Step[], home: string, report: (o: StepOutco
   }
   return outcomes;
 }
-

@@ -32,11 +32,7 @@ export async function fetchDistribution(source: Source, shell: string, tmp: stri
 }
 
 /** The two assets as the source served them (an offline bundle keeps these exact bytes), and what they read as. */
-export async function fetchDistributionAssets(
-  source: Source,
-  shell: string,
-  tmp: string,
-): Promise<{ json: string; lock: string; distribution: Distribution }> {
+export async function fetchDistributionAssets(source: Source, shell: string, tmp: string): Promise<{ json: string; lock: string; distribution: Distribution }> {
   assertExactVersion("the release", shell);
   let json: string;
   let lock: string;

@@ -194,8 +194,7 @@ export function nodePolicy(root: string, win: boolean, maxBytes: number): Member
 /** Our npm and npx: sh wrappers on POSIX (in place of the archive's links), .cmd files on Windows. */
 export function npmWrappers(win: boolean): Record<string, string> {
   if (win) {
-    const cmd = (cli: string) =>
-      ["@ECHO OFF", "SETLOCAL DisableDelayedExpansion", `"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\${cli}" %*`, ""].join("\r\n");
+    const cmd = (cli: string) => ["@ECHO OFF", "SETLOCAL DisableDelayedExpansion", `"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\${cli}" %*`, ""].join("\r\n");
     return { "npm.cmd": cmd("npm-cli.js"), "npx.cmd": cmd("npx-cli.js") };
   }
   const sh = (cli: string) => `#!/bin/sh
@@ -266,11 +265,15 @@ function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
       const env = pnpmEnvironment(layout, { env: ctx.env });
       const nodeVersion = await run(nodeBin, ["--version"], { env, cwd: staging, timeoutMs: 60_000 });
       if (nodeVersion.code !== 0 || nodeVersion.stdout.trim() !== `v${pins.node.version}`) {
-        throw new Error(`the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim().slice(0, 200))} for --version`);
+        throw new Error(
+          `the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim().slice(0, 200))} for --version`,
+        );
       }
       const npmVersion = await run(nodeBin, [join(npmDir, "bin", "npm-cli.js"), "--version"], { env, cwd: staging, timeoutMs: 60_000 });
       if (npmVersion.code !== 0 || npmVersion.stdout.trim() !== npmVersionWanted) {
-        throw new Error(`the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim() || npmVersion.stderr.trim().slice(0, 200))}, expected ${npmVersionWanted}`);
+        throw new Error(
+          `the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim() || npmVersion.stderr.trim().slice(0, 200))}, expected ${npmVersionWanted}`,
+        );
       }
       return `node ${pins.node.version} npm ${npmVersionWanted} sha256 ${pin.sha256}\n`;
     },
@@ -487,9 +490,7 @@ export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {
 
 // --- Engram ------------------------------------------------------------------
 
-export type EngramOutcome =
-  | (RuntimeOutcome & { available: true })
-  | { name: string; available: false; status: "unavailable"; path: null; reason: string };
+export type EngramOutcome = (RuntimeOutcome & { available: true }) | { name: string; available: false; status: "unavailable"; path: null; reason: string };
 
 export function engramPolicy(win: boolean): MemberPolicy {
   const exe = win ? "engram.exe" : "engram";
@@ -557,7 +558,9 @@ export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> 
       const result = await run(bin, ["version"], { env: engramCheckEnvironment(ctx.env), cwd: staging, timeoutMs: 30_000 });
       const printed = result.stdout.trim();
       if (result.code !== 0 || printed !== `engram ${pins.engram.version}`) {
-        throw new Error(`${name} printed ${JSON.stringify(printed || result.stderr.trim().slice(0, 200))} for engram version, expected "engram ${pins.engram.version}"`);
+        throw new Error(
+          `${name} printed ${JSON.stringify(printed || result.stderr.trim().slice(0, 200))} for engram version, expected "engram ${pins.engram.version}"`,
+        );
       }
       return `engram ${pins.engram.version} sha256 ${pin.sha256}\n`;
     },

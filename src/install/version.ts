@@ -85,7 +85,9 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   const state = await versionState(layout, id);
   if (state.kind === "valid") return { id, path: dir, status: "reused" };
   if (state.kind === "foreign") {
-    throw new Error(`versions/${id} exists but ${state.why}: it was not made by gentle-shell-setup and was left as it is. Move it away, then run the installer again.`);
+    throw new Error(
+      `versions/${id} exists but ${state.why}: it was not made by gentle-shell-setup and was left as it is. Move it away, then run the installer again.`,
+    );
   }
   if (state.kind === "abandoned") await fs.rm(dir, { recursive: true, force: true });
   if (state.kind === "installing") {

@@ -138,7 +138,9 @@ function absoluteFolder(env: Env, name: string): string {
   const raw = envValue(env, name);
   const value = raw?.replace(/\//g, "\\");
   if (!value || !DRIVE_ABSOLUTE.test(value) || value.includes("\0")) {
-    throw new WindowsPrivateFolderError(`%${name}% is not set to an absolute folder (C:\\...), so the Gentle Shell folder cannot be placed. Nothing was changed.`);
+    throw new WindowsPrivateFolderError(
+      `%${name}% is not set to an absolute folder (C:\\...), so the Gentle Shell folder cannot be placed. Nothing was changed.`,
+    );
   }
   const normal = win32.normalize(value);
   return /^[A-Za-z]:\\$/.test(normal) ? normal : normal.replace(/\\+$/, "");
@@ -217,7 +219,10 @@ async function claim(
   return { ok: true, created };
 }
 
-export async function ensureWindowsPrivateFolder(env: Env, adapter: WindowsPrivateFolderAdapter = windowsPrivateFolderAdapter()): Promise<WindowsPrivateFolder> {
+export async function ensureWindowsPrivateFolder(
+  env: Env,
+  adapter: WindowsPrivateFolderAdapter = windowsPrivateFolderAdapter(),
+): Promise<WindowsPrivateFolder> {
   const localAppData = absoluteFolder(env, "LOCALAPPDATA");
   const user = await adapter.currentUserSid();
   if (!SID_TEXT.test(user)) throw new WindowsPrivateFolderError("The current Windows account could not be identified. Nothing was changed.");
@@ -302,13 +307,17 @@ export const PS_SET_PROTECTED_DACL = [
 
 function systemRoot(env: Env): string {
   const root = envValue(env, "SystemRoot") ?? envValue(env, "windir");
-  if (!root || !DRIVE_ABSOLUTE.test(root)) throw new WindowsPrivateFolderError("%SystemRoot% is not an absolute folder; Windows tools cannot be found. Nothing was changed.");
+  if (!root || !DRIVE_ABSOLUTE.test(root))
+    throw new WindowsPrivateFolderError("%SystemRoot% is not an absolute folder; Windows tools cannot be found. Nothing was changed.");
   return root.replace(/\\+$/, "");
 }
 
 /** Parses PS_INSPECT's output. */
 export function parseInspect(stdout: string): WindowsFolderState {
-  const lines = stdout.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = stdout
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   const kind = /^kind (absent|link|file|unreadable|directory)$/.exec(lines[0] ?? "")?.[1];
   if (!kind) throw new WindowsPrivateFolderError("Reading folder permissions gave an unexpected answer.");
   if (kind !== "directory") return { kind } as WindowsFolderState;

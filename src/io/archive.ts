@@ -34,7 +34,10 @@ export function unsafeMemberPath(path: string): boolean {
 }
 
 function normalise(path: string): string {
-  return path.replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, "");
+  return path
+    .replace(/\\/g, "/")
+    .replace(/^\.\/+/, "")
+    .replace(/\/+$/, "");
 }
 
 /** Default modes: 0755 when the member is executable by its owner, else 0644. */

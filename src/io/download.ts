@@ -83,13 +83,7 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
   throw new DownloadError(`${prefix}${message}${suffix}`, false);
 }
 
-async function downloadOnce(
-  url: string,
-  dest: string,
-  expected: Expected,
-  options: DownloadOptions,
-  redirects: number,
-): Promise<void> {
+async function downloadOnce(url: string, dest: string, expected: Expected, options: DownloadOptions, redirects: number): Promise<void> {
   const shown = redactText(url);
   const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? 10 * 60_000;
@@ -121,10 +115,7 @@ async function downloadOnce(
       const next = location ? new URL(location, url) : null;
       const allowed = options.redirectHosts ?? [];
       if (!next || !allowed.includes(next.host) || next.protocol !== "https:" || redirects >= 5) {
-        throw new DownloadError(
-          `${shown} redirected to ${next ? next.host : "nowhere"}, which is not an allowed host for ${expected.name}`,
-          false,
-        );
+        throw new DownloadError(`${shown} redirected to ${next ? next.host : "nowhere"}, which is not an allowed host for ${expected.name}`, false);
       }
       clearTimeout(total);
       clearTimeout(stall);

@@ -84,7 +84,8 @@ export function isAlive(pid: number): boolean {
 export async function ensureRealFolder(path: string, mode = 0o700): Promise<"created" | "present"> {
   const stat = await lstatOrNull(path);
   if (stat) {
-    if (stat.isSymbolicLink() || !stat.isDirectory()) throw new Error(`${path} is not a folder of Gentle Shell's (${stat.isSymbolicLink() ? "a link" : "not a folder"}); it was left alone`);
+    if (stat.isSymbolicLink() || !stat.isDirectory())
+      throw new Error(`${path} is not a folder of Gentle Shell's (${stat.isSymbolicLink() ? "a link" : "not a folder"}); it was left alone`);
     return "present";
   }
   try {

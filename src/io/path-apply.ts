@@ -117,7 +117,6 @@ function code(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | null)?.code;
 }
 
-
 // ---------------------------------------------------------------------------
 // Facts
 
@@ -240,10 +239,7 @@ export function probeFile(path: string, home: string, options: PathIoOptions = {
 }
 
 /** Everything pathEntryPlan decides on, for this layout and environment. */
-export async function collectPathFacts(
-  layout: Layout,
-  options: PathIoOptions & { env: Env; platform?: Platform },
-): Promise<PathFacts> {
+export async function collectPathFacts(layout: Layout, options: PathIoOptions & { env: Env; platform?: Platform }): Promise<PathFacts> {
   const platform = options.platform ?? layout.platform;
   const base = { platform, home: layout.home, env: options.env, bin: layout.bin, launcher: layout.launcher };
   if (platform === "win32") {
@@ -426,10 +422,7 @@ export function writePathReceipt(layout: Layout, receipt: PathReceipt, options: 
 export type ReadReceipt = { status: "missing" } | ReceiptCheck;
 
 /** spec PATH, "Reading it back": only what this prefix writes is valid. */
-export function readPathReceipt(
-  layout: Layout,
-  options: PathIoOptions & { env: Env; home?: string; platform?: Platform },
-): ReadReceipt {
+export function readPathReceipt(layout: Layout, options: PathIoOptions & { env: Env; home?: string; platform?: Platform }): ReadReceipt {
   const fs = options.fs ?? nodeFs;
   const home = options.home ?? layout.home;
   let st: nodeFs.Stats;

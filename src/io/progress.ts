@@ -99,10 +99,6 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
 }
 
 /** Bars when `stream` is a terminal (not TERM=dumb), plain lines through `line` otherwise. */
-export function progressFor(
-  stream: NodeJS.WriteStream,
-  line: (text: string) => void,
-  env: Record<string, string | undefined> = process.env,
-): ProgressReporter {
+export function progressFor(stream: NodeJS.WriteStream, line: (text: string) => void, env: Record<string, string | undefined> = process.env): ProgressReporter {
   return stream.isTTY && env.TERM !== "dumb" ? barProgress(stream) : lineProgress(line);
 }

@@ -141,8 +141,7 @@ const ENCODED: RegExp[] = [
   /\b[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\b/, // GUIDs
 ];
 
-const CREDENTIAL_WORDS =
-  /token|secret|passw|pwd|credential|bearer|authorization|cookie|api[-_ ]?key|private[-_ ]?key|access[-_ ]?key|session[-_ ]?id/i;
+const CREDENTIAL_WORDS = /token|secret|passw|pwd|credential|bearer|authorization|cookie|api[-_ ]?key|private[-_ ]?key|access[-_ ]?key|session[-_ ]?id/i;
 /** Parts of underscore-separated names that mark a credential: API_KEY, GH_PAT, NPM_AUTH, SSH_KEY_FILE ... */
 const CREDENTIAL_PARTS = new Set(["key", "keys", "pat", "auth", "pass", "cred", "creds", "sig", "sas", "pw"]);
 
@@ -152,7 +151,13 @@ export function hasCredentialMarker(text: string): boolean {
   for (const m of text.matchAll(/[A-Za-z0-9_]+/g)) {
     const name = m[0];
     if (!name.includes("_")) continue;
-    if (name.toLowerCase().split("_").some((part) => CREDENTIAL_PARTS.has(part))) return true;
+    if (
+      name
+        .toLowerCase()
+        .split("_")
+        .some((part) => CREDENTIAL_PARTS.has(part))
+    )
+      return true;
   }
   return false;
 }
@@ -219,8 +224,7 @@ function sanitizeSignal(value: unknown): string | null {
 export function sanitizeProcessError(error: unknown): SanitizedProcessError {
   const raw = (typeof error === "object" && error !== null ? error : {}) as Record<string, unknown>;
   const code = sanitizeToken(raw.code);
-  const errno =
-    typeof raw.errno === "number" && Number.isFinite(raw.errno) ? raw.errno : sanitizeToken(raw.errno);
+  const errno = typeof raw.errno === "number" && Number.isFinite(raw.errno) ? raw.errno : sanitizeToken(raw.errno);
   const out: SanitizedProcessError = {
     name: sanitizeName(raw.name),
     message: truncateUnits(code ?? PROCESS_ERROR_FALLBACK, WINDOWS_PROCESS_LIMITS.message),

@@ -49,10 +49,8 @@ export function zipMemberType(name: string, versionMadeBy: number, externalAttri
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) => {
-    yauzl.open(
-      file,
-      { lazyEntries: true, autoClose: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false },
-      (error, zip) => (error || !zip ? reject(error ?? new Error("no zip")) : resolve(zip)),
+    yauzl.open(file, { lazyEntries: true, autoClose: true, decodeStrings: false, validateEntrySizes: true, strictFileNames: false }, (error, zip) =>
+      error || !zip ? reject(error ?? new Error("no zip")) : resolve(zip),
     );
   });
 }
@@ -89,7 +87,10 @@ export async function extractZip(file: string, dest: string, policy: MemberPolic
     if (unsafeMemberPath(raw) || raw.includes("\0")) {
       throw new ArchiveError(`${policy.name} holds a member outside its folder (${raw}); it was not extracted`);
     }
-    const path = raw.replace(/\\/g, "/").replace(/^\.\/+/, "").replace(/\/+$/, "");
+    const path = raw
+      .replace(/\\/g, "/")
+      .replace(/^\.\/+/, "")
+      .replace(/\/+$/, "");
     const { type, mode } = zipMemberType(raw, entry.versionMadeBy, entry.externalFileAttributes);
     if (type === "link") {
       if (policy.links === "reject") throw new ArchiveError(`${policy.name} holds a link (${raw}); it was not extracted`);

@@ -48,8 +48,7 @@ export const productionPins: Pins = {
   },
   pnpm: {
     version: "11.1.1",
-    integrity:
-      "sha512-0f319zxhe2T6GlaoHDyN/g6WbjOmAQqiVrUXrne+Idk+Ba/8DeGoOw5PKdVp9otEaujwaM1yR8C7PfD7TXvfmg==",
+    integrity: "sha512-0f319zxhe2T6GlaoHDyN/g6WbjOmAQqiVrUXrne+Idk+Ba/8DeGoOw5PKdVp9otEaujwaM1yR8C7PfD7TXvfmg==",
     source: "npm view pnpm@11.1.1 dist.integrity (the npm registry's packument for pnpm)",
     file: { path: "pnpm/pnpm-11.1.1.tgz", sha256: null, size: null, maxBytes: 32 * MiB },
   },

@@ -8,14 +8,7 @@ export type Os = "linux" | "darwin" | "win";
 export type Arch = "x64" | "arm64";
 export type Target = `${Os}-${Arch}`;
 
-export const TARGETS: readonly Target[] = [
-  "linux-x64",
-  "linux-arm64",
-  "darwin-x64",
-  "darwin-arm64",
-  "win-x64",
-  "win-arm64",
-];
+export const TARGETS: readonly Target[] = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win-x64", "win-arm64"];
 
 /** One downloadable file: its name in the source layout and what it must hash to. */
 export interface FilePin {

@@ -41,7 +41,14 @@ async function installed(options: { release?: string; registry?: string; source?
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${options.registry ?? f.registryUrl}\n`);
   const env = homeEnv(home, { SHELL: "/bin/bash" });
-  const args = ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
+  const args = [
+    "install",
+    "--yes",
+    "--source",
+    options.source ?? f.mirrorUrl,
+    ...(options.release ? ["--release", options.release] : []),
+    ...(options.extra ?? []),
+  ];
   const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   const prefix = join(home, ".gentle-shell");

@@ -53,7 +53,11 @@ exit 0
     timeoutMs: 60_000,
   });
   expect(r.code, r.stderr).toBe(0);
-  const line = (key: string) => r.stdout.split("\n").find((l) => l.startsWith(key + "="))?.slice(key.length + 1) ?? null;
+  const line = (key: string) =>
+    r.stdout
+      .split("\n")
+      .find((l) => l.startsWith(key + "="))
+      ?.slice(key.length + 1) ?? null;
   const marker = JSON.parse(await fs.readFile(join(home, ".gentle-shell", "agent", GENTLE_PI_MARKER), "utf8"));
   return {
     server: line("server") ? JSON.parse(line("server")!) : null,

@@ -174,13 +174,17 @@ describe("a failed version install", () => {
     const { distributionAsset } = await import("../../src/core/distribution");
     const from = join(f.mirrorRoot, "releases", `v${latest.shell}`);
     const lock = (await fs.readFile(join(from, "gentle-shell-distribution-lock.yaml"), "utf8"))
-      .split(`gentle-pi@${latest.shell}`).join("gentle-pi@4.9.0")
+      .split(`gentle-pi@${latest.shell}`)
+      .join("gentle-pi@4.9.0")
       .replace(`specifier: ${latest.shell}\n`, "specifier: 4.9.0\n")
       .replace(`version: ${latest.shell}(`, "version: 4.9.0(");
     const to = join(f.mirrorRoot, "releases", "v4.9.0");
     await fs.mkdir(to, { recursive: true });
     await fs.writeFile(join(to, "gentle-shell-distribution-lock.yaml"), lock);
-    await fs.writeFile(join(to, "gentle-shell-distribution.json"), distributionAsset({ shell: "4.9.0", pi: latest.pi }, lock, { node: "24.21.0", pnpm: "11.1.1" }));
+    await fs.writeFile(
+      join(to, "gentle-shell-distribution.json"),
+      distributionAsset({ shell: "4.9.0", pi: latest.pi }, lock, { node: "24.21.0", pnpm: "11.1.1" }),
+    );
 
     const home = await newHome();
     const secret = "npm_SECRET0123456789abcdef";

@@ -20,7 +20,11 @@ async function installed(source = f.mirrorUrl) {
   const home = join(scratchDir("gss-setup-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", source], { env: homeEnv(home, { SHELL: "/bin/bash" }), cwd: home, timeoutMs: 170_000 });
+  const r = await runCommand(f.binary!, ["install", "--yes", "--source", source], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   return home;
 }

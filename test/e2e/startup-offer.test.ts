@@ -99,7 +99,10 @@ describe.concurrent("the startup update offer", () => {
     await t.keys("Enter");
     await t.waitFor(piOpen, "Pi's editor");
     await t.close();
-    expect(JSON.parse(await fs.readFile(join(home, ".gentle-shell", "config", "config.json"), "utf8"))).toEqual({ keep: "me", skippedStartupRelease: latest.shell });
+    expect(JSON.parse(await fs.readFile(join(home, ".gentle-shell", "config", "config.json"), "utf8"))).toEqual({
+      keep: "me",
+      skippedStartupRelease: latest.shell,
+    });
     const again = await Terminal.open(home, [gs]);
     await again.waitFor(piOpen, "Pi's editor without an offer");
     expect(offered(await again.screen())).toBe(false);

@@ -51,15 +51,34 @@ beforeAll(async () => {
   expected = { name: "pnpm 11.1.1", sha256: createHash("sha256").update(body).digest("hex"), size: body.length, maxBytes: 64 * 1024 * 1024 };
   proxy = await startProxy();
   // An HTTPS origin with a throwaway certificate, trusted by the child through NODE_EXTRA_CA_CERTS.
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-    "-keyout", join(work, "key.pem"), "-out", join(work, "cert.pem"),
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1,DNS:localhost",
+      "-keyout",
+      join(work, "key.pem"),
+      "-out",
+      join(work, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
   https = createHttpsServer({ key: readFileSync(join(work, "key.pem")), cert: readFileSync(join(work, "cert.pem")) }, (req, res) => {
     // /redirect/<path> sends the client on to https://localhost:<this port>/<path>: another host name.
     if (req.url!.startsWith("/redirect/")) {
-      res.writeHead(302, { location: `https://localhost:${(https.address() as { port: number }).port}/${req.url!.slice("/redirect/".length)}`, "content-length": 0 });
+      res.writeHead(302, {
+        location: `https://localhost:${(https.address() as { port: number }).port}/${req.url!.slice("/redirect/".length)}`,
+        "content-length": 0,
+      });
       res.end();
       return;
     }

@@ -227,7 +227,11 @@ describe("Go and Engram", () => {
     await fs.mkdir(join(stage, "go", "bin"), { recursive: true });
     await fs.mkdir(join(stage, "go", "src"), { recursive: true });
     await fs.mkdir(join(stage, "go", "misc"), { recursive: true });
-    await fs.writeFile(join(stage, "go", "bin", "go"), '#!/bin/sh\n[ "$1" = version ] && echo "go version go1.25.14 linux/amd64 (test fixture)" && exit 0\nexit 2\n', { mode: 0o755 });
+    await fs.writeFile(
+      join(stage, "go", "bin", "go"),
+      '#!/bin/sh\n[ "$1" = version ] && echo "go version go1.25.14 linux/amd64 (test fixture)" && exit 0\nexit 2\n',
+      { mode: 0o755 },
+    );
     await fs.writeFile(join(stage, "go", "VERSION"), "go1.25.14\n");
     await fs.writeFile(join(stage, "go", "src", "fixture.go"), "package fixture\n");
     await fs.symlink("../VERSION", join(stage, "go", "misc", "link"));
@@ -296,8 +300,22 @@ describe("Go and Engram", () => {
   it("the Windows archive path: Go and Engram from .zip archives, modes from their Unix attributes", async () => {
     await fs.mkdir(join(root, "zip"), { recursive: true });
     const goScript = '#!/bin/sh\necho "go version go1.25.14 linux/amd64 (zip fixture)"\n';
-    await fs.writeFile(join(root, "zip", "go.zip"), storedZip([{ name: "go/" }, { name: "go/bin/" }, { name: "go/bin/go", body: goScript, mode: 0o100755 }, { name: "go/misc/l", body: "../bin/go", mode: 0o120777 }]));
-    await fs.writeFile(join(root, "zip", "engram.zip"), storedZip([{ name: "README.md", body: "x" }, { name: "engram", body: engramScript(), mode: 0o100755 }]));
+    await fs.writeFile(
+      join(root, "zip", "go.zip"),
+      storedZip([
+        { name: "go/" },
+        { name: "go/bin/" },
+        { name: "go/bin/go", body: goScript, mode: 0o100755 },
+        { name: "go/misc/l", body: "../bin/go", mode: 0o120777 },
+      ]),
+    );
+    await fs.writeFile(
+      join(root, "zip", "engram.zip"),
+      storedZip([
+        { name: "README.md", body: "x" },
+        { name: "engram", body: engramScript(), mode: 0o100755 },
+      ]),
+    );
     const zipPins: Pins = {
       ...pins,
       go: { ...pins.go, archives: { "linux-x64": await filePin("zip/go.zip") } },
@@ -385,11 +403,42 @@ describe("hostile archives publish nothing", () => {
   }
 
   it.each([
-    ["../x", "node", [...nodeBase, { path: `${top}/../x`, body: "x" }], /node-v24\.21\.0-linux-x64 archive holds a member outside its folder \(node-v24\.21\.0-linux-x64\/\.\.\/x\)/],
-    ["an absolute member", "node", [...nodeBase, { path: "/tmp/gss-absolute-x", body: "x" }], /node-v24\.21\.0-linux-x64 archive holds a member outside its folder \(\/tmp\/gss-absolute-x\)/],
-    ["a device member", "node", [...nodeBase, { path: `${top}/lib/node_modules/npm/dev`, type: "CharacterDevice" }], /node-v24\.21\.0-linux-x64 archive holds a CharacterDevice member/],
-    ["a symbolic link (pnpm)", "pnpm", [{ path: "package/bin/pnpm.mjs", body: "x" }, { path: "package/l", type: "SymbolicLink", linkpath: "/etc/passwd" }], /pnpm tarball holds a link \(package\/l\)/],
-    ["a hard link (pnpm)", "pnpm", [{ path: "package/a", body: "x" }, { path: "package/h", type: "Link", linkpath: "package/a" }], /pnpm tarball holds a link \(package\/h\)/],
+    [
+      "../x",
+      "node",
+      [...nodeBase, { path: `${top}/../x`, body: "x" }],
+      /node-v24\.21\.0-linux-x64 archive holds a member outside its folder \(node-v24\.21\.0-linux-x64\/\.\.\/x\)/,
+    ],
+    [
+      "an absolute member",
+      "node",
+      [...nodeBase, { path: "/tmp/gss-absolute-x", body: "x" }],
+      /node-v24\.21\.0-linux-x64 archive holds a member outside its folder \(\/tmp\/gss-absolute-x\)/,
+    ],
+    [
+      "a device member",
+      "node",
+      [...nodeBase, { path: `${top}/lib/node_modules/npm/dev`, type: "CharacterDevice" }],
+      /node-v24\.21\.0-linux-x64 archive holds a CharacterDevice member/,
+    ],
+    [
+      "a symbolic link (pnpm)",
+      "pnpm",
+      [
+        { path: "package/bin/pnpm.mjs", body: "x" },
+        { path: "package/l", type: "SymbolicLink", linkpath: "/etc/passwd" },
+      ],
+      /pnpm tarball holds a link \(package\/l\)/,
+    ],
+    [
+      "a hard link (pnpm)",
+      "pnpm",
+      [
+        { path: "package/a", body: "x" },
+        { path: "package/h", type: "Link", linkpath: "package/a" },
+      ],
+      /pnpm tarball holds a link \(package\/h\)/,
+    ],
   ] as Array<[string, "node" | "pnpm", Member[], RegExp]>)("%s", async (_name, which, members, message) => {
     const { error, left } = await attempt(which, tarGz(members));
     expect(error?.message).toMatch(message);

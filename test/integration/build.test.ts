@@ -141,8 +141,7 @@ describe("build/toolchain.mjs cache", () => {
     });
   }
 
-  const npmIntegrity =
-    "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==";
+  const npmIntegrity = "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==";
 
   function integrityOf(file: string): string {
     return `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
@@ -160,10 +159,7 @@ describe("build/toolchain.mjs cache", () => {
     // A marker naming another pin.
     writeFileSync(file, Buffer.concat([readFileSync(real), Buffer.from("tampered")]));
     const size = readFileSync(file).length;
-    writeFileSync(
-      join(dir, ".gss-verified.json"),
-      JSON.stringify({ artifact: "x", verified: "sha512-other", file: "npm-11.19.0.tgz", size }),
-    );
+    writeFileSync(join(dir, ".gss-verified.json"), JSON.stringify({ artifact: "x", verified: "sha512-other", file: "npm-11.19.0.tgz", size }));
     let result = ensureNpmTarball(cacheDir);
     expect(result.stderr).toBe("");
     expect(result.stdout.trim()).toBe(file);

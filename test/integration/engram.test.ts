@@ -122,7 +122,11 @@ describe("a server already listening", () => {
   it("a ready server is reused unchanged: guard + its URL, policy allowed, no start, no credentials sent", async () => {
     const s = await serve("ready");
     const m = await machine({ port: s.port });
-    const r = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_HTTP_TOKEN: "tok-123", GH_TOKEN: "gh" }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(
+      m.layout,
+      { ...m.env, ENGRAM_HTTP_TOKEN: "tok-123", GH_TOKEN: "gh" },
+      { phase: "pre-pi", args: [], endpoint: m.endpoint },
+    );
     expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_URL: `http://127.0.0.1:${s.port}`, ENGRAM_STARTUP_POLICY: "allowed" });
     expect(r.unset).toEqual([]);
     expect(r.notice).toBeUndefined();
@@ -209,7 +213,9 @@ describe("nothing listening", () => {
     expect(report.argv).toEqual(["serve"]);
     expect(report.cwd).toBe(m.home);
     expect(await m.starts()).toEqual([`serve cwd=${m.home}`]);
-    const engramKeys = Object.keys(report.env).filter((k) => k.startsWith("ENGRAM_")).sort();
+    const engramKeys = Object.keys(report.env)
+      .filter((k) => k.startsWith("ENGRAM_"))
+      .sort();
     // ENGRAM_PORT comes from the test's wrapper, not from Shell.
     expect(engramKeys).toEqual(["ENGRAM_NO_UPDATE_CHECK", "ENGRAM_PORT"]);
     expect(report.env.ENGRAM_NO_UPDATE_CHECK).toBe("1");

@@ -15,13 +15,7 @@ import { prefixLayout } from "../../src/core/layout";
 import { pnpmEnvironment } from "../../src/core/environment";
 import { productionPins } from "../../src/pins/production";
 import { fixtures } from "../support/context";
-import {
-  ENGRAM_ARCHIVE_PATH,
-  ENGRAM_VERSION,
-  engramProgramIn,
-  startEngramServer,
-  type EngramVariant,
-} from "../support/engram";
+import { ENGRAM_ARCHIVE_PATH, ENGRAM_VERSION, engramProgramIn, startEngramServer, type EngramVariant } from "../support/engram";
 import { FIXTURE_BINARY, homeEnv, makeHome } from "../support/fixtures";
 import { GENTLE_AI_IN_PACKAGE, GENTLE_PI_MARKER, packGentlePi, readGentleAiRecord, readGentleAiRuns } from "../support/gentle-pi";
 import { mirrorClient } from "../support/mirror";
@@ -45,21 +39,18 @@ const piCli = (root: string) => join(root, "node_modules", "@earendil-works", "p
 
 /** A GET with node:http, which (unlike fetch) shows exactly what the server sent. */
 function rawGet(url: string, headers: Record<string, string> = {}) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer; error: string | null }>(
-    (resolve) => {
-      const chunks: Buffer[] = [];
-      const req = request(url, { headers }, (res) => {
-        res.on("data", (c: Buffer) => chunks.push(c));
-        const done = (error: string | null) =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error });
-        res.on("end", () => done(null));
-        res.on("error", (e) => done(e.message));
-        res.on("aborted", () => done("aborted"));
-      });
-      req.on("error", (e) => resolve({ status: 0, headers: {}, body: Buffer.concat(chunks), error: e.message }));
-      req.end();
-    },
-  );
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer; error: string | null }>((resolve) => {
+    const chunks: Buffer[] = [];
+    const req = request(url, { headers }, (res) => {
+      res.on("data", (c: Buffer) => chunks.push(c));
+      const done = (error: string | null) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), error });
+      res.on("end", () => done(null));
+      res.on("error", (e) => done(e.message));
+      res.on("aborted", () => done("aborted"));
+    });
+    req.on("error", (e) => resolve({ status: 0, headers: {}, body: Buffer.concat(chunks), error: e.message }));
+    req.end();
+  });
 }
 
 describe("registry", () => {
@@ -179,11 +170,11 @@ describe("fixture release installed with our pnpm from its lockfile", () => {
     const stub = await stubModelClient(f.modelUrl).scope();
     const agentDir = join(work, "agent-release");
     await writeStubModelConfig(agentDir, stub.baseUrl);
-    const result = await runCommand(
-      node,
-      [piCli(dir), "--extension", join(dir, "node_modules", "gentle-pi"), "-p", "say hi"],
-      { cwd: dir, env: { ...homeEnv(work), PI_CODING_AGENT_DIR: agentDir, ...PI_ENV }, timeoutMs: 60_000 },
-    );
+    const result = await runCommand(node, [piCli(dir), "--extension", join(dir, "node_modules", "gentle-pi"), "-p", "say hi"], {
+      cwd: dir,
+      env: { ...homeEnv(work), PI_CODING_AGENT_DIR: agentDir, ...PI_ENV },
+      timeoutMs: 60_000,
+    });
     expect(result.stdout.trim(), result.stderr).toBe(STUB_ANSWER);
     expect(result.code).toBe(0);
     const marker = JSON.parse(await readFile(join(agentDir, GENTLE_PI_MARKER), "utf8"));
@@ -212,9 +203,9 @@ describe("stub model", () => {
     expect(chunks.at(-1).choices[0].finish_reason).toBe("stop");
 
     await b.setAnswer("plain");
-    const plain = (await (
-      await fetch(`${b.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages: [] }) })
-    ).json()) as { choices: { message: { content: string }; finish_reason: string }[] };
+    const plain = (await (await fetch(`${b.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages: [] }) })).json()) as {
+      choices: { message: { content: string }; finish_reason: string }[];
+    };
     expect(plain.choices[0]).toMatchObject({ message: { content: "plain" }, finish_reason: "stop" });
     expect((await a.requests()).map((r) => r.authorization)).toEqual(["Bearer k"]);
     expect(await b.requests()).toHaveLength(1);
@@ -304,9 +295,7 @@ describe("artifact mirror", () => {
     expect((await rawGet(`${f.mirrorUrl}/${PNPM}`)).status).toBe(200);
 
     const log = await m.requests();
-    expect(log.map((r) => r.fault)).toEqual([
-      "status", null, "truncate", "wrong-length", "gzip", "redirect", null, "stall", "flip", null,
-    ]);
+    expect(log.map((r) => r.fault)).toEqual(["status", null, "truncate", "wrong-length", "gzip", "redirect", null, "stall", "flip", null]);
     expect(log.find((r) => r.port === "alt")?.path).toBe(PNPM);
   });
 });
@@ -407,10 +396,15 @@ describe("fixture Engram", () => {
     ["unauthorized", 401, 401, () => {}],
     ["not-found", 404, 404, () => {}],
     ["old", 200, 404, (h) => expect(JSON.parse(h).version).toBe("3.3.2")],
-    ["malformed", 200, 200, (h, c) => {
-      expect(() => JSON.parse(h)).toThrow();
-      expect(() => JSON.parse(c)).toThrow();
-    }],
+    [
+      "malformed",
+      200,
+      200,
+      (h, c) => {
+        expect(() => JSON.parse(h)).toThrow();
+        expect(() => JSON.parse(c)).toThrow();
+      },
+    ],
     ["not-ready", 200, 200, (_h, c) => expect(JSON.parse(c)).toMatchObject({ status: "starting", active_reuse_authorized: false })],
   ];
   for (const [variant, healthStatus, compatStatus, check] of rows) {

@@ -25,7 +25,9 @@ const files = new Map<string, string>();
 beforeAll(async () => {
   const dir = scratchDir("gss-download-");
   // SHA256SUMS as the release publishes it, for the binary the fixtures built.
-  const digest = createHash("sha256").update(await fs.readFile(f.binary!)).digest("hex");
+  const digest = createHash("sha256")
+    .update(await fs.readFile(f.binary!))
+    .digest("hex");
   const sums = `${"0".repeat(64)}  gentle-shell-setup-darwin-arm64\n${digest}  ${basename(f.binary!)}\n`;
   files.set("/good/SHA256SUMS", join(dir, "SHA256SUMS"));
   await fs.writeFile(files.get("/good/SHA256SUMS")!, sums);

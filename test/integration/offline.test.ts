@@ -36,7 +36,9 @@ const nodePath = f.pins.node.archives["linux-x64"]!.path;
 const binaryName = "gentle-shell-setup-linux-x64";
 
 async function sha256(path: string): Promise<string> {
-  return createHash("sha256").update(await fs.readFile(path)).digest("hex");
+  return createHash("sha256")
+    .update(await fs.readFile(path))
+    .digest("hex");
 }
 
 async function newHome(name: string): Promise<string> {
@@ -178,7 +180,9 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     const home = await newHome("home-tampered-store");
     const r = await offline(tamperedStore, home, `exec ./${binaryName} install --yes --source .`);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/✖ runtime failed: pnpm-store\.tar\.gz in the offline bundle does not match its SHA256SUMS line .*the bundle is damaged; copy it again/);
+    expect(r.stdout).toMatch(
+      /✖ runtime failed: pnpm-store\.tar\.gz in the offline bundle does not match its SHA256SUMS line .*the bundle is damaged; copy it again/,
+    );
     expect(r.stdout).toContain("Gentle Shell was not installed: the runtime step failed.");
     await nothingPublished(home);
   });
@@ -270,7 +274,10 @@ describe("reading a bundle and its parts", () => {
   });
 
   it("SHA256SUMS reads back as written and refuses paths outside the bundle", () => {
-    const sums = new Map([["b/c.tgz", "a".repeat(64)], ["a.txt", "b".repeat(64)]]);
+    const sums = new Map([
+      ["b/c.tgz", "a".repeat(64)],
+      ["a.txt", "b".repeat(64)],
+    ]);
     expect(formatSums(sums)).toBe(`${"b".repeat(64)}  a.txt\n${"a".repeat(64)}  b/c.tgz\n`);
     expect(parseSums(formatSums(sums))).toEqual(sums);
     expect(() => parseSums(`${"a".repeat(64)}  ../x\n`)).toThrow(/SHA256SUMS line 1/);
@@ -283,7 +290,18 @@ describe("reading a bundle and its parts", () => {
     expect(bundleTargets(["--target", "all"], "linux-x64")).toHaveLength(6);
     expect(() => bundleTargets(["--target", "linux-x86"], "linux-x64")).toThrow(/unknown --target "linux-x86"/);
     expect(fetchSystemFlags(["win-x64", "linux-arm64", "linux-x64"])).toEqual([
-      "--os", "linux", "--os", "win32", "--cpu", "arm64", "--cpu", "x64", "--libc", "glibc", "--libc", "musl",
+      "--os",
+      "linux",
+      "--os",
+      "win32",
+      "--cpu",
+      "arm64",
+      "--cpu",
+      "x64",
+      "--libc",
+      "glibc",
+      "--libc",
+      "musl",
     ]);
   });
 

@@ -271,7 +271,11 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     const zdotdir = join(layout.home, "dots", "zsh");
     const before = state(join(real, ".zshrc"));
     const out = await bundledPathStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/zsh", ZDOTDIR: zdotdir } });
-    expect(out).toMatchObject({ status: "manual", file: join(zdotdir, ".zshrc"), detail: "~/dots/zsh/.zshrc is reached through a linked folder, so it was left untouched" });
+    expect(out).toMatchObject({
+      status: "manual",
+      file: join(zdotdir, ".zshrc"),
+      detail: "~/dots/zsh/.zshrc is reached through a linked folder, so it was left untouched",
+    });
     expect(state(join(real, ".zshrc"))).toEqual(before);
     expect(terminal(["zsh", "-i", "-c"], layout.home, { ZDOTDIR: zdotdir }).stdout).not.toContain(VERSION);
   });
@@ -281,7 +285,10 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     fs.mkdirSync(join(root, "config", "fish"), { recursive: true });
     fs.symlinkSync(join(root, "config"), join(layout.home, ".config"));
     const out = await bundledPathStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/fish" } });
-    expect(out).toMatchObject({ status: "manual", detail: "~/.config/fish/conf.d/gentle-shell.fish is reached through a linked folder, so it was left untouched" });
+    expect(out).toMatchObject({
+      status: "manual",
+      detail: "~/.config/fish/conf.d/gentle-shell.fish is reached through a linked folder, so it was left untouched",
+    });
     expect(fs.readdirSync(join(root, "config", "fish"))).toEqual([]);
   });
 });

@@ -22,9 +22,7 @@ try {
   process.exit(1);
 }
 const { registryUrl, mirrorUrl, mirrorRoot, modelUrl, engramUrl, pinsFile, binary, releases, node, pnpmEntry, timings } = fixtures;
-process.stdout.write(
-  JSON.stringify({ registryUrl, mirrorUrl, mirrorRoot, modelUrl, engramUrl, pinsFile, binary, releases, node, pnpmEntry, timings }) + "\n",
-);
+process.stdout.write(JSON.stringify({ registryUrl, mirrorUrl, mirrorRoot, modelUrl, engramUrl, pinsFile, binary, releases, node, pnpmEntry, timings }) + "\n");
 process.stderr.write("fixtures: serving; Ctrl+C to stop\n");
 
 let stopping = false;

@@ -148,9 +148,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
     })();
 
     // The binary builds while the registry starts and the distributions resolve.
-    const binaryBuild = skipBuild
-      ? Promise.resolve(null)
-      : pinsReady.then(() => lap("binary", () => buildFixtureBinary(pinsFile, runDir)));
+    const binaryBuild = skipBuild ? Promise.resolve(null) : pinsReady.then(() => lap("binary", () => buildFixtureBinary(pinsFile, runDir)));
 
     const releases = GENTLE_PI_VERSIONS.map((shell) => ({ shell, pi: FIXTURE_PI, id: versionId(shell, FIXTURE_PI) }));
     const distributions = (async () => {
@@ -173,13 +171,17 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
       await registry.persist();
     })();
 
-    const settled = await Promise.allSettled([
-      registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild, distributions,
-    ]);
+    const settled = await Promise.allSettled([registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild, distributions]);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
     const [registry, model, engram, node, pnpmEntry, pins, binary] = await Promise.all([
-      registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild,
+      registryStart,
+      modelStart,
+      engramStart,
+      nodeStart,
+      pnpmStart,
+      pinsReady,
+      binaryBuild,
     ]);
 
     const mirror = await track(startMirror({ root: mirrorRoot }));
@@ -216,10 +218,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
 }
 
 /** The fixture pins: production ones except the Node linux-x64 and Engram linux-x64 archives we built. */
-export function fixturePins(built: {
-  node: { path: string; sha256: string; size: number };
-  engram: { path: string; sha256: string; size: number };
-}): Pins {
+export function fixturePins(built: { node: { path: string; sha256: string; size: number }; engram: { path: string; sha256: string; size: number } }): Pins {
   return {
     kind: "fixture",
     node: {
@@ -243,7 +242,13 @@ export async function ensurePnpmEntry(): Promise<string> {
   const version = productionPins.pnpm.version;
   const dir = join(tc.CACHE_DIR, `fixture-pnpm-${version}`);
   const entry = join(dir, "package", "bin", "pnpm.mjs");
-  if (await stat(entry).then((s) => s.isFile(), () => false)) return entry;
+  if (
+    await stat(entry).then(
+      (s) => s.isFile(),
+      () => false,
+    )
+  )
+    return entry;
   const tarball = await tc.ensurePackageTarball("pnpm", version);
   const work = `${dir}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   await mkdir(work, { recursive: true });
@@ -269,7 +274,10 @@ async function buildFixtureBinary(pinsFile: string, runDir: string): Promise<str
   const key = await buildKey(pinsFile);
   const keyFile = join(FIXTURE_DIST, ".fixture-build-key");
   const previous = await readFile(keyFile, "utf8").catch(() => "");
-  const present = await stat(FIXTURE_BINARY).then((s) => s.isFile() && (s.mode & 0o111) !== 0, () => false);
+  const present = await stat(FIXTURE_BINARY).then(
+    (s) => s.isFile() && (s.mode & 0o111) !== 0,
+    () => false,
+  );
   if (present && previous.trim() === key) return FIXTURE_BINARY;
 
   const out = join(runDir, "build");
@@ -325,11 +333,7 @@ export interface TestHome {
  * A throwaway HOME: `.npmrc` names the fixture registry (the path a
  * corporate user takes), and `~/.gentle-shell/agent` has the stub model.
  */
-export async function makeHome(
-  dir: string,
-  info: Pick<FixtureInfo, "registryUrl" | "modelUrl">,
-  options: { modelBaseUrl?: string } = {},
-): Promise<TestHome> {
+export async function makeHome(dir: string, info: Pick<FixtureInfo, "registryUrl" | "modelUrl">, options: { modelBaseUrl?: string } = {}): Promise<TestHome> {
   await mkdir(dir, { recursive: true });
   const npmrc = join(dir, ".npmrc");
   await writeFile(npmrc, `registry=${info.registryUrl}\n`);

@@ -284,8 +284,6 @@ function text(res: ServerResponse, status: number, body: string) {
   res.end(body);
 }
 
-
-
 function sleep(ms: number) {
   return new Promise((r) => setTimeout(r, ms));
 }

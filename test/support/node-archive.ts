@@ -83,10 +83,7 @@ export async function ensureNodeArchive(): Promise<NodeArchive> {
 }
 
 /** Build the archive into `outFile` (no cache); returns its sha256 and size. */
-export async function buildNodeArchive(
-  outFile: string,
-  inputs: { nodeBinary: string; npmTarball: string },
-): Promise<{ sha256: string; size: number }> {
+export async function buildNodeArchive(outFile: string, inputs: { nodeBinary: string; npmTarball: string }): Promise<{ sha256: string; size: number }> {
   const name = `node-v${NODE_VERSION}-linux-x64`;
   const work = await mkdtemp(join(dirname(outFile), ".node-archive-"));
   try {
@@ -100,7 +97,16 @@ export async function buildNodeArchive(
     await mkdir(join(corepack, "dist"), { recursive: true });
     await writeFile(
       join(corepack, "package.json"),
-      JSON.stringify({ name: "corepack", version: "0.0.0-fixture", description: "PLACEHOLDER in a test fixture archive, not corepack", bin: { corepack: "./dist/corepack.js" } }, null, 2) + "\n",
+      JSON.stringify(
+        {
+          name: "corepack",
+          version: "0.0.0-fixture",
+          description: "PLACEHOLDER in a test fixture archive, not corepack",
+          bin: { corepack: "./dist/corepack.js" },
+        },
+        null,
+        2,
+      ) + "\n",
     );
     await writeFile(
       join(corepack, "dist", "corepack.js"),
@@ -123,7 +129,10 @@ export async function buildNodeArchive(
     const notice = `This is a TEST FIXTURE archive made by gentle-shell-setup's tests from the official Node.js ${NODE_VERSION} executable and npm ${NPM_VERSION}. It is not a Node.js release archive.\n`;
     await writeFile(join(top, "README.md"), `# Node.js ${NODE_VERSION} (test fixture)\n\n${notice}`);
     await writeFile(join(top, "CHANGELOG.md"), `# Changelog (test fixture)\n\n${notice}`);
-    await writeFile(join(top, "LICENSE"), `${notice}\nNode.js is licensed under the MIT license; npm under the Artistic License 2.0. See https://github.com/nodejs/node/blob/main/LICENSE.\n`);
+    await writeFile(
+      join(top, "LICENSE"),
+      `${notice}\nNode.js is licensed under the MIT license; npm under the Artistic License 2.0. See https://github.com/nodejs/node/blob/main/LICENSE.\n`,
+    );
 
     await packDeterministic(work, name, outFile);
     return { sha256: await sha256File(outFile), size: (await stat(outFile)).size };

@@ -8,6 +8,5 @@ import { fileURLToPath } from "node:url";
 
 declare const __GSS_SUPPORT_DIR__: string | undefined;
 
-export const SUPPORT_DIR: string =
-  typeof __GSS_SUPPORT_DIR__ === "string" ? __GSS_SUPPORT_DIR__ : dirname(fileURLToPath(import.meta.url));
+export const SUPPORT_DIR: string = typeof __GSS_SUPPORT_DIR__ === "string" ? __GSS_SUPPORT_DIR__ : dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = join(SUPPORT_DIR, "..", "..");

@@ -10,11 +10,7 @@ export interface RunResult {
 }
 
 /** Run a command to completion, capturing its output (never throws for a non-zero exit). */
-export function runCommand(
-  command: string,
-  args: string[],
-  options: SpawnOptions & { input?: string; timeoutMs?: number } = {},
-): Promise<RunResult> {
+export function runCommand(command: string, args: string[], options: SpawnOptions & { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   const { input, timeoutMs, ...spawnOptions } = options;
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...spawnOptions, stdio: ["pipe", "pipe", "pipe"] });

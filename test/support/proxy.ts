@@ -44,7 +44,6 @@ export async function startProxy(): Promise<{ url: string; log: ProxyLog; server
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, log, server };
 }
 
-
 /** The proxy carried a request for `url`: absolute-form for plain HTTP, or a tunnel (undici tunnels plain HTTP too). */
 export function carriedBy(log: ProxyLog, url: string): string[] {
   const u = new URL(url);

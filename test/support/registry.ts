@@ -186,15 +186,11 @@ async function publishGentlePi(url: string, runDir: string, versions: readonly s
   const packed: PackedGentlePi[] = [];
   for (const version of versions) {
     const tarball = await packGentlePi(version, join(runDir, "packed"));
-    await runChecked(
-      "npm",
-      ["publish", tarball.file, "--registry", url, "--userconfig", userconfig, "--tag", "latest", "--ignore-scripts"],
-      {
-        cwd: runDir,
-        env: cleanNpmEnv(),
-        timeoutMs: 60_000,
-      },
-    );
+    await runChecked("npm", ["publish", tarball.file, "--registry", url, "--userconfig", userconfig, "--tag", "latest", "--ignore-scripts"], {
+      cwd: runDir,
+      env: cleanNpmEnv(),
+      timeoutMs: 60_000,
+    });
     packed.push(tarball);
   }
   return packed;
@@ -260,4 +256,3 @@ function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
-

@@ -150,8 +150,6 @@ function answerChat(res: ServerResponse, answer: string, model: string, stream: 
   res.end("data: [DONE]\n\n");
 }
 
-
-
 function parseJson(text: string): unknown {
   try {
     return text ? JSON.parse(text) : undefined;
@@ -193,11 +191,7 @@ export function stubModelClient(url: string) {
  * (openai-completions at `baseUrl`, a dummy key, one model) and the
  * defaults in `settings.json` (other settings there are kept).
  */
-export async function writeStubModelConfig(
-  agentDir: string,
-  baseUrl: string,
-  options: { modelId?: string; provider?: string } = {},
-): Promise<void> {
+export async function writeStubModelConfig(agentDir: string, baseUrl: string, options: { modelId?: string; provider?: string } = {}): Promise<void> {
   const provider = options.provider ?? STUB_PROVIDER;
   const modelId = options.modelId ?? STUB_MODEL_ID;
   await mkdir(agentDir, { recursive: true });

@@ -43,8 +43,5 @@ export async function packDeterministic(cwd: string, top: string, outFile: strin
   if (st.isDirectory()) await normaliseModes(join(cwd, top));
   else if (st.isFile()) await chmod(join(cwd, top), st.mode & 0o111 ? 0o755 : 0o644);
   const entries = st.isDirectory() ? [top, ...(await listTree(join(cwd, top))).map((p) => `${top}/${p}`)] : [top];
-  await tar.c(
-    { cwd, file: outFile, gzip: true, portable: true, mtime: FIXED_MTIME, noDirRecurse: true, follow: false },
-    entries,
-  );
+  await tar.c({ cwd, file: outFile, gzip: true, portable: true, mtime: FIXED_MTIME, noDirRecurse: true, follow: false }, entries);
 }

@@ -27,7 +27,13 @@ export async function treeSnapshot(root: string, options: { skip?: string[] } = 
         out[rel] = { type: "dir", mode: stat.mode & 0o7777 };
         await walk(path);
       } else if (stat.isFile()) {
-        out[rel] = { type: "file", mode: stat.mode & 0o7777, sha256: createHash("sha256").update(await fs.readFile(path)).digest("hex") };
+        out[rel] = {
+          type: "file",
+          mode: stat.mode & 0o7777,
+          sha256: createHash("sha256")
+            .update(await fs.readFile(path))
+            .digest("hex"),
+        };
       } else out[rel] = { type: "other" };
     }
   }

@@ -156,10 +156,7 @@ function zipOf(members: ZipMember[]): Buffer {
     local.writeUInt16LE(name.length, 26);
     locals.push(local, name, data);
     const host = m.host ?? "unix";
-    const attrs =
-      host === "unix"
-        ? ((m.mode ?? (m.name.endsWith("/") ? 0o040755 : 0o100644)) << 16) >>> 0
-        : (m.dos ?? (m.name.endsWith("/") ? 0x10 : 0x20));
+    const attrs = host === "unix" ? ((m.mode ?? (m.name.endsWith("/") ? 0o040755 : 0o100644)) << 16) >>> 0 : (m.dos ?? (m.name.endsWith("/") ? 0x10 : 0x20));
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(((host === "unix" ? 3 : 0) << 8) | 20, 4);
@@ -338,7 +335,15 @@ describe("the Go and Engram archive policies", () => {
     expect((await fs.stat(join(dest, "go/bin/go"))).mode & 0o777).toBe(0o755);
     await fs.rm(dest, { recursive: true });
     await fs.mkdir(dest);
-    await expect(extract([{ path: "go/", type: "Directory" }, { path: "other/x", body: "x" }], goPolicy(false))).rejects.toThrow(/outside its top folder/);
+    await expect(
+      extract(
+        [
+          { path: "go/", type: "Directory" },
+          { path: "other/x", body: "x" },
+        ],
+        goPolicy(false),
+      ),
+    ).rejects.toThrow(/outside its top folder/);
   });
 
   it("Engram: only the engram regular file is written", async () => {

@@ -84,7 +84,10 @@ describe("resolveBundledInstall", () => {
 });
 
 describe("bundledChildEnv", () => {
-  const install = { layout: prefixLayout({ home: "/h", platform: "linux", pins: productionPins }), piCli: "/h/.gentle-shell/versions/x/cli.js" } as BundledInstall;
+  const install = {
+    layout: prefixLayout({ home: "/h", platform: "linux", pins: productionPins }),
+    piCli: "/h/.gentle-shell/versions/x/cli.js",
+  } as BundledInstall;
 
   it("keeps the user's environment and adds only Gentle Shell's own variables", () => {
     const env = bundledChildEnv(install, {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  distributionAsset,
-  distributionFiles,
-  readDistribution,
-  sha256Hex,
-} from "../../src/core/distribution";
+import { distributionAsset, distributionFiles, readDistribution, sha256Hex } from "../../src/core/distribution";
 import { compareVersions, isExactVersion } from "../../src/core/versions";
 
 const lock = "lockfileVersion: '9.0'\n\nimporters:\n  .: {}\n";
@@ -29,13 +24,10 @@ describe("distributionFiles", () => {
     expect(all).not.toMatch(/supportedArchitectures|minimumReleaseAge|minimum-release-age/);
   });
 
-  it.each(["^4.1.0", "latest", "v4.1.0", "4.1.0+build.1", "4.1", "", "4.1.0 || 5.0.0", "04.1.0"])(
-    "refuses %j before pnpm runs",
-    (bad) => {
-      expect(() => distributionFiles({ shell: bad, pi: "1.6.0" })).toThrow(/exact version/);
-      expect(() => distributionFiles({ shell: "4.1.0", pi: bad })).toThrow(/exact version/);
-    },
-  );
+  it.each(["^4.1.0", "latest", "v4.1.0", "4.1.0+build.1", "4.1", "", "4.1.0 || 5.0.0", "04.1.0"])("refuses %j before pnpm runs", (bad) => {
+    expect(() => distributionFiles({ shell: bad, pi: "1.6.0" })).toThrow(/exact version/);
+    expect(() => distributionFiles({ shell: "4.1.0", pi: bad })).toThrow(/exact version/);
+  });
 
   it("accepts pre-releases as exact versions", () => {
     expect(isExactVersion("4.2.0-rc.1")).toBe(true);
@@ -77,7 +69,12 @@ describe("readDistribution", () => {
     expect(() => readDistribution(JSON.stringify(extra), lock)).toThrow(/exactly the files/);
   });
 
-  it.each([["shell", "latest"], ["shell", "v4.1.0"], ["pi", "^1.6.0"], ["pi", "1.6.0+meta"]])("refuses %s %j", (key, value) => {
+  it.each([
+    ["shell", "latest"],
+    ["shell", "v4.1.0"],
+    ["pi", "^1.6.0"],
+    ["pi", "1.6.0+meta"],
+  ])("refuses %s %j", (key, value) => {
     const data = JSON.parse(json);
     data[key] = value;
     expect(() => readDistribution(JSON.stringify(data), lock)).toThrow(/exact version/);

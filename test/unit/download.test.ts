@@ -101,7 +101,9 @@ describe("verifiedDownload from the mirror", () => {
 
   it("a truncated body every time: refused, naming the artifact", async () => {
     mirror.setFault(PATH, { kind: "truncate", afterBytes: 1000 });
-    await expect(fetchInto(pin(), { attempts: 2 })).rejects.toThrow(/^Node 24\.21\.0 \(linux-x64\): .*(broke off after|ended after) \d+ .*gave up after 2 attempts/);
+    await expect(fetchInto(pin(), { attempts: 2 })).rejects.toThrow(
+      /^Node 24\.21\.0 \(linux-x64\): .*(broke off after|ended after) \d+ .*gave up after 2 attempts/,
+    );
   });
 
   it("a Content-Length that promises more than is sent: refused as a truncation", async () => {
@@ -117,9 +119,7 @@ describe("verifiedDownload from the mirror", () => {
   });
 
   it("Content-Length over the cap: refused before the body is read, no retry", async () => {
-    await expect(fetchInto(pin({ size: null, maxBytes: 1000 }))).rejects.toThrow(
-      `announces ${body.length} bytes, more than the 1000 allowed for ${NAME}`,
-    );
+    await expect(fetchInto(pin({ size: null, maxBytes: 1000 }))).rejects.toThrow(`announces ${body.length} bytes, more than the 1000 allowed for ${NAME}`);
     expect(requests()).toHaveLength(1);
   });
 
@@ -144,9 +144,7 @@ describe("verifiedDownload from the mirror", () => {
     mirror.setFault(PATH, { kind: "redirect" });
     const alt = new URL(mirror.altUrl).host;
     work = mkdtempSync(join(tmpdir(), "gss-download-"));
-    await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "f"), pin(), { ...fast, redirectHosts: [alt] })).rejects.toThrow(
-      /not an allowed host/,
-    );
+    await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "f"), pin(), { ...fast, redirectHosts: [alt] })).rejects.toThrow(/not an allowed host/);
     expect(mirror.requests.filter((r) => r.port === "alt")).toEqual([]);
   });
 

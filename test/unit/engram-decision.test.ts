@@ -159,9 +159,7 @@ describe("the decision table", () => {
     expect(decideEngram(bad).notice).toMatch(/ENGRAM_STARTUP_POLICY/);
     const allowed = { ...evidence({ env: { ENGRAM_STARTUP_POLICY: "allowed" } }), compatibility: undefined };
     expect(needsProbe(allowed)).toBe(true);
-    expect(decideEngram(evidence({ env: { ENGRAM_STARTUP_POLICY: "allowed" }, compatibility: { kind: "other", reason: "x" } })).policy).toBe(
-      "disabled",
-    );
+    expect(decideEngram(evidence({ env: { ENGRAM_STARTUP_POLICY: "allowed" }, compatibility: { kind: "other", reason: "x" } })).policy).toBe("disabled");
     const off = { ...evidence({ env: { ENGRAM_STARTUP_POLICY: "disabled" } }), compatibility: undefined };
     expect(needsProbe(off)).toBe(false);
     expect(decideEngram(off)).toMatchObject({ memory: "disabled", row: "policy-disabled" });
@@ -407,7 +405,17 @@ describe("the serve environment", () => {
 
 describe("when probes are skipped", () => {
   it("reads Pi's version and help flags only where Pi reads them", () => {
-    for (const args of [["--version"], ["-v"], ["--help"], ["-h"], ["-c", "-v"], ["--model", "x", "-h"], ["--mode", "-v"], ["-p", "-v"], ["--unknown-flag", "-h"]]) {
+    for (const args of [
+      ["--version"],
+      ["-v"],
+      ["--help"],
+      ["-h"],
+      ["-c", "-v"],
+      ["--model", "x", "-h"],
+      ["--mode", "-v"],
+      ["-p", "-v"],
+      ["--unknown-flag", "-h"],
+    ]) {
       expect(piReadsVersionOrHelp(args), JSON.stringify(args)).toBe(true);
     }
     for (const args of [

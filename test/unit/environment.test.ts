@@ -53,7 +53,15 @@ describe("pnpmEnvironment", () => {
   });
 
   it("drops inherited npm, pnpm, Corepack, NODE_OPTIONS, NODE_PATH and XDG settings", () => {
-    for (const k of ["NODE_OPTIONS", "NODE_PATH", "npm_config_registry", "NPM_CONFIG_USERCONFIG", "pnpm_config_minimum_release_age", "COREPACK_ENABLE_STRICT", "XDG_DATA_HOME"]) {
+    for (const k of [
+      "NODE_OPTIONS",
+      "NODE_PATH",
+      "npm_config_registry",
+      "NPM_CONFIG_USERCONFIG",
+      "pnpm_config_minimum_release_age",
+      "COREPACK_ENABLE_STRICT",
+      "XDG_DATA_HOME",
+    ]) {
       expect(env, k).not.toHaveProperty(k);
     }
     expect(env.PNPM_HOME).not.toBe(inherited.PNPM_HOME);
@@ -77,7 +85,9 @@ describe("pnpmEnvironment", () => {
 
   it("on Windows keeps the Path key, uses ; and sets TEMP and TMP to tmp\\", () => {
     const w = pnpmEnvironment(win, { env: { Path: "C:/Windows/system32", SystemRoot: "C:/Windows" }, go: true });
-    expect(w.Path).toBe("C:/Users/ana/AppData/Local/gentle-shell/runtime/node-24.21.0;C:/Users/ana/AppData/Local/gentle-shell/runtime/go/1.25.14/go/bin;C:/Windows/system32");
+    expect(w.Path).toBe(
+      "C:/Users/ana/AppData/Local/gentle-shell/runtime/node-24.21.0;C:/Users/ana/AppData/Local/gentle-shell/runtime/go/1.25.14/go/bin;C:/Windows/system32",
+    );
     expect(w.TEMP).toBe("C:/Users/ana/AppData/Local/gentle-shell/tmp");
     expect(w.TMP).toBe(w.TEMP);
     expect(w.SystemRoot).toBe("C:/Windows");
@@ -88,9 +98,7 @@ describe("setupEnvironment", () => {
   const env = setupEnvironment(posix, { env: { ...inherited, GENTLE_BOOTSTRAP_X: "1", GENTLE_INSTALL_Y: "2" }, id: "4.1.0-1.6.0" });
 
   it("puts our Node, then the version's .bin, then the user's PATH", () => {
-    expect(env.PATH).toBe(
-      "/home/ana/.gentle-shell/runtime/node-24.21.0/bin:/home/ana/.gentle-shell/versions/4.1.0-1.6.0/node_modules/.bin:/usr/bin:/bin",
-    );
+    expect(env.PATH).toBe("/home/ana/.gentle-shell/runtime/node-24.21.0/bin:/home/ana/.gentle-shell/versions/4.1.0-1.6.0/node_modules/.bin:/usr/bin:/bin");
   });
 
   it("gives npm its settings inside the prefix", () => {
@@ -104,7 +112,15 @@ describe("setupEnvironment", () => {
   });
 
   it("drops inherited npm and pnpm settings, NODE_OPTIONS, NODE_PATH and the wizard handoff, keeps XDG folders", () => {
-    for (const k of ["NODE_OPTIONS", "NODE_PATH", "npm_config_registry", "NPM_CONFIG_USERCONFIG", "pnpm_config_minimum_release_age", "GENTLE_BOOTSTRAP_X", "GENTLE_INSTALL_Y"]) {
+    for (const k of [
+      "NODE_OPTIONS",
+      "NODE_PATH",
+      "npm_config_registry",
+      "NPM_CONFIG_USERCONFIG",
+      "pnpm_config_minimum_release_age",
+      "GENTLE_BOOTSTRAP_X",
+      "GENTLE_INSTALL_Y",
+    ]) {
       expect(env, k).not.toHaveProperty(k);
     }
     expect(env.XDG_CONFIG_HOME).toBe("/home/ana/.config");

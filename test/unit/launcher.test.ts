@@ -5,14 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import {
-  cmdLauncher,
-  ensureLauncher,
-  ENGRAM_STARTUP_NOTICE,
-  guardScript,
-  LAUNCHER_MARKER,
-  NO_ACTIVE_VERSION,
-} from "../../src/install/launcher";
+import { cmdLauncher, ensureLauncher, ENGRAM_STARTUP_NOTICE, guardScript, LAUNCHER_MARKER, NO_ACTIVE_VERSION } from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
 import { classifyVersionMarker, versionState } from "../../src/install/version";
 
@@ -33,7 +26,11 @@ afterEach(async () => {
 /** A stand-in engine and node: the node prints its arguments, one per line, and exits with GS_EXIT. */
 async function fakeRuntime(id: string) {
   await fs.mkdir(join(layout.nodeDir, "bin"), { recursive: true });
-  await fs.writeFile(layout.node, '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\nprintf "NODE_OPTIONS=%s\\n" "${NODE_OPTIONS-unset}"\nexit "${GS_EXIT:-0}"\n', { mode: 0o755 });
+  await fs.writeFile(
+    layout.node,
+    '#!/bin/sh\nfor a in "$@"; do printf "%s\\n" "$a"; done\nprintf "NODE_OPTIONS=%s\\n" "${NODE_OPTIONS-unset}"\nexit "${GS_EXIT:-0}"\n',
+    { mode: 0o755 },
+  );
   await fs.mkdir(join(layout.versions, id, ".gentle-shell"), { recursive: true });
   await fs.writeFile(join(layout.versions, id, ".gentle-shell", "engine.cjs"), "");
 }

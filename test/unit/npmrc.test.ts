@@ -26,7 +26,15 @@ describe("filterNpmrc", () => {
 
   it("drops every other key", () => {
     const out = filterNpmrc(
-      ["prefix=/usr/local", "ignore-scripts=true", "minimum-release-age=9999", "script-shell=/bin/evil", "registry=https://r.test/", "node-options=--require x", "//r.test/:always-auth=true"].join("\n"),
+      [
+        "prefix=/usr/local",
+        "ignore-scripts=true",
+        "minimum-release-age=9999",
+        "script-shell=/bin/evil",
+        "registry=https://r.test/",
+        "node-options=--require x",
+        "//r.test/:always-auth=true",
+      ].join("\n"),
     );
     expect(out).toBe("registry=https://r.test/\n");
   });

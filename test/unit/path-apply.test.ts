@@ -161,7 +161,12 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     const edited = fs.readFileSync(rc, "utf8").replace(":$PATH", ":$PATH:/extra");
     fs.writeFileSync(rc, edited);
     const r = await removePathEntry(receipt);
-    expect(r).toEqual({ status: "kept", path: rc, line: `export PATH="${layout.bin}:$PATH:/extra" # gentle-shell bundled install`, reason: "the marked line was edited" });
+    expect(r).toEqual({
+      status: "kept",
+      path: rc,
+      line: `export PATH="${layout.bin}:$PATH:/extra" # gentle-shell bundled install`,
+      reason: "the marked line was edited",
+    });
     expect(fs.readFileSync(rc, "utf8")).toBe(edited);
   });
 
@@ -274,7 +279,15 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
 });
 
 describe("path-entry.json", () => {
-  const receiptFor = (): Extract<PathReceipt, { kind: "profile" }> => ({ schema: 1, kind: "profile", applied: true, path: join(home, ".bashrc"), line: LINE(), create: false, separator: "\n" });
+  const receiptFor = (): Extract<PathReceipt, { kind: "profile" }> => ({
+    schema: 1,
+    kind: "profile",
+    applied: true,
+    path: join(home, ".bashrc"),
+    line: LINE(),
+    create: false,
+    separator: "\n",
+  });
 
   it("round trip: written 0600 (whatever the umask) with the kind's fields, read back valid", () => {
     const old = process.umask(0);
@@ -284,7 +297,14 @@ describe("path-entry.json", () => {
       process.umask(old);
     }
     expect(fs.statSync(layout.pathReceipt).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(fs.readFileSync(layout.pathReceipt, "utf8"))).toEqual({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: LINE(), create: false, separator: "\n" });
+    expect(JSON.parse(fs.readFileSync(layout.pathReceipt, "utf8"))).toEqual({
+      schema: 1,
+      kind: "profile",
+      path: join(home, ".bashrc"),
+      line: LINE(),
+      create: false,
+      separator: "\n",
+    });
     expect(readPathReceipt(layout, { env: env("/bin/bash") })).toEqual({ status: "valid", receipt: receiptFor() });
     expect(fs.readdirSync(layout.prefix).filter((n) => n.includes("tmp"))).toEqual([]);
   });
@@ -307,7 +327,10 @@ describe("path-entry.json", () => {
 
   it("missing, a link, malformed", () => {
     expect(readPathReceipt(layout, { env: {} })).toEqual({ status: "missing" });
-    fs.writeFileSync(join(root, "elsewhere.json"), JSON.stringify({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: LINE(), create: false, separator: "" }));
+    fs.writeFileSync(
+      join(root, "elsewhere.json"),
+      JSON.stringify({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: LINE(), create: false, separator: "" }),
+    );
     fs.symlinkSync(join(root, "elsewhere.json"), layout.pathReceipt);
     expect(readPathReceipt(layout, { env: {} })).toMatchObject({ status: "invalid", manual: null });
     fs.unlinkSync(layout.pathReceipt);
@@ -326,7 +349,10 @@ describe("path-entry.json", () => {
   });
 
   it("the fish line outside the fish file is refused", () => {
-    fs.writeFileSync(layout.pathReceipt, JSON.stringify({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: fishLine(layout.bin), create: false, separator: "" }));
+    fs.writeFileSync(
+      layout.pathReceipt,
+      JSON.stringify({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: fishLine(layout.bin), create: false, separator: "" }),
+    );
     expect(readPathReceipt(layout, { env: {} }).status).toBe("invalid");
   });
 });
@@ -396,7 +422,13 @@ describe("Windows user Path through the adapter", () => {
     expect(out.status).toBe("applied");
     expect(out.nextStep).toMatch(/^Open a new terminal to use `gentle-shell`/);
     expect(state.value?.value).toBe(`C:\\x;${ENTRY}`);
-    expect(JSON.parse(fs.readFileSync(real.pathReceipt, "utf8"))).toEqual({ schema: 1, kind: "registry", key: "HKCU\\Environment", name: "Path", entry: ENTRY });
+    expect(JSON.parse(fs.readFileSync(real.pathReceipt, "utf8"))).toEqual({
+      schema: 1,
+      kind: "registry",
+      key: "HKCU\\Environment",
+      name: "Path",
+      entry: ENTRY,
+    });
   });
 });
 
@@ -439,7 +471,9 @@ describe("the real Windows adapter, through a fake PowerShell runner", () => {
     expect(calls[0]!.script).toMatch(/0x1A.*'Environment'/);
   });
   it("a failing PowerShell is an error", async () => {
-    await expect(windowsRegistry(runner(() => ({ status: 1, stdout: "", stderr: "Access denied" })).run).writeUserPath({ value: "x", type: "REG_SZ" })).rejects.toThrow(/Access denied/);
+    await expect(
+      windowsRegistry(runner(() => ({ status: 1, stdout: "", stderr: "Access denied" })).run).writeUserPath({ value: "x", type: "REG_SZ" }),
+    ).rejects.toThrow(/Access denied/);
   });
 });
 

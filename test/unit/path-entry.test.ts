@@ -36,7 +36,9 @@ const file = (content: string, more: Partial<FileFacts> = {}): Fact => ({ node: 
 const absent = (writable = true): Fact => ({ node: "absent", writable, content: null });
 const link = (linkTarget: string, content: string | null = null): Fact => ({ node: "link", linkTarget, content, writable: false });
 
-function facts(o: { platform?: Platform; env?: Record<string, string>; files?: Record<string, Fact>; userPath?: PathFacts["userPath"]; bin?: string } = {}): PathFacts {
+function facts(
+  o: { platform?: Platform; env?: Record<string, string>; files?: Record<string, Fact>; userPath?: PathFacts["userPath"]; bin?: string } = {},
+): PathFacts {
   const files: Record<string, FileFacts> = {};
   for (const [path, f] of Object.entries(o.files ?? {})) {
     files[path] = { path, linkedFolder: null, writable: false, content: null, ...f };
@@ -55,7 +57,9 @@ function facts(o: { platform?: Platform; env?: Record<string, string>; files?: R
 
 describe("pathEntryPlan: Symlink", () => {
   it("~/.local/bin on PATH and ~/.local/bin/gentle-shell free: a link to the launcher", () => {
-    const plan = pathEntryPlan(facts({ env: { PATH: `/usr/bin:${H}/.local/bin:/bin`, SHELL: "/bin/bash" }, files: { [`${H}/.local/bin/gentle-shell`]: absent() } }));
+    const plan = pathEntryPlan(
+      facts({ env: { PATH: `/usr/bin:${H}/.local/bin:/bin`, SHELL: "/bin/bash" }, files: { [`${H}/.local/bin/gentle-shell`]: absent() } }),
+    );
     expect(plan).toEqual({ kind: "link", path: `${H}/.local/bin/gentle-shell`, target: LAUNCHER });
   });
 
@@ -66,14 +70,20 @@ describe("pathEntryPlan: Symlink", () => {
 
   it("the name taken by another file: the profile line instead", () => {
     const plan = pathEntryPlan(
-      facts({ env: { PATH: `${H}/.local/bin:/usr/bin`, SHELL: "/bin/bash" }, files: { [`${H}/.local/bin/gentle-shell`]: file("#!/bin/sh\n"), [`${H}/.bashrc`]: file("") } }),
+      facts({
+        env: { PATH: `${H}/.local/bin:/usr/bin`, SHELL: "/bin/bash" },
+        files: { [`${H}/.local/bin/gentle-shell`]: file("#!/bin/sh\n"), [`${H}/.bashrc`]: file("") },
+      }),
     );
     expect(plan).toMatchObject({ kind: "line", file: `${H}/.bashrc` });
   });
 
   it("the name taken by a link elsewhere (an old install): the profile line instead", () => {
     const plan = pathEntryPlan(
-      facts({ env: { PATH: `${H}/.local/bin`, SHELL: "/bin/bash" }, files: { [`${H}/.local/bin/gentle-shell`]: link("/usr/lib/node_modules/gentle-pi/bin/x"), [`${H}/.bashrc`]: absent() } }),
+      facts({
+        env: { PATH: `${H}/.local/bin`, SHELL: "/bin/bash" },
+        files: { [`${H}/.local/bin/gentle-shell`]: link("/usr/lib/node_modules/gentle-pi/bin/x"), [`${H}/.bashrc`]: absent() },
+      }),
     );
     expect(plan).toMatchObject({ kind: "line", file: `${H}/.bashrc`, create: true });
   });
@@ -101,7 +111,9 @@ describe("pathEntryPlan: Symlink", () => {
 
 describe("pathEntryPlan: Profile line, the file the user's shell reads", () => {
   it("zsh: $ZDOTDIR/.zshrc when ZDOTDIR is set", () => {
-    const plan = pathEntryPlan(facts({ env: { SHELL: "/usr/bin/zsh", ZDOTDIR: `${H}/.config/zsh` }, files: { [`${H}/.config/zsh/.zshrc`]: file("a\n"), [`${H}/.zshrc`]: file("b\n") } }));
+    const plan = pathEntryPlan(
+      facts({ env: { SHELL: "/usr/bin/zsh", ZDOTDIR: `${H}/.config/zsh` }, files: { [`${H}/.config/zsh/.zshrc`]: file("a\n"), [`${H}/.zshrc`]: file("b\n") } }),
+    );
     expect(plan).toEqual({ kind: "line", shell: "zsh", file: `${H}/.config/zsh/.zshrc`, line: LINE, create: false });
   });
 
@@ -137,7 +149,11 @@ describe("pathEntryPlan: Profile line, the file the user's shell reads", () => {
 
   it("bash on macOS: a linked ~/.profile counts as existing (and so is manual, not hidden by a new .bash_profile)", () => {
     const files = { [`${H}/.bash_profile`]: absent(), [`${H}/.bash_login`]: absent(), [`${H}/.profile`]: link("/dots/profile", "x\n") };
-    expect(pathEntryPlan(facts({ platform: "darwin", env: { SHELL: "/bin/bash" }, files }))).toMatchObject({ kind: "manual", file: `${H}/.profile`, reason: "link" });
+    expect(pathEntryPlan(facts({ platform: "darwin", env: { SHELL: "/bin/bash" }, files }))).toMatchObject({
+      kind: "manual",
+      file: `${H}/.profile`,
+      reason: "link",
+    });
   });
 
   it("bash on Linux: ~/.bashrc, even when ~/.bash_profile exists", () => {
@@ -153,12 +169,22 @@ describe("pathEntryPlan: Profile line, the file the user's shell reads", () => {
 
   it("fish: conf.d under ~/.config without XDG_CONFIG_HOME", () => {
     const path = `${H}/.config/fish/conf.d/gentle-shell.fish`;
-    expect(pathEntryPlan(facts({ env: { SHELL: "/usr/local/bin/fish" }, files: { [path]: absent() } }))).toMatchObject({ kind: "line", file: path, line: FISH });
+    expect(pathEntryPlan(facts({ env: { SHELL: "/usr/local/bin/fish" }, files: { [path]: absent() } }))).toMatchObject({
+      kind: "line",
+      file: path,
+      line: FISH,
+    });
   });
 
   it.each([["/bin/sh"], ["/bin/dash"], ["/bin/ksh"], [""]])("any other shell (%j): ~/.profile", (shell) => {
     const env: Record<string, string> = shell ? { SHELL: shell } : {};
-    expect(pathEntryPlan(facts({ env, files: { [`${H}/.profile`]: file("p\n") } }))).toEqual({ kind: "line", shell: "sh", file: `${H}/.profile`, line: LINE, create: false });
+    expect(pathEntryPlan(facts({ env, files: { [`${H}/.profile`]: file("p\n") } }))).toEqual({
+      kind: "line",
+      shell: "sh",
+      file: `${H}/.profile`,
+      line: LINE,
+      create: false,
+    });
   });
 });
 
@@ -195,7 +221,10 @@ describe("pathEntryPlan: no plan when the line is already there", () => {
   });
   it("even through a linked folder, and in a read-only file", () => {
     const zshrc = `${H}/dots/.zshrc`;
-    expect(pathEntryPlan(facts({ env: { SHELL: "/bin/zsh", ZDOTDIR: `${H}/dots` }, files: { [zshrc]: file(LINE, { linkedFolder: `${H}/dots`, writable: false }) } })).kind).toBe("none");
+    expect(
+      pathEntryPlan(facts({ env: { SHELL: "/bin/zsh", ZDOTDIR: `${H}/dots` }, files: { [zshrc]: file(LINE, { linkedFolder: `${H}/dots`, writable: false }) } }))
+        .kind,
+    ).toBe("none");
   });
   it("in a file with CRLF line ends", () => {
     expect(pathEntryPlan(facts({ env: { SHELL: "/bin/bash" }, files: { [`${H}/.bashrc`]: file(`a\r\n${LINE}\r\n`) } })).kind).toBe("none");
@@ -209,7 +238,9 @@ describe("pathEntryPlan: no plan when the line is already there", () => {
 
 describe("pathEntryPlan: impossible bins", () => {
   it("a ':' in the install folder cannot be on a POSIX PATH", () => {
-    expect(pathEntryPlan(facts({ bin: "/home/a:b/.gentle-shell/bin", env: { SHELL: "/bin/bash" }, files: { [`${H}/.bashrc`]: file("") } })).kind).toBe("impossible");
+    expect(pathEntryPlan(facts({ bin: "/home/a:b/.gentle-shell/bin", env: { SHELL: "/bin/bash" }, files: { [`${H}/.bashrc`]: file("") } })).kind).toBe(
+      "impossible",
+    );
   });
   it("a newline neither", () => {
     expect(pathEntryPlan(facts({ bin: "/home/a\nb/bin", env: { SHELL: "/bin/zsh" }, files: { [`${H}/.zshrc`]: file("") } })).kind).toBe("impossible");
@@ -234,11 +265,15 @@ describe("pathEntryPlan: Registry (Windows)", () => {
     expect(pathEntryPlan(facts({ platform: "win32", bin: WBIN, userPath: null })).kind).toBe("registry");
   });
   it("no plan when the entry is there, compared case-insensitively and without a trailing backslash", () => {
-    const plan = pathEntryPlan(facts({ platform: "win32", bin: WBIN, userPath: { value: "C:\\Tools;c:\\users\\U\\appdata\\local\\GENTLE-SHELL\\bin\\", type: "REG_SZ" } }));
+    const plan = pathEntryPlan(
+      facts({ platform: "win32", bin: WBIN, userPath: { value: "C:\\Tools;c:\\users\\U\\appdata\\local\\GENTLE-SHELL\\bin\\", type: "REG_SZ" } }),
+    );
     expect(plan).toEqual({ kind: "none", existing: { kind: "registry", key: "HKCU\\Environment", name: "Path", entry: ENTRY } });
   });
   it("%VAR% is never expanded: %LOCALAPPDATA%\\gentle-shell\\bin is not taken for our entry", () => {
-    expect(pathEntryPlan(facts({ platform: "win32", bin: WBIN, userPath: { value: "%LOCALAPPDATA%\\gentle-shell\\bin", type: "REG_EXPAND_SZ" } })).kind).toBe("registry");
+    expect(pathEntryPlan(facts({ platform: "win32", bin: WBIN, userPath: { value: "%LOCALAPPDATA%\\gentle-shell\\bin", type: "REG_EXPAND_SZ" } })).kind).toBe(
+      "registry",
+    );
   });
 });
 
@@ -263,7 +298,7 @@ describe("lines", () => {
   it("sh, bash and zsh: export PATH with the marker", () => {
     expect(posixLine("/home/u/.gentle-shell/bin")).toBe('export PATH="/home/u/.gentle-shell/bin:$PATH" # gentle-shell bundled install');
   });
-  it("sh quoting escapes exactly $, `, \" and \\ inside double quotes", () => {
+  it('sh quoting escapes exactly $, `, " and \\ inside double quotes', () => {
     expect(posixLine(`/h/a b'$x\`"\\ü/bin`)).toBe(`export PATH="/h/a b'\\$x\\\`\\"\\\\ü/bin:$PATH" # gentle-shell bundled install`);
   });
   it("fish: set -gx PATH, single-quoted, only ' and \\ escaped", () => {
@@ -298,13 +333,13 @@ describe("profileFiles and shellFor", () => {
     expect(profileFiles("C:/Users/u", {}, "win32")).toEqual([]);
   });
   it("shellFor reads $SHELL's name", () => {
-    expect([shellFor({ SHELL: "/usr/bin/zsh" }), shellFor({ SHELL: "/bin/bash" }), shellFor({ SHELL: "/usr/bin/fish" }), shellFor({ SHELL: "/bin/dash" }), shellFor({})]).toEqual([
-      "zsh",
-      "bash",
-      "fish",
-      "sh",
-      "sh",
-    ]);
+    expect([
+      shellFor({ SHELL: "/usr/bin/zsh" }),
+      shellFor({ SHELL: "/bin/bash" }),
+      shellFor({ SHELL: "/usr/bin/fish" }),
+      shellFor({ SHELL: "/bin/dash" }),
+      shellFor({}),
+    ]).toEqual(["zsh", "bash", "fish", "sh", "sh"]);
   });
 });
 
@@ -330,11 +365,26 @@ describe("writable is judged by mode bits, for root too", () => {
 
 describe("receipts: only what this prefix writes", () => {
   const ctx: ReceiptContext = { home: H, env: {}, platform: "linux", bin: BIN, launcher: LAUNCHER };
-  const profile = (path: string, line: string): Extract<PathReceipt, { kind: "profile" }> => ({ schema: 1, kind: "profile", applied: true, path, line, create: false, separator: "\n" });
+  const profile = (path: string, line: string): Extract<PathReceipt, { kind: "profile" }> => ({
+    schema: 1,
+    kind: "profile",
+    applied: true,
+    path,
+    line,
+    create: false,
+    separator: "\n",
+  });
   const roundTrip = (r: PathReceipt, c: ReceiptContext = ctx) => checkReceipt(receiptJson(r), c);
 
   it("the file holds schema, kind and the kind's fields only", () => {
-    expect(JSON.parse(receiptJson(profile(`${H}/.bashrc`, LINE)))).toEqual({ schema: 1, kind: "profile", path: `${H}/.bashrc`, line: LINE, create: false, separator: "\n" });
+    expect(JSON.parse(receiptJson(profile(`${H}/.bashrc`, LINE)))).toEqual({
+      schema: 1,
+      kind: "profile",
+      path: `${H}/.bashrc`,
+      line: LINE,
+      create: false,
+      separator: "\n",
+    });
   });
 
   it.each<[string, PathReceipt, ReceiptContext?]>([
@@ -399,7 +449,10 @@ describe("receipts: only what this prefix writes", () => {
 
 describe("shadowingCommand: the spec's table", () => {
   const OLD = "/home/u/.local/share/pnpm";
-  const commands = (...files: string[]) => (f: string) => files.includes(f);
+  const commands =
+    (...files: string[]) =>
+    (f: string) =>
+      files.includes(f);
   const base = { platform: "linux" as const, home: H, env: {}, bin: BIN };
   const line = (shell: "zsh" | "bash" | "fish" | "sh"): PathEntryPlan => ({
     kind: "line",
@@ -424,7 +477,11 @@ describe("shadowingCommand: the spec's table", () => {
   });
 
   it("the fish line wins when no other gentle-shell is on PATH", () => {
-    expect(shadowingCommand(line("fish"), { ...base, path: "/usr/bin", isCommand: commands("/usr/bin/node") })).toEqual({ position: "last", runs: `${BIN}/gentle-shell`, ours: true });
+    expect(shadowingCommand(line("fish"), { ...base, path: "/usr/bin", isCommand: commands("/usr/bin/node") })).toEqual({
+      position: "last",
+      runs: `${BIN}/gentle-shell`,
+      ours: true,
+    });
   });
 
   it("the Windows user Path entry counts last, after the machine Path; PATHEXT names are found", () => {
@@ -469,6 +526,10 @@ describe("shadowingCommand: the spec's table", () => {
 
   it("a manual plan changes nothing: the old one keeps running", () => {
     const plan: PathEntryPlan = { kind: "manual", shell: "bash", file: "f", line: LINE, reason: "link" };
-    expect(shadowingCommand(plan, { ...base, path: OLD, isCommand: commands(`${OLD}/gentle-shell`) })).toMatchObject({ position: "unchanged", ours: false, runs: `${OLD}/gentle-shell` });
+    expect(shadowingCommand(plan, { ...base, path: OLD, isCommand: commands(`${OLD}/gentle-shell`) })).toMatchObject({
+      position: "unchanged",
+      ours: false,
+      runs: `${OLD}/gentle-shell`,
+    });
   });
 });

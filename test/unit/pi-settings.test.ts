@@ -59,7 +59,11 @@ describe("the npmCommand key in the agent home's settings.json", () => {
     expect(await fs.readFile(settings(), "utf8")).toBe(text);
   });
 
-  it.each([["not JSON", "{oops"], ["an array", "[1,2]"], ["a string", '"x"']])("leaves a file that is %s alone with a warning", async (_what, text) => {
+  it.each([
+    ["not JSON", "{oops"],
+    ["an array", "[1,2]"],
+    ["a string", '"x"'],
+  ])("leaves a file that is %s alone with a warning", async (_what, text) => {
     await fs.writeFile(settings(), text);
     const r = await ensurePiNpmCommand(layout);
     expect(r).toMatchObject({ warning: expect.stringMatching(/settings\.json is not/) });

@@ -79,7 +79,9 @@ describe("activateVersion", () => {
     await activateVersion(layout, "4.0.0-1.6.0");
     await fs.rm(layout.history);
     await fs.mkdir(layout.history);
-    await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/versions\.history is not a file made by gentle-shell-setup; current was not switched/);
+    await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(
+      /versions\.history is not a file made by gentle-shell-setup; current was not switched/,
+    );
     expect(await fs.readlink(layout.current)).toBe("versions/4.0.0-1.6.0");
   });
 

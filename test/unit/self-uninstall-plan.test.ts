@@ -20,7 +20,8 @@ beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), "gss-uninstall-plan-"));
   home = join(root, "home");
   layout = prefixLayout({ home, platform: "linux", pins: productionPins });
-  for (const dir of ["agent", "runtime", "versions", "pnpm", "npm", "gentle-ai", "config", "tmp"]) await fs.mkdir(join(layout.prefix, dir), { recursive: true });
+  for (const dir of ["agent", "runtime", "versions", "pnpm", "npm", "gentle-ai", "config", "tmp"])
+    await fs.mkdir(join(layout.prefix, dir), { recursive: true });
   await fs.writeFile(layout.history, "4.1.0-1.6.0\n");
   await fs.symlink("versions/4.1.0-1.6.0", layout.current);
   await ensureLauncher(layout);

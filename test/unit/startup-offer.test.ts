@@ -31,7 +31,12 @@ describe("what is offered", () => {
   it("a newer exact release", () => {
     expect(shouldOffer("4.0.0", "4.1.0", none)).toBe(true);
   });
-  it.each([["the same", "4.0.0"], ["an older", "3.9.9"], ["a malformed", "latest"], ["no", null]])("not %s release", (_w, latest) => {
+  it.each([
+    ["the same", "4.0.0"],
+    ["an older", "3.9.9"],
+    ["a malformed", "latest"],
+    ["no", null],
+  ])("not %s release", (_w, latest) => {
     expect(shouldOffer("4.0.0", latest, none)).toBe(false);
   });
   it("not the skipped release, but a newer one again", () => {

@@ -44,7 +44,14 @@ const ENV = { LOCALAPPDATA: LOCAL, USERPROFILE: PROFILE };
 const READ_EXECUTE = 0x1200a9;
 const MODIFY = 0x1301bf;
 
-const full = (sid: string, extra: Partial<WindowsAce> = {}): WindowsAce => ({ sid, allow: true, rights: FULL_CONTROL, inheritOnly: false, inherited: false, ...extra });
+const full = (sid: string, extra: Partial<WindowsAce> = {}): WindowsAce => ({
+  sid,
+  allow: true,
+  rights: FULL_CONTROL,
+  inheritOnly: false,
+  inherited: false,
+  ...extra,
+});
 /** What a profile folder grants by default. */
 const profileAces = (): WindowsAce[] => [full(SID.SYSTEM), full(SID.ADMINISTRATORS), full(USER)];
 
@@ -183,16 +190,45 @@ describe("ensureWindowsPrivateFolder: %LOCALAPPDATA%\\gentle-shell first", () =>
 describe("%USERPROFILE%\\.gentle-shell-bundle only when an untrusted owner or ACL rejects the first folder", () => {
   const rejections: [string, (w: FakeWindows) => void, RegExp][] = [
     ["%LOCALAPPDATA% owned by another account", (w) => (w.nodes.get(LOCAL)!.owner = OTHER), /%LOCALAPPDATA% .* is owned by another account/],
-    ["%LOCALAPPDATA% writable by Everyone", (w) => w.nodes.get(LOCAL)!.aces!.push(full(EVERYONE, { rights: MODIFY })), /%LOCALAPPDATA% .* lets another account change it/],
+    [
+      "%LOCALAPPDATA% writable by Everyone",
+      (w) => w.nodes.get(LOCAL)!.aces!.push(full(EVERYONE, { rights: MODIFY })),
+      /%LOCALAPPDATA% .* lets another account change it/,
+    ],
     ["%LOCALAPPDATA% lets Users add folders", (w) => w.nodes.get(LOCAL)!.aces!.push(full(USERS, { rights: 0x4 })), /lets another account change it/],
-    ["%LOCALAPPDATA% lets another user delete children", (w) => w.nodes.get(LOCAL)!.aces!.push(full(OTHER, { rights: 0x40 })), /lets another account change it/],
+    [
+      "%LOCALAPPDATA% lets another user delete children",
+      (w) => w.nodes.get(LOCAL)!.aces!.push(full(OTHER, { rights: 0x40 })),
+      /lets another account change it/,
+    ],
     ["%LOCALAPPDATA% unreadable", (w) => w.nodes.set(LOCAL, { kind: "unreadable" }), /cannot be read/],
-    ["the folder owned by another account", (w) => w.nodes.set(FIRST, { kind: "directory", owner: OTHER, protected: false, aces: profileAces() }), /gentle-shell is owned by another account/],
-    ["the folder writable by Authenticated Users", (w) => w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: false, aces: [...profileAces(), full(AUTHENTICATED, { rights: MODIFY })] }), /gentle-shell lets another account change it/],
-    ["the folder lets Everyone change its permissions", (w) => w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: [...profileAces(), full(EVERYONE, { rights: 0x40000 })] }), /lets another account/],
-    ["the folder passes write to children only (inherit-only)", (w) => w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: [...profileAces(), full(USERS, { rights: MODIFY, inheritOnly: true })] }), /lets another account/],
+    [
+      "the folder owned by another account",
+      (w) => w.nodes.set(FIRST, { kind: "directory", owner: OTHER, protected: false, aces: profileAces() }),
+      /gentle-shell is owned by another account/,
+    ],
+    [
+      "the folder writable by Authenticated Users",
+      (w) => w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: false, aces: [...profileAces(), full(AUTHENTICATED, { rights: MODIFY })] }),
+      /gentle-shell lets another account change it/,
+    ],
+    [
+      "the folder lets Everyone change its permissions",
+      (w) => w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: [...profileAces(), full(EVERYONE, { rights: 0x40000 })] }),
+      /lets another account/,
+    ],
+    [
+      "the folder passes write to children only (inherit-only)",
+      (w) =>
+        w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: [...profileAces(), full(USERS, { rights: MODIFY, inheritOnly: true })] }),
+      /lets another account/,
+    ],
     ["the folder unreadable", (w) => w.nodes.set(FIRST, { kind: "unreadable" }), /gentle-shell has an owner or permissions that cannot be read/],
-    ["another account created the folder first (a race with our mkdir)", (w) => (w.onCreate = (p) => (p === FIRST ? { kind: "directory", owner: OTHER, protected: false, aces: profileAces() } : undefined)), /is owned by another account/],
+    [
+      "another account created the folder first (a race with our mkdir)",
+      (w) => (w.onCreate = (p) => (p === FIRST ? { kind: "directory", owner: OTHER, protected: false, aces: profileAces() } : undefined)),
+      /is owned by another account/,
+    ],
   ];
 
   it.each(rejections)("%s", async (_what, arrange, reason) => {
@@ -240,14 +276,22 @@ describe("anything else stops with an error and never falls back", () => {
   const refusals: [string, (w: FakeWindows) => void, RegExp][] = [
     ["a link in place of the folder", (w) => w.nodes.set(FIRST, { kind: "link" }), /is a link; it must be a real folder/],
     ["a file in place of the folder", (w) => w.nodes.set(FIRST, { kind: "file" }), /is not a folder/],
-    ["a marker with other text", (w) => {
-      w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
-      w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "file", text: "someone else's\r\n" });
-    }, /holds a \.gentle-shell-bundle that Gentle Shell did not write/],
-    ["a marker that is not a file", (w) => {
-      w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
-      w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "link" });
-    }, /is not a regular file/],
+    [
+      "a marker with other text",
+      (w) => {
+        w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
+        w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "file", text: "someone else's\r\n" });
+      },
+      /holds a \.gentle-shell-bundle that Gentle Shell did not write/,
+    ],
+    [
+      "a marker that is not a file",
+      (w) => {
+        w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
+        w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "link" });
+      },
+      /is not a regular file/,
+    ],
     ["%LOCALAPPDATA% missing on disk", (w) => w.nodes.delete(LOCAL), /%LOCALAPPDATA% .* does not exist/],
     ["%LOCALAPPDATA% is a link", (w) => w.nodes.set(LOCAL, { kind: "link" }), /is not a real folder/],
     ["a DACL that does not read back as set", (w) => (w.daclWorks = false), /could not be made private/],
@@ -272,14 +316,17 @@ describe("anything else stops with an error and never falls back", () => {
     expect(w.calls.filter((c) => c.startsWith("dacl"))).toEqual([]);
   });
 
-  it.each([[{}], [{ LOCALAPPDATA: "" }], [{ LOCALAPPDATA: "AppData\\Local" }], [{ LOCALAPPDATA: "\\\\server\\share\\Local" }], [{ LOCALAPPDATA: "C:relative" }]])(
-    "%LOCALAPPDATA% not a drive-absolute folder (%o) is an error before anything runs",
-    async (env) => {
-      const w = new FakeWindows();
-      await expect(ensureWindowsPrivateFolder({ ...env, USERPROFILE: PROFILE }, w)).rejects.toThrow(/%LOCALAPPDATA% is not set to an absolute folder/);
-      expect(w.calls).toEqual([]);
-    },
-  );
+  it.each([
+    [{}],
+    [{ LOCALAPPDATA: "" }],
+    [{ LOCALAPPDATA: "AppData\\Local" }],
+    [{ LOCALAPPDATA: "\\\\server\\share\\Local" }],
+    [{ LOCALAPPDATA: "C:relative" }],
+  ])("%LOCALAPPDATA% not a drive-absolute folder (%o) is an error before anything runs", async (env) => {
+    const w = new FakeWindows();
+    await expect(ensureWindowsPrivateFolder({ ...env, USERPROFILE: PROFILE }, w)).rejects.toThrow(/%LOCALAPPDATA% is not set to an absolute folder/);
+    expect(w.calls).toEqual([]);
+  });
 });
 
 describe("untrustedReason", () => {
@@ -315,7 +362,9 @@ describe("untrustedReason", () => {
   });
 
   it("CREATOR OWNER, CREATOR GROUP and OWNER RIGHTS stand for checked accounts", () => {
-    expect(untrustedReason(dir([full(SID.CREATOR_OWNER, { inheritOnly: true }), full(SID.CREATOR_GROUP, { inheritOnly: true }), full(SID.OWNER_RIGHTS)]), trusted)).toBeNull();
+    expect(
+      untrustedReason(dir([full(SID.CREATOR_OWNER, { inheritOnly: true }), full(SID.CREATOR_GROUP, { inheritOnly: true }), full(SID.OWNER_RIGHTS)]), trusted),
+    ).toBeNull();
   });
 });
 
@@ -330,7 +379,7 @@ describe("the real adapter's process calls (a fake windowsProcessCheck)", () => 
     return { requests, check };
   };
   const decoded = (r: WindowsProcessRequest) => Buffer.from(r.args![r.args!.length - 1], "base64").toString("utf16le");
-  const hostile = "C:\\Users\\o'brien $(calc) `a` \"q\" ;& %PATH%\\AppData\\Local\\gentle-shell";
+  const hostile = 'C:\\Users\\o\'brien $(calc) `a` "q" ;& %PATH%\\AppData\\Local\\gentle-shell';
 
   it("whoami.exe from %SystemRoot%\\System32 gives the current user's SID", async () => {
     const r = recorder(`"desktop-1\\alice","${USER}"\r\n`);
@@ -377,7 +426,12 @@ describe("the real adapter's process calls (a fake windowsProcessCheck)", () => 
   });
 
   it("a failing process is passed on as windowsProcessCheck's error", async () => {
-    const adapter = windowsPrivateFolderAdapter({ env: ENV_SYS, check: async () => { throw windowsProcessFailure({ status: 5 }); } });
+    const adapter = windowsPrivateFolderAdapter({
+      env: ENV_SYS,
+      check: async () => {
+        throw windowsProcessFailure({ status: 5 });
+      },
+    });
     await expect(adapter.inspect("C:\\x")).rejects.toThrow(/^Windows prerequisite process failed$/);
   });
 
@@ -404,12 +458,16 @@ describe("the real adapter's process calls (a fake windowsProcessCheck)", () => 
     for (const kind of ["absent", "link", "file", "unreadable"]) expect(parseInspect(`kind ${kind}\n`)).toEqual({ kind });
   });
 
-  it.each(["", "kind maybe", "kind directory\nprotected 1", `kind directory\nowner ${USER}`, `kind directory\nowner ${USER}\nprotected 1\nace allow x 0 0 ${USER}`, `kind directory\nowner NT AUTHORITY\\SYSTEM\nprotected 1`])(
-    "parseInspect refuses an unexpected answer %j",
-    (out) => {
-      expect(() => parseInspect(out)).toThrow(WindowsPrivateFolderError);
-    },
-  );
+  it.each([
+    "",
+    "kind maybe",
+    "kind directory\nprotected 1",
+    `kind directory\nowner ${USER}`,
+    `kind directory\nowner ${USER}\nprotected 1\nace allow x 0 0 ${USER}`,
+    `kind directory\nowner NT AUTHORITY\\SYSTEM\nprotected 1`,
+  ])("parseInspect refuses an unexpected answer %j", (out) => {
+    expect(() => parseInspect(out)).toThrow(WindowsPrivateFolderError);
+  });
 
   it("parseWhoami refuses an answer without a SID", () => {
     expect(() => parseWhoami('"desktop\\alice","alice"')).toThrow(WindowsPrivateFolderError);
@@ -423,7 +481,12 @@ describe("the real adapter's folder and marker (node:fs on a real temp folder)",
     if (dir) await fs.rm(dir, { recursive: true, force: true });
     dir = undefined;
   });
-  const adapter = windowsPrivateFolderAdapter({ env: { SystemRoot: "C:\\Windows" }, check: async () => { throw new Error("no process expected"); } });
+  const adapter = windowsPrivateFolderAdapter({
+    env: { SystemRoot: "C:\\Windows" },
+    check: async () => {
+      throw new Error("no process expected");
+    },
+  });
 
   it("createFolder makes one folder, never its parents; an existing one is fine", async () => {
     dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));

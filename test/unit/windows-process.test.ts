@@ -84,14 +84,16 @@ function fakeSpawn(onSpawn?: (child: FakeChild) => void) {
   return { spawn, calls };
 }
 
-const exitWith = (code: number, stdout = "", stderr = "") => (child: FakeChild) => {
-  setTimeout(() => {
-    if (stdout) child.stdout.write(stdout);
-    if (stderr) child.stderr.write(stderr);
-    child.emit("exit", code, null);
-    child.emit("close", code, null);
-  }, 0);
-};
+const exitWith =
+  (code: number, stdout = "", stderr = "") =>
+  (child: FakeChild) => {
+    setTimeout(() => {
+      if (stdout) child.stdout.write(stdout);
+      if (stderr) child.stderr.write(stderr);
+      child.emit("exit", code, null);
+      child.emit("close", code, null);
+    }, 0);
+  };
 
 afterEach(() => {
   vi.useRealTimers();
@@ -137,7 +139,12 @@ describe("the cause preserves status, signal and selected process-error fields p
   });
 
   it("signal", async () => {
-    const fake = fakeSpawn((child) => setTimeout(() => { child.emit("exit", null, "SIGTERM"); child.emit("close", null, "SIGTERM"); }, 0));
+    const fake = fakeSpawn((child) =>
+      setTimeout(() => {
+        child.emit("exit", null, "SIGTERM");
+        child.emit("close", null, "SIGTERM");
+      }, 0),
+    );
     const { cause } = await failure(windowsProcessCheck({ command: "C:\\x.exe" }, { spawn: fake.spawn, platform: "win32", baseEnv: {} }));
     expect(cause.status).toBeNull();
     expect(cause.signal).toBe("SIGTERM");
@@ -169,9 +176,7 @@ describe("a sanitized cause.stack carries these fields, without callsites, raw s
 
   it("no callsite, command, argument, raw spawn text or environment value anywhere in the error", async () => {
     const marker = "zqx-unique-env-value";
-    const { error, cause } = await failure(
-      windowsProcessCheck({ command: MISSING, args: ["argv-unique-value"], env: { GSS_PROBE: marker } }),
-    );
+    const { error, cause } = await failure(windowsProcessCheck({ command: MISSING, args: ["argv-unique-value"], env: { GSS_PROBE: marker } }));
     const exit = await failure(node("process.exit(1)", { env: { GSS_PROBE: marker }, args: ["argv-unique-value"] }));
     for (const c of [cause, exit.cause]) {
       expect(c.stack).not.toMatch(/\n\s+at /);
@@ -185,7 +190,13 @@ describe("a sanitized cause.stack carries these fields, without callsites, raw s
 
 describe("process-error messages use only a sanitized native code or a fixed fallback", () => {
   it("raw spawn text naming a private bare executable never appears", () => {
-    const raw = Object.assign(new Error("spawn alice-secret-tool.exe EINVAL"), { code: "EINVAL", errno: -4071, syscall: "spawn alice-secret-tool.exe", path: "alice-secret-tool.exe", spawnargs: ["x"] });
+    const raw = Object.assign(new Error("spawn alice-secret-tool.exe EINVAL"), {
+      code: "EINVAL",
+      errno: -4071,
+      syscall: "spawn alice-secret-tool.exe",
+      path: "alice-secret-tool.exe",
+      spawnargs: ["x"],
+    });
     const { cause } = windowsProcessFailure({ error: raw });
     expect(cause.processError).toEqual({ name: "Error", code: "EINVAL", errno: -4071, message: "EINVAL" });
     expect(cause.message).not.toContain("alice");
@@ -389,12 +400,15 @@ describe("CMD/BAT rejection", () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  it.each(["icacls", "icacls.exe", "tools\\x.exe", "\\Windows\\x.exe", "\\\\server\\share\\x.exe"])("a bare, relative or UNC name %s is refused on Windows", async (command) => {
-    const fake = fakeSpawn();
-    const { cause } = await failure(windowsProcessCheck({ command }, { spawn: fake.spawn, platform: "win32" }));
-    expect(fake.calls).toHaveLength(0);
-    expect(cause.processError!.code).toBe(COMMAND_NOT_ABSOLUTE);
-  });
+  it.each(["icacls", "icacls.exe", "tools\\x.exe", "\\Windows\\x.exe", "\\\\server\\share\\x.exe"])(
+    "a bare, relative or UNC name %s is refused on Windows",
+    async (command) => {
+      const fake = fakeSpawn();
+      const { cause } = await failure(windowsProcessCheck({ command }, { spawn: fake.spawn, platform: "win32" }));
+      expect(fake.calls).toHaveLength(0);
+      expect(cause.processError!.code).toBe(COMMAND_NOT_ABSOLUTE);
+    },
+  );
 
   it(".exe and .com paths are allowed", async () => {
     for (const command of ["C:\\Windows\\System32\\icacls.exe", "C:\\Windows\\System32\\more.com", "C:\\Windows\\System32\\cmd.exe.bak"]) {
@@ -417,7 +431,13 @@ describe("neutral cwd, shell=false", () => {
     const [call] = fake.calls;
     expect(call.command).toBe("C:\\Windows\\System32\\icacls.exe");
     expect(call.args).toEqual(args);
-    expect(call.options).toMatchObject({ shell: false, stdio: ["ignore", "pipe", "pipe"], windowsHide: true, windowsVerbatimArguments: false, cwd: "C:\\Windows\\System32" });
+    expect(call.options).toMatchObject({
+      shell: false,
+      stdio: ["ignore", "pipe", "pipe"],
+      windowsHide: true,
+      windowsVerbatimArguments: false,
+      cwd: "C:\\Windows\\System32",
+    });
     expect(call.options.env).toEqual({ SYSTEMROOT: "C:\\Windows\\", Path: "C:\\x", GSS_DATA: "C:\\Users\\a b" });
   });
 
@@ -436,7 +456,8 @@ describe("neutral cwd, shell=false", () => {
   });
 
   it("real child: not our working folder, shell metacharacters stay literal, env data arrives, stdin is closed", async () => {
-    const probe = "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.stringify({cwd:process.cwd(),argv:process.argv.slice(1),data:process.env.GSS_DATA,stdin:s})))";
+    const probe =
+      "let s='';process.stdin.on('data',d=>s+=d).on('end',()=>console.log(JSON.stringify({cwd:process.cwd(),argv:process.argv.slice(1),data:process.env.GSS_DATA,stdin:s})))";
     const args = ["$(touch gss-pwned)", "a;b", "|", "&&", "`x`", "'q'", '"dq"', "*", "%PATH%", "a b"];
     const out = await node(probe, { args, env: { GSS_DATA: "C:\\Users\\a b;&|" } });
     const seen = JSON.parse(out.stdout);
@@ -466,7 +487,12 @@ describe("15-second SIGKILL; elapsed time alone does not establish timeout", () 
 
   it("fake clock: a child that ends by itself at 14.9 s is not a timeout, however long it took", async () => {
     vi.useFakeTimers();
-    const fake = fakeSpawn((child) => setTimeout(() => { child.emit("exit", 1, null); child.emit("close", 1, null); }, 14_900));
+    const fake = fakeSpawn((child) =>
+      setTimeout(() => {
+        child.emit("exit", 1, null);
+        child.emit("close", 1, null);
+      }, 14_900),
+    );
     const pending = failure(windowsProcessCheck({ command: "C:\\x.exe" }, { spawn: fake.spawn, platform: "win32", baseEnv: {} }));
     await vi.advanceTimersByTimeAsync(20_000);
     const { cause } = await pending;
@@ -496,7 +522,9 @@ describe("15-second SIGKILL; elapsed time alone does not establish timeout", () 
 
 describe("1 MiB capture", () => {
   it("exactly 1 MiB on each stream is captured whole", async () => {
-    const out = await node(`process.stdout.write(Buffer.alloc(${WINDOWS_PROCESS_MAX_CAPTURE}, 97)); process.stderr.write(Buffer.alloc(${WINDOWS_PROCESS_MAX_CAPTURE}, 98))`);
+    const out = await node(
+      `process.stdout.write(Buffer.alloc(${WINDOWS_PROCESS_MAX_CAPTURE}, 97)); process.stderr.write(Buffer.alloc(${WINDOWS_PROCESS_MAX_CAPTURE}, 98))`,
+    );
     expect(out.stdout.length).toBe(WINDOWS_PROCESS_MAX_CAPTURE);
     expect(out.stderr.length).toBe(WINDOWS_PROCESS_MAX_CAPTURE);
   });

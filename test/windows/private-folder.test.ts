@@ -12,12 +12,7 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  WINDOWS_BUNDLE_MARKER,
-  WINDOWS_BUNDLE_MARKER_TEXT,
-  ensureWindowsPrivateFolder,
-  windowsPrivateFolderAdapter,
-} from "../../src/install/windows-private";
+import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, ensureWindowsPrivateFolder, windowsPrivateFolderAdapter } from "../../src/install/windows-private";
 import { BATCH_REJECTED, WINDOWS_PROCESS_FAILED, windowsProcessCheck, type WindowsPrerequisiteError } from "../../src/io/windows-process";
 
 function requireWindows(): void {
@@ -127,7 +122,13 @@ describe("windowsProcessCheck on Windows", () => {
     requireWindows();
     const error = (await windowsProcessCheck({
       command: POWERSHELL,
-      args: ["-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "[Console]::Error.WriteLine('cannot open C:\\Users\\alice'); [Console]::Error.WriteLine('Access is denied.'); exit 3"],
+      args: [
+        "-NoLogo",
+        "-NoProfile",
+        "-NonInteractive",
+        "-Command",
+        "[Console]::Error.WriteLine('cannot open C:\\Users\\alice'); [Console]::Error.WriteLine('Access is denied.'); exit 3",
+      ],
     }).catch((e) => e)) as WindowsPrerequisiteError;
     expect(error.cause.status).toBe(3);
     expect(error.cause.stderr).toBe("[line suppressed]\nAccess is denied.");

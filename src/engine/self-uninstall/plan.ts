@@ -117,9 +117,7 @@ function within(outer: string, inner: string): boolean {
  */
 export function forbiddenRemoval(path: string, guarded: { home: string[]; others: string[] }): boolean {
   const forms = [...new Set([path, realOrNull(path) ?? path])];
-  return forms.some(
-    (p) => guarded.home.some((g) => within(p, g)) || guarded.others.some((g) => within(p, g) || within(g, p)),
-  );
+  return forms.some((p) => guarded.home.some((g) => within(p, g)) || guarded.others.some((g) => within(p, g) || within(g, p)));
 }
 
 /** The prefix must be the real ~/.gentle-shell the engine runs from. */
@@ -160,7 +158,11 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     plan.path = {
       receipt: r,
       description:
-        r.kind === "link" ? `the link ${tildify(r.path, layout.home)}` : r.kind === "profile" ? `the marked line in ${tildify(r.path, layout.home)}` : `${r.entry} in the user Path`,
+        r.kind === "link"
+          ? `the link ${tildify(r.path, layout.home)}`
+          : r.kind === "profile"
+            ? `the marked line in ${tildify(r.path, layout.home)}`
+            : `${r.entry} in the user Path`,
     };
   } else if (receipt.status === "invalid") {
     plan.pathManual = receipt.manual
@@ -243,4 +245,3 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
   }
   return plan;
 }
-

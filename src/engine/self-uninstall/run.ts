@@ -83,7 +83,9 @@ export async function selfUninstall(layout: Layout, env: Env, options: Uninstall
   // The install lock: an upgrade, an install or a setup working in the prefix finishes first.
   let lock: Lock;
   try {
-    lock = await acquireInstallLock(layout, options.lockWaitMs ?? 300_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+    lock = await acquireInstallLock(layout, options.lockWaitMs ?? 300_000, (pid) =>
+      out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`),
+    );
   } catch (error) {
     err(`${(error as Error).message}. Nothing was removed.`);
     return 1;
@@ -148,7 +150,9 @@ async function uninstallLocked(
       return 1;
     }
     if (result.status === "kept") {
-      messages.push(`${show(result.path)} still holds ${result.line ? `the line ${result.line}` : "a gentle-shell entry"} (${result.reason}); remove it by hand.`);
+      messages.push(
+        `${show(result.path)} still holds ${result.line ? `the line ${result.line}` : "a gentle-shell entry"} (${result.reason}); remove it by hand.`,
+      );
     } else if (result.status === "removed") {
       out(`✔ PATH: removed ${plan.path.description}`);
     }
