@@ -17,6 +17,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
+          setupFiles: ["test/support/compile-cache.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -26,6 +27,7 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           globalSetup: ["test/support/global-setup.ts"],
+          setupFiles: ["test/support/compile-cache.ts"],
           testTimeout: 180_000,
           hookTimeout: 600_000,
           teardownTimeout: 60_000,

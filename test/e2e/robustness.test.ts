@@ -5,7 +5,7 @@
  * at once; foreign files where ours would go; hostile parent folders.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, promises as fs, readdirSync } from "node:fs";
+import { existsSync, promises as fs, readdirSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -65,6 +65,13 @@ async function killWhen(home: string, trigger: (prefix: string) => boolean): Pro
   return { killed, code };
 }
 
+const readTextSync = (path: string): string | null => {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+};
 const has = (rel: string) => (prefix: string) => existsSync(join(prefix, rel));
 const stagingIn = (prefix: string) => {
   try {
@@ -81,7 +88,8 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
     ["after pnpm is published", has("runtime/pnpm-11.1.1/.gentle-shell-runtime")],
     ["when the version folder is claimed", has(`versions/${latest.id}/.gentle-shell-version`)],
     ["in the middle of pnpm", has(`versions/${latest.id}/node_modules/.pnpm`)],
-    ["after the final version marker", (p) => existsSync(join(p, `versions/${latest.id}/.gentle-shell/engine.cjs`))],
+    // The final marker reads the bare id; before it, "installing <id> <pid>".
+    ["after the final version marker", (p) => readTextSync(join(p, `versions/${latest.id}/.gentle-shell-version`))?.trim() === latest.id],
     ["after current is switched", has("current")],
     ["after the launcher is written", has("bin/gentle-shell")],
   ];

@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "pathe";
+import { scratchDir } from "../support/scratch";
 import { sameBytes, verifiedDownload, type Expected } from "../../src/io/download";
 import { Writable } from "node:stream";
 import { lineProgress, progressFor } from "../../src/io/progress";
@@ -27,7 +27,7 @@ let mirror: Mirror;
 let work: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "gss-download-mirror-"));
+  root = scratchDir("gss-download-mirror-");
   await fs.mkdir(join(root, "node", "v24.21.0"), { recursive: true });
   await fs.writeFile(join(root, PATH), body);
   mirror = await startMirror({ root });
@@ -44,7 +44,7 @@ afterEach(async () => {
 
 /** fetchArtifact from the mirror into a fresh folder; the folder must hold only the verified file, or nothing. */
 async function fetchInto(expected = pin(), download = {}) {
-  work = mkdtempSync(join(tmpdir(), "gss-download-"));
+  work = scratchDir("gss-download-");
   const dir = join(work, "runtime");
   try {
     const file = await fetchArtifact({ kind: "mirror", base: mirror.url }, PATH, dir, expected, { download: { ...fast, ...download } });
@@ -143,7 +143,7 @@ describe("verifiedDownload from the mirror", () => {
   it("a redirect to a listed release host is still refused over plain http", async () => {
     mirror.setFault(PATH, { kind: "redirect" });
     const alt = new URL(mirror.altUrl).host;
-    work = mkdtempSync(join(tmpdir(), "gss-download-"));
+    work = scratchDir("gss-download-");
     await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "f"), pin(), { ...fast, redirectHosts: [alt] })).rejects.toThrow(/not an allowed host/);
     expect(mirror.requests.filter((r) => r.port === "alt")).toEqual([]);
   });
@@ -180,7 +180,7 @@ describe("verifiedDownload from the mirror", () => {
   });
 
   it("a file that cannot be written: refused at once, no retry, no hang", async () => {
-    work = mkdtempSync(join(tmpdir(), "gss-download-"));
+    work = scratchDir("gss-download-");
     await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "missing", "f"), pin(), fast)).rejects.toThrow(
       /^could not write Node 24\.21\.0 \(linux-x64\) to .* \(ENOENT\)$/,
     );
@@ -195,7 +195,7 @@ describe("verifiedDownload from the mirror", () => {
     const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
     process.on("warning", onWarning);
     try {
-      work = mkdtempSync(join(tmpdir(), "gss-download-"));
+      work = scratchDir("gss-download-");
       const expected = { name: "big", sha256: createHash("sha256").update(big).digest("hex"), size: big.length, maxBytes: big.length };
       await verifiedDownload(`${mirror.url}/big/a.bin`, join(work, "f"), expected, fast);
       await new Promise((r) => setImmediate(r));
@@ -211,7 +211,7 @@ describe("verifiedDownload from the mirror", () => {
     const port = (sockets.address() as { port: number }).port;
     let accepted = 0;
     sockets.on("connection", () => accepted++);
-    work = mkdtempSync(join(tmpdir(), "gss-download-"));
+    work = scratchDir("gss-download-");
     try {
       await expect(verifiedDownload(`http://127.0.0.1:${port}/${PATH}`, join(work, "f"), pin(), { ...fast, attempts: 3 })).rejects.toThrow(
         /^Node 24\.21\.0 \(linux-x64\): could not reach http:\/\/127\.0\.0\.1:\d+\/.* \((ECONNRESET|other side closed)\).*gave up after 3 attempts/,
@@ -226,7 +226,7 @@ describe("verifiedDownload from the mirror", () => {
 
 describe("fetchArtifact from an offline folder", () => {
   async function fromFolder(mutate?: (file: string) => Promise<void>, expected = pin()) {
-    work = mkdtempSync(join(tmpdir(), "gss-folder-"));
+    work = scratchDir("gss-folder-");
     const folder = join(work, "bundle");
     await fs.mkdir(join(folder, "node", "v24.21.0"), { recursive: true });
     const file = join(folder, PATH);

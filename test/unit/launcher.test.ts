@@ -92,6 +92,10 @@ describe("the Engram guard", () => {
     const r = spawnSync(layout.guard, ["serve", "$(touch /tmp/gss-pwned)", "--data-dir", "/x"], { encoding: "utf8" });
     expect(r.status).toBe(78);
     expect(r.stdout).toBe("");
+    // The notice, word for word: memory off for this session, Shell working without it, what to do.
+    expect(r.stderr.trim()).toBe(
+      "gentle-shell: Engram memory is disabled for this session because Gentle Shell could not verify a safe shared Engram server. Shell keeps working without memory; run gentle-shell again after starting a compatible Engram server (3.4.0 or later).",
+    );
     expect(r.stderr.trim()).toBe(ENGRAM_STARTUP_NOTICE);
     await expect(fs.stat("/tmp/gss-pwned")).rejects.toThrow();
     expect(guardScript()).not.toMatch(/engram (serve|version)/);

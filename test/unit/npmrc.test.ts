@@ -79,14 +79,14 @@ describe("registry and auth from the filtered npmrc", () => {
 });
 
 describe("userNpmrc and writeNpmrcAuth", async () => {
-  const { mkdtempSync, promises: fs } = await import("node:fs");
+  const { promises: fs } = await import("node:fs");
   const { execFileSync } = await import("node:child_process");
-  const { tmpdir } = await import("node:os");
+  const { scratchDir } = await import("../support/scratch");
   const { join } = await import("pathe");
   const { userNpmrc, writeNpmrcAuth } = await import("../../src/install/npm-settings");
   const { prefixLayout } = await import("../../src/core/layout");
   const { productionPins } = await import("../../src/pins/production");
-  const home = mkdtempSync(join(tmpdir(), "gss-npmrc-"));
+  const home = scratchDir("gss-npmrc-");
 
   it("reads ~/.npmrc by default", async () => {
     await fs.writeFile(join(home, ".npmrc"), "registry=https://r.test/\n");
