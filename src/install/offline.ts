@@ -65,7 +65,7 @@ import { fetchArtifact } from "./fetch";
 import { ensureRuntimes } from "./runtime";
 import { fetchDistributionAssets, latestRelease } from "./release";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
-import { configuredRegistry } from "./bundled-install";
+import { configuredRegistry } from "./registry";
 
 export const BUNDLE_MANIFEST = "offline-bundle.json";
 export const BUNDLE_SUMS = "SHA256SUMS";
