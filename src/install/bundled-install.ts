@@ -25,7 +25,7 @@ import { configuredRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
 import { shadowingCommand } from "../core/path-entry";
-import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline";
+import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline/open";
 import { versionState } from "./version";
 
 export interface InstallOptions {
