@@ -1,4 +1,4 @@
-/** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline.ts. */
+/** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
 import { homedir } from "node:os";
 import { defineCommand } from "citty";
 import { buildPins } from "../pins/index";
@@ -6,7 +6,8 @@ import { TARGETS, type Target } from "../pins/types";
 import type { Env } from "../core/environment";
 import { isSingleExecutable } from "../io/self";
 import { progressFor } from "../io/progress";
-import { findInstallerBinaries, installerName, makeBundle } from "../install/offline";
+import { installerName } from "../install/offline/format";
+import { findInstallerBinaries, makeBundle } from "../install/offline/make";
 import { hostPlatform, hostTarget } from "../core/host";
 
 /** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */

@@ -19,7 +19,7 @@ import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
 import { ensureRuntimes, acquireGo } from "../install/runtime";
 import { ensureLauncher } from "../install/launcher";
-import { configuredRegistry } from "../install/bundled-install";
+import { configuredRegistry } from "../install/registry";
 import { readTextOrNull } from "../io/files";
 import { prefixAsInstalled } from "./bundled";
 

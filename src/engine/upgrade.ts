@@ -15,7 +15,7 @@ import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "
 import { run } from "../io/process";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../install/activate";
-import { configuredRegistry } from "../install/bundled-install";
+import { configuredRegistry } from "../install/registry";
 import { acquireInstallLock } from "../install/lock";
 import { fetchDistribution, latestRelease } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";

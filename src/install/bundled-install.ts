@@ -1,9 +1,11 @@
 /**
- * runBundledInstall: the steps of a new install, wired to their modules.
- * Every decision lives in those modules; this file only orders them.
+ * runBundledInstall (spec: "Migration from a global install",
+ * runBundledInstall): wires the steps of a new install (claim, npm settings,
+ * runtime, version, activate, launcher, verify-launcher, PATH) into the plan
+ * (src/install/plan.ts) and holds the step bodies, including the version
+ * step from an offline bundle; the modules they call make the decisions.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { pnpmEnvironment, type Env } from "../core/environment";
@@ -19,10 +21,11 @@ import { installVersion } from "./version";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
+import { configuredRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
 import { shadowingCommand } from "../core/path-entry";
-import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline";
+import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline/open";
 import { versionState } from "./version";
 
 export interface InstallOptions {
@@ -49,30 +52,6 @@ export interface InstallResult {
   /** When an older gentle-shell would still win in a new terminal: what to do about it. */
   shadow: string | null;
   ok: boolean;
-}
-
-/** The registry npm's configuration names: the filtered npmrc, else our npm's default. */
-export async function configuredRegistry(layout: Layout, npmrc: string, env: Env): Promise<string> {
-  const fromFile = npmrcRegistry(npmrc);
-  if (fromFile) return fromFile;
-  const npmCli =
-    layout.platform === "win32"
-      ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
-      : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
-  const clean: Env = {};
-  for (const [k, v] of Object.entries(env)) if (!/^npm_/i.test(k) && k !== "NODE_OPTIONS") clean[k] = v;
-  // A neutral folder: npm reads a project's .npmrc from the folder it runs in (or the nearest one
-  // above with a package.json), so the user's current directory must not choose the registry.
-  // --prefix pins npm's project folder to our runtime, which holds no .npmrc.
-  const neutral = layout.nodeDir;
-  const result = await run(
-    layout.node,
-    [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`, `--prefix=${neutral}`],
-    { env: clean, cwd: neutral, timeoutMs: 60_000 },
-  );
-  const registry = result.stdout.trim();
-  if (result.code !== 0 || !/^https?:\/\//.test(registry)) throw new Error("npm did not report a registry");
-  return registry.endsWith("/") ? registry : registry + "/";
 }
 
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {

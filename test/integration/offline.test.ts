@@ -16,16 +16,9 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand, runChecked } from "../support/proc";
 import { listTree } from "../support/tarball";
-import {
-  BUNDLE_MANIFEST,
-  BUNDLE_STORE,
-  BUNDLE_SUMS,
-  fetchSystemFlags,
-  findInstallerBinaries,
-  formatSums,
-  openBundle,
-  parseSums,
-} from "../../src/install/offline";
+import { BUNDLE_MANIFEST, BUNDLE_STORE, BUNDLE_SUMS, fetchSystemFlags, formatSums, parseSums } from "../../src/install/offline/format";
+import { openBundle } from "../../src/install/offline/open";
+import { findInstallerBinaries } from "../../src/install/offline/make";
 import { bundleTargets } from "../../src/cli/bundle";
 
 const f = fixtures();

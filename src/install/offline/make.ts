@@ -1,0 +1,293 @@
+/**
+ * Making an offline bundle, `gentle-shell-setup bundle` (design: "Sources:
+ * one layout for official, mirror and offline"; spec: "One lockfile for every
+ * system", "pnpm environment"). The format is src/install/offline/format.ts.
+ *
+ * - The pinned artifacts are fetched through the same sources as any install
+ *   and verified against the compiled-in pins as they arrive.
+ * - The store is one archive, so a stick takes one large file instead of
+ *   fifteen thousand small ones. It is made by our pnpm, in pnpmEnvironment
+ *   with a throwaway prefix under the system temp folder, with `pnpm fetch`
+ *   for the targets' systems (`--os/--cpu/--libc`: the lockfile lists every
+ *   system's optional packages, but only an install for a system needs its
+ *   own; environment variables for this are ignored by pnpm).
+ * - A bundle is made in a staging folder beside --out and appears with one
+ *   rename, so a failed or interrupted run leaves no half bundle.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join, relative, resolve } from "pathe";
+import * as tar from "tar";
+import { prefixLayout, type Platform } from "../../core/layout";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
+import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../../core/npmrc";
+import { pnpmEnvironment, type Env } from "../../core/environment";
+import { parseSource, releasePath, type Source } from "../../core/source";
+import type { FilePin, Pins, Target } from "../../pins/types";
+import type { Expected } from "../../io/download";
+import { lstatOrNull } from "../../io/files";
+import { outputTail, run } from "../../io/process";
+import type { ProgressReporter } from "../../io/progress";
+import { fetchArtifact } from "../fetch";
+import { ensureRuntimes } from "../runtime";
+import { fetchDistributionAssets, latestRelease } from "../release";
+import { userNpmrc, writeNpmrcAuth } from "../npm-settings";
+import { configuredRegistry } from "../registry";
+import {
+  BUNDLE_MANIFEST,
+  BUNDLE_README,
+  BUNDLE_STORE,
+  BUNDLE_SUMS,
+  bundleReadme,
+  fetchSystemFlags,
+  formatSums,
+  installerName,
+  parseSums,
+  type BundleManifest,
+} from "./format";
+
+export interface MakeBundleOptions {
+  out: string;
+  pins: Pins;
+  env: Env;
+  /** The user's home, for their npm settings (registry, proxy, auth) only. */
+  home: string;
+  platform: Platform;
+  /** This machine's target: its runtimes run pnpm fetch. */
+  hostTarget: Target;
+  targets: Target[];
+  /** --source as given: official (default), a mirror URL or a folder. */
+  source?: string;
+  release?: string;
+  /** Installer binaries to copy in, by target (see findInstallerBinaries). */
+  binaries: Partial<Record<Target, string>>;
+  log: (line: string) => void;
+  progress?: ProgressReporter;
+  verbose?: boolean;
+}
+
+export interface MadeBundle {
+  out: string;
+  manifest: BundleManifest;
+  bytes: number;
+  notes: string[];
+}
+
+/**
+ * The installer binaries at hand: the running one when it is a single
+ * executable, and any `gentle-shell-setup-<target>` for another target
+ * beside it (a release's download folder). Missing ones are named in `notes`.
+ */
+export async function findInstallerBinaries(
+  targets: readonly Target[],
+  hostTarget: Target,
+  self: { executable: string; isSingleExecutable: boolean },
+): Promise<{ binaries: Partial<Record<Target, string>>; notes: string[] }> {
+  const binaries: Partial<Record<Target, string>> = {};
+  const notes: string[] = [];
+  const dir = dirname(self.executable);
+  // A release's (or a build's) SHA256SUMS beside them, when there is one, must agree with what is copied.
+  const sumsText = self.isSingleExecutable ? await fs.readFile(join(dir, BUNDLE_SUMS), "utf8").catch(() => null) : null;
+  let besideSums: Map<string, string> | null = null;
+  try {
+    besideSums = sumsText === null ? null : parseSums(sumsText);
+  } catch {
+    besideSums = null;
+  }
+  for (const target of targets) {
+    if (target === hostTarget && self.isSingleExecutable) {
+      binaries[target] = self.executable;
+      continue;
+    }
+    const beside = join(dir, installerName(target));
+    if (self.isSingleExecutable && (await lstatOrNull(beside))?.isFile()) {
+      const want = besideSums?.get(installerName(target));
+      if (want && (await sha256File(beside)) !== want) {
+        notes.push(`${beside} does not match the ${BUNDLE_SUMS} beside it, so it was left out`);
+        continue;
+      }
+      binaries[target] = beside;
+      continue;
+    }
+    notes.push(
+      `no ${installerName(target)} at hand (only the running single executable and files beside it are taken): copy it into the bundle and add its line to ${BUNDLE_SUMS} yourself`,
+    );
+  }
+  return { binaries, notes };
+}
+
+function expectedFor(name: string, pin: FilePin, integrity?: string | null): Expected {
+  return { name, sha256: pin.sha256, size: pin.size, maxBytes: pin.maxBytes, ...(integrity ? { integrity } : {}) };
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+async function listFiles(root: string, dir = root): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(root, path)));
+    else if (entry.isFile()) out.push(relative(root, path));
+    else throw new Error(`${path} is neither a file nor a folder; it is not put into a bundle`);
+  }
+  return out;
+}
+
+/** gentle-shell-setup bundle: everything an offline install needs, in one folder. */
+export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle> {
+  const { pins, env, log } = options;
+  const out = resolve(options.out);
+  const targets = [...new Set(options.targets)];
+  if (!targets.length) throw new Error("no target for the bundle");
+  const existing = await lstatOrNull(out);
+  if (existing && !(existing.isDirectory() && (await fs.readdir(out)).length === 0)) {
+    throw new Error(`${out} already exists; a bundle is written only into a new or empty folder`);
+  }
+  for (const target of targets) {
+    if (!pins.node.archives[target]?.sha256)
+      throw new Error(`Node ${pins.node.version} for ${target} has no pinned checksum in this build, so no bundle can be made for ${target}`);
+    if (target.startsWith("win-") && !pins.go.archives[target]?.sha256) {
+      throw new Error(`Go ${pins.go.version} for ${target} has no pinned checksum in this build; a Windows install needs it`);
+    }
+  }
+  const source: Source = parseSource(options.source, "");
+  if (source.kind === "folder" && resolve(source.root) === out) throw new Error("--source and --out name the same folder");
+
+  await fs.mkdir(dirname(out), { recursive: true });
+  const staging = join(dirname(out), `.${basename(out)}.partial-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const scratch = await fs.mkdtemp(join(tmpdir(), "gss-bundle-"));
+  const notes: string[] = [];
+  try {
+    await fs.mkdir(staging, { mode: 0o755 });
+    // A throwaway prefix: its own runtimes, npm settings and pnpm store, removed at the end.
+    const layout = prefixLayout({ home: scratch, platform: options.platform, pins });
+    await fs.mkdir(layout.prefix, { recursive: true, mode: 0o700 });
+    const user = await userNpmrc(env, options.home);
+    const npmrc = registryCredentialsToAuth(filterNpmrc(user.text));
+    await writeNpmrcAuth(layout, npmrc);
+
+    const fetchInto = async (from: Source, pin: FilePin, expected: Expected) => {
+      const dest = join(staging, pin.path);
+      await fs.mkdir(dirname(dest), { recursive: true, mode: 0o755 });
+      const handle = options.progress?.start(expected.name);
+      const file = await fetchArtifact(from, pin.path, dirname(dest), expected, handle ? { download: { progress: handle } } : {});
+      await fs.rename(file, dest);
+      await fs.chmod(dest, 0o644);
+    };
+
+    // 1. The pinned artifacts each target needs, verified against the pins as they arrive.
+    const downloads: Promise<void>[] = [];
+    for (const target of targets) {
+      const node = pins.node.archives[target]!;
+      downloads.push(fetchInto(source, node, expectedFor(`Node ${pins.node.version} (${target})`, node)));
+      if (target.startsWith("win-")) {
+        const go = pins.go.archives[target]!;
+        downloads.push(fetchInto(source, go, expectedFor(`Go ${pins.go.version} (${target})`, go)));
+      }
+      const engram = pins.engram.archives[target];
+      if (engram?.sha256) downloads.push(fetchInto(source, engram, expectedFor(`Engram ${pins.engram.version} (${target})`, engram)));
+      else notes.push(`Engram ${pins.engram.version} for ${target} has no pinned checksum in this build: not in the bundle (memory stays disabled there)`);
+    }
+    const settled = await Promise.allSettled(downloads);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+
+    // 2. Our Node for this machine (from the bundle when it is one of the targets), then the registry npm's configuration names.
+    const hostSource: Source = targets.includes(options.hostTarget) ? { kind: "folder", root: staging } : source;
+    await ensureRuntimes({ layout, pins, source: hostSource, target: options.hostTarget, env }, { pnpm: false });
+    const registry = npmrcRegistry(npmrc) ?? (await configuredRegistry(layout, npmrc, env));
+
+    // 3. pnpm into the bundle, then into the throwaway prefix from there.
+    const pnpmSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
+    await fetchInto(pnpmSource, pins.pnpm.file, expectedFor(`pnpm ${pins.pnpm.version}`, pins.pnpm.file, pins.pnpm.integrity));
+    await ensureRuntimes({ layout, pins, source: { kind: "folder", root: staging }, target: options.hostTarget, env });
+
+    // 4. The release: its two assets byte for byte, read as any install reads them.
+    const shell = options.release ?? (await latestRelease(registry, npmrc, env));
+    const releaseSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
+    const assets = await fetchDistributionAssets(releaseSource, shell, layout.tmp);
+    const { manifest: release } = assets.distribution;
+    await fs.mkdir(join(staging, "releases", `v${shell}`), { recursive: true, mode: 0o755 });
+    await fs.writeFile(join(staging, releasePath(shell, DISTRIBUTION_JSON)), assets.json, { mode: 0o644 });
+    await fs.writeFile(join(staging, releasePath(shell, DISTRIBUTION_LOCK)), assets.lock, { mode: 0o644 });
+    log(`release: gentle-pi ${release.shell} with Pi ${release.pi}`);
+
+    // 5. The store: our pnpm fetches every package of the lockfile for the targets' systems.
+    const project = join(layout.tmp, "fetch");
+    await fs.mkdir(project, { recursive: true, mode: 0o700 });
+    await fs.writeFile(join(project, "package.json"), assets.distribution.files["package.json"]);
+    await fs.writeFile(join(project, "pnpm-workspace.yaml"), assets.distribution.files["pnpm-workspace.yaml"]);
+    await fs.writeFile(join(project, "pnpm-lock.yaml"), assets.distribution.lockfile);
+    const fetched = await run(layout.node, [layout.pnpmEntry, "fetch", ...fetchSystemFlags(targets)], {
+      cwd: project,
+      env: pnpmEnvironment(layout, { env, npmrc }),
+      echo: options.verbose,
+      timeoutMs: 30 * 60_000,
+    });
+    if (fetched.code !== 0) throw new Error(`pnpm fetch failed for ${release.id}:\n${outputTail(fetched)}`);
+    const storeTop = (await fs.readdir(layout.pnpm.store)).sort();
+    if (!storeTop.length) throw new Error("pnpm fetch left the store empty");
+    // pnpm's projects/ (links to the projects that used the store) is this throwaway prefix's business; nothing else may be a link.
+    const links: string[] = [];
+    await tar.c(
+      {
+        gzip: { level: 6 },
+        file: join(staging, BUNDLE_STORE),
+        cwd: layout.pnpm.store,
+        portable: true,
+        filter: (path, stat) => {
+          if (/^(\.\/)?v\d+\/projects(\/|$)/.test(path)) return false;
+          if ("isSymbolicLink" in stat && stat.isSymbolicLink()) {
+            links.push(path);
+            return false;
+          }
+          return true;
+        },
+      },
+      storeTop,
+    );
+    if (links.length) throw new Error(`pnpm's store holds links (${links.slice(0, 3).join(", ")}); the bundle's store would not install`);
+    await fs.chmod(join(staging, BUNDLE_STORE), 0o644);
+    log(`pnpm store: ${BUNDLE_STORE}`);
+
+    // 6. The installer binaries at hand.
+    for (const [target, file] of Object.entries(options.binaries) as [Target, string][]) {
+      if (!targets.includes(target)) continue;
+      await fs.copyFile(file, join(staging, installerName(target)));
+      await fs.chmod(join(staging, installerName(target)), 0o755);
+    }
+
+    // 7. Manifest, README, SHA256SUMS over everything else.
+    const manifest: BundleManifest = {
+      schema: 1,
+      shell: release.shell,
+      pi: release.pi,
+      id: release.id,
+      targets,
+      store: BUNDLE_STORE,
+      files: [],
+    };
+    await fs.writeFile(join(staging, BUNDLE_README), bundleReadme(manifest), { mode: 0o644 });
+    manifest.files = [...(await listFiles(staging)), BUNDLE_MANIFEST].sort();
+    await fs.writeFile(join(staging, BUNDLE_MANIFEST), JSON.stringify(manifest, null, 2) + "\n", { mode: 0o644 });
+    const sums = new Map<string, string>();
+    let bytes = 0;
+    for (const rel of manifest.files) {
+      sums.set(rel, await sha256File(join(staging, rel)));
+      bytes += (await fs.stat(join(staging, rel))).size;
+    }
+    await fs.writeFile(join(staging, BUNDLE_SUMS), formatSums(sums), { mode: 0o644 });
+
+    if (existing) await fs.rmdir(out);
+    await fs.rename(staging, out);
+    return { out, manifest, bytes, notes };
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await fs.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+  }
+}

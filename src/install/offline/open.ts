@@ -1,0 +1,185 @@
+/**
+ * Opening an offline bundle for an install (design: "Sources: one layout for
+ * official, mirror and offline"; spec: "pnpm environment"): openBundle reads
+ * its manifest and SHA256SUMS, readBundleDistribution its release assets,
+ * stageBundleStore copies the store archive off it and verifies the copy,
+ * extractBundleStore unpacks that copy for pnpm. The format is
+ * src/install/offline/format.ts.
+ *
+ * - Pins stay the only authority for what they pin. Node, pnpm, Go and
+ *   Engram are read from the bundle through the same folder source as any
+ *   other (src/install/fetch.ts) and checked against the compiled-in pins.
+ *   The bundle's own SHA256SUMS guards only what no pin covers: the store
+ *   archive and the two release assets. (It catches a damaged stick; it is
+ *   no signature, and nothing in a bundle can loosen a pin.)
+ * - pnpm opens the store's SQLite index for writing, so the store is never
+ *   used in place: the archive is copied off the bundle, verified, and
+ *   extracted into the prefix's pnpm store (when there is none yet), else
+ *   into a folder of ours beside it that is removed after the install. A
+ *   read-only stick is fine; nothing is ever written into the bundle.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../../core/layout";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution, sha256Hex, type Distribution } from "../../core/distribution";
+import { releasePath } from "../../core/source";
+import type { Target } from "../../pins/types";
+import { extractTarGz, type MemberPolicy } from "../../io/archive";
+import { verifyFile, type Expected } from "../../io/download";
+import { isAlive, lstatOrNull } from "../../io/files";
+import {
+  BUNDLE_MANIFEST,
+  BUNDLE_STORE,
+  BUNDLE_SUMS,
+  MANIFEST_MAX,
+  MiB,
+  parseSums,
+  readBundleManifest,
+  STORE_ARCHIVE_MAX,
+  STORE_EXPANDED_MAX,
+  STORE_MEMBERS_MAX,
+  SUMS_MAX,
+  type BundleManifest,
+} from "./format";
+
+export interface OfflineBundle {
+  root: string;
+  manifest: BundleManifest;
+  sums: Map<string, string>;
+}
+
+async function readSmallFile(path: string, name: string, maxBytes: number): Promise<Buffer> {
+  const stat = await fs.lstat(path).catch(() => null);
+  if (!stat?.isFile()) throw new Error(`${name} is not a regular file in the bundle`);
+  if (stat.size > maxBytes) throw new Error(`${name} in the bundle is larger than ${maxBytes} bytes`);
+  return fs.readFile(path);
+}
+
+/** The bundle at `root`, or null when `root` is a plain folder source (no manifest). */
+export async function openBundle(root: string, target: Target): Promise<OfflineBundle | null> {
+  const manifestPath = join(root, BUNDLE_MANIFEST);
+  if (!(await lstatOrNull(manifestPath))) return null;
+  const manifestBytes = await readSmallFile(manifestPath, BUNDLE_MANIFEST, MANIFEST_MAX);
+  const sums = parseSums((await readSmallFile(join(root, BUNDLE_SUMS), BUNDLE_SUMS, SUMS_MAX)).toString("utf8"));
+  if (sums.get(BUNDLE_MANIFEST) !== sha256Hex(manifestBytes)) {
+    throw new Error(`${BUNDLE_MANIFEST} in ${root} does not match its line in ${BUNDLE_SUMS}: the bundle is damaged; copy it again`);
+  }
+  const manifest = readBundleManifest(manifestBytes.toString("utf8"));
+  if (!manifest.targets.includes(target)) {
+    throw new Error(`this offline bundle was made for ${manifest.targets.join(", ")}, not for this machine (${target}); make one with --target ${target}`);
+  }
+  return { root, manifest, sums };
+}
+
+function bundleExpected(bundle: OfflineBundle, path: string, maxBytes: number): Expected {
+  const sha256 = bundle.sums.get(path);
+  if (!sha256) throw new Error(`${path} has no line in the bundle's ${BUNDLE_SUMS}: the bundle is incomplete; make it again`);
+  return { name: `the bundle's ${path}`, sha256, maxBytes };
+}
+
+function damaged(path: string, error: unknown): Error {
+  return new Error(
+    `${path} in the offline bundle does not match its ${BUNDLE_SUMS} line (${(error as Error).message}): the bundle is damaged; copy it again. Nothing was installed from it.`,
+  );
+}
+
+/** The release assets, checked against SHA256SUMS (no pin covers them), then read as any release. */
+export async function readBundleDistribution(bundle: OfflineBundle): Promise<Distribution> {
+  const { shell } = bundle.manifest;
+  const texts: string[] = [];
+  for (const [file, max] of [
+    [DISTRIBUTION_JSON, MiB],
+    [DISTRIBUTION_LOCK, 16 * MiB],
+  ] as const) {
+    const rel = releasePath(shell, file);
+    const bytes = await readSmallFile(join(bundle.root, rel), rel, max);
+    const want = bundleExpected(bundle, rel, max).sha256;
+    if (sha256Hex(bytes) !== want) throw damaged(rel, new Error("sha256 differs"));
+    texts.push(bytes.toString("utf8"));
+  }
+  const distribution = readDistribution(texts[0]!, texts[1]!);
+  if (distribution.manifest.id !== bundle.manifest.id) {
+    throw new Error(`the bundle's release assets are for ${distribution.manifest.id}, its manifest for ${bundle.manifest.id}`);
+  }
+  return distribution;
+}
+
+/** Copy the store archive off the bundle into `dir` (ours) and verify the copy; returns its path. */
+export async function stageBundleStore(bundle: OfflineBundle, dir: string): Promise<string> {
+  const rel = bundle.manifest.store;
+  const expected = bundleExpected(bundle, rel, STORE_ARCHIVE_MAX);
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const dest = join(dir, `.offline-store-${process.pid}-${randomBytes(4).toString("hex")}.tar.gz`);
+  try {
+    const stat = await fs.lstat(join(bundle.root, rel)).catch(() => null);
+    if (!stat?.isFile()) throw new Error(`${rel} is not a regular file in the offline bundle ${bundle.root}`);
+    if (stat.size > expected.maxBytes) throw new Error(`${rel} in the offline bundle is larger than ${expected.maxBytes} bytes`);
+    await fs.copyFile(join(bundle.root, rel), dest);
+    await fs.chmod(dest, 0o600);
+    try {
+      await verifyFile(dest, expected);
+    } catch (error) {
+      throw damaged(rel, error);
+    }
+    return dest;
+  } catch (error) {
+    await fs.rm(dest, { force: true });
+    throw error;
+  }
+}
+
+function storePolicy(): MemberPolicy {
+  return {
+    name: `the offline bundle's ${BUNDLE_STORE}`,
+    links: "reject",
+    maxMembers: STORE_MEMBERS_MAX,
+    maxBytes: STORE_EXPANDED_MAX,
+    select: (path) => (path === "" || path === "." ? null : path),
+    // pnpm keeps executables as `-exec` files; the store must stay writable by its user (pnpm writes its index).
+    fileMode: (mode) => (mode & 0o100 ? 0o755 : 0o644),
+  };
+}
+
+export interface ExtractedStore {
+  /** The store pnpm runs against. */
+  dir: string;
+  /** The prefix's own store (kept) or a folder of ours beside it (removed by `cleanup`). */
+  kind: "prefix" | "temporary";
+  cleanup(): Promise<void>;
+}
+
+const STORE_STAGING = /^\.offline-store-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Extract a verified store archive for pnpm. Into the prefix's pnpm store
+ * when there is none yet (staged beside it, then one rename), so later
+ * online upgrades start warm; otherwise into a folder of ours beside it,
+ * because pnpm's index cannot be merged into an existing store.
+ */
+export async function extractBundleStore(layout: Layout, archive: string): Promise<ExtractedStore> {
+  const parent = layout.pnpm.home;
+  await fs.mkdir(parent, { recursive: true, mode: 0o755 });
+  for (const name of await fs.readdir(parent).catch(() => [] as string[])) {
+    const m = STORE_STAGING.exec(name);
+    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) await fs.rm(join(parent, name), { recursive: true, force: true });
+  }
+  const staging = join(parent, `.offline-store-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await fs.mkdir(staging, { mode: 0o755 });
+  const remove = () => fs.rm(staging, { recursive: true, force: true }).then(() => undefined);
+  try {
+    await extractTarGz(archive, staging, storePolicy());
+  } catch (error) {
+    await remove();
+    throw new Error(`the offline bundle's pnpm store could not be extracted: ${(error as Error).message}`);
+  }
+  if (!(await lstatOrNull(layout.pnpm.store))) {
+    try {
+      await fs.rename(staging, layout.pnpm.store);
+      return { dir: layout.pnpm.store, kind: "prefix", cleanup: async () => undefined };
+    } catch {
+      // Another installer made the store meanwhile: ours stays temporary.
+    }
+  }
+  return { dir: staging, kind: "temporary", cleanup: remove };
+}
