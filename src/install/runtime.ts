@@ -288,10 +288,6 @@ function nodePending(ctx: RuntimeContext): PendingArchive {
   return startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), ctx.layout.runtime);
 }
 
-export async function ensureNodeRuntime(ctx: RuntimeContext): Promise<RuntimeOutcome> {
-  return (await ensureRuntimes(ctx, { pnpm: false })).node;
-}
-
 // --- pnpm ----------------------------------------------------------------
 
 export function pnpmPolicy(maxBytes: number): MemberPolicy {
@@ -339,10 +335,6 @@ function pnpmPending(ctx: RuntimeContext, source: Source): PendingArchive {
   const name = `pnpm ${pins.pnpm.version}`;
   if (!pins.pnpm.integrity && !pins.pnpm.file.sha256) throw new Error(`${name} has no pinned checksum in this build, so it is not downloaded`);
   return startFetch(ctx, source, pins.pnpm.file, expectedOf(name, pins.pnpm.file, { integrity: pins.pnpm.integrity }), ctx.layout.runtime);
-}
-
-export async function ensurePnpmRuntime(ctx: RuntimeContext): Promise<RuntimeOutcome> {
-  return (await ensureRuntimes(ctx, { node: false })).pnpm;
 }
 
 // --- Node and pnpm together ------------------------------------------------
