@@ -41,6 +41,12 @@ export interface RuntimeContext {
   fetch?: FetchOptions;
   /** Bars or lines for each download (src/io/progress.ts); none when absent. */
   progress?: ProgressReporter;
+  /**
+   * Test hook, passed only by code that builds the context (a test's own
+   * script); no flag, variable or file reaches it. Called with the staging
+   * folder after the marker is written, right before the rename.
+   */
+  beforePublish?: (name: string, staging: string) => Promise<void>;
 }
 
 export interface RuntimeOutcome {
@@ -48,15 +54,6 @@ export interface RuntimeOutcome {
   path: string;
   status: "installed" | "reused";
 }
-
-/**
- * Test hooks: set only by code that imports this module (a test's own
- * script); no flag, variable or file reaches them.
- */
-export const runtimeTestHooks: {
-  /** Called with the staging folder after the marker is written, right before the rename. */
-  beforePublish?: (name: string, staging: string) => Promise<void>;
-} = {};
 
 /** Remove our own staging folders and downloads left by installers that are gone. */
 export async function cleanStaleStaging(runtimeDir: string): Promise<void> {
@@ -149,7 +146,7 @@ async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<Runt
     archive = null;
     const marker = await recipe.check(staging);
     await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
-    await runtimeTestHooks.beforePublish?.(recipe.name, staging);
+    await ctx.beforePublish?.(recipe.name, staging);
     const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
     await recipe.after?.();
     return { name: recipe.name, path: recipe.dir, status };
