@@ -5,11 +5,10 @@
  */
 import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
-import type { Layout } from "../core/layout";
 import type { Source } from "../core/source";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../io/archive";
-import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
+import { lstatOrNull } from "../io/files";
 import { run } from "../io/process";
 import {
   cleanStaleStaging,
@@ -23,129 +22,8 @@ import {
   type RuntimeContext,
   type RuntimeOutcome,
 } from "./runtime/recipe";
-
-// --- Node with npm -------------------------------------------------------
-
-export function nodePolicy(root: string, win: boolean, maxBytes: number): MemberPolicy {
-  return {
-    name: `${root} archive`,
-    links: "skip",
-    maxMembers: 20_000,
-    maxBytes,
-    select(path, type) {
-      if (path === root) return null;
-      if (!path.startsWith(root + "/")) return OUTSIDE;
-      const rel = path.slice(root.length + 1);
-      if (win) {
-        if (type === "file" && rel === "node.exe") return rel;
-        if (rel === "node_modules/npm" || rel.startsWith("node_modules/npm/")) return rel;
-        if (type === "file" && rel === "LICENSE") return rel;
-        return null;
-      }
-      if (type === "file" && rel === "bin/node") return rel;
-      if (rel === "lib/node_modules/npm" || rel.startsWith("lib/node_modules/npm/")) return rel;
-      if (type === "file" && rel === "LICENSE") return rel;
-      return null;
-    },
-  };
-}
-
-/** Our npm and npx: sh wrappers on POSIX (in place of the archive's links), .cmd files on Windows. */
-export function npmWrappers(win: boolean): Record<string, string> {
-  if (win) {
-    const cmd = (cli: string) => ["@ECHO OFF", "SETLOCAL DisableDelayedExpansion", `"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\${cli}" %*`, ""].join("\r\n");
-    return { "npm.cmd": cmd("npm-cli.js"), "npx.cmd": cmd("npx-cli.js") };
-  }
-  const sh = (cli: string) => `#!/bin/sh
-# gentle-shell-setup: runs the npm of this runtime with this runtime's node.
-dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 1
-exec "$dir/node" "$dir/../lib/node_modules/npm/bin/${cli}" "$@"
-`;
-  return { "bin/npm": sh("npm-cli.js"), "bin/npx": sh("npx-cli.js") };
-}
-
-/** The CommonJS entry Pi's npmCommand runs: its basename is exactly `npm`. */
-export function npmShimFiles(win: boolean): { entry: string; packageJson: string } {
-  const cli = win ? "../node_modules/npm/bin/npm-cli.js" : "../lib/node_modules/npm/bin/npm-cli.js";
-  return {
-    entry: `// gentle-shell-setup: Pi's npm entry. Loads the npm bundled with this runtime.\n"use strict";\nrequire(${JSON.stringify(cli)});\n`,
-    packageJson: JSON.stringify({ type: "commonjs" }) + "\n",
-  };
-}
-
-/** runtime/node-<v>/gentle-shell/{npm,package.json}: written when they differ, refused over a link. */
-export async function ensureNpmShim(layout: Layout): Promise<void> {
-  const dir = join(layout.nodeDir, "gentle-shell");
-  const stat = await lstatOrNull(dir);
-  if (stat && !stat.isDirectory()) throw new Error(`${dir} is not a folder; Pi's npm entry was not written`);
-  if (!stat) await fs.mkdir(dir, { mode: 0o755 });
-  const files = npmShimFiles(layout.platform === "win32");
-  await writeIfChanged(join(dir, "package.json"), files.packageJson, 0o644);
-  await writeIfChanged(join(dir, "npm"), files.entry, 0o644);
-}
-
-function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
-  const { layout, pins } = ctx;
-  const name = `Node ${pins.node.version}`;
-  const win = layout.platform === "win32";
-  const pin = pins.node.archives[ctx.target]!;
-  return {
-    name,
-    dir: layout.nodeDir,
-    tag: `node-${pins.node.version}`,
-    archive,
-    async unpack(file, staging) {
-      const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
-      if (win) {
-        const { extractZip } = await import("../io/zip");
-        await extractZip(file, staging, policy);
-      } else {
-        await extractTarGz(file, staging, policy);
-      }
-      for (const [rel, text] of Object.entries(npmWrappers(win))) {
-        await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });
-        await fs.writeFile(join(staging, rel), text, { mode: win ? 0o644 : 0o755 });
-      }
-    },
-    async check(staging) {
-      const nodeBin = win ? join(staging, "node.exe") : join(staging, "bin", "node");
-      const npmDir = win ? join(staging, "node_modules", "npm") : join(staging, "lib", "node_modules", "npm");
-      const nodeStat = await lstatOrNull(nodeBin);
-      if (!nodeStat?.isFile()) throw new Error(`the ${name} archive holds no node executable; it was rejected`);
-      const npmPkgText = await readTextOrNull(join(npmDir, "package.json"));
-      if (!npmPkgText) throw new Error(`the ${name} archive holds no npm; it was rejected`);
-      let npmVersionWanted: string | undefined;
-      try {
-        npmVersionWanted = (JSON.parse(npmPkgText) as { version?: string }).version;
-      } catch {
-        npmVersionWanted = undefined;
-      }
-      if (!npmVersionWanted) throw new Error(`the npm in the ${name} archive has no readable version; it was rejected`);
-      const env = pnpmEnvironment(layout, { env: ctx.env });
-      const nodeVersion = await run(nodeBin, ["--version"], { env, cwd: staging, timeoutMs: 60_000 });
-      if (nodeVersion.code !== 0 || nodeVersion.stdout.trim() !== `v${pins.node.version}`) {
-        throw new Error(
-          `the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim().slice(0, 200))} for --version`,
-        );
-      }
-      const npmVersion = await run(nodeBin, [join(npmDir, "bin", "npm-cli.js"), "--version"], { env, cwd: staging, timeoutMs: 60_000 });
-      if (npmVersion.code !== 0 || npmVersion.stdout.trim() !== npmVersionWanted) {
-        throw new Error(
-          `the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim() || npmVersion.stderr.trim().slice(0, 200))}, expected ${npmVersionWanted}`,
-        );
-      }
-      return `node ${pins.node.version} npm ${npmVersionWanted} sha256 ${pin.sha256}\n`;
-    },
-    after: () => ensureNpmShim(layout),
-  };
-}
-
-function nodePending(ctx: RuntimeContext): PendingArchive {
-  const name = `Node ${ctx.pins.node.version}`;
-  const pin = ctx.pins.node.archives[ctx.target];
-  if (!pin?.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
-  return startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), ctx.layout.runtime);
-}
+import { nodePending, nodeRecipe } from "./runtime/node";
+import { ensureNpmShim } from "./runtime/npm-shim";
 
 // --- pnpm ----------------------------------------------------------------
 
