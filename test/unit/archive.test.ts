@@ -6,9 +6,10 @@ import { join } from "pathe";
 import { rawTarGz, type RawMember } from "../support/raw-tar";
 import { extractTarGz, type MemberPolicy } from "../../src/io/archive";
 import { extractZip } from "../../src/io/zip";
-import { engramPolicy, goPolicy, pnpmPolicy } from "../../src/install/runtime";
+import { engramPolicy, goPolicy } from "../../src/install/runtime";
 import { nodePolicy, npmWrappers } from "../../src/install/runtime/node";
 import { npmShimFiles } from "../../src/install/runtime/npm-shim";
+import { pnpmPolicy } from "../../src/install/runtime/pnpm";
 
 type Member = RawMember;
 const tarGz = rawTarGz;
