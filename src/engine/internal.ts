@@ -17,7 +17,7 @@ import { hostPlatform, hostTarget } from "../core/host";
 import type { Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
-import { ensureRuntimes } from "../install/runtime";
+import { ensureRuntimes } from "../install/runtime/index";
 import { acquireGo } from "../install/runtime/go";
 import { ensureLauncher } from "../install/launcher";
 import { configuredRegistry } from "../install/bundled-install";

@@ -12,7 +12,7 @@ import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
 import { run } from "../io/process";
 import { claimPrefix } from "./claim";
-import { ensureRuntimes } from "./runtime";
+import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
 import { progressFor } from "../io/progress";
 import { fetchDistribution, latestRelease } from "./release";

@@ -12,7 +12,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
-import { ensureRuntimes } from "../../src/install/runtime";
+import { ensureRuntimes } from "../../src/install/runtime/index";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
@@ -24,7 +24,7 @@ const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
 const CHILD = `
 import { promises as fs } from "node:fs";
 import { prefixLayout } from "../../src/core/layout";
-import { ensureRuntimes } from "../../src/install/runtime";
+import { ensureRuntimes } from "../../src/install/runtime/index";
 
 const args = JSON.parse(process.argv[2]);
 setInterval(() => {}, 1000); // stay alive until killed

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import type { Pins } from "../../src/pins/types";
-import { ensureRuntimes } from "../../src/install/runtime";
+import { ensureRuntimes } from "../../src/install/runtime/index";
 import { ensureEngram } from "../../src/install/runtime/engram";
 import { acquireGo } from "../../src/install/runtime/go";
 import { ensureNpmShim, npmShimFiles } from "../../src/install/runtime/npm-shim";

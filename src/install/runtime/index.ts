@@ -1,17 +1,16 @@
 /**
- * Runtimes (spec: "Ownership rules", Runtimes; "npm for Pi"; "Isolation from
- * the user's Gentle AI", Engram): Node with npm, pnpm, Go and Engram, each a
- * Recipe installed by the one protocol in ./runtime/recipe.ts.
+ * Node and pnpm, and Engram when asked (spec: "Ownership rules", Runtimes;
+ * "Isolation from the user's Gentle AI", Engram): ensureRuntimes acquires
+ * them together, the Node and pnpm archives downloading at once, each
+ * installed by the one protocol in ./recipe.ts.
  */
 import { promises as fs } from "node:fs";
-import type { Source } from "../core/source";
-import { cleanStaleStaging, existingRuntime, installRuntime, type PendingArchive, type RuntimeContext, type RuntimeOutcome } from "./runtime/recipe";
-import { nodePending, nodeRecipe } from "./runtime/node";
-import { ensureNpmShim } from "./runtime/npm-shim";
-import { pnpmPending, pnpmRecipe } from "./runtime/pnpm";
-import { ensureEngram, type EngramOutcome } from "./runtime/engram";
-
-// --- Node and pnpm together ------------------------------------------------
+import type { Source } from "../../core/source";
+import { cleanStaleStaging, existingRuntime, installRuntime, type PendingArchive, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+import { nodePending, nodeRecipe } from "./node";
+import { ensureNpmShim } from "./npm-shim";
+import { pnpmPending, pnpmRecipe } from "./pnpm";
+import { ensureEngram, type EngramOutcome } from "./engram";
 
 export interface EnsureRuntimesOptions {
   /** Default true. */
