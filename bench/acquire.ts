@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { prefixLayout } from "../src/core/layout";
-import { ensureRuntimes } from "../src/install/runtime";
+import { ensureRuntimes } from "../src/install/runtime/index";
 import type { Pins } from "../src/pins/types";
 
 interface Args {

@@ -41,7 +41,7 @@ import {
   type EngramDecision,
   type EngramEvidence,
 } from "../core/engram-decision";
-import { RUNTIME_MARKER } from "../install/runtime";
+import { RUNTIME_MARKER } from "../install/runtime/recipe";
 import { buildPins } from "../pins/index";
 
 export interface Endpoint {

@@ -59,7 +59,7 @@ export async function runEngine(args: string[]): Promise<number> {
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
   const { engramLaunchEnvironment } = await import("./engram");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }));
-  const { ensureNpmShim } = await import("../install/runtime");
+  const { ensureNpmShim } = await import("../install/runtime/npm-shim");
   const { ensurePiNpmCommand } = await import("./pi-settings");
   try {
     await ensureNpmShim(install.layout);

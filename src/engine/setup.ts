@@ -16,7 +16,7 @@ import { buildPins } from "../pins/index";
 import { hostTarget } from "../core/host";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 import { acquireInstallLock } from "../install/lock";
-import { ensureEngram } from "../install/runtime";
+import { ensureEngram } from "../install/runtime/engram";
 import { bundledChildEnv, type BundledInstall } from "./bundled";
 import { sourceFile } from "./upgrade";
 

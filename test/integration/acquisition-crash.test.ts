@@ -2,9 +2,9 @@
  * A crash between staging and rename (spec: "Ownership rules", Runtimes):
  * a child process installs Node from a bundled copy of src, and is killed
  * with SIGKILL at a point the test controls: while the mirror stalls the
- * download, and right before the rename (through runtimeTestHooks, which
- * only an importing script can set). Nothing is published, and the next run
- * cleans the dead child's leftovers and succeeds.
+ * download, and right before the rename (through the context's
+ * beforePublish hook, which only an importing script can pass). Nothing is
+ * published, and the next run cleans the dead child's leftovers and succeeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
@@ -12,7 +12,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
-import { ensureRuntimes } from "../../src/install/runtime";
+import { ensureRuntimes } from "../../src/install/runtime/index";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
@@ -24,19 +24,20 @@ const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
 const CHILD = `
 import { promises as fs } from "node:fs";
 import { prefixLayout } from "../../src/core/layout";
-import { ensureRuntimes, runtimeTestHooks } from "../../src/install/runtime";
+import { ensureRuntimes } from "../../src/install/runtime/index";
 
 const args = JSON.parse(process.argv[2]);
 setInterval(() => {}, 1000); // stay alive until killed
-if (args.hang === "publish") {
-  runtimeTestHooks.beforePublish = async (_name, staging) => {
-    await fs.writeFile(args.signal, staging);
-    await new Promise(() => {});
-  };
-}
+const beforePublish =
+  args.hang === "publish"
+    ? async (_name: string, staging: string) => {
+        await fs.writeFile(args.signal, staging);
+        await new Promise(() => {});
+      }
+    : undefined;
 const layout = prefixLayout({ home: args.home, platform: "linux", pins: args.pins });
 ensureRuntimes(
-  { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { stallMs: 120000 } } },
+  { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { stallMs: 120000 } }, beforePublish },
   { pnpm: false },
 ).then(
   () => { console.log("published"); process.exit(0); },

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { RUNTIME_MARKER } from "../../src/install/runtime";
+import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { engramLaunchEnvironment, loopbackGet, migrationMarkerPath, readEngramHeader, type Endpoint } from "../../src/engine/engram";
 import { engramProgramIn, startEngramServer, type EngramServer, type EngramVariant } from "../support/engram";
 import { fixtures } from "../support/context";

@@ -6,7 +6,11 @@ import { join } from "pathe";
 import { rawTarGz, type RawMember } from "../support/raw-tar";
 import { extractTarGz, type MemberPolicy } from "../../src/io/archive";
 import { extractZip } from "../../src/io/zip";
-import { engramPolicy, goPolicy, nodePolicy, npmShimFiles, npmWrappers, pnpmPolicy } from "../../src/install/runtime";
+import { engramPolicy } from "../../src/install/runtime/engram";
+import { goPolicy } from "../../src/install/runtime/go";
+import { nodePolicy, npmWrappers } from "../../src/install/runtime/node";
+import { npmShimFiles } from "../../src/install/runtime/npm-shim";
+import { pnpmPolicy } from "../../src/install/runtime/pnpm";
 
 type Member = RawMember;
 const tarGz = rawTarGz;

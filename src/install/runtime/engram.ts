@@ -1,0 +1,92 @@
+/**
+ * Engram (spec: "Isolation from the user's Gentle AI", Engram): the pinned
+ * Engram release under runtime/engram-<v>/. Only the engram (or engram.exe)
+ * regular file is written, and engram version must print engram <v> from
+ * staging before the folder is published. An unknown pin makes it
+ * unavailable; nothing is downloaded then.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Env } from "../../core/environment";
+import { extractTarGz, type MemberPolicy } from "../../io/archive";
+import { lstatOrNull } from "../../io/files";
+import { run } from "../../io/process";
+import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+
+export type EngramOutcome = (RuntimeOutcome & { available: true }) | { name: string; available: false; status: "unavailable"; path: null; reason: string };
+
+export function engramPolicy(win: boolean): MemberPolicy {
+  const exe = win ? "engram.exe" : "engram";
+  return {
+    name: "Engram archive",
+    links: "skip",
+    maxMembers: 1_000,
+    maxBytes: 256 * MiB,
+    select: (path, type) => (type === "file" && path === exe ? exe : null),
+    fileMode: () => (win ? 0o644 : 0o755),
+  };
+}
+
+/** An environment for `engram version`: no ENGRAM_* setting, no GitHub token, no update check. */
+function engramCheckEnvironment(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || /^ENGRAM_/i.test(k) || /^(GH_TOKEN|GITHUB_TOKEN)$/i.test(k)) continue;
+    out[k] = v;
+  }
+  out.ENGRAM_NO_UPDATE_CHECK = "1";
+  return out;
+}
+
+/**
+ * ensureEngram: the pinned Engram core under runtime/engram-<v>/. A pin that
+ * is not known makes it unavailable (nothing is downloaded), which callers
+ * treat as the spec's "bundled core missing or unverified".
+ */
+export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> {
+  const { layout, pins } = ctx;
+  const name = `Engram ${pins.engram.version}`;
+  const pin = pins.engram.archives[ctx.target];
+  if (!pin?.sha256) {
+    return {
+      name,
+      available: false,
+      status: "unavailable",
+      path: null,
+      reason: `${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded; memory stays disabled (the bundled core is missing)`,
+    };
+  }
+  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await cleanStaleStaging(layout.runtime);
+  if (await existingRuntime(layout.engramDir, name, layout.runtime)) return { name, path: layout.engramDir, status: "reused", available: true };
+  const win = layout.platform === "win32";
+  const exe = win ? "engram.exe" : "engram";
+  const archive = startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), layout.runtime);
+  const outcome = await installRuntime(ctx, {
+    name,
+    dir: layout.engramDir,
+    tag: `engram-${pins.engram.version}`,
+    archive,
+    async unpack(file, staging) {
+      if (win || pin.path.endsWith(".zip")) {
+        const { extractZip } = await import("../../io/zip");
+        await extractZip(file, staging, engramPolicy(win));
+      } else {
+        await extractTarGz(file, staging, engramPolicy(win));
+      }
+    },
+    async check(staging) {
+      const bin = join(staging, exe);
+      if (!(await lstatOrNull(bin))?.isFile()) throw new Error(`the ${name} archive holds no ${exe} file; it was rejected`);
+      const result = await run(bin, ["version"], { env: engramCheckEnvironment(ctx.env), cwd: staging, timeoutMs: 30_000 });
+      const printed = result.stdout.trim();
+      if (result.code !== 0 || printed !== `engram ${pins.engram.version}`) {
+        throw new Error(
+          `${name} printed ${JSON.stringify(printed || result.stderr.trim().slice(0, 200))} for engram version, expected "engram ${pins.engram.version}"`,
+        );
+      }
+      return `engram ${pins.engram.version} sha256 ${pin.sha256}\n`;
+    },
+  });
+  return { ...outcome, available: true };
+}

@@ -1,0 +1,88 @@
+/**
+ * Node and pnpm, and Engram when asked (spec: "Ownership rules", Runtimes;
+ * "Isolation from the user's Gentle AI", Engram): ensureRuntimes acquires
+ * them together, the Node and pnpm archives downloading at once, each
+ * installed by the one protocol in ./recipe.ts.
+ */
+import { promises as fs } from "node:fs";
+import type { Source } from "../../core/source";
+import { cleanStaleStaging, existingRuntime, installRuntime, type PendingArchive, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+import { nodePending, nodeRecipe } from "./node";
+import { ensureNpmShim } from "./npm-shim";
+import { pnpmPending, pnpmRecipe } from "./pnpm";
+import { ensureEngram, type EngramOutcome } from "./engram";
+
+export interface EnsureRuntimesOptions {
+  /** Default true. */
+  node?: boolean;
+  /** Default true. */
+  pnpm?: boolean;
+  /**
+   * Where pnpm comes from (default ctx.source). A function is called once
+   * Node is ready (the official source needs the registry our npm reports);
+   * a Source lets both downloads run at once.
+   */
+  pnpmSource?: Source | (() => Promise<Source>);
+  /** Also the pinned Engram core (ensureRuntime({ engram: true })), acquired alongside. Default false. */
+  engram?: boolean;
+}
+
+export interface RuntimesOutcome {
+  node: RuntimeOutcome;
+  pnpm: RuntimeOutcome;
+  /** Present when asked for: installed, reused, or unavailable (unknown pin). */
+  engram?: EngramOutcome;
+}
+
+/**
+ * Node with npm, then pnpm (whose check runs on our Node). The two archives
+ * download in parallel, hashed while they stream, whenever pnpm's location
+ * is known up front.
+ */
+export async function ensureRuntimes(ctx: RuntimeContext, options: EnsureRuntimesOptions = {}): Promise<RuntimesOutcome> {
+  if (!options.engram) return nodeAndPnpm(ctx, options);
+  // Engram needs neither Node nor pnpm: it downloads and installs alongside, and both are awaited before any error is thrown.
+  const [runtimes, engram] = await Promise.allSettled([nodeAndPnpm(ctx, options), ensureEngram(ctx)]);
+  if (runtimes.status === "rejected") throw runtimes.reason;
+  if (engram.status === "rejected") throw engram.reason;
+  return { ...runtimes.value, engram: engram.value };
+}
+
+async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions): Promise<RuntimesOutcome> {
+  const { layout, pins } = ctx;
+  const wantNode = options.node ?? true;
+  const wantPnpm = options.pnpm ?? true;
+  const nodeName = `Node ${pins.node.version}`;
+  const pnpmName = `pnpm ${pins.pnpm.version}`;
+  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await cleanStaleStaging(layout.runtime);
+  const nodeThere = await existingRuntime(layout.nodeDir, nodeName, layout.runtime);
+  const pnpmThere = wantPnpm && (await existingRuntime(layout.pnpmDir, pnpmName, layout.runtime));
+  const pending: PendingArchive[] = [];
+  try {
+    const nodeArchive = wantNode && !nodeThere ? nodePending(ctx) : null;
+    if (nodeArchive) pending.push(nodeArchive);
+    const source = options.pnpmSource ?? ctx.source;
+    let pnpmArchive = wantPnpm && !pnpmThere && typeof source !== "function" ? pnpmPending(ctx, source) : null;
+    if (pnpmArchive) pending.push(pnpmArchive);
+
+    let node: RuntimeOutcome;
+    if (nodeArchive) {
+      node = await installRuntime(ctx, nodeRecipe(ctx, nodeArchive));
+    } else {
+      if (!nodeThere) throw new Error(`${nodeName} is not installed; pnpm needs it`);
+      await ensureNpmShim(layout);
+      node = { name: nodeName, path: layout.nodeDir, status: "reused" };
+    }
+    if (!wantPnpm) return { node, pnpm: { name: pnpmName, path: layout.pnpmDir, status: "reused" } };
+    if (pnpmThere) return { node, pnpm: { name: pnpmName, path: layout.pnpmDir, status: "reused" } };
+    if (!pnpmArchive) {
+      pnpmArchive = pnpmPending(ctx, await (source as () => Promise<Source>)());
+      pending.push(pnpmArchive);
+    }
+    const pnpm = await installRuntime(ctx, pnpmRecipe(ctx, pnpmArchive));
+    return { node, pnpm };
+  } finally {
+    await Promise.all(pending.map((p) => p.discard()));
+  }
+}

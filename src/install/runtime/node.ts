@@ -1,0 +1,116 @@
+/**
+ * Node with npm (spec: "Ownership rules", Runtimes; "npm for Pi"): the
+ * verified Node archive, of which only node, the npm bundled with it and
+ * LICENSE are extracted, plus our own npm and npx wrappers. Both node
+ * --version and npm --version are checked from staging; Pi's npm entry is
+ * written after publish or reuse (./npm-shim.ts).
+ */
+import { promises as fs } from "node:fs";
+import { dirname, join } from "pathe";
+import { pnpmEnvironment } from "../../core/environment";
+import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
+import { lstatOrNull, readTextOrNull } from "../../io/files";
+import { run } from "../../io/process";
+import { ensureNpmShim } from "./npm-shim";
+import { expectedOf, MiB, startFetch, type PendingArchive, type Recipe, type RuntimeContext } from "./recipe";
+
+export function nodePolicy(root: string, win: boolean, maxBytes: number): MemberPolicy {
+  return {
+    name: `${root} archive`,
+    links: "skip",
+    maxMembers: 20_000,
+    maxBytes,
+    select(path, type) {
+      if (path === root) return null;
+      if (!path.startsWith(root + "/")) return OUTSIDE;
+      const rel = path.slice(root.length + 1);
+      if (win) {
+        if (type === "file" && rel === "node.exe") return rel;
+        if (rel === "node_modules/npm" || rel.startsWith("node_modules/npm/")) return rel;
+        if (type === "file" && rel === "LICENSE") return rel;
+        return null;
+      }
+      if (type === "file" && rel === "bin/node") return rel;
+      if (rel === "lib/node_modules/npm" || rel.startsWith("lib/node_modules/npm/")) return rel;
+      if (type === "file" && rel === "LICENSE") return rel;
+      return null;
+    },
+  };
+}
+
+/** Our npm and npx: sh wrappers on POSIX (in place of the archive's links), .cmd files on Windows. */
+export function npmWrappers(win: boolean): Record<string, string> {
+  if (win) {
+    const cmd = (cli: string) => ["@ECHO OFF", "SETLOCAL DisableDelayedExpansion", `"%~dp0node.exe" "%~dp0node_modules\\npm\\bin\\${cli}" %*`, ""].join("\r\n");
+    return { "npm.cmd": cmd("npm-cli.js"), "npx.cmd": cmd("npx-cli.js") };
+  }
+  const sh = (cli: string) => `#!/bin/sh
+# gentle-shell-setup: runs the npm of this runtime with this runtime's node.
+dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd) || exit 1
+exec "$dir/node" "$dir/../lib/node_modules/npm/bin/${cli}" "$@"
+`;
+  return { "bin/npm": sh("npm-cli.js"), "bin/npx": sh("npx-cli.js") };
+}
+
+export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
+  const { layout, pins } = ctx;
+  const name = `Node ${pins.node.version}`;
+  const win = layout.platform === "win32";
+  const pin = pins.node.archives[ctx.target]!;
+  return {
+    name,
+    dir: layout.nodeDir,
+    tag: `node-${pins.node.version}`,
+    archive,
+    async unpack(file, staging) {
+      const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
+      if (win) {
+        const { extractZip } = await import("../../io/zip");
+        await extractZip(file, staging, policy);
+      } else {
+        await extractTarGz(file, staging, policy);
+      }
+      for (const [rel, text] of Object.entries(npmWrappers(win))) {
+        await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });
+        await fs.writeFile(join(staging, rel), text, { mode: win ? 0o644 : 0o755 });
+      }
+    },
+    async check(staging) {
+      const nodeBin = win ? join(staging, "node.exe") : join(staging, "bin", "node");
+      const npmDir = win ? join(staging, "node_modules", "npm") : join(staging, "lib", "node_modules", "npm");
+      const nodeStat = await lstatOrNull(nodeBin);
+      if (!nodeStat?.isFile()) throw new Error(`the ${name} archive holds no node executable; it was rejected`);
+      const npmPkgText = await readTextOrNull(join(npmDir, "package.json"));
+      if (!npmPkgText) throw new Error(`the ${name} archive holds no npm; it was rejected`);
+      let npmVersionWanted: string | undefined;
+      try {
+        npmVersionWanted = (JSON.parse(npmPkgText) as { version?: string }).version;
+      } catch {
+        npmVersionWanted = undefined;
+      }
+      if (!npmVersionWanted) throw new Error(`the npm in the ${name} archive has no readable version; it was rejected`);
+      const env = pnpmEnvironment(layout, { env: ctx.env });
+      const nodeVersion = await run(nodeBin, ["--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      if (nodeVersion.code !== 0 || nodeVersion.stdout.trim() !== `v${pins.node.version}`) {
+        throw new Error(
+          `the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim().slice(0, 200))} for --version`,
+        );
+      }
+      const npmVersion = await run(nodeBin, [join(npmDir, "bin", "npm-cli.js"), "--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      if (npmVersion.code !== 0 || npmVersion.stdout.trim() !== npmVersionWanted) {
+        throw new Error(
+          `the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim() || npmVersion.stderr.trim().slice(0, 200))}, expected ${npmVersionWanted}`,
+        );
+      }
+      return `node ${pins.node.version} npm ${npmVersionWanted} sha256 ${pin.sha256}\n`;
+    },
+    after: () => ensureNpmShim(layout),
+  };
+}
+
+export function nodePending(ctx: RuntimeContext): PendingArchive {
+  const name = `Node ${ctx.pins.node.version}`;
+  const pin = ctx.pins.node.archives[ctx.target];
+  if (!pin?.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded`);
+  return startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), ctx.layout.runtime);
+}

@@ -1,0 +1,31 @@
+/**
+ * Pi's npm entry (spec: "npm for Pi"): runtime/node-<v>/gentle-shell/npm, a
+ * CommonJS file that loads the npm bundled with our Node, and a package.json
+ * beside it that keeps it CommonJS. Each file is replaced with one rename,
+ * only when its content differs; a link or anything but a regular file in
+ * its place stops it.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../../core/layout";
+import { lstatOrNull, writeIfChanged } from "../../io/files";
+
+/** The CommonJS entry Pi's npmCommand runs: its basename is exactly `npm`. */
+export function npmShimFiles(win: boolean): { entry: string; packageJson: string } {
+  const cli = win ? "../node_modules/npm/bin/npm-cli.js" : "../lib/node_modules/npm/bin/npm-cli.js";
+  return {
+    entry: `// gentle-shell-setup: Pi's npm entry. Loads the npm bundled with this runtime.\n"use strict";\nrequire(${JSON.stringify(cli)});\n`,
+    packageJson: JSON.stringify({ type: "commonjs" }) + "\n",
+  };
+}
+
+/** runtime/node-<v>/gentle-shell/{npm,package.json}: written when they differ, refused over a link. */
+export async function ensureNpmShim(layout: Layout): Promise<void> {
+  const dir = join(layout.nodeDir, "gentle-shell");
+  const stat = await lstatOrNull(dir);
+  if (stat && !stat.isDirectory()) throw new Error(`${dir} is not a folder; Pi's npm entry was not written`);
+  if (!stat) await fs.mkdir(dir, { mode: 0o755 });
+  const files = npmShimFiles(layout.platform === "win32");
+  await writeIfChanged(join(dir, "package.json"), files.packageJson, 0o644);
+  await writeIfChanged(join(dir, "npm"), files.entry, 0o644);
+}

@@ -1,0 +1,161 @@
+/**
+ * The recipe protocol for runtimes (spec: "Ownership rules", Runtimes). Each
+ * of Node with npm, pnpm, Go and Engram is a Recipe, installed here and
+ * nowhere else:
+ *
+ *   1. a marked folder is reused; an unmarked one is never replaced;
+ *   2. the archive is fetched verified (src/install/fetch.ts) into runtime/;
+ *   3. only the members the runtime needs are extracted into a staging folder
+ *      of ours beside the final one (same file system);
+ *   4. the runtime is run once from staging to check its version;
+ *   5. .gentle-shell-runtime is written, and staging is published with one
+ *      rename. If another installer published first, theirs is reused.
+ *
+ * Anything that fails removes the archive and the staging folder; a staging
+ * folder left by an installer that died (kill -9, power loss) is removed by
+ * the next run, because its name carries the dead process's id.
+ */
+import { promises as fs } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { dirname, join } from "pathe";
+import type { Layout } from "../../core/layout";
+import type { FilePin, Pins, Target } from "../../pins/types";
+import type { Source } from "../../core/source";
+import type { Env } from "../../core/environment";
+import { isAlive, lstatOrNull } from "../../io/files";
+import type { ProgressReporter } from "../../io/progress";
+import type { Expected } from "../../io/download";
+import { fetchArtifact, type FetchOptions } from "../fetch";
+
+export const RUNTIME_MARKER = ".gentle-shell-runtime";
+export const MiB = 1024 * 1024;
+
+export interface RuntimeContext {
+  layout: Layout;
+  pins: Pins;
+  source: Source;
+  target: Target;
+  env: Env;
+  fetch?: FetchOptions;
+  /** Bars or lines for each download (src/io/progress.ts); none when absent. */
+  progress?: ProgressReporter;
+  /**
+   * Test hook, passed only by code that builds the context (a test's own
+   * script); no flag, variable or file reaches it. Called with the staging
+   * folder after the marker is written, right before the rename.
+   */
+  beforePublish?: (name: string, staging: string) => Promise<void>;
+}
+
+export interface RuntimeOutcome {
+  name: string;
+  path: string;
+  status: "installed" | "reused";
+}
+
+/** Remove our own staging folders and downloads left by installers that are gone. */
+export async function cleanStaleStaging(runtimeDir: string): Promise<void> {
+  const names = await fs.readdir(runtimeDir).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = /^\.(?:staging|download)-.*?-(\d+)-[0-9a-f]{8}$/.exec(name) ?? /^\.download-(\d+)-[0-9a-f]{8}$/.exec(name);
+    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) await fs.rm(join(runtimeDir, name), { recursive: true, force: true });
+  }
+}
+
+/** True for our marked runtime, false when nothing is there; throws for anything else. */
+export async function existingRuntime(dir: string, label: string, runtimeRoot: string): Promise<boolean> {
+  const stat = await lstatOrNull(dir);
+  if (!stat) return false;
+  const rel = `runtime/${dir.slice(runtimeRoot.length + 1)}`;
+  if (!stat.isDirectory()) {
+    throw new Error(`${rel} is not a folder made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`);
+  }
+  const marker = await lstatOrNull(join(dir, RUNTIME_MARKER));
+  if (!marker?.isFile()) {
+    throw new Error(
+      `${rel} exists but carries no ${RUNTIME_MARKER} marker: it was not made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`,
+    );
+  }
+  return true;
+}
+
+/** Publish `staging` as `dir` with one rename; if another installer won, reuse theirs. */
+async function publish(staging: string, dir: string, label: string, runtimeRoot: string): Promise<"installed" | "reused"> {
+  try {
+    await fs.rename(staging, dir);
+    return "installed";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOTEMPTY" || code === "EPERM" || code === "EISDIR") {
+      await fs.rm(staging, { recursive: true, force: true });
+      if (await existingRuntime(dir, label, runtimeRoot)) return "reused";
+    }
+    throw error;
+  }
+}
+
+/** A verified archive on its way; `take()` hands it over once, `discard()` removes it whatever happened. */
+export interface PendingArchive {
+  take(): Promise<string>;
+  discard(): Promise<void>;
+}
+
+export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, expected: Expected, dir: string): PendingArchive {
+  const handle = ctx.progress?.start(expected.name);
+  const promise = fetchArtifact(source, pin.path, dir, expected, {
+    ...ctx.fetch,
+    download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}) },
+  });
+  promise.catch(() => undefined);
+  return {
+    take: () => promise,
+    discard: async () => {
+      const file = await promise.catch(() => null);
+      if (file) await fs.rm(file, { force: true });
+    },
+  };
+}
+
+export interface Recipe {
+  /** "Node 24.21.0", "pnpm 11.1.1", ... */
+  name: string;
+  /** The folder published with one rename. */
+  dir: string;
+  /** Staging name part, e.g. node-24.21.0. */
+  tag: string;
+  archive: PendingArchive;
+  unpack(archive: string, staging: string): Promise<void>;
+  /** Runs the runtime from staging; returns the marker's text. */
+  check(staging: string): Promise<string>;
+  /** After publish or reuse (Node: the npm entry). */
+  after?(): Promise<void>;
+}
+
+export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<RuntimeOutcome> {
+  const parent = dirname(recipe.dir);
+  await fs.mkdir(parent, { recursive: true, mode: 0o755 });
+  const staging = join(parent, `.staging-${recipe.tag}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  let archive: string | null = null;
+  try {
+    archive = await recipe.archive.take();
+    await fs.mkdir(staging, { mode: 0o755 });
+    await recipe.unpack(archive, staging);
+    await fs.rm(archive, { force: true });
+    archive = null;
+    const marker = await recipe.check(staging);
+    await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
+    await ctx.beforePublish?.(recipe.name, staging);
+    const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
+    await recipe.after?.();
+    return { name: recipe.name, path: recipe.dir, status };
+  } finally {
+    if (archive) await fs.rm(archive, { force: true });
+    await recipe.archive.discard();
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** What the pin says a download must be. */
+export function expectedOf(name: string, pin: FilePin, extra: Partial<Expected> = {}): Expected {
+  return { name, sha256: pin.sha256, size: pin.size, maxBytes: pin.maxBytes, ...extra };
+}
