@@ -33,7 +33,6 @@ import {
   engramServeEnvironment,
   headerSignal,
   isReadyCompatibility,
-  launchKind,
   needsProbe,
   olderServerVersion,
   piEngramVariables,
@@ -41,6 +40,7 @@ import {
   type EngramDecision,
   type EngramEvidence,
 } from "../core/engram-decision";
+import { launchKind } from "./pi";
 import { RUNTIME_MARKER } from "../install/runtime";
 import { buildPins } from "../pins/index";
 

@@ -9,6 +9,7 @@ import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
 import { run } from "../io/process";
 import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "./bundled";
+import { piArguments } from "./pi";
 
 declare const __filename: string;
 
@@ -69,15 +70,6 @@ export async function runEngine(args: string[]): Promise<number> {
     process.stderr.write(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.\n`);
   }
   return execPi(install, piArguments(install, args), childEnv);
-}
-
-/** Pi's own subcommands (Pi's docs/cli.md); they take no --extension before them. */
-export const PI_SUBCOMMANDS = new Set(["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]);
-
-/** The version's gentle-pi is loaded into every Pi session; a Pi subcommand goes to Pi as is. */
-export function piArguments(install: Pick<BundledInstall, "gentlePiRoot">, args: string[]): string[] {
-  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return args;
-  return ["--extension", install.gentlePiRoot, ...args];
 }
 
 /** Apply an Engram decision to a child's environment and say its notice. */

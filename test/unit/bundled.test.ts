@@ -5,7 +5,7 @@ import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { BundledError, bundledChildEnv, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
-import { piArguments } from "../../src/engine/run";
+import { piArguments } from "../../src/engine/pi";
 import { bundledSetupEnv, gentleAiIsolationEnv } from "../../src/engine/setup";
 
 let home: string;

@@ -6,15 +6,14 @@ import {
   engramServeEnvironment,
   headerSignal,
   isReadyCompatibility,
-  launchKind,
   needsProbe,
   olderServerVersion,
   parseEngramVersion,
   piEngramVariables,
-  piReadsVersionOrHelp,
   windowsStableAncestor,
   type EngramEvidence,
 } from "../../src/core/engram-decision";
+import { launchKind, piReadsVersionOrHelp } from "../../src/engine/pi";
 
 const IID = "0123456789abcdef0123456789abcdef";
 const RID = "fedcba9876543210fedcba9876543210";
