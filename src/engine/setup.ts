@@ -172,7 +172,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
       return 1;
     }
   }
-  const { bundledCoreVerified, engramLaunchEnvironment } = await import("./engram");
+  const { bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;
   try {

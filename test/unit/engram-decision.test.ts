@@ -1,18 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  ENGRAM_DEFAULT_URL,
-  afterStart,
-  decideEngram,
-  engramServeEnvironment,
-  headerSignal,
-  isReadyCompatibility,
-  needsProbe,
-  olderServerVersion,
-  parseEngramVersion,
-  piEngramVariables,
-  windowsStableAncestor,
-  type EngramEvidence,
-} from "../../src/core/engram-decision";
+import { ENGRAM_DEFAULT_URL, headerSignal, isReadyCompatibility, olderServerVersion, parseEngramVersion } from "../../src/engine/engram/contract";
+import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramEvidence } from "../../src/engine/engram/decision";
+import { engramServeEnvironment, windowsStableAncestor } from "../../src/engine/engram/serve-environment";
 import { launchKind, piReadsVersionOrHelp } from "../../src/engine/pi";
 
 const IID = "0123456789abcdef0123456789abcdef";
