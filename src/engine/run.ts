@@ -58,7 +58,7 @@ export async function runEngine(args: string[]): Promise<number> {
   if (offered !== null) return offered;
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
-  const { engramLaunchEnvironment } = await import("./engram/launch");
+  const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }));
   const { ensureNpmShim } = await import("../install/runtime");
   const { ensurePiNpmCommand } = await import("./pi-settings");
@@ -72,17 +72,10 @@ export async function runEngine(args: string[]): Promise<number> {
   return execPi(install, piArguments(install, args), childEnv);
 }
 
-/** Apply an Engram decision to a child's environment and say its notice. */
-export function applyEngram(childEnv: Env, engram: { set: Record<string, string>; unset: string[]; notice?: string }): void {
-  Object.assign(childEnv, engram.set);
-  for (const k of engram.unset) delete childEnv[k];
-  if (engram.notice) process.stderr.write(engram.notice + "\n");
-}
-
 async function printVersion(install: BundledInstall, env: Env): Promise<number> {
   const childEnv = bundledChildEnv(install, env);
   // --version never probes, starts a server or prints memory notices.
-  const { engramLaunchEnvironment } = await import("./engram/launch");
+  const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }));
   childEnv.PI_OFFLINE = "1";
   // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.

@@ -108,3 +108,10 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
   const { set, unset } = piEngramVariables(decision, env, layout.platform, paths);
   return { set, unset, ...(decision.notice ? { notice: decision.notice } : {}), decision };
 }
+
+/** Apply an Engram decision to a child's environment and say its notice. */
+export function applyEngram(childEnv: Env, engram: { set: Record<string, string>; unset: string[]; notice?: string }): void {
+  Object.assign(childEnv, engram.set);
+  for (const k of engram.unset) delete childEnv[k];
+  if (engram.notice) process.stderr.write(engram.notice + "\n");
+}
