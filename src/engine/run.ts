@@ -1,7 +1,10 @@
 /**
- * The engine: what bin/gentle-shell runs, from the active version. This first
- * form answers --version and hands everything else to the exact pinned Pi,
- * loading the version's gentle-pi package with Pi's --extension.
+ * The engine: what bin/gentle-shell runs, from the active version (spec:
+ * "Launcher in a bundled install"). It resolves the bundled install, then
+ * dispatches: --version, upgrade, setup, self-uninstall, the startup update
+ * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
+ * safety") and Pi's npmCommand, then execs the exact pinned Pi, with the
+ * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is).
  */
 import { spawn } from "node:child_process";
 import { buildPins } from "../pins/index";
