@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ENGRAM_DEFAULT_URL, headerSignal, isReadyCompatibility, olderServerVersion, parseEngramVersion } from "../../src/engine/engram/contract";
 import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramEvidence } from "../../src/engine/engram/decision";
 import { engramServeEnvironment, windowsStableAncestor } from "../../src/engine/engram/serve-environment";
-import { launchKind, piReadsVersionOrHelp } from "../../src/engine/pi";
+import { PI_SUBCOMMANDS, launchKind, piReadsVersionOrHelp } from "../../src/engine/pi";
 
 const IID = "0123456789abcdef0123456789abcdef";
 const RID = "fedcba9876543210fedcba9876543210";
@@ -428,7 +428,10 @@ describe("when probes are skipped", () => {
     expect(launchKind(["-p", "what does -v do?"])).toBe("final");
     expect(launchKind(["-v"])).toBe("skip");
     expect(launchKind(["--continue", "--help"])).toBe("skip");
-    for (const sub of ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]) {
+    // Pi's own subcommands as Pi's docs/cli.md lists them (Pi 1.6 main.js): the package commands, config, auth and mcp.
+    const piSubcommands = ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"];
+    expect(PI_SUBCOMMANDS).toEqual(new Set(piSubcommands));
+    for (const sub of piSubcommands) {
       expect(launchKind([sub, "npm:x"])).toBe("classify");
     }
     expect(launchKind(["install", "--help"])).toBe("skip");
