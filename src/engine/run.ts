@@ -1,7 +1,10 @@
 /**
- * The engine: what bin/gentle-shell runs, from the active version. This first
- * form answers --version and hands everything else to the exact pinned Pi,
- * loading the version's gentle-pi package with Pi's --extension.
+ * The engine: what bin/gentle-shell runs, from the active version (spec:
+ * "Launcher in a bundled install"). It resolves the bundled install, then
+ * dispatches: --version, upgrade, setup, self-uninstall, the startup update
+ * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
+ * safety") and Pi's npmCommand, then execs the exact pinned Pi, with the
+ * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is).
  */
 import { spawn } from "node:child_process";
 import { buildPins } from "../pins/index";
@@ -9,6 +12,7 @@ import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
 import { run } from "../io/process";
 import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "./bundled";
+import { piArguments } from "./pi";
 
 declare const __filename: string;
 
@@ -57,7 +61,7 @@ export async function runEngine(args: string[]): Promise<number> {
   if (offered !== null) return offered;
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
-  const { engramLaunchEnvironment } = await import("./engram");
+  const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }));
   const { ensureNpmShim } = await import("../install/runtime/npm-shim");
   const { ensurePiNpmCommand } = await import("./pi-settings");
@@ -71,26 +75,10 @@ export async function runEngine(args: string[]): Promise<number> {
   return execPi(install, piArguments(install, args), childEnv);
 }
 
-/** Pi's own subcommands (Pi's docs/cli.md); they take no --extension before them. */
-export const PI_SUBCOMMANDS = new Set(["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]);
-
-/** The version's gentle-pi is loaded into every Pi session; a Pi subcommand goes to Pi as is. */
-export function piArguments(install: Pick<BundledInstall, "gentlePiRoot">, args: string[]): string[] {
-  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return args;
-  return ["--extension", install.gentlePiRoot, ...args];
-}
-
-/** Apply an Engram decision to a child's environment and say its notice. */
-export function applyEngram(childEnv: Env, engram: { set: Record<string, string>; unset: string[]; notice?: string }): void {
-  Object.assign(childEnv, engram.set);
-  for (const k of engram.unset) delete childEnv[k];
-  if (engram.notice) process.stderr.write(engram.notice + "\n");
-}
-
 async function printVersion(install: BundledInstall, env: Env): Promise<number> {
   const childEnv = bundledChildEnv(install, env);
   // --version never probes, starts a server or prints memory notices.
-  const { engramLaunchEnvironment } = await import("./engram");
+  const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }));
   childEnv.PI_OFFLINE = "1";
   // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.

@@ -172,7 +172,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
       return 1;
     }
   }
-  const { bundledCoreVerified, engramLaunchEnvironment } = await import("./engram");
+  const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;
   try {
@@ -196,7 +196,6 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
   }
   const setupEnv = bundledSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
-  const { applyEngram } = await import("./run");
   applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }));
   const code = await new Promise<number>((resolve) => {
     const child = spawn(gentleAi, ["install", "--agent", "pi", ...args], { stdio: "inherit", env: setupEnv as NodeJS.ProcessEnv, cwd: home });

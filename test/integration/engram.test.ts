@@ -16,7 +16,8 @@ import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
-import { engramLaunchEnvironment, loopbackGet, migrationMarkerPath, readEngramHeader, type Endpoint } from "../../src/engine/engram";
+import { engramLaunchEnvironment, migrationMarkerPath } from "../../src/engine/engram/launch";
+import { loopbackGet, readEngramHeader, type Endpoint } from "../../src/engine/engram/probe";
 import { engramProgramIn, startEngramServer, type EngramServer, type EngramVariant } from "../support/engram";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -439,7 +440,7 @@ describe("the probe on our Node 24.21.0 with the environment's proxy switched on
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     bundle = join(work, "probe-child.cjs");
     await bundleChild(
-      `import { probeCompatibility } from "../../src/engine/engram";
+      `import { probeCompatibility } from "../../src/engine/engram/probe";
 const port = Number(process.argv[2]);
 probeCompatibility({ host: "127.0.0.1", port }).then((r) => console.log(JSON.stringify(r)));
 fetch("http://127.0.0.1:" + port + "/compatibility").then((r) => console.log("fetch " + r.status), () => console.log("fetch failed"));`,

@@ -5,7 +5,7 @@ import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { BundledError, bundledChildEnv, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
-import { piArguments } from "../../src/engine/run";
+import { PI_SUBCOMMANDS, piArguments } from "../../src/engine/pi";
 import { bundledSetupEnv, gentleAiIsolationEnv } from "../../src/engine/setup";
 
 let home: string;
@@ -133,7 +133,10 @@ describe("piArguments", () => {
     const install = { gentlePiRoot: "/v/node_modules/gentle-pi" };
     expect(piArguments(install, ["-p", "hi"])).toEqual(["--extension", "/v/node_modules/gentle-pi", "-p", "hi"]);
     expect(piArguments(install, [])).toEqual(["--extension", "/v/node_modules/gentle-pi"]);
-    for (const sub of ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]) {
+    // Pi's own subcommands as Pi's docs/cli.md lists them: the package commands, config, auth and mcp.
+    const piSubcommands = ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"];
+    expect(PI_SUBCOMMANDS).toEqual(new Set(piSubcommands));
+    for (const sub of piSubcommands) {
       expect(piArguments(install, [sub, "x"])).toEqual([sub, "x"]);
     }
   });

@@ -30,7 +30,7 @@ import { lstatOrNull } from "../../io/files";
 import { outputTail, run } from "../../io/process";
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
-import { ensureRuntimes } from "../runtime";
+import { ensureRuntimes } from "../runtime/index";
 import { fetchDistributionAssets, latestRelease } from "../release";
 import { userNpmrc, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../registry";

@@ -1,0 +1,117 @@
+/**
+ * Engram startup safety, the launch (spec: "Engram startup safety"; "Recovery
+ * and setup"; "Recovering an interrupted migration"). Gathers the evidence
+ * (the migration marker, the bundled core on disk: published and verified
+ * means a regular file in runtime/engram-<v>/, a real folder that carries the
+ * runtime marker; the probes and the header), decides, starts the shared
+ * server when the decision says so, and gives the variables to a child's
+ * environment. engramLaunchEnvironment never throws for an Engram problem:
+ * the worst case is memory disabled behind the guard.
+ */
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Env } from "../../core/environment";
+import type { Layout } from "../../core/layout";
+import { RUNTIME_MARKER } from "../../install/runtime/recipe";
+import { buildPins } from "../../pins/index";
+import { launchKind } from "../pi";
+import { headerSignal } from "./contract";
+import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramDecision, type EngramEvidence } from "./decision";
+import { DEFAULT_ENDPOINT, probeCompatibility, probeOlderVersion, readEngramHeader } from "./probe";
+import { startSharedServer, type StartOptions } from "./server";
+
+/** The bundled core is published and verified: a regular file in runtime/engram-<v>/, a real folder with the runtime marker. */
+export async function bundledCoreVerified(layout: Layout): Promise<boolean> {
+  try {
+    const [dir, marker, core] = await Promise.all([fs.lstat(layout.engramDir), fs.lstat(join(layout.engramDir, RUNTIME_MARKER)), fs.lstat(layout.engram)]);
+    return dir.isDirectory() && marker.isFile() && core.isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** <prefix>/config/engram-migration.json: an interrupted migration blocks memory. Anything at that path counts. */
+export function migrationMarkerPath(layout: Layout): string {
+  return join(layout.config, "engram-migration.json");
+}
+
+async function migrationMarker(layout: Layout): Promise<boolean> {
+  try {
+    await fs.lstat(migrationMarkerPath(layout));
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR";
+  }
+}
+
+export interface EngramLaunchOptions extends StartOptions {
+  /**
+   * "pre-pi": right before Pi starts (args decide: a version/help launch skips,
+   * a Pi subcommand classifies without starting, anything else is the final
+   * decision and may start the server); "setup": after setup published the
+   * core, classifies without starting; "none": no probe at all.
+   */
+  phase: "pre-pi" | "setup" | "none";
+  /** What the user typed after gentle-shell (for "pre-pi"). */
+  args?: readonly string[];
+  /** The bundled core's schema; defaults to the compiled pins. */
+  schema?: number | null;
+}
+
+export interface EngramLaunch {
+  /** Variables to set in Pi's (or setup's children's) environment. */
+  set: Record<string, string>;
+  /** Variables to remove from it (an outer Shell's ENGRAM_URL on a launch without memory). */
+  unset: string[];
+  /** One line for stderr, when there is something to say. */
+  notice?: string;
+  decision: EngramDecision;
+}
+
+/** The Engram environment for this launch. Never throws for an Engram problem. */
+export async function engramLaunchEnvironment(layout: Layout, env: Env, options: EngramLaunchOptions): Promise<EngramLaunch> {
+  const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;
+  const paths = { guard: layout.guard, core: layout.engram, url: `http://${endpoint.host}:${endpoint.port}` };
+  const kind = options.phase === "none" ? "skip" : options.phase === "setup" ? "classify" : launchKind(options.args ?? []);
+  let decision: EngramDecision;
+  try {
+    const base = {
+      platform: layout.platform,
+      env,
+      paths,
+      kind,
+      migrationMarker: kind === "skip" ? false : await migrationMarker(layout),
+      coreVerified: kind === "skip" ? false : await bundledCoreVerified(layout),
+    } satisfies Partial<EngramEvidence>;
+    if (!needsProbe(base)) {
+      decision = decideEngram(base);
+    } else {
+      const compatibility = await probeCompatibility(endpoint);
+      const evidence: EngramEvidence = { ...base, compatibility };
+      // /health only selects the notice's wording; after a timeout it would only add another second.
+      if (compatibility.kind === "other" && compatibility.reason !== "timeout") evidence.olderVersion = await probeOlderVersion(endpoint);
+      if (compatibility.kind === "refused") {
+        const schema = options.schema !== undefined ? options.schema : buildPins().engram.schema;
+        evidence.header = headerSignal(await readEngramHeader(layout.home), schema);
+      }
+      decision = decideEngram(evidence);
+      if (decision.memory === "start") decision = afterStart(decision, await startSharedServer(layout, env, { ...options, endpoint }));
+    }
+  } catch {
+    // Fail closed: the guard (or the user's own selection), no URL of ours, the policy disabled.
+    decision = {
+      ...decideEngram({ platform: layout.platform, env, paths, kind: "skip", migrationMarker: false, coreVerified: false }),
+      notice:
+        "gentle-shell: Engram memory is disabled for this session: Gentle Shell could not check the Engram server. Gentle Shell keeps working without memory and checks again on the next launch.",
+    };
+  }
+  const { set, unset } = piEngramVariables(decision, env, layout.platform, paths);
+  return { set, unset, ...(decision.notice ? { notice: decision.notice } : {}), decision };
+}
+
+/** Apply an Engram decision to a child's environment and say its notice. */
+export function applyEngram(childEnv: Env, engram: { set: Record<string, string>; unset: string[]; notice?: string }): void {
+  Object.assign(childEnv, engram.set);
+  for (const k of engram.unset) delete childEnv[k];
+  if (engram.notice) process.stderr.write(engram.notice + "\n");
+}

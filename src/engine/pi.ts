@@ -1,0 +1,90 @@
+/**
+ * Pi's argument rules (spec: "Launcher in a bundled install"; "Engram startup
+ * safety": a Pi version or help flag never probes, a Pi subcommand never
+ * starts a server). Pure: which words are Pi's subcommands, where Pi reads
+ * --version/--help as a flag, and the arguments the engine hands to Pi.
+ */
+import type { BundledInstall } from "./bundled";
+
+/** Pi's own subcommands (Pi's docs/cli.md; Pi 1.6 main.js: package commands, config, auth, mcp); they take no --extension before them. */
+export const PI_SUBCOMMANDS: ReadonlySet<string> = new Set(["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]);
+
+/** The version's gentle-pi is loaded into every Pi session; a Pi subcommand goes to Pi as is. */
+export function piArguments(install: Pick<BundledInstall, "gentlePiRoot">, args: string[]): string[] {
+  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return args;
+  return ["--extension", install.gentlePiRoot, ...args];
+}
+
+/** Pi options that always take the next argument as their value (Pi 1.6 cli/args.js, when one follows). */
+const VALUE_ALWAYS = new Set([
+  "--provider",
+  "--model",
+  "--api-key",
+  "--system-prompt",
+  "--append-system-prompt",
+  "--name",
+  "-n",
+  "--session",
+  "--session-id",
+  "--fork",
+  "--session-dir",
+  "--models",
+  "--tools",
+  "-t",
+  "--exclude-tools",
+  "-xt",
+  "--thinking",
+  "--export",
+  "--extension",
+  "-e",
+  "--skill",
+  "--prompt-template",
+  "--theme",
+]);
+
+/** How many of the following arguments Pi reads as the value of `arg` (0 or 1). */
+function valueCount(arg: string, next: string | undefined): 0 | 1 {
+  if (next === undefined) return 0;
+  if (VALUE_ALWAYS.has(arg)) return 1;
+  switch (arg) {
+    case "--mode":
+    case "--use-theme":
+      return next.startsWith("-") ? 0 : 1;
+    case "--print":
+    case "-p":
+      return !next.startsWith("@") && (!next.startsWith("-") || next.startsWith("---")) ? 1 : 0;
+    case "--list-models":
+      return !next.startsWith("-") && !next.startsWith("@") ? 1 : 0;
+    case "--tui-mode":
+      return next.startsWith("-") ? 0 : 1;
+  }
+  // An option Pi does not know (an extension's flag) takes a following plain word.
+  if (arg.startsWith("--") && !arg.includes("=")) return !next.startsWith("-") && !next.startsWith("@") ? 1 : 0;
+  return 0;
+}
+
+/** True when Pi reads a version or help flag in `args`: before Pi's own `--`, and not as another option's value. */
+export function piReadsVersionOrHelp(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") return false;
+    if (arg === "--version" || arg === "-v" || arg === "--help" || arg === "-h") return true;
+    i += valueCount(arg, args[i + 1]);
+  }
+  return false;
+}
+
+/**
+ * What a launch with these arguments (what the user typed after gentle-shell) may do:
+ *  - "skip": a version or help request: no probe, no start, no notice;
+ *  - "classify": a Pi subcommand: probes, never starts a server;
+ *  - "final": the final pre-Pi decision, the only one that may start a server.
+ */
+export function launchKind(args: readonly string[]): "skip" | "classify" | "final" {
+  const first = args[0];
+  if (first !== undefined && PI_SUBCOMMANDS.has(first)) {
+    // `pi install --help`: the subcommand's own help.
+    return args.slice(1).some((a) => a === "--help" || a === "-h") ? "skip" : "classify";
+  }
+  return piReadsVersionOrHelp(args) ? "skip" : "final";
+}
