@@ -53,8 +53,8 @@
  */
 import { promises as fs } from "node:fs";
 import { win32 } from "node:path";
-import { windowsProcessCheck } from "../io/windows-process";
-import type { WindowsProcessOutput, WindowsProcessRequest } from "../io/windows-process";
+import { windowsProcessCheck } from "../io/windows-process/check";
+import type { WindowsProcessOutput, WindowsProcessRequest } from "../io/windows-process/check";
 
 export const WINDOWS_BUNDLE_MARKER = ".gentle-shell-bundle";
 export const WINDOWS_BUNDLE_MARKER_TEXT = "This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n";

@@ -27,7 +27,8 @@ import {
   type WindowsFolderState,
   type WindowsPrivateFolderAdapter,
 } from "../../src/install/windows-private";
-import { windowsProcessFailure, type WindowsProcessRequest } from "../../src/io/windows-process";
+import type { WindowsProcessRequest } from "../../src/io/windows-process/check";
+import { windowsProcessFailure } from "../../src/io/windows-process/failure";
 
 const USER = "S-1-5-21-1111111111-2222222222-3333333333-1001";
 const OTHER = "S-1-5-21-1111111111-2222222222-3333333333-1002";

@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, ensureWindowsPrivateFolder, windowsPrivateFolderAdapter } from "../../src/install/windows-private";
-import { BATCH_REJECTED, WINDOWS_PROCESS_FAILED, windowsProcessCheck, type WindowsPrerequisiteError } from "../../src/io/windows-process";
+import { BATCH_REJECTED, windowsProcessCheck } from "../../src/io/windows-process/check";
+import { WINDOWS_PROCESS_FAILED, type WindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
 function requireWindows(): void {
   if (process.platform !== "win32") {
