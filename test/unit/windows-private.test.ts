@@ -9,24 +9,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  FULL_CONTROL,
   PATH_VARIABLE,
   PS_INSPECT,
   PS_SET_PROTECTED_DACL,
-  SID,
   SIDS_VARIABLE,
+  parseInspect,
+  parseWhoami,
+  windowsPrivateFolderAdapter,
+} from "../../src/install/windows-private/adapter";
+import {
+  FULL_CONTROL,
+  SID,
   WINDOWS_BUNDLE_MARKER,
   WINDOWS_BUNDLE_MARKER_TEXT,
   WindowsPrivateFolderError,
   ensureWindowsPrivateFolder,
-  parseInspect,
-  parseWhoami,
   untrustedReason,
-  windowsPrivateFolderAdapter,
   type WindowsAce,
   type WindowsFolderState,
   type WindowsPrivateFolderAdapter,
-} from "../../src/install/windows-private";
+} from "../../src/install/windows-private/rule";
 import type { WindowsProcessRequest } from "../../src/io/windows-process/check";
 import { windowsProcessFailure } from "../../src/io/windows-process/failure";
 
