@@ -6,29 +6,25 @@
  *
  *   windowsPrivateFolderAdapter({ env?, check? }) → WindowsPrivateFolderAdapter
  *
- *   - whoami.exe and Windows PowerShell from %SystemRoot%\System32 (env,
- *     default process.env), through windowsProcessCheck (check, for tests);
- *     each path is passed as environment data (GENTLE_SHELL_PRIVATE_PATH),
- *     never as script text.
+ *   - whoami.exe from %SystemRoot%\System32 (env, default process.env)
+ *     through windowsProcessCheck, and Windows PowerShell through the one
+ *     runner, runPowerShell (src/io/powershell.ts: absolute path, the same
+ *     rules, a minimal environment); `check` stands in for windowsProcessCheck
+ *     in tests. Each path is passed as environment data
+ *     (GENTLE_SHELL_PRIVATE_PATH), never as script text.
  *   - The folder and the marker through node:fs: one folder without its
  *     parents, the marker read with lstat (at most 4096 bytes) and written
  *     with an exclusive create.
  */
 import { promises as fs } from "node:fs";
-import { windowsProcessCheck } from "../../io/windows-process/check";
-import type { WindowsProcessOutput, WindowsProcessRequest } from "../../io/windows-process/check";
+import { type ProcessCheck, runPowerShell, windowsSystemRoot } from "../../io/powershell";
+import { type WindowsProcessRequest, windowsProcessCheck } from "../../io/windows-process/check";
 import { SID_TEXT, type WindowsAce, type WindowsFolderState, WindowsPrivateFolderError, type WindowsPrivateFolderAdapter } from "./rule";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-function envValue(env: Env, name: string): string | undefined {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
-  return key === undefined ? undefined : env[key];
-}
-
-const DRIVE_ABSOLUTE = /^[A-Za-z]:\\/;
-
-export type ProcessCheck = (request: WindowsProcessRequest) => Promise<WindowsProcessOutput>;
+/** windowsProcessCheck's shape (src/io/powershell.ts); tests pass a recorder. */
+export type { ProcessCheck };
 
 export interface WindowsAdapterOptions {
   /** Where SystemRoot is read (default process.env). */
@@ -91,10 +87,9 @@ export const PS_SET_PROTECTED_DACL = [
 ].join("\n");
 
 function systemRoot(env: Env): string {
-  const root = envValue(env, "SystemRoot") ?? envValue(env, "windir");
-  if (!root || !DRIVE_ABSOLUTE.test(root))
-    throw new WindowsPrivateFolderError("%SystemRoot% is not an absolute folder; Windows tools cannot be found. Nothing was changed.");
-  return root.replace(/\\+$/, "");
+  const root = windowsSystemRoot(env);
+  if (root === null) throw new WindowsPrivateFolderError("%SystemRoot% is not an absolute folder; Windows tools cannot be found. Nothing was changed.");
+  return root;
 }
 
 /** Parses PS_INSPECT's output. */
@@ -133,12 +128,11 @@ export function parseWhoami(stdout: string): string {
 export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions = {}): WindowsPrivateFolderAdapter {
   const env = options.env ?? process.env;
   const check = options.check ?? ((request: WindowsProcessRequest) => windowsProcessCheck(request));
-  const powershell = (script: string, data: Record<string, string>) =>
-    check({
-      command: `${systemRoot(env)}\\System32\\WindowsPowerShell\\v1.0\\powershell.exe`,
-      args: ["-NoLogo", "-NoProfile", "-NonInteractive", "-EncodedCommand", Buffer.from(script, "utf16le").toString("base64")],
-      env: data,
-    });
+  // The one PowerShell runner: its absolute path, windowsProcessCheck's rules, a minimal environment.
+  const powershell = async (script: string, data: Record<string, string>) => {
+    systemRoot(env);
+    return runPowerShell(script, data, { env, check: options.check });
+  };
   return {
     async currentUserSid() {
       const out = await check({ command: `${systemRoot(env)}\\System32\\whoami.exe`, args: ["/user", "/fo", "csv", "/nh"] });
