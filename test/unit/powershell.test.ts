@@ -17,6 +17,7 @@ import {
   windowsPowerShellPath,
 } from "../../src/io/powershell";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
+import { runWindowsPowerShell } from "../../src/io/path-apply";
 import type { SpawnLike, WindowsProcessDeps, WindowsProcessRequest } from "../../src/io/windows-process/check";
 import { WINDOWS_PROCESS_FAILED, isWindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
@@ -107,6 +108,12 @@ describe("runPowerShell refuses without a drive-absolute %SystemRoot%", () => {
     await expect(runPowerShellForStatus("'x'", {}, { env, spawn: fake.spawn, platform: "win32" })).rejects.toThrow(WindowsPowerShellUnavailableError);
     expect(fake.calls).toEqual([]);
     expect(check).not.toHaveBeenCalled();
+  });
+
+  it("path-apply's runWindowsPowerShell refuses too instead of running a bare powershell.exe", async () => {
+    vi.stubEnv("SystemRoot", "");
+    vi.stubEnv("windir", "");
+    await expect(runWindowsPowerShell("'x'", {})).rejects.toThrow(WindowsPowerShellUnavailableError);
   });
 });
 
