@@ -71,8 +71,9 @@ export const installCommand = defineCommand({
     let claimed: string;
     if (platform === "win32") {
       // The private folder (spec: "Layout"): LOCALAPPDATA first, the fallback only on an untrusted owner or ACL.
-      const { ensureWindowsPrivateFolder } = await import("../install/windows-private");
-      const folder = await ensureWindowsPrivateFolder(env);
+      const { ensureWindowsPrivateFolder } = await import("../install/windows-private/rule");
+      const { windowsPrivateFolderAdapter } = await import("../install/windows-private/adapter");
+      const folder = await ensureWindowsPrivateFolder(env, windowsPrivateFolderAdapter({ env }));
       layout = prefixLayout({ home, platform, pins, windowsPrefix: folder.prefix });
       const { promises: fs } = await import("node:fs");
       await fs.mkdir(layout.agent, { recursive: true });

@@ -26,7 +26,7 @@
  * was the end of it.
  */
 import * as nodeFs from "node:fs";
-import { execFile } from "node:child_process";
+import { runPowerShellForStatus } from "./powershell";
 import { dirname, join, relative, isAbsolute } from "pathe";
 import type { Layout, Platform } from "../core/layout";
 import { tildify, tildifyText } from "../core/layout";
@@ -569,19 +569,8 @@ export interface PowerShellResult {
 /** Runs a PowerShell script with extra environment variables. */
 export type PowerShellRunner = (script: string, env: Record<string, string>) => Promise<PowerShellResult>;
 
-export const runWindowsPowerShell: PowerShellRunner = (script, env) =>
-  new Promise((resolve) => {
-    const encoded = Buffer.from(script, "utf16le").toString("base64");
-    execFile(
-      "powershell.exe",
-      ["-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-EncodedCommand", encoded],
-      { env: { ...process.env, ...env }, windowsHide: true, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const status = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ status, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
+/** src/io/powershell.ts: the absolute powershell.exe, windowsProcessCheck's rules, a minimal environment. */
+export const runWindowsPowerShell: PowerShellRunner = (script, env) => runPowerShellForStatus(script, env, { args: ["-ExecutionPolicy", "Bypass"] });
 
 const PS_READ = [
   "$ErrorActionPreference = 'Stop'",

@@ -9,25 +9,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  FULL_CONTROL,
   PATH_VARIABLE,
   PS_INSPECT,
   PS_SET_PROTECTED_DACL,
-  SID,
   SIDS_VARIABLE,
+  parseInspect,
+  parseWhoami,
+  windowsPrivateFolderAdapter,
+} from "../../src/install/windows-private/adapter";
+import {
+  FULL_CONTROL,
+  SID,
   WINDOWS_BUNDLE_MARKER,
   WINDOWS_BUNDLE_MARKER_TEXT,
   WindowsPrivateFolderError,
   ensureWindowsPrivateFolder,
-  parseInspect,
-  parseWhoami,
   untrustedReason,
-  windowsPrivateFolderAdapter,
   type WindowsAce,
   type WindowsFolderState,
   type WindowsPrivateFolderAdapter,
-} from "../../src/install/windows-private";
-import { windowsProcessFailure, type WindowsProcessRequest } from "../../src/io/windows-process";
+} from "../../src/install/windows-private/rule";
+import type { WindowsProcessRequest } from "../../src/io/windows-process/check";
+import { windowsProcessFailure } from "../../src/io/windows-process/failure";
 
 const USER = "S-1-5-21-1111111111-2222222222-3333333333-1001";
 const OTHER = "S-1-5-21-1111111111-2222222222-3333333333-1002";

@@ -12,25 +12,22 @@ import { PassThrough } from "node:stream";
 import { inspect } from "node:util";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { BATCH_REJECTED, COMMAND_NOT_ABSOLUTE, OUTPUT_LIMIT, neutralCwd, windowsProcessCheck, type SpawnLike } from "../../src/io/windows-process/check";
 import {
-  BATCH_REJECTED,
-  COMMAND_NOT_ABSOLUTE,
-  FIELD_SUPPRESSED,
-  LINE_SUPPRESSED,
-  OUTPUT_LIMIT,
-  PROCESS_ERROR_FALLBACK,
   WINDOWS_PROCESS_FAILED,
-  WINDOWS_PROCESS_MAX_CAPTURE,
   type WindowsPrerequisiteError,
   isWindowsPrerequisiteError,
-  neutralCwd,
+  windowsProcessFailure,
+  type WindowsProcessFailureCause,
+} from "../../src/io/windows-process/failure";
+import {
+  FIELD_SUPPRESSED,
+  LINE_SUPPRESSED,
+  PROCESS_ERROR_FALLBACK,
+  WINDOWS_PROCESS_MAX_CAPTURE,
   sanitizeStream,
   truncateUnits,
-  windowsProcessCheck,
-  windowsProcessFailure,
-  type SpawnLike,
-  type WindowsProcessFailureCause,
-} from "../../src/io/windows-process";
+} from "../../src/io/windows-process/sanitize";
 
 const NODE = process.execPath;
 const WIN = process.platform === "win32";

@@ -12,8 +12,10 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, ensureWindowsPrivateFolder, windowsPrivateFolderAdapter } from "../../src/install/windows-private";
-import { BATCH_REJECTED, WINDOWS_PROCESS_FAILED, windowsProcessCheck, type WindowsPrerequisiteError } from "../../src/io/windows-process";
+import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
+import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, ensureWindowsPrivateFolder } from "../../src/install/windows-private/rule";
+import { BATCH_REJECTED, windowsProcessCheck } from "../../src/io/windows-process/check";
+import { WINDOWS_PROCESS_FAILED, type WindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
 function requireWindows(): void {
   if (process.platform !== "win32") {
@@ -140,7 +142,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     requireWindows();
     const local = await scratch("local");
     const profile = await scratch("profile");
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile });
+    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter());
     expect(result).toEqual({ prefix: join(local, "gentle-shell"), marker: join(local, "gentle-shell", WINDOWS_BUNDLE_MARKER), fallback: false, created: true });
     expectOurDacl(result.prefix);
     expect(await fs.readFile(result.marker, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
@@ -150,7 +152,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     expect(child.aces.every((a) => /^\(A;ID;FA;;;(SY|BA|LA|S-1-5-[\d-]+)\)$/.test(a))).toBe(true);
     expect(child.aces).toHaveLength(3);
 
-    const again = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile });
+    const again = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter());
     expect(again).toEqual({ ...result, created: false });
     await expect(fs.access(join(profile, ".gentle-shell-bundle"))).rejects.toThrow();
   });
@@ -160,7 +162,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     const base = await scratch("odd");
     const local = join(base, "a b 'c' $(x) %PATH% é ü");
     await fs.mkdir(local);
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: base });
+    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: base }, windowsPrivateFolderAdapter());
     expect(result.prefix).toBe(join(local, "gentle-shell"));
     expectOurDacl(result.prefix);
   });
@@ -172,7 +174,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     await fs.mkdir(first);
     icacls(first, "/grant", "*S-1-5-32-545:(OI)(CI)RX");
     expect(sddl(first)).toContain(";;;BU)");
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") });
+    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") }, windowsPrivateFolderAdapter());
     expect(result.prefix).toBe(first);
     expectOurDacl(first);
   });
@@ -182,7 +184,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     const local = await scratch("everyone");
     const profile = await scratch("profile");
     icacls(local, "/grant", "*S-1-1-0:(OI)(CI)M");
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile });
+    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter());
     expect(result.prefix).toBe(join(profile, ".gentle-shell-bundle"));
     expect(result.fallback).toBe(true);
     expect(result.firstRejected).toMatch(/lets another account change it/);
@@ -198,7 +200,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     await fs.mkdir(first);
     icacls(first, "/grant", "*S-1-5-32-545:(OI)(CI)M");
     const before = sddl(first);
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") });
+    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") }, windowsPrivateFolderAdapter());
     expect(result.fallback).toBe(true);
     expect(sddl(first)).toBe(before);
     await expect(fs.access(join(first, WINDOWS_BUNDLE_MARKER))).rejects.toThrow();
@@ -210,7 +212,9 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     const profile = await scratch("profile");
     const target = await scratch("target");
     await fs.symlink(target, join(local, "gentle-shell"), "junction");
-    await expect(ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile })).rejects.toThrow(/is a link/);
+    await expect(ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter())).rejects.toThrow(
+      /is a link/,
+    );
     await expect(fs.access(join(profile, ".gentle-shell-bundle"))).rejects.toThrow();
     await expect(fs.access(join(target, WINDOWS_BUNDLE_MARKER))).rejects.toThrow();
   });

@@ -124,7 +124,7 @@ export function forbiddenRemoval(path: string, guarded: { home: string[]; others
 export async function checkOwnership(layout: Layout): Promise<string | null> {
   if (layout.platform === "win32") {
     // Windows: the private folder must carry the .gentle-shell-bundle marker with its exact text.
-    const { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } = await import("../../install/windows-private");
+    const { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } = await import("../../install/windows-private/rule");
     const marker = await readTextOrNull(join(layout.prefix, WINDOWS_BUNDLE_MARKER)).catch(() => null);
     return marker === WINDOWS_BUNDLE_MARKER_TEXT ? null : `${layout.prefix} does not carry the ${WINDOWS_BUNDLE_MARKER} marker`;
   }

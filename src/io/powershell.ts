@@ -1,0 +1,138 @@
+/**
+ * The one way the product runs Windows PowerShell (spec: "Windows
+ * prerequisite failure diagnostics": windowsProcessCheck's rules).
+ *
+ * API
+ *
+ *   runPowerShell(script, data, options?) → Promise<{ stdout, stderr }>
+ *   runPowerShellForStatus(script, data, options?) → Promise<{ status, stdout, stderr }>
+ *
+ *   - The executable is always %SystemRoot%\System32\WindowsPowerShell\v1.0\powershell.exe
+ *     (windowsPowerShellPath), never a bare name looked up through the
+ *     current folder or PATH. SystemRoot (or, failing that, windir) is read
+ *     from options.env (default process.env) and must be drive-absolute
+ *     (C:\...); otherwise WindowsPowerShellUnavailableError is thrown and
+ *     nothing starts.
+ *   - It runs through windowsProcessCheck (options.check, for tests): shell
+ *     false, a neutral cwd (%SystemRoot%\System32), no window, stdin ignored,
+ *     SIGKILL after 15 seconds, 1 MiB captured per stream, and a failure is
+ *     its sanitized WindowsPrerequisiteError.
+ *   - Arguments: -NoLogo -NoProfile -NonInteractive, then options.args (for
+ *     example -ExecutionPolicy Bypass), then -EncodedCommand with the script
+ *     as base64 UTF-16LE. The script is fixed text; every input reaches it as
+ *     an environment variable in `data`.
+ *   - The environment is minimal, never the parent's whole one: exactly
+ *     `data` laid over powerShellEnvironment(options.env), which holds
+ *       SystemRoot, windir  the checked SystemRoot: Windows and .NET locate
+ *                           system files through them, and PowerShell
+ *                           builds its default module path from SystemRoot;
+ *       TEMP, TMP           copied when set: .NET's temporary folder
+ *                           (Add-Type compiles there), which otherwise falls
+ *                           back to the Windows folder.
+ *     Nothing else (PATH, PSModulePath, proxies, tokens) is passed.
+ *   - runPowerShellForStatus gives a failed run back as its status instead of
+ *     throwing (the exit status, or 1 when there is none, with the sanitized
+ *     output); a missing SystemRoot still throws.
+ */
+import { type WindowsProcessDeps, type WindowsProcessOutput, type WindowsProcessRequest, windowsProcessCheck } from "./windows-process/check";
+import { isWindowsPrerequisiteError } from "./windows-process/failure";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Under %SystemRoot%. */
+export const WINDOWS_POWERSHELL = "System32\\WindowsPowerShell\\v1.0\\powershell.exe";
+export const POWERSHELL_ARGS = ["-NoLogo", "-NoProfile", "-NonInteractive"] as const;
+/** Variables copied from the environment when set, besides SystemRoot and windir. */
+export const POWERSHELL_PASSED_VARIABLES = ["TEMP", "TMP"] as const;
+
+export class WindowsPowerShellUnavailableError extends Error {
+  constructor() {
+    super("%SystemRoot% is not an absolute folder (C:\\...), so Windows PowerShell cannot be found. Nothing was run.");
+  }
+}
+
+/** windowsProcessCheck's shape; tests pass a recorder. */
+export type ProcessCheck = (request: WindowsProcessRequest, deps?: WindowsProcessDeps) => Promise<WindowsProcessOutput>;
+
+export interface PowerShellOptions {
+  /** Where SystemRoot, TEMP and TMP are read (default process.env); nothing else of it is passed on. */
+  env?: Env;
+  /** Switches between -NonInteractive and -EncodedCommand. */
+  args?: readonly string[];
+  check?: ProcessCheck;
+  /** For windowsProcessCheck (tests). */
+  spawn?: WindowsProcessDeps["spawn"];
+  platform?: NodeJS.Platform;
+}
+
+export interface PowerShellStatus {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function envValue(env: Env, name: string): string | undefined {
+  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
+  return key === undefined ? undefined : env[key];
+}
+
+const DRIVE_ABSOLUTE = /^[A-Za-z]:\\/;
+
+/** %SystemRoot% (else %windir%) without trailing backslashes, when it is drive-absolute; else null. */
+export function windowsSystemRoot(env: Env): string | null {
+  const root = envValue(env, "SystemRoot") ?? envValue(env, "windir");
+  if (!root || !DRIVE_ABSOLUTE.test(root) || root.includes("\0")) return null;
+  return root.replace(/\\+$/, "");
+}
+
+export function windowsPowerShellPath(env: Env): string {
+  const root = windowsSystemRoot(env);
+  if (root === null) throw new WindowsPowerShellUnavailableError();
+  return `${root}\\${WINDOWS_POWERSHELL}`;
+}
+
+/** The environment PowerShell itself gets, before the script's data. */
+export function powerShellEnvironment(env: Env): Record<string, string> {
+  const root = windowsSystemRoot(env);
+  if (root === null) throw new WindowsPowerShellUnavailableError();
+  const out: Record<string, string> = { SystemRoot: root, windir: root };
+  for (const name of POWERSHELL_PASSED_VARIABLES) {
+    const value = envValue(env, name);
+    if (value && !value.includes("\0")) out[name] = value;
+  }
+  return out;
+}
+
+export function runPowerShell(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions = {}): Promise<WindowsProcessOutput> {
+  const env = options.env ?? process.env;
+  let request: WindowsProcessRequest;
+  let baseEnv: Record<string, string>;
+  try {
+    request = {
+      command: windowsPowerShellPath(env),
+      args: [...POWERSHELL_ARGS, ...(options.args ?? []), "-EncodedCommand", Buffer.from(script, "utf16le").toString("base64")],
+      env: data,
+    };
+    baseEnv = powerShellEnvironment(env);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const deps: WindowsProcessDeps = { baseEnv };
+  if (options.spawn) deps.spawn = options.spawn;
+  if (options.platform) deps.platform = options.platform;
+  return (options.check ?? windowsProcessCheck)(request, deps);
+}
+
+export async function runPowerShellForStatus(
+  script: string,
+  data: Readonly<Record<string, string>>,
+  options: PowerShellOptions = {},
+): Promise<PowerShellStatus> {
+  try {
+    const out = await runPowerShell(script, data, options);
+    return { status: 0, ...out };
+  } catch (error) {
+    if (!isWindowsPrerequisiteError(error)) throw error;
+    return { status: error.cause.status ?? 1, stdout: error.cause.stdout, stderr: error.cause.stderr };
+  }
+}
