@@ -1,12 +1,33 @@
 /**
- * The environments our children run in (spec: "pnpm environment", "Setup
- * environment", "Launcher in a bundled install"). Pure functions of the
- * layout and the inherited environment.
+ * Every environment our children run in, and the one environment lookup
+ * (spec: "pnpm environment", "Setup environment", "Launcher in a bundled
+ * install", "Isolation from the user's Gentle AI", "Engram startup safety").
+ * Pure functions of the layout and the inherited environment.
  */
 import { dirname, join } from "pathe";
 import type { Layout, Platform } from "./layout";
 
 export type Env = Record<string, string | undefined>;
+
+/**
+ * The one environment lookup. Windows keeps variable names case-insensitively
+ * (Path, PATH); POSIX does not. `anyCase` finds a name in any case on every
+ * platform (npm reads npm_config_* that way). A key whose value is undefined
+ * counts as absent.
+ */
+export function envKey(env: Readonly<Env>, name: string, platform: Platform | "any-case"): string | undefined {
+  if (platform !== "win32" && platform !== "any-case") return env[name] !== undefined ? name : undefined;
+  if (env[name] !== undefined) return name;
+  const upper = name.toUpperCase();
+  return Object.keys(env).find((k) => k.toUpperCase() === upper && env[k] !== undefined);
+}
+
+/** A variable's value by envKey; the empty string counts as set unless `emptyIsUnset`. */
+export function envValue(env: Readonly<Env>, name: string, platform: Platform | "any-case", options: { emptyIsUnset?: boolean } = {}): string | undefined {
+  const key = envKey(env, name, platform);
+  const value = key === undefined ? undefined : env[key];
+  return options.emptyIsUnset && value === "" ? undefined : value;
+}
 
 const DROPPED_PNPM = [/^npm_/i, /^pnpm_/i, /^COREPACK_/i, /^XDG_/i];
 const DROPPED_EXACT = new Set(["PNPM_HOME", "NODE_OPTIONS", "NODE_PATH"]);
@@ -18,7 +39,7 @@ function delimiter(platform: Platform): string {
 /** The key under which PATH lives (Windows keeps `Path`, case-insensitively). */
 export function pathKey(env: Env, platform: Platform): string {
   if (platform !== "win32") return "PATH";
-  return Object.keys(env).find((k) => k.toUpperCase() === "PATH") ?? "Path";
+  return envKey(env, "PATH", platform) ?? "Path";
 }
 
 function copyDefined(env: Env): Env {
@@ -80,9 +101,7 @@ function npmrcNames(text: string): string[] {
 }
 
 function pathValue(env: Env, platform: Platform): string | undefined {
-  if (platform !== "win32") return env.PATH;
-  const key = Object.keys(env).find((k) => k.toUpperCase() === "PATH");
-  return key ? env[key] : undefined;
+  return envValue(env, "PATH", platform);
 }
 
 const SETUP_DROPPED = [/^npm_/i, /^pnpm_/i, /^GENTLE_BOOTSTRAP_/, /^GENTLE_INSTALL_/];
@@ -107,4 +126,183 @@ export function setupEnvironment(layout: Layout, options: { env: Env; id: string
   out.npm_config_cache = layout.npm.cache;
   out.npm_config_update_notifier = "false";
   return out;
+}
+
+// ---- Checks: the environments our own programs are checked in.
+
+/** Checking our Go (`go version`): no GO* setting of the user's, no toolchain switch, no telemetry. */
+export function goCheckEnvironment(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !/^GO/i.test(k) && k !== "CGO_ENABLED") out[k] = v;
+  out.GOTOOLCHAIN = "local";
+  out.GOENV = "off";
+  out.GOTELEMETRY = "off";
+  return out;
+}
+
+/** Checking our Engram (`engram version`): no ENGRAM_* setting and no GitHub token of the user's, no update check. */
+export function engramCheckEnvironment(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined || /^ENGRAM_/i.test(k) || /^(GH_TOKEN|GITHUB_TOKEN)$/i.test(k)) continue;
+    out[k] = v;
+  }
+  out.ENGRAM_NO_UPDATE_CHECK = "1";
+  return out;
+}
+
+/** Asking our npm for the registry: no inherited npm_* setting and no NODE_OPTIONS. */
+export function npmQueryEnvironment(env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && !/^npm_/i.test(k) && k !== "NODE_OPTIONS") out[k] = v;
+  return out;
+}
+
+/**
+ * Launcher verification (checkLauncher, and upgrade step 5): the environment
+ * our pnpm ran in, with no GENTLE_* or PI_* variable, so no host NODE_OPTIONS,
+ * npm or pnpm setting and no Pi override reaches the check.
+ */
+export function launcherCheckEnvironment(layout: Layout, options: PnpmEnvironmentOptions): Env {
+  const out = pnpmEnvironment(layout, options);
+  for (const k of Object.keys(out)) if (/^(GENTLE_|PI_)/.test(k)) delete out[k];
+  return out;
+}
+
+// ---- Launcher in a bundled install: Pi's children, and setup.
+
+/** The user's environment plus Gentle Shell's own variables, for Pi and its subagents. */
+export function bundledChildEnv(install: { layout: Layout; piCli: string }, env: Env): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  delete out.GENTLE_SHELL_PI;
+  delete out.GENTLE_SHELL_VERIFY_VERSION;
+  delete out.GENTLE_SHELL_STARTUP_HANDOFF;
+  if ("GENTLE_SHELL_USER_NODE_OPTIONS" in out) {
+    out.NODE_OPTIONS = out.GENTLE_SHELL_USER_NODE_OPTIONS;
+    delete out.GENTLE_SHELL_USER_NODE_OPTIONS;
+  }
+  const { layout } = install;
+  const pair = `${layout.node} ${install.piCli}`;
+  if (/\s/.test(layout.node) || /\s/.test(install.piCli)) delete out.GENTLE_PI_AGENTS_PI;
+  else out.GENTLE_PI_AGENTS_PI = pair;
+  out.PI_SKIP_VERSION_CHECK = "1";
+  out.GENTLE_SHELL_PREFIX = layout.prefix;
+  out.PI_CODING_AGENT_DIR = layout.agent;
+  out.GENTLE_PI_AGENT_HOME = layout.agent;
+  return out;
+}
+
+/** The variables every Gentle AI process Gentle Shell starts gets (gentleAiIsolationEnv). */
+export function gentleAiIsolationEnv(layout: Layout, engramPublished: boolean): Env {
+  const env: Env = {
+    GENTLE_AI_HOME: layout.gentleAi,
+    GENTLE_AI_PI_CONFIG_DIR: layout.gentleAiConfig,
+    GENTLE_AI_NO_SELF_UPDATE: "1",
+    GENTLE_PI_CONFIG_HOME: layout.config,
+  };
+  if (engramPublished) env.GENTLE_AI_ENGRAM_BIN = layout.engram;
+  return env;
+}
+
+/** bundledSetupEnv: Pi's environment, with our node and the version's .bin ahead of the user's PATH, plus isolation. */
+export function bundledSetupEnv(install: { layout: Layout; piCli: string; versionDir: string }, env: Env, engramPublished: boolean): Env {
+  const out = bundledChildEnv(install, env);
+  const { layout } = install;
+  const key = pathKey(out, layout.platform);
+  const sep = layout.platform === "win32" ? ";" : ":";
+  const front = [nodeBinDir(layout), join(install.versionDir, "node_modules", ".bin")];
+  out[key] = [...front, ...(out[key] ? [out[key]!] : [])].join(sep);
+  return { ...out, ...gentleAiIsolationEnv(layout, engramPublished) };
+}
+
+// ---- Engram startup safety: the environment of the `engram serve` Shell starts
+// (the user's environment minus ENGRAM_* and the GitHub tokens, and the session
+// scratch rules for TMPDIR/TMP/TEMP on POSIX and Windows).
+
+const TEMP_NAMES = ["TMPDIR", "TMP", "TEMP"] as const;
+
+/** A session scratch folder's name: gp or ga followed by exactly six alphanumerics. */
+export function isScratchName(name: string, platform: Platform): boolean {
+  return (platform === "win32" ? /^g[pa][A-Za-z0-9]{6}$/i : /^g[pa][A-Za-z0-9]{6}$/).test(name);
+}
+
+/** Windows: the root of an absolute path (C:\ or \\server\share), else null. */
+function windowsRoot(path: string): string | null {
+  const drive = /^[A-Za-z]:[\\/]/.exec(path);
+  if (drive) return drive[0];
+  const unc = /^[\\/]{2}[^\\/]+[\\/]+[^\\/]+/.exec(path);
+  return unc ? unc[0] : null;
+}
+
+/**
+ * Windows: the original absolute ancestor outside the trailing run of scratch
+ * components, as written (its own separators), or null for a path that is not
+ * absolute.
+ */
+export function windowsStableAncestor(path: string): string | null {
+  const root = windowsRoot(path);
+  if (root === null) return null;
+  let rest = path.slice(root.length);
+  for (;;) {
+    const trimmed = rest.replace(/[\\/]+$/, "");
+    const cut = Math.max(trimmed.lastIndexOf("\\"), trimmed.lastIndexOf("/"));
+    const last = trimmed.slice(cut + 1);
+    if (trimmed === "" || !isScratchName(last, "win32")) {
+      rest = trimmed;
+      break;
+    }
+    rest = cut < 0 ? "" : trimmed.slice(0, cut);
+  }
+  return rest === "" ? root : root + rest;
+}
+
+/** The last path component; on Windows after \\, / or a drive's colon (C:gp123456). */
+function finalComponent(path: string, platform: Platform): string {
+  if (platform !== "win32") return path.slice(path.lastIndexOf("/") + 1);
+  const drive = /^[A-Za-z]:/.test(path) ? 1 : -1;
+  return path.slice(Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"), drive) + 1);
+}
+
+export type ServeEnvironment = { ok: true; env: Env } | { ok: false; reason: string };
+
+/**
+ * The environment of the `engram serve` Shell starts: the user's, minus every
+ * ENGRAM_* setting and GH_TOKEN/GITHUB_TOKEN, plus ENGRAM_NO_UPDATE_CHECK=1.
+ * TMPDIR/TMP/TEMP naming a session scratch folder are dropped on POSIX; on
+ * Windows they are replaced by their stable absolute ancestor (and TEMP is
+ * added when absent), and a relative scratch path refuses the start.
+ */
+export function engramServeEnvironment(env: Env, platform: Platform): ServeEnvironment {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) continue;
+    if (/^ENGRAM_/i.test(k) || /^(GH_TOKEN|GITHUB_TOKEN)$/i.test(k)) continue;
+    out[k] = v;
+  }
+  let stable: string | null = null;
+  let replaced = false;
+  for (const name of platform === "win32" ? (["TMP", "TMPDIR", "TEMP"] as const) : TEMP_NAMES) {
+    const keys = Object.keys(out).filter((k) => (platform === "win32" ? k.toUpperCase() === name : k === name));
+    for (const key of keys) {
+      const value = out[key]!;
+      const trimmed = value.replace(platform === "win32" ? /[\\/]+$/ : /\/+$/, "");
+      const last = finalComponent(trimmed, platform);
+      if (!isScratchName(last, platform)) continue;
+      if (platform !== "win32") {
+        delete out[key];
+        continue;
+      }
+      const ancestor = windowsStableAncestor(value);
+      if (ancestor === null) {
+        return { ok: false, reason: `${name} names a relative session scratch folder, so no stable temporary folder could be chosen` };
+      }
+      out[key] = ancestor;
+      replaced = true;
+      stable ??= ancestor;
+    }
+  }
+  if (platform === "win32" && replaced && !Object.keys(out).some((k) => k.toUpperCase() === "TEMP")) out.TEMP = stable!;
+  out.ENGRAM_NO_UPDATE_CHECK = "1";
+  return { ok: true, env: out };
 }

@@ -1,5 +1,5 @@
 /**
- * resolveBundledInstall and bundledChildEnv (spec: "Launcher in a bundled
+ * resolveBundledInstall (spec: "Launcher in a bundled
  * install"). The engine runs in bundled mode only from a finished version of
  * a bundled install that `current` names; it runs only the Pi that version
  * pins, with the user's environment plus Gentle Shell's own variables.
@@ -100,26 +100,4 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
     gentlePiRoot: join(versionDir, "node_modules", SHELL_PACKAGE),
     verifyOnly: current !== id,
   };
-}
-
-/** The user's environment plus Gentle Shell's own variables, for Pi and its subagents. */
-export function bundledChildEnv(install: BundledInstall, env: Env): Env {
-  const out: Env = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
-  delete out.GENTLE_SHELL_PI;
-  delete out.GENTLE_SHELL_VERIFY_VERSION;
-  delete out.GENTLE_SHELL_STARTUP_HANDOFF;
-  if ("GENTLE_SHELL_USER_NODE_OPTIONS" in out) {
-    out.NODE_OPTIONS = out.GENTLE_SHELL_USER_NODE_OPTIONS;
-    delete out.GENTLE_SHELL_USER_NODE_OPTIONS;
-  }
-  const { layout } = install;
-  const pair = `${layout.node} ${install.piCli}`;
-  if (/\s/.test(layout.node) || /\s/.test(install.piCli)) delete out.GENTLE_PI_AGENTS_PI;
-  else out.GENTLE_PI_AGENTS_PI = pair;
-  out.PI_SKIP_VERSION_CHECK = "1";
-  out.GENTLE_SHELL_PREFIX = layout.prefix;
-  out.PI_CODING_AGENT_DIR = layout.agent;
-  out.GENTLE_PI_AGENT_HOME = layout.agent;
-  return out;
 }

@@ -11,7 +11,8 @@ import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
 import { run } from "../io/process";
-import { BundledError, bundledChildEnv, resolveBundledInstall, type BundledInstall } from "./bundled";
+import { bundledChildEnv } from "../core/environment";
+import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
 import { piArguments } from "./pi";
 
 declare const __filename: string;

@@ -9,39 +9,16 @@
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "pathe";
-import { tildify, tildifyText, type Layout } from "../core/layout";
-import { pathKey, type Env } from "../core/environment";
+import { tildify, tildifyText } from "../core/layout";
+import { type Env, bundledSetupEnv } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
 import { hostTarget } from "../core/host";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime/engram";
-import { bundledChildEnv, type BundledInstall } from "./bundled";
+import type { BundledInstall } from "./bundled";
 import { sourceFile } from "./upgrade";
-
-/** The variables every Gentle AI process Gentle Shell starts gets (gentleAiIsolationEnv). */
-export function gentleAiIsolationEnv(layout: Layout, engramPublished: boolean): Env {
-  const env: Env = {
-    GENTLE_AI_HOME: layout.gentleAi,
-    GENTLE_AI_PI_CONFIG_DIR: layout.gentleAiConfig,
-    GENTLE_AI_NO_SELF_UPDATE: "1",
-    GENTLE_PI_CONFIG_HOME: layout.config,
-  };
-  if (engramPublished) env.GENTLE_AI_ENGRAM_BIN = layout.engram;
-  return env;
-}
-
-/** bundledSetupEnv: Pi's environment, with our node and the version's .bin ahead of the user's PATH, plus isolation. */
-export function bundledSetupEnv(install: BundledInstall, env: Env, engramPublished: boolean): Env {
-  const out = bundledChildEnv(install, env);
-  const { layout } = install;
-  const key = pathKey(out, layout.platform);
-  const sep = layout.platform === "win32" ? ";" : ":";
-  const front = [dirname(layout.node), join(install.versionDir, "node_modules", ".bin")];
-  out[key] = [...front, ...(out[key] ? [out[key]!] : [])].join(sep);
-  return { ...out, ...gentleAiIsolationEnv(layout, engramPublished) };
-}
 
 /** The gentle-ai executable gentle-pi's build leaves: its package.json bin entry, else bin/gentle-ai. */
 export async function gentleAiExecutable(install: BundledInstall): Promise<string> {

@@ -7,7 +7,7 @@
 import { promises as fs, realpathSync } from "node:fs";
 import { join } from "pathe";
 import { tildifyText, type Layout } from "../core/layout";
-import { pnpmEnvironment, type Env } from "../core/environment";
+import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
 import { redactText } from "../core/secrets";
@@ -71,12 +71,6 @@ export async function versionModule(layout: Layout, id: string): Promise<string>
   }
   if (!real.startsWith(realpathSync(dir) + "/")) throw new Error(`the engine of versions/${id} lies outside its folder`);
   return real;
-}
-
-function cleanEnv(layout: Layout, env: Env, npmrc: string): Env {
-  const out = pnpmEnvironment(layout, { env, npmrc });
-  for (const k of Object.keys(out)) if (/^(GENTLE_|PI_)/.test(k)) delete out[k];
-  return out;
 }
 
 async function callModule(layout: Layout, engine: string, args: string[], env: Env): Promise<Record<string, unknown>> {
@@ -144,7 +138,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   try {
     // 4. The new version's own module, from inside its folder.
     const engine = await versionModule(layout, id);
-    const moduleEnv = cleanEnv(layout, env, npmrc);
+    const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
     await checkModule(layout, engine, moduleEnv);
     const runtime = await callModule(layout, engine, ["ensure-runtime", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
@@ -201,7 +195,7 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
     return 1;
   }
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-  const moduleEnv = cleanEnv(layout, env, npmrc);
+  const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
   const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
   const engine = await versionModule(layout, target);
   await checkModule(layout, engine, moduleEnv);

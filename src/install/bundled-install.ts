@@ -8,7 +8,7 @@
 import { promises as fs } from "node:fs";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
-import { pnpmEnvironment, type Env } from "../core/environment";
+import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
@@ -169,8 +169,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         const { shell, pi } = distribution!.manifest;
         // checkLauncher: the environment our pnpm ran in, with no GENTLE_* or PI_* override,
         // so no host NODE_OPTIONS, npm or pnpm setting and no Pi override reaches it.
-        const checkEnv = pnpmEnvironment(layout, { env, npmrc });
-        for (const k of Object.keys(checkEnv)) if (/^(GENTLE_|PI_)/.test(k)) delete checkEnv[k];
+        const checkEnv = launcherCheckEnvironment(layout, { env, npmrc });
         const result = await run(layout.launcher, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
         const lines = result.stdout.split(/\r?\n/);
         if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {

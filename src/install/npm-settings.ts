@@ -6,15 +6,14 @@
 import { constants, promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
-import type { Env } from "../core/environment";
+import { envValue, type Env } from "../core/environment";
 import { writeFileAtomic } from "../io/files";
 
 export const NPMRC_MAX_BYTES = 1024 * 1024;
 
 /** userNpmrc: NPM_CONFIG_USERCONFIG (any case) when absolute, else ~/.npmrc; at most 1 MiB. */
 export async function userNpmrc(env: Env, home: string): Promise<{ path: string; text: string }> {
-  const key = Object.keys(env).find((k) => k.toLowerCase() === "npm_config_userconfig");
-  const configured = key ? env[key] : undefined;
+  const configured = envValue(env, "npm_config_userconfig", "any-case");
   const path = configured && (configured.startsWith("/") || /^[A-Za-z]:[\\/]/.test(configured)) ? configured : join(home, ".npmrc");
   try {
     // O_NONBLOCK: a FIFO put at ~/.npmrc must not hang the installer.

@@ -5,7 +5,7 @@
  */
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
-import type { Env } from "../core/environment";
+import { npmQueryEnvironment, type Env } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { run } from "../io/process";
 
@@ -17,8 +17,7 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
     layout.platform === "win32"
       ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
       : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
-  const clean: Env = {};
-  for (const [k, v] of Object.entries(env)) if (!/^npm_/i.test(k) && k !== "NODE_OPTIONS") clean[k] = v;
+  const clean = npmQueryEnvironment(env);
   // A neutral folder: npm reads a project's .npmrc from the folder it runs in (or the nearest one
   // above with a package.json), so the user's current directory must not choose the registry.
   // --prefix pins npm's project folder to our runtime, which holds no .npmrc.

@@ -36,6 +36,7 @@
  */
 import { type WindowsProcessDeps, type WindowsProcessOutput, type WindowsProcessRequest, windowsProcessCheck } from "./windows-process/check";
 import { isWindowsPrerequisiteError } from "./windows-process/failure";
+import { envValue } from "../core/environment";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -71,16 +72,11 @@ export interface PowerShellStatus {
   stderr: string;
 }
 
-function envValue(env: Env, name: string): string | undefined {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
-  return key === undefined ? undefined : env[key];
-}
-
 const DRIVE_ABSOLUTE = /^[A-Za-z]:\\/;
 
 /** %SystemRoot% (else %windir%) without trailing backslashes, when it is drive-absolute; else null. */
 export function windowsSystemRoot(env: Env): string | null {
-  const root = envValue(env, "SystemRoot") ?? envValue(env, "windir");
+  const root = envValue(env, "SystemRoot", "win32") ?? envValue(env, "windir", "win32");
   if (!root || !DRIVE_ABSOLUTE.test(root) || root.includes("\0")) return null;
   return root.replace(/\\+$/, "");
 }
@@ -97,7 +93,7 @@ export function powerShellEnvironment(env: Env): Record<string, string> {
   if (root === null) throw new WindowsPowerShellUnavailableError();
   const out: Record<string, string> = { SystemRoot: root, windir: root };
   for (const name of POWERSHELL_PASSED_VARIABLES) {
-    const value = envValue(env, name);
+    const value = envValue(env, name, "win32");
     if (value && !value.includes("\0")) out[name] = value;
   }
   return out;

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { BundledError, bundledChildEnv, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
+import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
+import { BundledError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
 import { PI_SUBCOMMANDS, piArguments } from "../../src/engine/pi";
-import { bundledSetupEnv, gentleAiIsolationEnv } from "../../src/engine/setup";
 
 let home: string;
 const id = "4.1.0-1.6.0";

@@ -11,7 +11,8 @@
 import type { Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import type { CompatibilityProbe, HeaderSignal } from "./contract";
-import { POLICY_VARIABLE, engramSelection, envKey, type EngramSelection, type StartupPolicy } from "./selection";
+import { envKey } from "../../core/environment";
+import { POLICY_VARIABLE, engramSelection, type EngramSelection, type StartupPolicy } from "./selection";
 
 export type Memory = "allowed" | "disabled" | "start";
 

@@ -7,7 +7,7 @@
  * started: memory is marked disabled through the startup policy and the rest
  * is the user's business.
  */
-import type { Env } from "../../core/environment";
+import { envValue, type Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 
 /** The variable gentle-engram 0.4.2+ reads; Shell sets it for Pi on every launch. */
@@ -26,18 +26,9 @@ export const EXPLICIT_VARIABLES = [
   "ENGRAM_SERVER_MODE",
 ] as const;
 
-/** A variable's key in `env`: exact on POSIX, case-insensitive on Windows. */
-export function envKey(env: Env, name: string, platform: Platform): string | undefined {
-  if (platform !== "win32") return env[name] !== undefined ? name : undefined;
-  const upper = name.toUpperCase();
-  return Object.keys(env).find((k) => k.toUpperCase() === upper && env[k] !== undefined);
-}
-
-/** A variable's value; the empty string counts as not set. */
-export function envValue(env: Env, name: string, platform: Platform): string | undefined {
-  const key = envKey(env, name, platform);
-  const value = key === undefined ? undefined : env[key];
-  return value === undefined || value === "" ? undefined : value;
+/** A variable's value for Engram's rules: the empty string counts as not set. */
+function setValue(env: Env, name: string, platform: Platform): string | undefined {
+  return envValue(env, name, platform, { emptyIsUnset: true });
 }
 
 export interface EngramSelection {
@@ -61,16 +52,16 @@ export interface EngramSelection {
 export function engramSelection(env: Env, platform: Platform, paths: { guard: string; url: string }): EngramSelection {
   const explicit: string[] = [];
   const inherited: string[] = [];
-  const bin = envValue(env, "ENGRAM_BIN", platform);
-  const url = envValue(env, "ENGRAM_URL", platform);
+  const bin = setValue(env, "ENGRAM_BIN", platform);
+  const url = setValue(env, "ENGRAM_URL", platform);
   const binIsOurs = bin !== undefined && bin === paths.guard;
   const urlIsOurs = binIsOurs && url !== undefined && url === paths.url;
   for (const name of EXPLICIT_VARIABLES) {
-    if (envValue(env, name, platform) === undefined) continue;
+    if (setValue(env, name, platform) === undefined) continue;
     if ((name === "ENGRAM_BIN" && binIsOurs) || (name === "ENGRAM_URL" && urlIsOurs)) inherited.push(name);
     else explicit.push(name);
   }
-  const raw = envValue(env, POLICY_VARIABLE, platform);
+  const raw = setValue(env, POLICY_VARIABLE, platform);
   const policy = raw === undefined ? "unset" : VALID_POLICIES.includes(raw) ? (raw as StartupPolicy) : "invalid";
   return {
     explicit,

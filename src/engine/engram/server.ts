@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { DEFAULT_ENDPOINT, probeCompatibility, type Endpoint } from "./probe";
-import { engramServeEnvironment } from "./serve-environment";
+import { engramServeEnvironment } from "../../core/environment";
 
 /**
  * Start the verified core as plain `engram serve`: detached in its own process

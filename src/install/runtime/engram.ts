@@ -7,7 +7,7 @@
  */
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import type { Env } from "../../core/environment";
+import { engramCheckEnvironment } from "../../core/environment";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
@@ -28,15 +28,6 @@ export function engramPolicy(win: boolean): MemberPolicy {
 }
 
 /** An environment for `engram version`: no ENGRAM_* setting, no GitHub token, no update check. */
-function engramCheckEnvironment(env: Env): Env {
-  const out: Env = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v === undefined || /^ENGRAM_/i.test(k) || /^(GH_TOKEN|GITHUB_TOKEN)$/i.test(k)) continue;
-    out[k] = v;
-  }
-  out.ENGRAM_NO_UPDATE_CHECK = "1";
-  return out;
-}
 
 /**
  * ensureEngram: the pinned Engram core under runtime/engram-<v>/. A pin that

@@ -6,7 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
-import type { Env } from "../../core/environment";
+import { goCheckEnvironment } from "../../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
@@ -28,14 +28,6 @@ export function goPolicy(win: boolean): MemberPolicy {
 }
 
 /** An environment for running our Go once: no GO* setting of the user's, no toolchain switch. */
-function goCheckEnvironment(env: Env): Env {
-  const out: Env = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !/^GO/i.test(k) && k !== "CGO_ENABLED") out[k] = v;
-  out.GOTOOLCHAIN = "local";
-  out.GOENV = "off";
-  out.GOTELEMETRY = "off";
-  return out;
-}
 
 /** Our Go under runtime/go/<v>/go/ (acquireGo layout), only when a build asks for it. */
 export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {

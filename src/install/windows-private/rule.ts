@@ -54,6 +54,7 @@
  * reaches inheriting files inside), so running twice changes nothing.
  */
 import { win32 } from "node:path";
+import { envValue, type Env as BaseEnv } from "../../core/environment";
 
 export const WINDOWS_BUNDLE_MARKER = ".gentle-shell-bundle";
 export const WINDOWS_BUNDLE_MARKER_TEXT = "This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n";
@@ -123,19 +124,14 @@ export interface WindowsPrivateFolder {
 
 export class WindowsPrivateFolderError extends Error {}
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-function envValue(env: Env, name: string): string | undefined {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
-  return key === undefined ? undefined : env[key];
-}
+type Env = Readonly<BaseEnv>;
 
 const DRIVE_ABSOLUTE = /^[A-Za-z]:\\/;
 /** A SID in its string form, S-1-... */
 export const SID_TEXT = /^S-1-\d+(?:-\d+)+$/;
 
 function absoluteFolder(env: Env, name: string): string {
-  const raw = envValue(env, name);
+  const raw = envValue(env, name, "win32");
   const value = raw?.replace(/\//g, "\\");
   if (!value || !DRIVE_ABSOLUTE.test(value) || value.includes("\0")) {
     throw new WindowsPrivateFolderError(

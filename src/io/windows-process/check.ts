@@ -33,6 +33,7 @@
  */
 import { spawn as nodeSpawn } from "node:child_process";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { envValue } from "../../core/environment";
 import { windowsProcessFailure } from "./failure";
 import { WINDOWS_PROCESS_MAX_CAPTURE, WINDOWS_PROCESS_TIMEOUT_MS } from "./sanitize";
 
@@ -62,11 +63,6 @@ export interface WindowsProcessDeps {
   baseEnv?: Readonly<Record<string, string | undefined>>;
 }
 
-function envValue(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === name.toUpperCase());
-  return key === undefined ? undefined : env[key];
-}
-
 const DRIVE_ABSOLUTE = /^[A-Za-z]:[\\/]/;
 
 /** `.cmd`/`.bat`, as Windows reads the name (trailing dots and spaces dropped, any case). */
@@ -82,7 +78,7 @@ export function isAbsoluteCommand(command: string, platform: NodeJS.Platform): b
 /** %SystemRoot%\System32 when SystemRoot is a drive path, else the executable's drive root; `/` off Windows. */
 export function neutralCwd(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>, command: string): string {
   if (platform !== "win32") return "/";
-  const root = envValue(env, "SystemRoot");
+  const root = envValue(env, "SystemRoot", "win32");
   if (root && DRIVE_ABSOLUTE.test(root) && !root.includes("\0")) return root.replace(/[\\/]+$/, "") + "\\System32";
   return command.slice(0, 2) + "\\";
 }

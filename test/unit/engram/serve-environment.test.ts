@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { engramServeEnvironment, windowsStableAncestor } from "../../../src/engine/engram/serve-environment";
+import { engramServeEnvironment, windowsStableAncestor } from "../../../src/core/environment";
 
 describe("the serve environment", () => {
   it("drops every ENGRAM_* and the GitHub tokens, adds ENGRAM_NO_UPDATE_CHECK=1, keeps the rest", () => {
