@@ -26,10 +26,10 @@
  * was the end of it.
  */
 import * as nodeFs from "node:fs";
-import { execFile } from "node:child_process";
 import { dirname, join, relative, isAbsolute } from "pathe";
 import type { Layout, Platform } from "../core/layout";
 import { tildify, tildifyText } from "../core/layout";
+import { runWindowsPowerShell, type PowerShellResult, type PowerShellRunner } from "./powershell";
 
 export { tildifyText };
 import {
@@ -560,28 +560,6 @@ export async function removePathEntry(receipt: PathReceipt, options: PathIoOptio
 
 // ---------------------------------------------------------------------------
 // The Windows adapter: Windows PowerShell, data through the environment only.
-
-export interface PowerShellResult {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-/** Runs a PowerShell script with extra environment variables. */
-export type PowerShellRunner = (script: string, env: Record<string, string>) => Promise<PowerShellResult>;
-
-export const runWindowsPowerShell: PowerShellRunner = (script, env) =>
-  new Promise((resolve) => {
-    const encoded = Buffer.from(script, "utf16le").toString("base64");
-    execFile(
-      "powershell.exe",
-      ["-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-EncodedCommand", encoded],
-      { env: { ...process.env, ...env }, windowsHide: true, timeout: 60_000, maxBuffer: 4 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const status = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ status, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
 
 const PS_READ = [
   "$ErrorActionPreference = 'Stop'",

@@ -18,9 +18,9 @@ import {
   removePathEntry,
   windowsRegistry,
   writePathReceipt,
-  type PowerShellRunner,
   type RegistryAdapter,
 } from "../../src/io/path-apply";
+import type { PowerShellRunner } from "../../src/io/powershell";
 
 let root: string;
 let home: string;
