@@ -2,7 +2,7 @@
  * The PATH entry: the one change the installer makes outside the prefix
  * (spec: "PATH", and the shadowingCommand table in "Migration from a global
  * install"). Everything here is a pure decision over facts that
- * `src/io/path-apply.ts` gathers (lstat, contents, the Windows user Path).
+ * `src/install/path/probe.ts` gathers (lstat, contents, the Windows user Path).
  *
  * Why the rules are what they are
  * -------------------------------
@@ -63,7 +63,7 @@
  * root user who made `.zshrc` 0444 asked for it to be left alone. The io side
  * also requires access(W_OK), which sees read-only mounts and ACLs.
  *
- * The installer's entry point is `bundledPathStep` in `src/io/path-apply.ts`:
+ * The installer's entry point is `bundledPathStep` in `src/install/path/step.ts`:
  *   bundledPathStep(layout, { env, platform?, noModifyPath?, fs?, registry?, user? })
  *     -> Promise<PathStepOutcome>
  * whose `nextStep` is one sentence saying what the user must do to get
@@ -82,7 +82,7 @@ export type ShellName = "zsh" | "bash" | "fish" | "sh";
 export type Env = Record<string, string | undefined>;
 
 // ---------------------------------------------------------------------------
-// Facts (gathered by src/io/path-apply.ts, or written by hand in tests)
+// Facts (gathered by src/install/path/probe.ts, or written by hand in tests)
 
 /** What lstat and a read show about one path. */
 export interface FileFacts {

@@ -20,7 +20,7 @@ import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
-import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
+import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
 import { shadowingCommand } from "../core/path-entry";
 import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline";
 import { versionState } from "./version";

@@ -1,6 +1,6 @@
 // Pure decisions of the PATH entry (spec: "PATH"; the shadowingCommand table
 // in "Migration from a global install"). Facts are written by hand here; the
-// io side that gathers them is tested in path-apply.test.ts and in real
+// io side that gathers them is tested in test/unit/path/ and in real
 // shells in test/integration/path-shells.test.ts.
 import { describe, expect, it } from "vitest";
 import {

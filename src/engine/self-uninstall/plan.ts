@@ -13,7 +13,7 @@ import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import type { PathReceipt } from "../../core/path-entry";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
-import { readPathReceipt } from "../../io/path-apply";
+import { readPathReceipt } from "../../install/path/receipt-file";
 import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
 
 export interface UninstallOptions {
