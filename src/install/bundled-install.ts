@@ -21,7 +21,7 @@ import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
-import { shadowingCommand } from "../core/path-entry";
+import { shadowingCommand } from "./path/shadow";
 import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline";
 import { versionState } from "./version";
 

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { buildPins } from "../../src/pins";
-import { PATH_MARKER, profileFiles } from "../../src/core/path-entry";
+import { PATH_MARKER, profileFiles } from "../../src/install/path/shells";
 import { bundledPathStep } from "../../src/install/path/step";
 import { readPathReceipt } from "../../src/install/path/receipt-file";
 import { removePathEntry } from "../../src/install/path/apply";

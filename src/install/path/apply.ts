@@ -8,11 +8,12 @@ import * as nodeFs from "node:fs";
 import { dirname } from "pathe";
 import { runWindowsPowerShell } from "../../io/powershell";
 import { code, type PathIoOptions } from "./fs";
-import { type PathEntryPlan, type PathReceipt, userPathAppend, userPathHolds, userPathRemove } from "../../core/path-entry";
-import type { RemoveResult } from "./profile-file";
+import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";
+import type { PathReceipt, RemoveResult } from "./receipt";
 import { windowsRegistry } from "./registry";
+import { userPathAppend, userPathHolds, userPathRemove } from "./user-path";
 
 /**
  * spec PATH: applies only the planned change and returns its receipt. A

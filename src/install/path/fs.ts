@@ -5,7 +5,7 @@
  * whole reads and writes through one descriptor.
  */
 import * as nodeFs from "node:fs";
-import type { UserIds } from "../../core/path-entry";
+import type { UserIds } from "./plan";
 import type { RegistryAdapter } from "./registry";
 
 export type PathFs = Pick<

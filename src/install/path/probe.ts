@@ -11,8 +11,9 @@ import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import { runWindowsPowerShell } from "../../io/powershell";
 import { code, NONBLOCK, O, readAll, type PathFs, type PathIoOptions } from "./fs";
-import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds, localBinLink, profileFiles } from "../../core/path-entry";
+import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./plan";
 import { windowsRegistry } from "./registry";
+import { localBinLink, profileFiles } from "./shells";
 
 /** A startup file larger than this is not read (and so never edited). */
 const MAX_PROFILE = 4 * 1024 * 1024;

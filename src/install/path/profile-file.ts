@@ -8,19 +8,10 @@
  * it.
  */
 import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll, type PathFs } from "./fs";
-import { type PathEntryPlan, type PathReceipt, holdsLine, markedLines } from "../../core/path-entry";
+import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
-
-/** What taking a receipt's change back found (removePathEntry). */
-export type RemoveResult =
-  /** Our entry is gone; `deleted` when the file we created went with it. */
-  | { status: "removed"; deleted?: boolean }
-  /** A receipt with applied: false: it was there before us, and stays. */
-  | { status: "not-applied" }
-  /** Nothing of ours is there any more. */
-  | { status: "absent" }
-  /** Something that is no longer exactly ours: kept and named. */
-  | { status: "kept"; path: string; line?: string; reason: string };
+import type { PathReceipt, RemoveResult } from "./receipt";
+import { holdsLine, markedLines } from "./shells";
 
 /** Appends the planned line (creating the file and its folders when planned) and returns the receipt. */
 export function appendLine(plan: Extract<PathEntryPlan, { kind: "line" }>, home: string, fs: PathFs): PathReceipt {

@@ -2,13 +2,13 @@
  * The receipt file `<prefix>/path-entry.json` (spec: "PATH", "Persisted
  * receipt" and "Reading it back"): written mode 0600 with one rename, only
  * for an applied change; read back through a descriptor that does not
- * follow links, and checked by checkReceipt in src/core/path-entry.ts.
+ * follow links, and checked by checkReceipt in `receipt.ts`.
  */
 import * as nodeFs from "node:fs";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll, type PathIoOptions } from "./fs";
-import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "../../core/path-entry";
+import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "./receipt";
 
 /**
  * spec PATH, "Persisted receipt": writes an applied receipt to

@@ -7,7 +7,8 @@
  * for the real one).
  */
 import type { PowerShellResult, PowerShellRunner } from "../../io/powershell";
-import { USER_PATH_KEY, USER_PATH_NAME, type UserPathValue } from "../../core/path-entry";
+import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
+import type { UserPathValue } from "./user-path";
 
 /** The Windows user Path (HKCU\Environment, value Path). */
 export interface RegistryAdapter {

@@ -20,21 +20,13 @@ import type { Layout, Platform } from "../../core/layout";
 import { tildify, tildifyText } from "../../core/layout";
 import { applyPathEntry, removePathEntry } from "./apply";
 import type { PathFs, PathIoOptions } from "./fs";
-import {
-  pathEntries,
-  pathEntryPlan,
-  profileTarget,
-  type PathEntryPlan,
-  type PathFacts,
-  type PathReceipt,
-  addLineSentence,
-  reloadCommand,
-  USER_PATH_KEY,
-  USER_PATH_NAME,
-  userPathEntry,
-} from "../../core/path-entry";
+import { pathEntries, pathEntryPlan, profileTarget, type PathEntryPlan, type PathFacts } from "./plan";
 import { collectPathFacts } from "./probe";
+import type { PathReceipt } from "./receipt";
 import { writePathReceipt } from "./receipt-file";
+import { addLineSentence, reloadCommand } from "./sentences";
+import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
+import { userPathEntry } from "./user-path";
 
 export interface PathStepOptions extends PathIoOptions {
   env: Env;

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "pathe";
 import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
-import { fishLine } from "../../../src/core/path-entry";
+import { fishLine } from "../../../src/install/path/shells";
 import { env, home, layout, LINE, plan, read, root } from "./temp-home";
 
 describe("applyPathEntry and removePathEntry: byte for byte", () => {

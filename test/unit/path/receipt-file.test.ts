@@ -3,8 +3,9 @@
 import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { join } from "pathe";
-import { type PathReceipt, fishLine } from "../../../src/core/path-entry";
+import type { PathReceipt } from "../../../src/install/path/receipt";
 import { readPathReceipt, writePathReceipt } from "../../../src/install/path/receipt-file";
+import { fishLine } from "../../../src/install/path/shells";
 import { env, home, layout, LINE, read, root } from "./temp-home";
 
 describe("path-entry.json", () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { join } from "pathe";
 import { readPathReceipt } from "../../../src/install/path/receipt-file";
-import { shadowingCommand } from "../../../src/core/path-entry";
+import { shadowingCommand } from "../../../src/install/path/shadow";
 import { bundledPathStep, isCommandFile } from "../../../src/install/path/step";
 import { env, home, layout, LINE, makeLayout, plan, read, root } from "./temp-home";
 
