@@ -24,8 +24,8 @@ import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { configuredRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
-import { bundledPathStep, isCommandFile, type PathStepOutcome } from "../io/path-apply";
-import { shadowingCommand } from "../core/path-entry";
+import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
+import { shadowingCommand } from "./path/shadow";
 import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline/open";
 import { versionState } from "./version";
 

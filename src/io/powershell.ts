@@ -132,3 +132,11 @@ export async function runPowerShellForStatus(
     return { status: error.cause.status ?? 1, stdout: error.cause.stdout, stderr: error.cause.stderr };
   }
 }
+
+/** What a PATH-registry script answered (spec: "PATH", Registry: the change goes through an injected adapter). */
+export type PowerShellResult = PowerShellStatus;
+/** Runs a PowerShell script with extra environment variables: the runner the registry adapter's callers inject. */
+export type PowerShellRunner = (script: string, env: Record<string, string>) => Promise<PowerShellResult>;
+
+/** The real runner for the PATH registry adapter: this module's runner, with the execution policy bypassed for the script. */
+export const runWindowsPowerShell: PowerShellRunner = (script, env) => runPowerShellForStatus(script, env, { args: ["-ExecutionPolicy", "Bypass"] });

@@ -17,7 +17,7 @@ import {
   windowsPowerShellPath,
 } from "../../src/io/powershell";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
-import { runWindowsPowerShell } from "../../src/io/path-apply";
+import { runWindowsPowerShell } from "../../src/io/powershell";
 import type { SpawnLike, WindowsProcessDeps, WindowsProcessRequest } from "../../src/io/windows-process/check";
 import { WINDOWS_PROCESS_FAILED, isWindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 

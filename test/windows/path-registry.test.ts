@@ -10,13 +10,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { bundledPathStep, removePathEntry, windowsRegistry } from "../../src/io/path-apply";
+import { runWindowsPowerShell } from "../../src/io/powershell";
+import { removePathEntry } from "../../src/install/path/apply";
+import { windowsRegistry } from "../../src/install/path/registry";
+import { bundledPathStep } from "../../src/install/path/step";
 
 function requireWindows(): void {
   if (process.platform !== "win32") throw new Error(`test/windows needs Windows (HKCU, PowerShell); this is ${process.platform}`);
 }
 
-const registry = process.platform === "win32" ? windowsRegistry() : null;
+const registry = process.platform === "win32" ? windowsRegistry(runWindowsPowerShell) : null;
 let original: Awaited<ReturnType<NonNullable<typeof registry>["readUserPath"]>> = null;
 let prefix = "";
 

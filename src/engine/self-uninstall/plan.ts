@@ -11,9 +11,9 @@ import { promises as fs, realpathSync, type Stats } from "node:fs";
 import { join, relative } from "pathe";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
-import type { PathReceipt } from "../../core/path-entry";
+import type { PathReceipt } from "../../install/path/receipt";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
-import { readPathReceipt } from "../../io/path-apply";
+import { readPathReceipt } from "../../install/path/receipt-file";
 import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
 
 export interface UninstallOptions {

@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
-import { removePathEntry } from "../../io/path-apply";
+import { removePathEntry } from "../../install/path/apply";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 

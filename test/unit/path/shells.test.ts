@@ -1,0 +1,54 @@
+// The per-shell rules of the PATH entry (spec: "PATH"): the marked lines and
+// the startup files pathEntryPlan can choose.
+import { describe, expect, it } from "vitest";
+import { fishLine, holdsLine, posixLine, profileFiles, shellFor } from "../../../src/install/path/shells";
+import { H, LINE } from "./facts";
+
+describe("lines", () => {
+  it("sh, bash and zsh: export PATH with the marker", () => {
+    expect(posixLine("/home/u/.gentle-shell/bin")).toBe('export PATH="/home/u/.gentle-shell/bin:$PATH" # gentle-shell bundled install');
+  });
+  it('sh quoting escapes exactly $, `, " and \\ inside double quotes', () => {
+    expect(posixLine(`/h/a b'$x\`"\\ü/bin`)).toBe(`export PATH="/h/a b'\\$x\\\`\\"\\\\ü/bin:$PATH" # gentle-shell bundled install`);
+  });
+  it("fish: set -gx PATH, single-quoted, only ' and \\ escaped", () => {
+    expect(fishLine(`/h/a b'$"\\ü/bin`)).toBe(`set -gx PATH '/h/a b\\'$"\\\\ü/bin' $PATH # gentle-shell bundled install`);
+  });
+  it("holdsLine wants the whole line", () => {
+    expect(holdsLine(`x${LINE}\n`, LINE)).toBe(false);
+    expect(holdsLine(`${LINE} extra`, LINE)).toBe(false);
+    expect(holdsLine(`a\n${LINE}`, LINE)).toBe(true);
+  });
+});
+
+describe("profileFiles and shellFor", () => {
+  it("Linux: .zshrc, .bashrc, the fish file, .profile", () => {
+    expect(profileFiles(H, {}, "linux").map((f) => [f.shell, f.path, f.style])).toEqual([
+      ["zsh", `${H}/.zshrc`, "posix"],
+      ["bash", `${H}/.bashrc`, "posix"],
+      ["fish", `${H}/.config/fish/conf.d/gentle-shell.fish`, "fish"],
+      ["sh", `${H}/.profile`, "posix"],
+    ]);
+  });
+  it("macOS with ZDOTDIR and XDG_CONFIG_HOME: the bash login files in order, .profile once", () => {
+    expect(profileFiles(H, { ZDOTDIR: "/z", XDG_CONFIG_HOME: "/c" }, "darwin").map((f) => f.path)).toEqual([
+      "/z/.zshrc",
+      `${H}/.bash_profile`,
+      `${H}/.bash_login`,
+      `${H}/.profile`,
+      "/c/fish/conf.d/gentle-shell.fish",
+    ]);
+  });
+  it("Windows has none", () => {
+    expect(profileFiles("C:/Users/u", {}, "win32")).toEqual([]);
+  });
+  it("shellFor reads $SHELL's name", () => {
+    expect([
+      shellFor({ SHELL: "/usr/bin/zsh" }),
+      shellFor({ SHELL: "/bin/bash" }),
+      shellFor({ SHELL: "/usr/bin/fish" }),
+      shellFor({ SHELL: "/bin/dash" }),
+      shellFor({}),
+    ]).toEqual(["zsh", "bash", "fish", "sh", "sh"]);
+  });
+});

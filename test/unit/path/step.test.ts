@@ -1,0 +1,104 @@
+// The installer's PATH step in a temp home (spec: "PATH"), and
+// shadowingCommand on a real PATH.
+import { describe, expect, it } from "vitest";
+import * as fs from "node:fs";
+import { join } from "pathe";
+import { readPathReceipt } from "../../../src/install/path/receipt-file";
+import { shadowingCommand } from "../../../src/install/path/shadow";
+import { bundledPathStep, isCommandFile } from "../../../src/install/path/step";
+import { env, home, layout, LINE, makeLayout, plan, read, root } from "./temp-home";
+
+describe("bundledPathStep", () => {
+  it("applied: the line, the receipt, and one sentence to get gentle-shell in this terminal", async () => {
+    fs.writeFileSync(join(home, ".bashrc"), "a\n");
+    const out = await bundledPathStep(layout, { env: env("/bin/bash") });
+    expect(out).toMatchObject({ status: "applied", file: join(home, ".bashrc"), line: LINE() });
+    expect(out.nextStep).toBe("Run `. ~/.bashrc` or open a new terminal to use `gentle-shell`.");
+    expect(readPathReceipt(layout, { env: env("/bin/bash") })).toEqual({ status: "valid", receipt: out.receipt });
+  });
+
+  it("a second run: already, one line, the first receipt kept", async () => {
+    fs.writeFileSync(join(home, ".zshrc"), "a\n");
+    await bundledPathStep(layout, { env: env("/bin/zsh") });
+    const receipt = read(layout.pathReceipt);
+    const out = await bundledPathStep(layout, { env: env("/bin/zsh") });
+    expect(out.status).toBe("already");
+    expect(out.nextStep).toBe("Run `. ~/.zshrc` or open a new terminal to use `gentle-shell` (~/.zshrc already adds it).");
+    expect(fs.readFileSync(join(home, ".zshrc"), "utf8")).toBe(`a\n${LINE()}\n`);
+    expect(read(layout.pathReceipt).equals(receipt)).toBe(true);
+  });
+
+  it("already, with our bin on this terminal's PATH: nothing to do", async () => {
+    fs.writeFileSync(join(home, ".zshrc"), `${LINE()}\n`);
+    const out = await bundledPathStep(layout, { env: env("/bin/zsh", { PATH: `${layout.bin}:/usr/bin` }) });
+    expect(out).toMatchObject({ status: "already", nextStep: "Nothing to do: `gentle-shell` is already on this terminal's PATH." });
+  });
+
+  it("noModifyPath: nothing written, and the exact line to add", async () => {
+    fs.writeFileSync(join(home, ".bashrc"), "a\n");
+    const out = await bundledPathStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), noModifyPath: true });
+    expect(out).toMatchObject({ status: "skipped", file: join(home, ".bashrc"), line: LINE() });
+    expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
+    expect(fs.readFileSync(join(home, ".bashrc"), "utf8")).toBe("a\n");
+    expect(fs.existsSync(layout.pathReceipt)).toBe(false);
+  });
+
+  it("manual: a symlinked profile is named and untouched, with the line to add", async () => {
+    fs.writeFileSync(join(root, "zshrc"), "z\n");
+    fs.symlinkSync(join(root, "zshrc"), join(home, ".zshrc"));
+    const out = await bundledPathStep(layout, { env: env("/usr/bin/zsh") });
+    expect(out).toMatchObject({ status: "manual", detail: "~/.zshrc is a symlink, so it was left untouched", line: LINE() });
+    expect(out.nextStep).toBe(`Add this line to ~/.zshrc, then open a new terminal: ${LINE()}`);
+    expect(fs.readFileSync(join(root, "zshrc"), "utf8")).toBe("z\n");
+    expect(fs.existsSync(layout.pathReceipt)).toBe(false);
+  });
+
+  it("the link: nothing to do in this terminal", async () => {
+    fs.mkdirSync(join(home, ".local/bin"), { recursive: true });
+    const out = await bundledPathStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }) });
+    expect(out.status).toBe("applied");
+    expect(out.nextStep).toMatch(/^Nothing to do: run `gentle-shell` now/);
+  });
+
+  it("fish: source the conf.d file", async () => {
+    const out = await bundledPathStep(layout, { env: env("/usr/bin/fish") });
+    expect(out.nextStep).toBe("Run `source ~/.config/fish/conf.d/gentle-shell.fish` or open a new terminal to use `gentle-shell`.");
+  });
+
+  it("a receipt that cannot be written: the entry is taken back and the step fails", async () => {
+    const rc = join(home, ".bashrc");
+    fs.writeFileSync(rc, "keep");
+    fs.mkdirSync(layout.pathReceipt);
+    fs.writeFileSync(join(layout.pathReceipt, "x"), "");
+    const out = await bundledPathStep(layout, { env: env("/bin/bash") });
+    expect(out.status).toBe("failed");
+    expect(out.detail).toMatch(/^could not write ~\/\.gentle-shell\/path-entry\.json: .*; the PATH entry was taken back$/);
+    expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
+    expect(fs.readFileSync(rc, "utf8")).toBe("keep");
+  });
+
+  it("an install folder that cannot be on PATH fails with the reason", async () => {
+    const odd = makeLayout(join(root, "a:b"));
+    fs.mkdirSync(odd.home);
+    const out = await bundledPathStep(odd, { env: env("/bin/bash") });
+    expect(out.status).toBe("failed");
+    expect(out.detail).toContain('":"');
+  });
+});
+
+describe("shadowingCommand on a real PATH", () => {
+  it("an old executable gentle-shell earlier on PATH shadows the ~/.local/bin link; a non-executable one does not", async () => {
+    const old = join(root, "old-global", "bin");
+    fs.mkdirSync(old, { recursive: true });
+    fs.writeFileSync(join(old, "gentle-shell"), "#!/bin/sh\n", { mode: 0o755 });
+    const localBin = join(home, ".local/bin");
+    fs.mkdirSync(localBin, { recursive: true });
+    const e = env("/bin/bash", { PATH: `${old}:${localBin}:/usr/bin` });
+    const p = await plan(e);
+    expect(p.kind).toBe("link");
+    const input = { path: e.PATH, platform: "linux" as const, home, env: e, bin: layout.bin, isCommand: (f: string) => isCommandFile(f) };
+    expect(shadowingCommand(p, input)).toMatchObject({ ours: false, runs: join(old, "gentle-shell") });
+    fs.chmodSync(join(old, "gentle-shell"), 0o644);
+    expect(shadowingCommand(p, input)).toMatchObject({ ours: true, runs: join(localBin, "gentle-shell") });
+  });
+});
