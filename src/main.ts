@@ -3,7 +3,7 @@
  * (`gentle-shell-setup ...`); the launcher `bin/gentle-shell` runs the copy
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
-import { ENGINE_FLAG, INTERNAL_FLAG } from "./engine/flag";
+import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
 import { redactText } from "./core/secrets";
 
 async function main(): Promise<void> {

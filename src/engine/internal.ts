@@ -24,7 +24,6 @@ import { configuredRegistry } from "../install/registry";
 import { readTextOrNull } from "../io/files";
 import { prefixAsInstalled } from "./bundled";
 
-export { INTERNAL_FLAG } from "./flag";
 /** The functions a version's module must offer; the caller checks the list. */
 export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLauncher"] as const;
 

@@ -19,7 +19,7 @@ import { configuredRegistry } from "../install/registry";
 import { acquireInstallLock } from "../install/lock";
 import { fetchDistribution, latestRelease } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "./flag";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
 import { MODULE_FUNCTIONS } from "./internal";
 import type { BundledInstall } from "./bundled";
 

@@ -4,7 +4,7 @@
  * any other file at their paths is never replaced.
  */
 import type { Layout } from "../core/layout";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../engine/flag";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { ENGINE_PATH } from "./version";
 

@@ -1,3 +1,4 @@
+/** The engine's command-line contract, shared by main.ts, the engine and the launcher it writes (core: every layer reads it). */
 /** First argument the launcher passes so the bundled script runs as the engine. */
 export const ENGINE_FLAG = "--gentle-shell-engine";
 
