@@ -5,7 +5,7 @@
  * uses, and reads back only pnpm-lock.yaml.
  */
 import { promises as fs } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { stagingPath } from "../io/staging";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import type { Pins } from "../pins/types";
@@ -45,7 +45,7 @@ export async function buildDistribution(options: BuildDistributionOptions): Prom
   const attempts = options.attempts ?? 10;
   const delay = options.retryDelayMs ?? 30_000;
   for (let attempt = 1; ; attempt++) {
-    const dir = join(layout.tmp, `distribution-${process.pid}-${randomBytes(4).toString("hex")}`);
+    const dir = stagingPath(layout.tmp, "distribution");
     await fs.mkdir(dir, { mode: 0o700 });
     try {
       await fs.writeFile(join(dir, "package.json"), files["package.json"]);

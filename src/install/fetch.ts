@@ -1,9 +1,8 @@
 /** Getting one artifact from a source into a folder of ours, verified. */
 import { promises as fs } from "node:fs";
-import { randomBytes } from "node:crypto";
-import { join } from "pathe";
 import { artifactLocation, redirectHostsFor, type Source } from "../core/source";
 import { verifiedDownload, verifyFile, type DownloadOptions, type Expected } from "../io/download";
+import { stagingPath } from "../io/staging";
 
 export interface FetchOptions {
   headers?: Record<string, string>;
@@ -13,7 +12,7 @@ export interface FetchOptions {
 /** Fetch `path` from `source` into a new file in `dir`; returns its path. Nothing unverified stays. */
 export async function fetchArtifact(source: Source, path: string, dir: string, expected: Expected, options: FetchOptions = {}): Promise<string> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const dest = join(dir, `.download-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const dest = stagingPath(dir, "download");
   const location = artifactLocation(source, path);
   try {
     if (source.kind === "folder") {

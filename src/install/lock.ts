@@ -8,7 +8,8 @@
 import { promises as fs } from "node:fs";
 import { randomBytes } from "node:crypto";
 import type { Layout } from "../core/layout";
-import { isAlive, readTextOrNull } from "../io/files";
+import { readTextOrNull } from "../io/files";
+import { isAlive } from "../io/process";
 
 export interface Lock {
   release(): Promise<void>;

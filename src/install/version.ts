@@ -11,7 +11,8 @@ import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import { PI_PACKAGE, SHELL_PACKAGE, type Distribution } from "../core/distribution";
 import { pnpmEnvironment, type Env } from "../core/environment";
-import { isAlive, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { isAlive } from "../io/process";
 import { outputTail, run } from "../io/process";
 
 export const VERSION_MARKER = ".gentle-shell-version";

@@ -1,10 +1,11 @@
 /** Small file helpers: writes that land with one rename, with the mode asked for. */
 import { constants, promises as fs } from "node:fs";
-import { randomBytes } from "node:crypto";
+import { stagingName } from "./staging";
 import { dirname, basename, join } from "pathe";
 
+/** A staging name beside `path` for a write that lands with one rename: `.<name>.tmp-<pid>-<hex>`. */
 export function tempSibling(path: string): string {
-  return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  return join(dirname(path), stagingName(`${basename(path)}.tmp`));
 }
 
 /**
@@ -63,16 +64,6 @@ export async function readTextOrNull(path: string): Promise<string | null> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
-  }
-}
-
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

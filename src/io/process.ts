@@ -77,3 +77,14 @@ export function outputTail(result: RunResult, lines = 15): string {
   const text = `${result.stdout}\n${result.stderr}`.trim().split("\n");
   return redactText(text.slice(-lines).join("\n"));
 }
+
+/** Is process `pid` still running (ours to ask about or not)? Staging names and locks carry their owner's pid. */
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -6,30 +6,35 @@
  * sweep only those. Runtimes, downloads, bundle stores, receipts and markers
  * all use these names, so one sweep rule covers them.
  *
- *   const staging = stagingPath(dir, "staging-node");   // dir/.staging-node-<pid>-<8 hex>
+ *   const staging = stagingPath(dir, "staging", { label: "node" });   // dir/.staging-node-<pid>-<8 hex>
  *   ... write, verify ...
- *   await publishByRename(staging, final);              // refuses to replace anything
- *   await sweepAbandoned(dir, ["staging-node", "download"]);
+ *   await publishByRename(staging, final);                           // refuses to replace anything
+ *   await sweepAbandoned(dir, ["staging", "download"]);
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { isAlive, lstatOrNull } from "./files";
+import { isAlive } from "./process";
 
-/** `.<tag>-<pid>-<8 hex>`, beside `dir`'s other entries. */
-export function stagingName(tag: string, pid = process.pid): string {
-  return `.${tag}-${pid}-${randomBytes(4).toString("hex")}`;
+/**
+ * `.<kind>[-<label>]-<pid>-<8 hex>[<ext>]`: what it is (staging, download,
+ * offline-store, ...), an optional label (the runtime, the file it stands
+ * for), whose it is, and a random part so two of ours never meet.
+ */
+export function stagingName(kind: string, options: { label?: string; ext?: string; pid?: number } = {}): string {
+  const label = options.label ? `-${options.label}` : "";
+  return `.${kind}${label}-${options.pid ?? process.pid}-${randomBytes(4).toString("hex")}${options.ext ?? ""}`;
 }
 
-export function stagingPath(dir: string, tag: string): string {
-  return join(dir, stagingName(tag));
+export function stagingPath(dir: string, kind: string, options: { label?: string; ext?: string } = {}): string {
+  return join(dir, stagingName(kind, options));
 }
 
-/** The owner's pid of a staging name with one of `tags` (a trailing extension allowed), or null. */
-export function stagingOwner(name: string, tags: readonly string[]): number | null {
-  for (const tag of tags) {
-    if (!name.startsWith(`.${tag}-`)) continue;
-    const m = /^-(\d+)-[0-9a-f]{8}(?:\.[A-Za-z0-9.]+)?$/.exec(name.slice(tag.length + 1));
+/** The owner's pid of a staging name of one of `kinds`, or null for any other name. */
+export function stagingOwner(name: string, kinds: readonly string[]): number | null {
+  for (const kind of kinds) {
+    if (!name.startsWith(`.${kind}-`)) continue;
+    const m = /^(?:.*?-)?(\d+)-[0-9a-f]{8}(?:\.[A-Za-z0-9.]+)?$/.exec(name.slice(kind.length + 2));
     if (m) return Number(m[1]);
   }
   return null;
@@ -55,6 +60,10 @@ export async function sweepAbandoned(dir: string, tags: readonly string[]): Prom
  * already stands there (the caller decides whether that is ours to reuse).
  */
 export async function publishByRename(staging: string, dest: string): Promise<void> {
-  if (await lstatOrNull(dest)) throw Object.assign(new Error(`${dest} already exists`), { code: "EEXIST" });
+  const there = await fs.lstat(dest).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code !== "ENOENT",
+  );
+  if (there) throw Object.assign(new Error(`${dest} already exists`), { code: "EEXIST" });
   await fs.rename(staging, dest);
 }

@@ -14,7 +14,7 @@
  * - A bundle is made in a staging folder beside --out and appears with one
  *   rename, so a failed or interrupted run leaves no half bundle.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "pathe";
@@ -27,6 +27,7 @@ import { parseSource, releasePath, type Source } from "../../core/source";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Expected } from "../../io/download";
 import { lstatOrNull } from "../../io/files";
+import { publishByRename, stagingPath } from "../../io/staging";
 import { outputTail, run } from "../../io/process";
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
@@ -159,7 +160,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
   if (source.kind === "folder" && resolve(source.root) === out) throw new Error("--source and --out name the same folder");
 
   await fs.mkdir(dirname(out), { recursive: true });
-  const staging = join(dirname(out), `.${basename(out)}.partial-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const staging = stagingPath(dirname(out), "partial", { label: basename(out) });
   const scratch = await fs.mkdtemp(join(tmpdir(), "gss-bundle-"));
   const notes: string[] = [];
   try {
@@ -284,7 +285,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     await fs.writeFile(join(staging, BUNDLE_SUMS), formatSums(sums), { mode: 0o644 });
 
     if (existing) await fs.rmdir(out);
-    await fs.rename(staging, out);
+    await publishByRename(staging, out);
     return { out, manifest, bytes, notes };
   } finally {
     await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);

@@ -1,24 +1,3 @@
-/**
- * Opening an offline bundle for an install (design: "Sources: one layout for
- * official, mirror and offline"; spec: "pnpm environment"): openBundle reads
- * its manifest and SHA256SUMS, readBundleDistribution its release assets,
- * stageBundleStore copies the store archive off it and verifies the copy,
- * extractBundleStore unpacks that copy for pnpm. The format is
- * src/install/offline/format.ts.
- *
- * - Pins stay the only authority for what they pin. Node, pnpm, Go and
- *   Engram are read from the bundle through the same folder source as any
- *   other (src/install/fetch.ts) and checked against the compiled-in pins.
- *   The bundle's own SHA256SUMS guards only what no pin covers: the store
- *   archive and the two release assets. (It catches a damaged stick; it is
- *   no signature, and nothing in a bundle can loosen a pin.)
- * - pnpm opens the store's SQLite index for writing, so the store is never
- *   used in place: the archive is copied off the bundle, verified, and
- *   extracted into the prefix's pnpm store (when there is none yet), else
- *   into a folder of ours beside it that is removed after the install. A
- *   read-only stick is fine; nothing is ever written into the bundle.
- */
-import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../../core/layout";
@@ -27,7 +6,8 @@ import { releasePath } from "../../core/source";
 import type { Target } from "../../pins/types";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
 import { verifyFile, type Expected } from "../../io/download";
-import { isAlive, lstatOrNull } from "../../io/files";
+import { lstatOrNull } from "../../io/files";
+import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import {
   BUNDLE_MANIFEST,
   BUNDLE_STORE,
@@ -110,7 +90,7 @@ export async function stageBundleStore(bundle: OfflineBundle, dir: string): Prom
   const rel = bundle.manifest.store;
   const expected = bundleExpected(bundle, rel, STORE_ARCHIVE_MAX);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const dest = join(dir, `.offline-store-${process.pid}-${randomBytes(4).toString("hex")}.tar.gz`);
+  const dest = stagingPath(dir, "offline-store", { ext: ".tar.gz" });
   try {
     const stat = await fs.lstat(join(bundle.root, rel)).catch(() => null);
     if (!stat?.isFile()) throw new Error(`${rel} is not a regular file in the offline bundle ${bundle.root}`);
@@ -149,8 +129,6 @@ export interface ExtractedStore {
   cleanup(): Promise<void>;
 }
 
-const STORE_STAGING = /^\.offline-store-(\d+)-[0-9a-f]{8}$/;
-
 /**
  * Extract a verified store archive for pnpm. Into the prefix's pnpm store
  * when there is none yet (staged beside it, then one rename), so later
@@ -160,11 +138,8 @@ const STORE_STAGING = /^\.offline-store-(\d+)-[0-9a-f]{8}$/;
 export async function extractBundleStore(layout: Layout, archive: string): Promise<ExtractedStore> {
   const parent = layout.pnpm.home;
   await fs.mkdir(parent, { recursive: true, mode: 0o755 });
-  for (const name of await fs.readdir(parent).catch(() => [] as string[])) {
-    const m = STORE_STAGING.exec(name);
-    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) await fs.rm(join(parent, name), { recursive: true, force: true });
-  }
-  const staging = join(parent, `.offline-store-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await sweepAbandoned(parent, ["offline-store"]);
+  const staging = stagingPath(parent, "offline-store");
   await fs.mkdir(staging, { mode: 0o755 });
   const remove = () => fs.rm(staging, { recursive: true, force: true }).then(() => undefined);
   try {
@@ -175,7 +150,7 @@ export async function extractBundleStore(layout: Layout, archive: string): Promi
   }
   if (!(await lstatOrNull(layout.pnpm.store))) {
     try {
-      await fs.rename(staging, layout.pnpm.store);
+      await publishByRename(staging, layout.pnpm.store);
       return { dir: layout.pnpm.store, kind: "prefix", cleanup: async () => undefined };
     } catch {
       // Another installer made the store meanwhile: ours stays temporary.

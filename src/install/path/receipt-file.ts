@@ -5,6 +5,8 @@
  * follow links, and checked by checkReceipt in `receipt.ts`.
  */
 import * as nodeFs from "node:fs";
+import { dirname, join } from "pathe";
+import { stagingName } from "../../io/staging";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll, type PathIoOptions } from "./fs";
@@ -19,7 +21,7 @@ import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "
 export function writePathReceipt(layout: Layout, receipt: PathReceipt, options: PathIoOptions = {}): boolean {
   if (!receipt.applied) return false;
   const fs = options.fs ?? nodeFs;
-  const tmp = `${layout.pathReceipt}.${process.pid}.tmp`;
+  const tmp = join(dirname(layout.pathReceipt), stagingName("path-entry.json.tmp"));
   let fd: number | undefined;
   try {
     fd = fs.openSync(tmp, O.O_WRONLY | O.O_CREAT | O.O_EXCL | NOFOLLOW, 0o600);

@@ -16,13 +16,13 @@
  * the next run, because its name carries the dead process's id.
  */
 import { promises as fs } from "node:fs";
-import { randomBytes } from "node:crypto";
 import { dirname, join } from "pathe";
 import type { Layout } from "../../core/layout";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Source } from "../../core/source";
 import type { Env } from "../../core/environment";
-import { isAlive, lstatOrNull } from "../../io/files";
+import { lstatOrNull } from "../../io/files";
+import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import type { Expected } from "../../io/download";
 import { fetchArtifact, type FetchOptions } from "../fetch";
@@ -55,11 +55,7 @@ export interface RuntimeOutcome {
 
 /** Remove our own staging folders and downloads left by installers that are gone. */
 export async function cleanStaleStaging(runtimeDir: string): Promise<void> {
-  const names = await fs.readdir(runtimeDir).catch(() => [] as string[]);
-  for (const name of names) {
-    const m = /^\.(?:staging|download)-.*?-(\d+)-[0-9a-f]{8}$/.exec(name) ?? /^\.download-(\d+)-[0-9a-f]{8}$/.exec(name);
-    if (m && Number(m[1]) !== process.pid && !isAlive(Number(m[1]))) await fs.rm(join(runtimeDir, name), { recursive: true, force: true });
-  }
+  await sweepAbandoned(runtimeDir, ["staging", "download"]);
 }
 
 /** True for our marked runtime, false when nothing is there; throws for anything else. */
@@ -82,7 +78,7 @@ export async function existingRuntime(dir: string, label: string, runtimeRoot: s
 /** Publish `staging` as `dir` with one rename; if another installer won, reuse theirs. */
 async function publish(staging: string, dir: string, label: string, runtimeRoot: string): Promise<"installed" | "reused"> {
   try {
-    await fs.rename(staging, dir);
+    await publishByRename(staging, dir);
     return "installed";
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -134,7 +130,7 @@ export interface Recipe {
 export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<RuntimeOutcome> {
   const parent = dirname(recipe.dir);
   await fs.mkdir(parent, { recursive: true, mode: 0o755 });
-  const staging = join(parent, `.staging-${recipe.tag}-${process.pid}-${randomBytes(4).toString("hex")}`);
+  const staging = stagingPath(parent, "staging", { label: recipe.tag });
   let archive: string | null = null;
   try {
     archive = await recipe.archive.take();

@@ -1,0 +1,77 @@
+/**
+ * Staging names (spec: "Ownership rules": written aside, published with one
+ * rename): they carry their owner's pid, so a later run sweeps only what an
+ * installer that is gone left behind.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { publishByRename, stagingName, stagingOwner, stagingPath, sweepAbandoned } from "../../src/io/staging";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "gss-staging-"));
+});
+afterEach(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** A pid that was running a moment ago and is not any more. */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
+  return Number(r.stdout.trim());
+}
+
+describe("staging names", () => {
+  it("name their kind, an optional label, the owner's pid and a random part", () => {
+    expect(stagingName("download")).toMatch(new RegExp(`^\\.download-${process.pid}-[0-9a-f]{8}$`));
+    expect(stagingName("staging", { label: "node-24.21.0" })).toMatch(new RegExp(`^\\.staging-node-24\\.21\\.0-${process.pid}-[0-9a-f]{8}$`));
+    expect(stagingName("offline-store", { ext: ".tar.gz" })).toMatch(/\.tar\.gz$/);
+    expect(stagingName("download")).not.toBe(stagingName("download"));
+  });
+
+  it("give back their owner's pid, for their kinds only", () => {
+    expect(stagingOwner(".staging-node-24.21.0-4242-0123abcd", ["staging"])).toBe(4242);
+    expect(stagingOwner(".download-77-0123abcd", ["staging", "download"])).toBe(77);
+    expect(stagingOwner(".offline-store-9-0123abcd.tar.gz", ["offline-store"])).toBe(9);
+    expect(stagingOwner(".download-77-0123abcd", ["staging"])).toBeNull();
+    expect(stagingOwner("node-24.21.0", ["staging", "download"])).toBeNull();
+    expect(stagingOwner(".download-notapid-0123abcd", ["download"])).toBeNull();
+  });
+});
+
+describe("sweepAbandoned", () => {
+  it("removes only the stagings of processes that are gone, never ours or a live one's, never other names", async () => {
+    const dead = deadPid();
+    const names = [
+      `.staging-node-${dead}-0123abcd`,
+      `.download-${dead}-89abcdef`,
+      stagingName("download"),
+      `.download-1-0123abcd`, // pid 1 is alive
+      "node-24.21.0",
+      `.other-${dead}-0123abcd`,
+    ];
+    for (const n of names) await fs.mkdir(join(dir, n));
+    const removed = await sweepAbandoned(dir, ["staging", "download"]);
+    expect(removed.sort()).toEqual([`.download-${dead}-89abcdef`, `.staging-node-${dead}-0123abcd`]);
+    expect((await fs.readdir(dir)).sort()).toEqual(names.slice(2).sort());
+  });
+});
+
+describe("publishByRename", () => {
+  it("moves a staged folder into place, and refuses when anything stands there", async () => {
+    const staged = stagingPath(dir, "staging", { label: "x" });
+    await fs.mkdir(staged);
+    await fs.writeFile(join(staged, "f"), "1");
+    await publishByRename(staged, join(dir, "x"));
+    expect(await fs.readFile(join(dir, "x", "f"), "utf8")).toBe("1");
+    const again = stagingPath(dir, "staging", { label: "x" });
+    await fs.mkdir(again);
+    await expect(publishByRename(again, join(dir, "x"))).rejects.toMatchObject({ code: "EEXIST" });
+    await fs.symlink("/nonexistent", join(dir, "y"));
+    await expect(publishByRename(again, join(dir, "y"))).rejects.toMatchObject({ code: "EEXIST" });
+    expect(existsSync(again)).toBe(true);
+  });
+});
