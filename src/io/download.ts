@@ -15,7 +15,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import { redactText } from "../core/secrets";
-import { causeText, failedInTransit, identityGet } from "./http";
+import { bodyChunks, causeText, failedInTransit, identityGet } from "./http";
 import type { DownloadProgress } from "./progress";
 
 export interface Expected {
@@ -151,25 +151,18 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
     const writeFailed = () => new DownloadError(`could not write ${expected.name} to ${dest} (${causeText(outError)})`, false);
     let received = 0;
     try {
-      const reader = response.body.getReader();
-      for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          throw new DownloadError(why ? `${shown} ${why}` : `${shown} broke off after ${received} bytes (${redactText(causeText(error))})`, true);
-        }
-        if (chunk.done) break;
+      const failures = {
+        broke: (error: unknown, at: number) =>
+          new DownloadError(why ? `${shown} ${why}` : `${shown} broke off after ${at} bytes (${redactText(causeText(error))})`, true),
+        tooLarge: () => new DownloadError(`${shown} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`, false),
+      };
+      for await (const chunk of bodyChunks(response.body, expected.maxBytes, failures)) {
         resetStall();
-        received += chunk.value.byteLength;
-        if (received > expected.maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw new DownloadError(`${shown} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`, false);
-        }
-        sha256.update(chunk.value);
-        sri?.update(chunk.value);
+        received += chunk.byteLength;
+        sha256.update(chunk);
+        sri?.update(chunk);
         if (outError) throw writeFailed();
-        if (!out.write(chunk.value)) {
+        if (!out.write(chunk)) {
           // Wait for drain or an error, and take both listeners off again: a long
           // download waits many times, and listeners left behind would pile up.
           await new Promise<void>((r) => {

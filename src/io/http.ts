@@ -127,30 +127,59 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
     if (!response.body) throw new Retry(`${shown} sent no body for ${options.name}`);
     const chunks: Buffer[] = [];
     let size = 0;
-    const reader = response.body.getReader();
-    for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        throw new Retry(
+    const failures = {
+      broke: (error: unknown, received: number) =>
+        new Retry(
           timedOut
             ? `${shown} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`
-            : `${shown} broke off ${options.name} after ${size} bytes (${redactText(causeText(error))})`,
-        );
-      }
-      if (chunk.done) break;
-      size += chunk.value.byteLength;
-      if (size > options.maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new Error(`${options.name} at ${shown} is larger than ${options.maxBytes} bytes`);
-      }
-      chunks.push(Buffer.from(chunk.value));
+            : `${shown} broke off ${options.name} after ${received} bytes (${redactText(causeText(error))})`,
+        ),
+      tooLarge: () => new Error(`${options.name} at ${shown} is larger than ${options.maxBytes} bytes`),
+    };
+    for await (const chunk of bodyChunks(response.body, options.maxBytes, failures)) {
+      size += chunk.byteLength;
+      chunks.push(Buffer.from(chunk));
     }
     if (length !== null && size !== length) throw new Retry(`${shown} ended ${options.name} after ${size} of ${length} bytes`);
     return Buffer.concat(chunks).toString("utf8");
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * A response body's chunks, with the byte cap both readers enforce: over
+ * `maxBytes` the stream is cancelled and `tooLarge()` thrown; a read that
+ * fails (reset, truncation, our own abort) throws `broke(error, received)`.
+ */
+export async function* bodyChunks(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  failures: { broke(error: unknown, received: number): Error; tooLarge(): Error },
+): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  let received = 0;
+  let finished = false;
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        finished = true;
+        throw failures.broke(error, received);
+      }
+      if (chunk.done) {
+        finished = true;
+        return;
+      }
+      received += chunk.value.byteLength;
+      if (received > maxBytes) throw failures.tooLarge();
+      yield chunk.value;
+    }
+  } finally {
+    // Over the cap, or the reader stopped early (a write failed): the rest is not wanted.
+    if (!finished) await reader.cancel().catch(() => undefined);
   }
 }
 

@@ -136,36 +136,31 @@ export async function bundledPathStep(layout: Layout, options: PathStepOptions):
     };
   }
 
+  // The entry is in place: which file or key holds it, and what to do in this terminal.
+  const inPlace = (where: { file: string; line?: string; nextStep: string }): PathStepOutcome => ({
+    status: receipt.applied ? "applied" : "already",
+    plan,
+    receipt,
+    ...where,
+  });
   switch (plan.kind) {
     case "link":
-      return {
-        status: receipt.applied ? "applied" : "already",
-        plan,
-        receipt,
-        file: plan.path,
-        nextStep: "Nothing to do: run `gentle-shell` now, ~/.local/bin is already on this terminal's PATH.",
-      };
+      return inPlace({ file: plan.path, nextStep: "Nothing to do: run `gentle-shell` now, ~/.local/bin is already on this terminal's PATH." });
     case "line":
-      return {
-        status: receipt.applied ? "applied" : "already",
-        plan,
-        receipt,
+      return inPlace({
         file: plan.file,
         line: plan.line,
         nextStep:
           plan.shell === "sh"
             ? `Run \`${reloadCommand(plan.shell, plan.file, home)}\` in this terminal; new login shells read it too.`
             : `Run \`${reloadCommand(plan.shell, plan.file, home)}\` or open a new terminal to use \`gentle-shell\`.`,
-      };
+      });
     case "registry":
-      return {
-        status: receipt.applied ? "applied" : "already",
-        plan,
-        receipt,
+      return inPlace({
         file: `${plan.key}\\${plan.name}`,
         line: plan.entry,
         nextStep: `Open a new terminal to use \`gentle-shell\`, or run \`$env:Path += ';${plan.entry.replace(/'/g, "''")}'\` in this PowerShell.`,
-      };
+      });
   }
 }
 
