@@ -4,10 +4,14 @@
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
+import { EXIT, isBug, UserError } from "./core/errors";
 import { redactText } from "./core/secrets";
 
+const args = process.argv.slice(2);
+/** The launcher's engine speaks as gentle-shell; the single executable as gentle-shell-setup. */
+const speaker = args[0] === ENGINE_FLAG || args[0] === INTERNAL_FLAG ? "gentle-shell" : "gentle-shell-setup";
+
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
   if (args[0] === INTERNAL_FLAG) {
     const { runInternal } = await import("./engine/internal");
     process.exitCode = await runInternal(args.slice(1));
@@ -15,7 +19,8 @@ async function main(): Promise<void> {
   }
   if (args[0] === ENGINE_FLAG) {
     const { runEngine } = await import("./engine/run");
-    process.exitCode = await runEngine(args.slice(1));
+    const { stdOutput } = await import("./io/output");
+    process.exitCode = await runEngine(args.slice(1), stdOutput);
     return;
   }
   const { runInstallerCli } = await import("./cli/index");
@@ -23,7 +28,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`gentle-shell-setup: ${redactText(message)}\n`);
-  process.exitCode = 1;
+  const message = redactText(error instanceof Error ? error.message : String(error));
+  if (isBug(error)) {
+    // A mistake of ours: the stack helps a report; secrets are masked in it too.
+    const stack = error instanceof Error && error.stack ? redactText(error.stack) : message;
+    process.stderr.write(`${speaker}: internal error, please report it: ${stack}\n`);
+    process.exitCode = EXIT.bug;
+    return;
+  }
+  process.stderr.write(`${speaker}: ${message}\n`);
+  process.exitCode = error instanceof UserError ? error.exitCode : EXIT.failure;
 });

@@ -1,6 +1,7 @@
 /** The installer's command line: one file per command, wiring only. */
 import { defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
+import { EXIT, UserError } from "../core/errors";
 import { SETUP_VERSION } from "../version";
 import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
@@ -44,7 +45,7 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     return;
   }
   if (!["install", "bundle"].includes(args[0]!)) {
-    throw new Error(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`);
+    throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   await runCommand(main, { rawArgs: args });
 }

@@ -7,6 +7,7 @@
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is).
  */
 import { spawn } from "node:child_process";
+import type { Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
@@ -17,86 +18,87 @@ import { piArguments } from "./pi";
 
 declare const __filename: string;
 
-export async function runEngine(args: string[]): Promise<number> {
+export async function runEngine(args: string[], io: Output): Promise<number> {
   const env = process.env as Env;
   let install: BundledInstall;
   try {
     install = await resolveBundledInstall(__filename, buildPins(), hostPlatform(), env);
   } catch (error) {
     if (error instanceof BundledError) {
-      process.stderr.write(`gentle-shell: ${error.message}\n`);
+      io.err(`gentle-shell: ${error.message}`);
       return 1;
     }
     throw error;
   }
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env);
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env, io);
   if (install.verifyOnly) {
     // GENTLE_SHELL_VERIFY_VERSION is honoured for --version only.
-    process.stderr.write(`gentle-shell: versions/${install.id} is not the active version\n`);
+    io.err(`gentle-shell: versions/${install.id} is not the active version`);
     return 1;
   }
   if (args[0] === "upgrade") {
     const { parseUpgradeArgs, upgradeBundled } = await import("./upgrade");
     const options = parseUpgradeArgs(args.slice(1));
     if (typeof options === "string") {
-      process.stderr.write(`gentle-shell: ${options}\n`);
+      io.err(`gentle-shell: ${options}`);
       return 2;
     }
-    return upgradeBundled(install, env, options);
+    return upgradeBundled(install, env, options, io);
   }
   if (args[0] === "setup") {
     const { runSetup } = await import("./setup");
-    return runSetup(install, env, args.slice(1));
+    return runSetup(install, env, args.slice(1), io);
   }
   if (args[0] === "self-uninstall") {
-    const { parseUninstallArgs, selfUninstall } = await import("./self-uninstall/run");
+    const { askOnTerminal, parseUninstallArgs, selfUninstall } = await import("./self-uninstall/run");
     const options = parseUninstallArgs(args.slice(1));
     if (typeof options === "string") {
-      process.stderr.write(`gentle-shell: ${options}\n`);
+      io.err(`gentle-shell: ${options}`);
       return 2;
     }
-    return selfUninstall(install.layout, env, options);
+    return selfUninstall(install.layout, env, options, { ...io, ask: askOnTerminal });
   }
   const { startupOffer } = await import("./startup-offer");
-  const offered = await startupOffer(install, env, args);
+  const offered = await startupOffer(install, env, args, io);
   if (offered !== null) return offered;
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
-  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }));
+  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }), io);
   const { ensureNpmShim } = await import("../install/runtime/npm-shim");
   const { ensurePiNpmCommand } = await import("./pi-settings");
   try {
     await ensureNpmShim(install.layout);
     const npmCommand = await ensurePiNpmCommand(install.layout);
-    if (typeof npmCommand === "object") process.stderr.write(`gentle-shell: Pi's npmCommand was not set: ${npmCommand.warning}.\n`);
+    if (typeof npmCommand === "object") io.err(`gentle-shell: Pi's npmCommand was not set: ${npmCommand.warning}.`);
   } catch (error) {
-    process.stderr.write(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.\n`);
+    io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
   }
-  return execPi(install, piArguments(install, args), childEnv);
+  return execPi(install, piArguments(install, args), childEnv, io);
 }
 
-async function printVersion(install: BundledInstall, env: Env): Promise<number> {
+async function printVersion(install: BundledInstall, env: Env, io: Output): Promise<number> {
   const childEnv = bundledChildEnv(install, env);
   // --version never probes, starts a server or prints memory notices.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
-  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }));
+  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }), io);
   childEnv.PI_OFFLINE = "1";
   // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.
   delete childEnv.NODE_OPTIONS;
   const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
   const reported = result.stdout.trim();
   if (result.code !== 0 || reported !== install.pi) {
-    process.stderr.write(
-      `gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || result.stderr.trim().slice(0, 200))}. Run gentle-shell upgrade or the Gentle Shell installer again.\n`,
+    io.err(
+      `gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || result.stderr.trim().slice(0, 200))}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
     );
     return 1;
   }
-  process.stdout.write(`gentle-shell ${install.shell}\npi ${reported}\n`);
+  io.out(`gentle-shell ${install.shell}`);
+  io.out(`pi ${reported}`);
   return 0;
 }
 
-function execPi(install: BundledInstall, args: string[], env: Env): Promise<number> {
+function execPi(install: BundledInstall, args: string[], env: Env, io: Output): Promise<number> {
   const node = install.layout.node;
   const execve = (process as unknown as { execve?: (file: string, args: string[], env: Env) => never }).execve;
   if (process.platform !== "win32" && typeof execve === "function") {
@@ -108,7 +110,7 @@ function execPi(install: BundledInstall, args: string[], env: Env): Promise<numb
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, forward);
     child.on("error", (error) => {
-      process.stderr.write(`gentle-shell: could not start Pi: ${error.message}\n`);
+      io.err(`gentle-shell: could not start Pi: ${error.message}`);
       resolve(1);
     });
     child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));

@@ -7,6 +7,7 @@
  * persona files it may rewrite restored afterwards.
  */
 import { spawn } from "node:child_process";
+import type { Output } from "../core/errors";
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "pathe";
 import { tildify, tildifyText } from "../core/layout";
@@ -114,26 +115,24 @@ export async function restore(snaps: Snapshot[]): Promise<Array<{ path: string; 
   return restored;
 }
 
-export async function runSetup(install: BundledInstall, env: Env, args: string[]): Promise<number> {
-  const err = (line: string) => process.stderr.write(`gentle-shell: ${line}\n`);
+export async function runSetup(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number> {
+  const err = (line: string) => io.err(`gentle-shell: ${line}`);
   // The install lock: no upgrade or self-uninstall works in the prefix while setup writes to it.
   let lock: Awaited<ReturnType<typeof acquireInstallLock>>;
   try {
-    lock = await acquireInstallLock(install.layout, 300_000, (pid) =>
-      process.stdout.write(`Waiting for another gentle-shell-setup (process ${pid}) to finish...\n`),
-    );
+    lock = await acquireInstallLock(install.layout, 300_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   } catch (error) {
     err(`setup stopped: ${(error as Error).message}.`);
     return 1;
   }
   try {
-    return await setupLocked(install, env, args, err);
+    return await setupLocked(install, env, args, err, io);
   } finally {
     await lock.release();
   }
 }
 
-async function setupLocked(install: BundledInstall, env: Env, args: string[], err: (line: string) => void): Promise<number> {
+async function setupLocked(install: BundledInstall, env: Env, args: string[], err: (line: string) => void, io: Output): Promise<number> {
   const { layout } = install;
   const dryRun = args.includes("--dry-run");
   // Engram first: setup stops if the verified core cannot be published, whatever the memory decision.
@@ -173,7 +172,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
   }
   const setupEnv = bundledSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
-  applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }));
+  applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }), io);
   const code = await new Promise<number>((resolve) => {
     const child = spawn(gentleAi, ["install", "--agent", "pi", ...args], { stdio: "inherit", env: setupEnv as NodeJS.ProcessEnv, cwd: home });
     child.on("error", (error) => {

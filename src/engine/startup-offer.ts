@@ -5,6 +5,7 @@
  * No update runs without an explicit choice.
  */
 import { join } from "pathe";
+import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
@@ -80,7 +81,7 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
  * Returns null to go on opening Pi, or an exit code: 130 for Ctrl+C, or the
  * relaunched Shell's (never reached: the process is replaced).
  */
-export async function startupOffer(install: BundledInstall, env: Env, args: string[]): Promise<number | null> {
+export async function startupOffer(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!offerAllowed(args, env, terminal)) return null;
   const configPath = launcherConfigPath(install, env);
@@ -91,31 +92,31 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
   if (!shouldOffer(install.shell, latest, config)) return null;
   const choice = await choose(install.shell, latest);
   if (choice === "cancel") {
-    process.stderr.write("gentle-shell: cancelled.\n");
+    io.err("gentle-shell: cancelled.");
     // At once: an idle keep-alive connection to the registry must not hold the exit back.
     process.exit(130);
   }
   if (choice === "not-now") return null;
   if (choice === "skip") {
     if (config.unsavable) {
-      process.stderr.write(`gentle-shell: ${configPath} was not changed because ${config.unsavable}; not skipping ${latest}.\n`);
+      io.err(`gentle-shell: ${configPath} was not changed because ${config.unsavable}; not skipping ${latest}.`);
       return null;
     }
     try {
       // The default file lives in config/, which an install without --source never made.
       if (!env.GENTLE_SHELL_CONFIG) await ensureRealFolder(install.layout.config, 0o700);
       await writeFileAtomic(configPath, skipRelease(config, latest), stat ? stat.mode & 0o777 : 0o600);
-      process.stdout.write(`Skipping Gentle Shell ${latest}; a newer release will be offered again.\n`);
+      io.out(`Skipping Gentle Shell ${latest}; a newer release will be offered again.`);
     } catch (error) {
-      process.stderr.write(`gentle-shell: could not save the skipped release (${(error as Error).message}); going on.\n`);
+      io.err(`gentle-shell: could not save the skipped release (${(error as Error).message}); going on.`);
     }
     return null;
   }
   // Update now: the verified bundled upgrade, then the new Shell with the same arguments.
   const { upgradeBundled } = await import("./upgrade");
-  const code = await upgradeBundled(install, env, { rollback: false });
+  const code = await upgradeBundled(install, env, { rollback: false }, io);
   if (code !== 0) {
-    process.stderr.write("gentle-shell: the update failed; opening the current Gentle Shell.\n");
+    io.err("gentle-shell: the update failed; opening the current Gentle Shell.");
     return null;
   }
   const launcher = install.layout.launcher;
@@ -124,9 +125,7 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
     if (typeof execve !== "function") throw new Error("this platform cannot hand over to the new launcher");
     execve(launcher, [launcher, ...args], { ...env, GENTLE_SHELL_STARTUP_HANDOFF: "1" });
   } catch (error) {
-    process.stderr.write(
-      `gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.\n`,
-    );
+    io.err(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.`);
     return 1;
   }
   return 1;

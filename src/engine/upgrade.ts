@@ -10,6 +10,7 @@ import { tildifyText, type Layout } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
+import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { run } from "../io/process";
@@ -93,14 +94,14 @@ async function checkModule(layout: Layout, engine: string, env: Env): Promise<vo
   }
 }
 
-export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs): Promise<number> {
+export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs, io: Output): Promise<number> {
   const { layout } = install;
-  const out = (line: string) => process.stdout.write(line + "\n");
+  const out = io.out;
   const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   try {
     return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
   } catch (error) {
-    process.stderr.write(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}\n`);
+    io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     return 1;
   } finally {
     await lock.release();

@@ -9,6 +9,7 @@
  * the worst case is memory disabled behind the guard.
  */
 import { promises as fs } from "node:fs";
+import type { Output } from "../../core/errors";
 import { join } from "pathe";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
@@ -110,8 +111,8 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
 }
 
 /** Apply an Engram decision to a child's environment and say its notice. */
-export function applyEngram(childEnv: Env, engram: { set: Record<string, string>; unset: string[]; notice?: string }): void {
+export function applyEngram(childEnv: Env, engram: { set: Record<string, string>; unset: string[]; notice?: string }, io: Pick<Output, "err">): void {
   Object.assign(childEnv, engram.set);
   for (const k of engram.unset) delete childEnv[k];
-  if (engram.notice) process.stderr.write(engram.notice + "\n");
+  if (engram.notice) io.err(engram.notice);
 }

@@ -7,6 +7,7 @@
  * failed removal can be retried with gentle-shell self-uninstall.
  */
 import { promises as fs } from "node:fs";
+import type { Output } from "../../core/errors";
 import { createInterface } from "node:readline";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
@@ -71,9 +72,9 @@ async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: strin
   }
 }
 
-export async function selfUninstall(layout: Layout, env: Env, options: UninstallOptions, io: UninstallIo = defaultIo): Promise<number> {
-  const out = (line: string) => io.out(line + "\n");
-  const err = (line: string) => io.err(`gentle-shell: ${line}\n`);
+export async function selfUninstall(layout: Layout, env: Env, options: UninstallOptions, io: UninstallIo): Promise<number> {
+  const out = (line: string) => io.out(line);
+  const err = (line: string) => io.err(`gentle-shell: ${line}`);
   const show = (p: string) => tildify(p, layout.home);
   const notOurs = await checkOwnership(layout);
   if (notOurs) {
@@ -97,17 +98,13 @@ export async function selfUninstall(layout: Layout, env: Env, options: Uninstall
   }
 }
 
-export interface UninstallIo {
-  out(text: string): void;
-  err(text: string): void;
+/** Its lines, and the yes/no question (null: no terminal or end of input). */
+export interface UninstallIo extends Output {
   ask(question: string): Promise<boolean | null>;
 }
 
-const defaultIo: UninstallIo = {
-  out: (t) => process.stdout.write(t),
-  err: (t) => process.stderr.write(t),
-  ask,
-};
+/** The terminal's question, for the edge to bind: readline on stdin, the prompt on stderr, Ctrl+C exits 130. */
+export const askOnTerminal = ask;
 
 async function uninstallLocked(
   layout: Layout,

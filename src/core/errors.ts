@@ -1,0 +1,44 @@
+/**
+ * What a command says when it stops, and how it exits (like citty's
+ * CLIError(message, code)). A user error is one sentence about what happened
+ * and what to do, printed without a stack; anything else that escapes is a
+ * bug, printed with its stack so it can be reported.
+ */
+
+/** Exit codes every command of gentle-shell-setup and of the engine uses. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  /** An internal error: a bug, with its stack printed. */
+  bug: 70,
+} as const;
+
+export class UserError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.failure,
+  ) {
+    super(message);
+    this.name = "UserError";
+  }
+}
+
+/**
+ * Errors only a mistake in our code throws: a missing name, or a TypeError of
+ * the language itself ("cannot read properties of undefined"). Node's own
+ * TypeErrors about input (an invalid URL) carry a code and are about the
+ * user's machine, like every other error.
+ */
+export function isBug(error: unknown): boolean {
+  if (error instanceof UserError) return false;
+  if (!(error instanceof Error)) return true;
+  if (error instanceof ReferenceError) return true;
+  return error instanceof TypeError && !(error as NodeJS.ErrnoException).code;
+}
+
+/** Where a command's lines go: the normal ones and the diagnostics. Each call is one line, without its newline. */
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
