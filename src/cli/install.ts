@@ -10,6 +10,8 @@ import type { Env } from "../core/environment";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall } from "../install/bundled-install";
+import { windowsRegistry } from "../install/path/registry";
+import { runWindowsPowerShell } from "../io/powershell";
 import { STEP_ORDER, type StepOutcome } from "../install/plan";
 import { tildify } from "../core/layout";
 
@@ -94,6 +96,8 @@ export const installCommand = defineCommand({
         source: args.source,
         release: args.release,
         noModifyPath,
+        // Windows' user Path: the real HKCU adapter, through the one PowerShell runner.
+        registry: platform === "win32" ? windowsRegistry(runWindowsPowerShell) : undefined,
         engine: ownScript,
         claimed,
         verbose: args.verbose,

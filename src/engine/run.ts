@@ -56,7 +56,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
       io.err(`gentle-shell: ${options}`);
       return 2;
     }
-    return selfUninstall(install.layout, env, options, { ...io, ask: askOnTerminal });
+    const registry = install.layout.platform === "win32" ? await windowsRegistryAdapter() : undefined;
+    return selfUninstall(install.layout, env, options, { ...io, ask: askOnTerminal, registry });
   }
   const { startupOffer } = await import("./startup-offer");
   const offered = await startupOffer(install, env, args, io);
@@ -115,4 +116,11 @@ function execPi(install: BundledInstall, args: string[], env: Env, io: Output): 
     });
     child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
   });
+}
+
+/** Windows' real HKCU user Path adapter, through the one PowerShell runner (bound here, at the engine's edge). */
+async function windowsRegistryAdapter() {
+  const { windowsRegistry } = await import("../install/path/registry");
+  const { runWindowsPowerShell } = await import("../io/powershell");
+  return windowsRegistry(runWindowsPowerShell);
 }

@@ -24,6 +24,7 @@ import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { configuredRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
+import type { RegistryAdapter } from "./path/registry";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
 import { shadowingCommand } from "./path/shadow";
 import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline/open";
@@ -39,6 +40,8 @@ export interface InstallOptions {
   /** --release: an exact Gentle Shell version; default the registry's latest. */
   release?: string;
   noModifyPath: boolean;
+  /** Windows: the HKCU user Path adapter, bound by the CLI. */
+  registry?: RegistryAdapter;
   engine: () => string;
   verbose?: boolean;
   /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
@@ -184,7 +187,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "path",
       title: "PATH",
       run: async () => {
-        pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath });
+        pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
         if (pathOutcome.status === "failed") throw new Error(pathOutcome.detail ?? pathOutcome.nextStep);
         if (pathOutcome.plan) {
           const shadow = shadowingCommand(pathOutcome.plan, {

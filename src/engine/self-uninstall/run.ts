@@ -13,6 +13,7 @@ import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
 import { removePathEntry } from "../../install/path/apply";
+import type { RegistryAdapter } from "../../install/path/registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 
@@ -101,6 +102,8 @@ export async function selfUninstall(layout: Layout, env: Env, options: Uninstall
 /** Its lines, and the yes/no question (null: no terminal or end of input). */
 export interface UninstallIo extends Output {
   ask(question: string): Promise<boolean | null>;
+  /** Windows: the HKCU user Path adapter the PATH entry is taken back through. */
+  registry?: RegistryAdapter;
 }
 
 /** The terminal's question, for the edge to bind: readline on stdin, the prompt on stderr, Ctrl+C exits 130. */
@@ -141,7 +144,7 @@ async function uninstallLocked(
 
   const messages: string[] = [];
   if (plan.path) {
-    const result = await removePathEntry(plan.path.receipt).catch((error: Error) => ({ status: "failed" as const, reason: error.message }));
+    const result = await removePathEntry(plan.path.receipt, { registry: io.registry }).catch((error: Error) => ({ status: "failed" as const, reason: error.message }));
     if (result.status === "failed") {
       err(`the PATH entry could not be removed (${result.reason}); nothing else was removed.`);
       return 1;

@@ -6,13 +6,12 @@
  */
 import * as nodeFs from "node:fs";
 import { dirname } from "pathe";
-import { runWindowsPowerShell } from "../../io/powershell";
 import { code, type PathIoOptions } from "./fs";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";
 import type { PathReceipt, RemoveResult } from "./receipt";
-import { windowsRegistry } from "./registry";
+import { requireRegistry } from "./registry";
 import { userPathAppend, userPathHolds, userPathRemove } from "./user-path";
 
 /**
@@ -39,7 +38,7 @@ export async function applyPathEntry(plan: PathEntryPlan, options: PathIoOptions
     case "line":
       return appendLine(plan, options.home, fs);
     case "registry": {
-      const registry = options.registry ?? windowsRegistry(runWindowsPowerShell);
+      const registry = requireRegistry(options.registry);
       const current = await registry.readUserPath();
       const receipt = { schema: 1 as const, kind: "registry" as const, key: plan.key, name: plan.name, entry: plan.entry };
       if (current && userPathHolds(current.value, plan.entry)) return { ...receipt, applied: false };
@@ -79,7 +78,7 @@ export async function removePathEntry(receipt: PathReceipt, options: PathIoOptio
     case "profile":
       return removeLine(receipt, fs);
     case "registry": {
-      const registry = options.registry ?? windowsRegistry(runWindowsPowerShell);
+      const registry = requireRegistry(options.registry);
       const current = await registry.readUserPath();
       if (!current || !userPathHolds(current.value, receipt.entry)) return { status: "absent" };
       await registry.writeUserPath({ value: userPathRemove(current.value, receipt.entry), type: current.type });

@@ -9,10 +9,9 @@ import * as nodeFs from "node:fs";
 import { dirname, isAbsolute, join, relative } from "pathe";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
-import { runWindowsPowerShell } from "../../io/powershell";
 import { code, NONBLOCK, O, readAll, type PathFs, type PathIoOptions } from "./fs";
 import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./plan";
-import { windowsRegistry } from "./registry";
+import { requireRegistry } from "./registry";
 import { localBinLink, profileFiles } from "./shells";
 
 /** A startup file larger than this is not read (and so never edited). */
@@ -155,7 +154,7 @@ export async function collectPathFacts(layout: Layout, options: PathIoOptions & 
   const platform = options.platform ?? layout.platform;
   const base = { platform, home: layout.home, env: options.env, bin: layout.bin, launcher: layout.launcher };
   if (platform === "win32") {
-    const registry = options.registry ?? windowsRegistry(runWindowsPowerShell);
+    const registry = requireRegistry(options.registry);
     return { ...base, files: {}, userPath: await registry.readUserPath() };
   }
   const files: Record<string, FileFacts> = {};

@@ -79,3 +79,9 @@ export function windowsRegistry(run: PowerShellRunner): RegistryAdapter {
     },
   };
 }
+
+/** The registry adapter the edge bound (src/cli on Windows); there is no default real one. */
+export function requireRegistry(registry: RegistryAdapter | undefined): RegistryAdapter {
+  if (!registry) throw new Error("no Windows registry adapter was given for the user Path");
+  return registry;
+}
