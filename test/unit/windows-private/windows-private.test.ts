@@ -16,7 +16,7 @@ import {
   parseInspect,
   parseWhoami,
   windowsPrivateFolderAdapter,
-} from "../../src/install/windows-private/adapter";
+} from "../../../src/install/windows-private/adapter";
 import {
   FULL_CONTROL,
   SID,
@@ -28,9 +28,9 @@ import {
   type WindowsAce,
   type WindowsFolderState,
   type WindowsPrivateFolderAdapter,
-} from "../../src/install/windows-private/rule";
-import type { WindowsProcessRequest } from "../../src/io/windows-process/check";
-import { windowsProcessFailure } from "../../src/io/windows-process/failure";
+} from "../../../src/install/windows-private/rule";
+import type { WindowsProcessRequest } from "../../../src/io/windows-process/check";
+import { windowsProcessFailure } from "../../../src/io/windows-process/failure";
 
 const USER = "S-1-5-21-1111111111-2222222222-3333333333-1001";
 const OTHER = "S-1-5-21-1111111111-2222222222-3333333333-1002";

@@ -8,10 +8,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { prefixLayout, type Layout } from "../../src/core/layout";
-import { productionPins } from "../../src/pins/production";
-import { forbiddenRemoval, protectedFolders, uninstallPlan } from "../../src/engine/self-uninstall/plan";
-import { ensureLauncher } from "../../src/install/launcher";
+import { prefixLayout, type Layout } from "../../../src/core/layout";
+import { productionPins } from "../../../src/pins/production";
+import { forbiddenRemoval, protectedFolders, uninstallPlan } from "../../../src/engine/self-uninstall/plan";
+import { ensureLauncher } from "../../../src/install/launcher";
 
 let root: string;
 let home: string;

@@ -12,14 +12,14 @@ import { PassThrough } from "node:stream";
 import { inspect } from "node:util";
 import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BATCH_REJECTED, COMMAND_NOT_ABSOLUTE, OUTPUT_LIMIT, neutralCwd, windowsProcessCheck, type SpawnLike } from "../../src/io/windows-process/check";
+import { BATCH_REJECTED, COMMAND_NOT_ABSOLUTE, OUTPUT_LIMIT, neutralCwd, windowsProcessCheck, type SpawnLike } from "../../../src/io/windows-process/check";
 import {
   WINDOWS_PROCESS_FAILED,
   type WindowsPrerequisiteError,
   isWindowsPrerequisiteError,
   windowsProcessFailure,
   type WindowsProcessFailureCause,
-} from "../../src/io/windows-process/failure";
+} from "../../../src/io/windows-process/failure";
 import {
   FIELD_SUPPRESSED,
   LINE_SUPPRESSED,
@@ -27,7 +27,7 @@ import {
   WINDOWS_PROCESS_MAX_CAPTURE,
   sanitizeStream,
   truncateUnits,
-} from "../../src/io/windows-process/sanitize";
+} from "../../../src/io/windows-process/sanitize";
 
 const NODE = process.execPath;
 const WIN = process.platform === "win32";
