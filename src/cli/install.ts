@@ -1,4 +1,8 @@
-/** `gentle-shell-setup install`: wiring only; the steps live in src/install. */
+/**
+ * `gentle-shell-setup install`: the plan shown, the one confirmation, the
+ * Windows private folder claimed with its real adapter, the install lock,
+ * then the steps of src/install/bundled-install.ts and the closing lines.
+ */
 import { createInterface } from "node:readline/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";

@@ -50,7 +50,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     return runSetup(install, env, args.slice(1), io);
   }
   if (args[0] === "self-uninstall") {
-    const { askOnTerminal, parseUninstallArgs, selfUninstall } = await import("./self-uninstall/run");
+    const { parseUninstallArgs } = await import("./self-uninstall/plan");
+    const { askOnTerminal, selfUninstall } = await import("./self-uninstall/run");
     const options = parseUninstallArgs(args.slice(1));
     if (typeof options === "string") {
       io.err(`gentle-shell: ${options}`);

@@ -8,8 +8,6 @@
 import { tildifyText } from "../core/layout";
 import { redactText } from "../core/secrets";
 
-export { tildifyText };
-
 export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path";
 
 export interface Step {

@@ -122,7 +122,13 @@ describe("bundledChildEnv", () => {
     expect(Object.keys(env).filter((k) => k.startsWith("GENTLE_AI_"))).toEqual([]);
     const setup = bundledSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall, { PATH: "/usr/bin" }, false);
     expect(setup.PATH).toBe("/h/.gentle-shell/runtime/node-24.21.0/bin:/h/.gentle-shell/versions/x/node_modules/.bin:/usr/bin");
-    expect(setup).toMatchObject(gentleAiIsolationEnv(install.layout, false));
+    // The spec's table, "Isolation from the user's Gentle AI": setup gets these, in the prefix.
+    expect(setup).toMatchObject({
+      GENTLE_AI_HOME: "/h/.gentle-shell/gentle-ai",
+      GENTLE_AI_PI_CONFIG_DIR: "/h/.gentle-shell/config/gentle-ai",
+      GENTLE_AI_NO_SELF_UPDATE: "1",
+      GENTLE_PI_CONFIG_HOME: "/h/.gentle-shell/config",
+    });
     expect(setup).not.toHaveProperty("GENTLE_AI_ENGRAM_BIN");
     expect(gentleAiIsolationEnv(install.layout, true).GENTLE_AI_ENGRAM_BIN).toBe("/h/.gentle-shell/runtime/engram-3.5.2/engram");
   });

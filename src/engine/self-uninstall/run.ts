@@ -17,7 +17,6 @@ import type { RegistryAdapter } from "../../install/path/registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 
-export { parseUninstallArgs } from "./plan";
 
 async function ask(question: string): Promise<boolean | null> {
   if (!process.stdin.isTTY) return null;
