@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { mkdtempSync, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { promises as fs } from "node:fs";
+import { scratchDir } from "../support/scratch";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import type { Pins } from "../../src/pins/types";
@@ -33,7 +33,7 @@ const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
 const fast = { backoffMs: 5, stallMs: 20_000 };
 
 function newHome(): string {
-  return mkdtempSync(join(tmpdir(), "gss-acq-"));
+  return scratchDir("gss-acq-");
 }
 
 async function context(options: { pins?: Pins; base?: string; home?: string } = {}): Promise<RuntimeContext & { layout: Layout }> {
@@ -225,9 +225,9 @@ describe("Go and Engram", () => {
   }
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "gss-acq-mirror-"));
+    root = scratchDir("gss-acq-mirror-");
     // A Go-shaped archive: go/bin/go prints the pinned version; go/misc/link is a link (skipped).
-    const stage = mkdtempSync(join(tmpdir(), "gss-go-"));
+    const stage = scratchDir("gss-go-");
     await fs.mkdir(join(stage, "go", "bin"), { recursive: true });
     await fs.mkdir(join(stage, "go", "src"), { recursive: true });
     await fs.mkdir(join(stage, "go", "misc"), { recursive: true });
@@ -242,7 +242,7 @@ describe("Go and Engram", () => {
     await fs.mkdir(join(root, "go"), { recursive: true });
     await packDeterministic(stage, "go", join(root, GO_PATH));
     // Engram: the fixture program with a README beside it, and one that prints another version.
-    const e = mkdtempSync(join(tmpdir(), "gss-engram-"));
+    const e = scratchDir("gss-engram-");
     await fs.mkdir(join(e, "ok", "pkg"), { recursive: true });
     await fs.writeFile(join(e, "ok", "pkg", "engram"), engramScript(), { mode: 0o755 });
     await fs.writeFile(join(e, "ok", "pkg", "README.md"), "fixture\n");
@@ -374,7 +374,7 @@ describe("hostile archives publish nothing", () => {
   ];
 
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), "gss-hostile-mirror-"));
+    root = scratchDir("gss-hostile-mirror-");
     mirror = await startMirror({ root });
   });
   afterAll(async () => {
