@@ -18,6 +18,7 @@ import type { Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
 import { ensureRuntimes } from "../install/runtime/index";
+import { ensureEngram } from "../install/runtime/engram";
 import { acquireGo } from "../install/runtime/go";
 import { ensureLauncher } from "../install/launcher";
 import { configuredRegistry } from "../install/registry";
@@ -60,7 +61,14 @@ export async function runInternal(args: string[]): Promise<number> {
     const { node, pnpm } = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
     if (source.kind === "official") source = await official();
     if (layout.platform === "win32") await acquireGo({ ...ctx, source });
-    reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status } });
+    // --engram (upgrade and rollback): this release's pinned Engram core too. A build without its pin
+    // has none to publish (memory stays off behind the guard); a download that fails verification stops.
+    let engram: string | undefined;
+    if (rest.includes("--engram")) {
+      const outcome = await ensureEngram({ ...ctx, source });
+      engram = outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
+    }
+    reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) } });
     return 0;
   }
   if (command === "ensure-launcher") {

@@ -17,6 +17,9 @@ import { run } from "../io/process";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../install/activate";
 import { configuredRegistry } from "../install/registry";
+import { installBundleVersion } from "../install/offline/install";
+import { openBundle, readBundleDistribution, stageBundleStore } from "../install/offline/open";
+import { hostTarget } from "../core/host";
 import { acquireInstallLock } from "../install/lock";
 import { fetchDistribution, latestRelease } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
@@ -104,6 +107,8 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
     io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     return 1;
   } finally {
+    // Fetched assets and a staged bundle store: ours, under the lock.
+    await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
     await lock.release();
   }
 }
@@ -111,16 +116,18 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
 async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out: (l: string) => void): Promise<number> {
   const { layout } = install;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-  const registry = await configuredRegistry(layout, npmrc, env);
   const sourceArg = args.source ?? (await readTextOrNull(sourceFile(layout)))?.trim();
+  // An offline bundle names its release: no registry is asked, and pnpm installs from its verified store.
+  const bundle = sourceArg && parseSource(sourceArg, "").kind === "folder" ? await openBundle(sourceArg, hostTarget()) : null;
+  const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);
   const source = parseSource(sourceArg, registry);
-  // 1. The latest release and its two assets, checked by readDistribution.
-  const latest = await latestRelease(registry, npmrc, env);
+  // 1. The latest release (or the bundle's) and its two assets, checked by readDistribution.
+  const latest = bundle ? bundle.manifest.shell : await latestRelease(registry, npmrc, env);
   if (compareVersions(latest, install.shell) < 0) {
-    out(`The latest Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
+    out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return 0;
   }
-  const distribution = await fetchDistribution(source, latest, layout.tmp);
+  const distribution = bundle ? await readBundleDistribution(bundle) : await fetchDistribution(source, latest, layout.tmp);
   const { id, shell, pi } = distribution.manifest;
   // 2. Already there.
   if (id === install.id) {
@@ -131,8 +138,11 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     out(`Warning: the active Pi ${install.pi} is newer than the release's Pi ${pi}; the release's verified pair is installed as published.`);
   }
   // 3. Install it in place beside the active version.
-  out(`Installing Gentle Shell ${shell} with Pi ${pi}...`);
-  const installed = await installVersion({ layout, distribution, env, engine: ownScript(), go: layout.platform === "win32" });
+  out(`Installing Gentle Shell ${shell} with Pi ${pi}${bundle ? " from the offline bundle" : ""}...`);
+  const go = layout.platform === "win32";
+  const installed = bundle
+    ? (await installBundleVersion({ layout, bundle, stagedStore: await stageBundleStore(bundle, layout.tmp), env, engine: ownScript(), go })).result
+    : await installVersion({ layout, distribution, env, engine: ownScript(), go });
   const ours = installed.status === "installed";
   const previous = install.id;
   let switched = false;
@@ -141,7 +151,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
     await checkModule(layout, engine, moduleEnv);
-    const runtime = await callModule(layout, engine, ["ensure-runtime", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
+    const runtime = await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
     // 5. Its launcher reports exactly the release's pair, with the release's Node and exact Pi.
     const check = await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], {
@@ -200,7 +210,7 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
   const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
   const engine = await versionModule(layout, target);
   await checkModule(layout, engine, moduleEnv);
-  await callModule(layout, engine, ["ensure-runtime", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
+  await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
   await activateVersion(layout, target);
   try {
     await callModule(layout, engine, ["ensure-launcher"], moduleEnv);

@@ -27,8 +27,8 @@ import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/registry";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
 import { shadowingCommand } from "./path/shadow";
-import { extractBundleStore, openBundle, readBundleDistribution, stageBundleStore, type OfflineBundle } from "./offline/open";
-import { versionState } from "./version";
+import { installBundleVersion } from "./offline/install";
+import { openBundle, stageBundleStore, type OfflineBundle } from "./offline/open";
 
 export interface InstallOptions {
   layout: Layout;
@@ -206,25 +206,19 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   ];
   /** The version step from an offline bundle: its release, pnpm --offline against its store; no registry is asked. */
   async function installFromBundle(from: OfflineBundle): Promise<string> {
-    distribution = await readBundleDistribution(from);
-    const { manifest } = distribution;
-    const install = (offline?: { store: string }) =>
-      installVersion({ layout, distribution: distribution!, env, engine: options.engine(), go: layout.platform === "win32", echo: options.verbose, offline });
-    let result: Awaited<ReturnType<typeof installVersion>>;
-    let storeNote = "";
-    if ((await versionState(layout, manifest.id)).kind === "valid") {
-      result = await install();
-    } else {
-      const store = await extractBundleStore(layout, bundleStore!);
-      try {
-        result = await install({ store: store.dir });
-      } finally {
-        await store.cleanup();
-      }
-      storeNote = store.kind === "prefix" ? "; the bundle's pnpm store is now the prefix's" : "";
-    }
-    id = result.id;
-    return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${result.status} in versions/${result.id} offline${storeNote}`;
+    const done = await installBundleVersion({
+      layout,
+      bundle: from,
+      stagedStore: bundleStore!,
+      env,
+      engine: options.engine(),
+      go: layout.platform === "win32",
+      echo: options.verbose,
+    });
+    distribution = done.distribution;
+    const { manifest } = done.distribution;
+    id = done.result.id;
+    return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${done.result.status} in versions/${done.result.id} offline${done.storeNote}`;
   }
 
   const outcomes = await runPlan(steps, layout.home, options.report);

@@ -48,6 +48,10 @@ describe.concurrent("gentle-shell upgrade", () => {
     const prefix = join(home, ".gentle-shell");
     expect((await fs.readdir(join(prefix, "versions"))).sort()).toEqual([older.id, latest.id].sort());
     expect(await fs.readFile(join(prefix, "versions.history"), "utf8")).toBe(`${latest.id}\n${older.id}\n`);
+    // Upgrade passes engram: true to the release's own ensure-runtime: the verified core is published.
+    const engramMarker = join(prefix, "runtime", "engram-3.5.2", ".gentle-shell-runtime");
+    expect(existsSync(engramMarker)).toBe(true);
+    await fs.rm(join(prefix, "runtime", "engram-3.5.2"), { recursive: true });
 
     const again = await gs(home, ["upgrade"]);
     expect(again.code).toBe(0);
@@ -56,6 +60,8 @@ describe.concurrent("gentle-shell upgrade", () => {
     const back = await gs(home, ["upgrade", "--rollback"]);
     expect(back.code, back.stdout + back.stderr).toBe(0);
     expect(back.stdout).toContain(`Rolled back: ${older.id} is current again (was ${latest.id}).`);
+    // So does rollback, with the kept version's own module.
+    expect(existsSync(engramMarker)).toBe(true);
     expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
 
     const forth = await gs(home, ["upgrade", "--rollback"]);

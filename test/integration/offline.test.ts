@@ -243,6 +243,32 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
   });
 });
 
+describe("gentle-shell upgrade --source <bundle> with no network", () => {
+  it("upgrades to the bundle's release without asking any registry, and publishes the bundle's Engram", async () => {
+    const older = f.releases[0]!;
+    const home = await newHome("home-upgrade");
+    const installed = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
+      env: homeEnv(home, { SHELL: "/bin/bash" }),
+      cwd: home,
+      timeoutMs: 170_000,
+    });
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    // Inside the namespace nothing answers: asking the registry for `latest` would fail the upgrade.
+    const r = await offline(
+      bundle,
+      home,
+      ['"$HOME/.gentle-shell/bin/gentle-shell" upgrade --source "$1" || exit $?', 'exec "$HOME/.gentle-shell/bin/gentle-shell" --version'].join("\n"),
+    );
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Installing Gentle Shell ${release.shell} with Pi ${release.pi} from the offline bundle...`);
+    expect(r.stdout).toContain(`Gentle Shell ${release.shell} with Pi ${release.pi} is now current (was ${older.id}).`);
+    expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
+    expect(await fs.readFile(join(home, ".gentle-shell", "runtime", "engram-3.5.2", ".gentle-shell-runtime"), "utf8")).toBeTruthy();
+    expect(await fs.readdir(join(home, ".gentle-shell", "tmp")).catch(() => [])).toEqual([]);
+  });
+});
+
 describe("reading a bundle and its parts", () => {
   it("a folder without offline-bundle.json is a plain folder source; a bundle for another machine or with a damaged manifest is refused by name", async () => {
     expect(await openBundle(f.mirrorRoot, "linux-x64")).toBeNull();

@@ -17,7 +17,6 @@ import type { RegistryAdapter } from "../../install/path/registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 
-
 async function ask(question: string): Promise<boolean | null> {
   if (!process.stdin.isTTY) return null;
   const rl = createInterface({ input: process.stdin, output: process.stderr });
@@ -143,7 +142,10 @@ async function uninstallLocked(
 
   const messages: string[] = [];
   if (plan.path) {
-    const result = await removePathEntry(plan.path.receipt, { registry: io.registry }).catch((error: Error) => ({ status: "failed" as const, reason: error.message }));
+    const result = await removePathEntry(plan.path.receipt, { registry: io.registry }).catch((error: Error) => ({
+      status: "failed" as const,
+      reason: error.message,
+    }));
     if (result.status === "failed") {
       err(`the PATH entry could not be removed (${result.reason}); nothing else was removed.`);
       return 1;
