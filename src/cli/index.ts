@@ -5,6 +5,7 @@ import { EXIT, UserError } from "../core/errors";
 import { SETUP_VERSION } from "../version";
 import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
+import { releaseCommand } from "./release";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -16,7 +17,7 @@ const main = defineCommand({
     version: SETUP_VERSION,
     description: "Installs Gentle Shell (Pi with gentle-pi, and their own Node and pnpm) into ~/.gentle-shell, verified against pins built into this file.",
   },
-  subCommands: { install: installCommand, bundle: bundleCommand },
+  subCommands: { install: installCommand, bundle: bundleCommand, release: releaseCommand },
 });
 
 /** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
@@ -44,7 +45,12 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     process.stdout.write(plain(await renderUsage(bundleCommand, main as never)) + "\n");
     return;
   }
-  if (!["install", "bundle"].includes(args[0]!)) {
+  if (args[0] === "release" && (args.includes("--help") || args.includes("-h"))) {
+    const sub = args[1] === "build" || args[1] === "verify" ? (releaseCommand.subCommands as Record<string, typeof releaseCommand>)[args[1]]! : releaseCommand;
+    process.stdout.write(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
+    return;
+  }
+  if (!["install", "bundle", "release"].includes(args[0]!)) {
     throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   await runCommand(main, { rawArgs: args });

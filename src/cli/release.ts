@@ -1,0 +1,62 @@
+/**
+ * `gentle-shell-setup release build --shell <v> --pi <v> --out <dir>` and
+ * `gentle-shell-setup release verify --assets <dir>`: the release workflow's
+ * distribution jobs (spec: "Release workflow"), run by the maintainers' CI.
+ * The work lives in src/install/release-assets.ts; this binds the machine.
+ */
+import { homedir } from "node:os";
+import { defineCommand } from "citty";
+import { hostPlatform, hostTarget } from "../core/host";
+import type { Env } from "../core/environment";
+import { EXIT, UserError } from "../core/errors";
+import { buildPins } from "../pins/index";
+import { ownScript } from "../io/self";
+import { stdOutput } from "../io/output";
+import { buildReleaseAssets, verifyReleaseAssets, type ReleaseContext } from "../install/release-assets";
+
+function context(source: string | undefined): ReleaseContext {
+  const env = process.env as Env;
+  const platform = hostPlatform();
+  return {
+    pins: buildPins(),
+    target: hostTarget(),
+    platform,
+    env,
+    home: (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir(),
+    source,
+    say: (line) => stdOutput.out(`  ${line}`),
+  };
+}
+
+const build = defineCommand({
+  meta: { name: "build", description: "Resolve the release lockfile with our pinned pnpm and write the two distribution assets" },
+  args: {
+    shell: { type: "string", required: true, description: "The gentle-pi release version (exact)" },
+    pi: { type: "string", required: true, description: "The Pi version the release pins (exact)" },
+    out: { type: "string", required: true, description: "The folder to write the assets into" },
+    source: { type: "string", description: "Where our Node and pnpm come from: official (default), a mirror URL, or a folder" },
+  },
+  async run({ args }) {
+    if (!args.shell || !args.pi || !args.out) throw new UserError("release build needs --shell, --pi and --out", EXIT.usage);
+    const written = await buildReleaseAssets({ ...context(args.source), shell: args.shell, pi: args.pi, out: args.out });
+    stdOutput.out(`Wrote ${written.json} and ${written.lock}`);
+  },
+});
+
+const verify = defineCommand({
+  meta: { name: "verify", description: "Install the two distribution assets in a temporary prefix and require the launcher to report their versions" },
+  args: {
+    assets: { type: "string", required: true, description: "The folder holding the two distribution assets" },
+    source: { type: "string", description: "Where our Node and pnpm come from: official (default), a mirror URL, or a folder" },
+  },
+  async run({ args }) {
+    if (!args.assets) throw new UserError("release verify needs --assets", EXIT.usage);
+    const { shell, pi } = await verifyReleaseAssets({ ...context(args.source), assets: args.assets, engine: ownScript() });
+    stdOutput.out(`Verified: the installed launcher reports gentle-shell ${shell} and pi ${pi}`);
+  },
+});
+
+export const releaseCommand = defineCommand({
+  meta: { name: "release", description: "Build and verify a release's distribution assets (for the release workflow)" },
+  subCommands: { build, verify },
+});
