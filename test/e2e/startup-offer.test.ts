@@ -42,7 +42,9 @@ class Terminal {
     sockets.push(socket);
     const conf = join(home, "tmux.conf");
     await fs.writeFile(conf, "set -g extended-keys on\nset -g remain-on-exit on\n");
-    const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin" });
+    // Memory off by the user's policy: after "update now" the new version's Engram core is published, and the
+    // relaunched Pi would otherwise start the shared server on this machine's default endpoint (127.0.0.1:7437).
+    const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
     const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", "120", "-y", "40", "--", ...command], { env, cwd: home });
     expect(r.code, r.stderr).toBe(0);
     return new Terminal(socket);
