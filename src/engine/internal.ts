@@ -20,7 +20,7 @@ import { buildPins } from "../pins/index";
 import { ensureRuntimes } from "../install/runtime/index";
 import { ensureEngram } from "../install/runtime/engram";
 import { acquireGo } from "../install/runtime/go";
-import { ensureLauncher } from "../install/launcher";
+import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
 import { configuredRegistry } from "../install/registry";
 import { readTextOrNull } from "../io/files";
 import { prefixAsInstalled } from "./bundled";
@@ -69,6 +69,14 @@ export async function runInternal(args: string[]): Promise<number> {
       engram = outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
     }
     reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) } });
+    return 0;
+  }
+  if (command === "launcher-script") {
+    // The launcher this version writes, for upgrade step 5 to run before anything switches.
+    reply({
+      script: layout.platform === "win32" ? cmdLauncher(layout) : posixLauncher(layout),
+      name: layout.platform === "win32" ? "gentle-shell.cmd" : "gentle-shell",
+    });
     return 0;
   }
   if (command === "ensure-launcher") {

@@ -17,6 +17,7 @@ import { run } from "../io/process";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../install/activate";
 import { configuredRegistry } from "../install/registry";
+import { stagingPath } from "../io/staging";
 import { installBundleVersion } from "../install/offline/install";
 import { openBundle, readBundleDistribution, stageBundleStore } from "../install/offline/open";
 import { hostTarget } from "../core/host";
@@ -88,6 +89,20 @@ async function callModule(layout: Layout, engine: string, args: string[], env: E
   }
 }
 
+/** Step 5: the launcher the new version writes, in a staging file under tmp/, asked for --version. */
+async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: string) {
+  const made = await callModule(layout, engine, ["launcher-script"], env);
+  if (typeof made.script !== "string" || typeof made.name !== "string") throw new Error("that version's module wrote no launcher; nothing was changed");
+  await ensureRealFolder(layout.tmp, 0o700);
+  const file = stagingPath(layout.tmp, "launcher-check", { label: made.name.replace(/[^A-Za-z.-]/g, "") });
+  await fs.writeFile(file, made.script, { mode: 0o700, flag: "wx" });
+  try {
+    return await run(file, ["--version"], { env: { ...env, GENTLE_SHELL_VERIFY_VERSION: id }, timeoutMs: 120_000 });
+  } finally {
+    await fs.rm(file, { force: true });
+  }
+}
+
 /** The module must offer every function the upgrade uses (step 4). */
 async function checkModule(layout: Layout, engine: string, env: Env): Promise<void> {
   const answer = await callModule(layout, engine, ["functions"], env).catch(() => null);
@@ -153,11 +168,16 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     await checkModule(layout, engine, moduleEnv);
     const runtime = await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
-    // 5. Its launcher reports exactly the release's pair, with the release's Node and exact Pi.
-    const check = await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], {
-      env: { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id },
-      timeoutMs: 120_000,
-    });
+    // 5. Its launcher reports exactly the release's pair, with the release's Node and exact Pi: the launcher
+    // that version writes, run from tmp/ before anything switches, with GENTLE_SHELL_VERIFY_VERSION only.
+    // (Windows: a .cmd cannot be started without cmd.exe's quoting, so there the version's engine is asked directly.)
+    const check =
+      layout.platform === "win32"
+        ? await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], {
+            env: { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id },
+            timeoutMs: 120_000,
+          })
+        : await runVersionLauncher(layout, engine, moduleEnv, id);
     const lines = check.stdout.split(/\r?\n/);
     if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
       throw new Error(

@@ -27,6 +27,14 @@ ${LAUNCHER_MARKER}
 prefix=${shQuote(layout.prefix)}
 node="$prefix/runtime/${layout.nodeDir.slice(layout.runtime.length + 1)}/bin/node"
 engine="$prefix/current/${rel}"
+# An upgrade checks a version before it becomes current: for --version alone,
+# GENTLE_SHELL_VERIFY_VERSION names an installed version (the engine checks it).
+if [ "$#" -eq 1 ] && [ "$1" = --version ] && [ -n "\${GENTLE_SHELL_VERIFY_VERSION-}" ]; then
+  case "$GENTLE_SHELL_VERIFY_VERSION" in
+    *[!0-9A-Za-z.+-]* | .*) ;;
+    *) engine="$prefix/versions/$GENTLE_SHELL_VERIFY_VERSION/${rel}" ;;
+  esac
+fi
 if [ ! -f "$engine" ] || [ ! -x "$node" ]; then
   echo ${shQuote(NO_ACTIVE_VERSION)} >&2
   exit 1

@@ -21,6 +21,7 @@ let work: string;
 let home: string;
 let productionBin: string;
 let productionOut: string;
+let againOut: string;
 let fixtureBin: string;
 let binaryName: string;
 
@@ -67,6 +68,9 @@ describe("npm run build (host single executable)", () => {
     productionOut = join(work, "production");
     expectBuilt(runBuild(["--out", productionOut]));
     productionBin = join(productionOut, binaryName);
+    // Reproducible: a second build of the same commit, into another folder.
+    againOut = join(work, "production-again");
+    expectBuilt(runBuild(["--out", againOut]));
 
     const pinsFile = join(work, "fixture-pins.json");
     writeFileSync(pinsFile, JSON.stringify({ ...productionPins, kind: "fixture" }));
@@ -95,6 +99,11 @@ describe("npm run build (host single executable)", () => {
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(`gentle-shell-setup ${VERSION} (pins: production)`);
+  });
+
+  it("is reproducible: two builds of the same commit give the same single-executable bytes", () => {
+    expect(readFileSync(join(againOut, binaryName)).equals(readFileSync(productionBin))).toBe(true);
+    expect(readFileSync(join(againOut, "SHA256SUMS"), "utf8")).toBe(readFileSync(join(productionOut, "SHA256SUMS"), "utf8"));
   });
 
   it("SHA256SUMS lists the binary with its real sha256", () => {

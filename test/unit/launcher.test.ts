@@ -61,6 +61,23 @@ describe("the POSIX launcher", () => {
     expect(lines[7]).toBe("NODE_OPTIONS=unset");
   });
 
+  it("for --version alone, GENTLE_SHELL_VERIFY_VERSION picks an installed version's engine (upgrade step 5); never otherwise", async () => {
+    await fakeRuntime("4.0.0-1.6.0");
+    await fakeRuntime("4.1.0-1.6.0");
+    await activateVersion(layout, "4.0.0-1.6.0");
+    await ensureLauncher(layout);
+    const engineOf = (args: string[], verify: string) =>
+      spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", GENTLE_SHELL_VERIFY_VERSION: verify } }).stdout.split("\n")[1];
+    const current = join(layout.prefix, "current", ".gentle-shell", "engine.cjs");
+    expect(engineOf(["--version"], "4.1.0-1.6.0")).toBe(join(layout.prefix, "versions", "4.1.0-1.6.0", ".gentle-shell", "engine.cjs"));
+    // Any other launch, and anything that is not a plain version id, runs the current version.
+    expect(engineOf(["--version", "x"], "4.1.0-1.6.0")).toBe(current);
+    expect(engineOf(["-p", "hi"], "4.1.0-1.6.0")).toBe(current);
+    expect(engineOf(["--version"], "../../elsewhere")).toBe(current);
+    expect(engineOf(["--version"], "..")).toBe(current);
+    expect(engineOf(["--version"], "")).toBe(current);
+  });
+
   it("carries the generated marker line and is refreshed only when ours and different", async () => {
     const first = await ensureLauncher(layout);
     expect(first.status).toBe("written");
