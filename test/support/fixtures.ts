@@ -106,6 +106,8 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
 
   const tc = await toolchain();
   const runDir = await mkdtemp(join(tmpdir(), "gss-fixtures-"));
+  // pnpm and Pi turn Node's compile cache on; the fixtures' own runs keep it in their folder, removed at the end.
+  process.env.NODE_COMPILE_CACHE ??= join(runDir, "compile-cache");
   const cleanups: (() => Promise<void>)[] = [() => rm(runDir, { recursive: true, force: true })];
   const stopAll = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
