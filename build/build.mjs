@@ -158,12 +158,15 @@ async function seaBlob(hostNode, script, work) {
   if (base.useSnapshot || base.useCodeCache) {
     throw new Error("sea-config.json: useSnapshot/useCodeCache only work for a blob built on its target platform");
   }
+  // Relative names inside the work folder: the blob records the main script's name, so the same
+  // commit gives the same bytes whatever folder it is built in (reproducible builds).
   const blob = path.join(work, "sea.blob");
+  await fs.copyFile(script, path.join(work, SCRIPT_NAME));
   const config = {
     ...base,
-    main: script,
-    output: blob,
-    assets: { ...base.assets, "engine.cjs": script },
+    main: SCRIPT_NAME,
+    output: "sea.blob",
+    assets: { ...base.assets, "engine.cjs": SCRIPT_NAME },
   };
   const configFile = path.join(work, "sea-config.json");
   await fs.writeFile(configFile, JSON.stringify(config, null, 2));
