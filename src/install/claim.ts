@@ -6,6 +6,7 @@
  * follow links. A link, a non-folder or another owner's folder is refused.
  */
 import { constants, promises as fs } from "node:fs";
+import { NOFOLLOW } from "../io/safe-fs";
 import type { Layout } from "../core/layout";
 import { lstatOrNull } from "../io/files";
 
@@ -26,7 +27,7 @@ export async function claimPrivateFolder(path: string, what: string): Promise<"c
     throw new Error(`${what} ${path} belongs to another user (uid ${stat.uid}). Nothing was changed.`);
   }
   if (process.platform === "win32") return before ? "existing" : "created";
-  const handle = await fs.open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  const handle = await fs.open(path, constants.O_RDONLY | constants.O_DIRECTORY | NOFOLLOW);
   try {
     const opened = await handle.stat();
     if (opened.ino !== stat.ino || opened.dev !== stat.dev) throw new Error(`${what} ${path} changed while it was being claimed`);

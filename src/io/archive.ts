@@ -6,7 +6,8 @@
  * links are skipped or rejected as the archive's policy says; caps bound the
  * number of members and the expanded bytes so a bomb stops early.
  */
-import { closeSync, constants, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { CREATE_NEW } from "./safe-fs";
 import { Parser, type ReadEntry } from "tar";
 import { dirname, join } from "pathe";
 
@@ -157,7 +158,7 @@ export async function extractTarGz(file: string, dest: string, policy: MemberPol
           const destPath = join(dest, target);
           const mode = (policy.fileMode ?? ownerExecMode)(entry.mode ?? 0o644, target);
           ensureDir(dirname(destPath));
-          const fd = openSync(destPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+          const fd = openSync(destPath, CREATE_NEW, mode);
           open = { fd, path: destPath };
           entry.on("data", (chunk: Buffer) =>
             guard(() => {

@@ -1,5 +1,6 @@
 /** Small file helpers: writes that land with one rename, with the mode asked for. */
-import { constants, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
+import { CREATE_NEW } from "./safe-fs";
 import { stagingName } from "./staging";
 import { dirname, basename, join } from "pathe";
 
@@ -18,7 +19,7 @@ export async function writeFileAtomic(path: string, content: string | Buffer, mo
     throw new Error(`${path} is not a regular file; it was left alone`);
   }
   const tmp = tempSibling(path);
-  const handle = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+  const handle = await fs.open(tmp, CREATE_NEW, mode);
   try {
     await handle.writeFile(content);
     await handle.chmod(mode);

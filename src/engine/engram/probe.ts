@@ -9,7 +9,8 @@
  *    no redirect is followed and no credential is sent;
  *  - the raw header of ~/.engram/engram.db, read without following links.
  */
-import { constants, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
+import { READ_OWN } from "../../io/safe-fs";
 import { request } from "node:http";
 import { connect } from "node:net";
 import { join } from "pathe";
@@ -112,7 +113,7 @@ export async function readEngramHeader(home: string): Promise<Buffer | null> {
     const file = join(dir, "engram.db");
     const before = await fs.lstat(file);
     if (!before.isFile()) return null;
-    const flags = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+    const flags = READ_OWN;
     const handle = await fs.open(file, flags);
     try {
       const now = await handle.stat();

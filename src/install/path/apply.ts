@@ -6,7 +6,8 @@
  */
 import * as nodeFs from "node:fs";
 import { dirname } from "pathe";
-import { code, type PathIoOptions } from "./fs";
+import type { PathIoOptions } from "./fs";
+import { code } from "../../io/safe-fs";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";

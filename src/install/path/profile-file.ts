@@ -7,7 +7,8 @@
  * its inode, mode and owner stay, and truncates when our line was the end of
  * it.
  */
-import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll, type PathFs } from "./fs";
+import type { PathFs } from "./fs";
+import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import type { PathReceipt, RemoveResult } from "./receipt";

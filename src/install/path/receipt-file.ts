@@ -9,7 +9,8 @@ import { dirname, join } from "pathe";
 import { stagingName } from "../../io/staging";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
-import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll, type PathIoOptions } from "./fs";
+import type { PathIoOptions } from "./fs";
+import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
 import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "./receipt";
 
 /**
