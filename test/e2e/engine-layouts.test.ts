@@ -9,11 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
-import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { freePort, runCommand } from "../support/proc";
 import { carriedBy, startProxy, stopProxy } from "../support/proxy";
-import { scratchDir } from "../support/scratch";
+import { installed as installFixture, type InstallOptions, type Installed } from "../support/installed";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -27,32 +26,9 @@ afterAll(async () => {
   await stopProxy(proxy);
 });
 
-interface Installed {
-  root: string;
-  home: string;
-  prefix: string;
-  gs: string;
-  env: NodeJS.ProcessEnv;
-}
-
-async function installed(options: { release?: string; registry?: string; source?: string; extra?: string[] } = {}): Promise<Installed & { output: string }> {
-  const root = scratchDir("gss-engine-");
-  const home = join(root, "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${options.registry ?? f.registryUrl}\n`);
-  const env = homeEnv(home, { SHELL: "/bin/bash" });
-  const args = [
-    "install",
-    "--yes",
-    "--source",
-    options.source ?? f.mirrorUrl,
-    ...(options.release ? ["--release", options.release] : []),
-    ...(options.extra ?? []),
-  ];
-  const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  const prefix = join(home, ".gentle-shell");
-  return { root, home, prefix, gs: join(prefix, "bin", "gentle-shell"), env, output: r.stdout + r.stderr };
+/** A real install (test/support/installed.ts). */
+function installed(options: InstallOptions = {}): Promise<Installed> {
+  return installFixture(f, options);
 }
 
 function gs(i: Installed, args: string[], extra: NodeJS.ProcessEnv = {}, cwd = i.home) {

@@ -10,34 +10,16 @@ import { describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
-import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
+import { installed as installFixture, type InstallOptions, type Installed } from "../support/installed";
 import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
 const [older] = [f.releases[0]!];
 
-interface Installed {
-  root: string;
-  home: string;
-  prefix: string;
-  gs: string;
-  env: NodeJS.ProcessEnv;
-}
-
-/** A real install by the fixture binary, in `<scratch>/home` (or in `home` when given). */
-async function installed(options: { home?: (root: string) => Promise<string>; release?: string } = {}): Promise<Installed> {
-  const root = scratchDir("gss-layouts-");
-  const home = options.home ? await options.home(root) : join(root, "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const env = homeEnv(home, { SHELL: "/bin/bash" });
-  const args = ["install", "--yes", "--source", f.mirrorUrl, ...(options.release ? ["--release", options.release] : [])];
-  const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  const prefix = join(home, ".gentle-shell");
-  return { root, home, prefix, gs: join(prefix, "bin", "gentle-shell"), env };
+/** A real install (test/support/installed.ts). */
+function installed(options: InstallOptions = {}): Promise<Installed> {
+  return installFixture(f, options);
 }
 
 /** Everything under the scratch root but the prefix and the PATH file the receipt names. */

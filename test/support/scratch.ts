@@ -14,12 +14,18 @@ import { afterAll } from "vitest";
 const made: string[] = [];
 
 // Registered while the importing test file is collected, so it runs when that file is done.
-afterAll(() => {
+afterAll(async () => {
   for (const dir of made.splice(0)) {
-    try {
-      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      // A folder a test made unremovable on purpose stays; the system's temp cleaning takes it.
+    // A process a test started may still be exiting and writing into it (Node writes its compile
+    // cache at exit), so a removal that meets new entries is tried again a little later.
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+        break;
+      } catch {
+        // A folder a test made unremovable on purpose stays; the system's temp cleaning takes it.
+        await new Promise((r) => setTimeout(r, 400));
+      }
     }
   }
 });
