@@ -4,9 +4,7 @@
  * Windows (command, arguments, folder, environment). Real PowerShell runs in
  * the Windows CI job (test/windows/).
  */
-import { EventEmitter } from "node:events";
-import { PassThrough } from "node:stream";
-import type { ChildProcess, SpawnOptions } from "node:child_process";
+import { exitWith, fakeSpawn } from "../support/fake-spawn";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   POWERSHELL_ARGS,
@@ -18,36 +16,14 @@ import {
 } from "../../src/io/powershell";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
 import { runWindowsPowerShell } from "../../src/io/powershell";
-import type { SpawnLike, WindowsProcessDeps, WindowsProcessRequest } from "../../src/io/windows-process/check";
+import type { WindowsProcessDeps, WindowsProcessRequest } from "../../src/io/windows-process/check";
 import { WINDOWS_PROCESS_FAILED, isWindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
 const POWERSHELL = "C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe";
 
-interface Call {
-  command: string;
-  args: readonly string[];
-  options: SpawnOptions;
-}
-
 /** A spawn that records what it was asked to start and exits with `code`. */
-function fakeSpawn(code = 0, stdout = "", stderr = "") {
-  const calls: Call[] = [];
-  const spawn: SpawnLike = (command, args, options) => {
-    calls.push({ command, args, options });
-    const child = new EventEmitter() as EventEmitter & { stdout: PassThrough; stderr: PassThrough; pid: number; kill: () => boolean };
-    child.stdout = new PassThrough();
-    child.stderr = new PassThrough();
-    child.pid = 4242;
-    child.kill = () => true;
-    setTimeout(() => {
-      if (stdout) child.stdout.write(stdout);
-      if (stderr) child.stderr.write(stderr);
-      child.emit("exit", code, null);
-      child.emit("close", code, null);
-    }, 0);
-    return child as unknown as ChildProcess;
-  };
-  return { spawn, calls };
+function fakeSpawnExiting(code = 0, stdout = "", stderr = "") {
+  return fakeSpawn(exitWith(code, stdout, stderr));
 }
 
 const decoded = (args: readonly string[]) => Buffer.from(args[args.length - 1], "base64").toString("utf16le");
@@ -58,7 +34,7 @@ afterEach(() => {
 
 describe("runPowerShell: an absolute powershell.exe under %SystemRoot%", () => {
   it("starts %SystemRoot%\\System32\\WindowsPowerShell\\v1.0\\powershell.exe, never a bare name, through windowsProcessCheck's rules", async () => {
-    const fake = fakeSpawn(0, "ok\r\n");
+    const fake = fakeSpawnExiting(0, "ok\r\n");
     const out = await runPowerShell("'ok'", {}, { env: { SystemRoot: "C:\\Windows\\", PATH: "C:\\evil" }, spawn: fake.spawn, platform: "win32" });
     expect(out).toEqual({ stdout: "ok\r\n", stderr: "" });
     expect(fake.calls).toHaveLength(1);
@@ -101,7 +77,7 @@ describe("runPowerShell refuses without a drive-absolute %SystemRoot%", () => {
   ];
 
   it.each(bad)("%j: nothing starts", async (env) => {
-    const fake = fakeSpawn();
+    const fake = fakeSpawnExiting();
     const check = vi.fn();
     await expect(runPowerShell("'x'", {}, { env, spawn: fake.spawn, platform: "win32" })).rejects.toThrow(WindowsPowerShellUnavailableError);
     await expect(runPowerShell("'x'", {}, { env, check })).rejects.toThrow(/%SystemRoot%/);
@@ -131,7 +107,7 @@ describe("runPowerShell passes a minimal environment: the data, SystemRoot, wind
   };
 
   it("exactly the data laid over SystemRoot, windir, TEMP and TMP; nothing else of the environment it reads", async () => {
-    const fake = fakeSpawn();
+    const fake = fakeSpawnExiting();
     await runPowerShell("'x'", { GSS_DATA: "d" }, { env: parent, spawn: fake.spawn, platform: "win32" });
     expect(fake.calls[0].options.env).toEqual({
       SystemRoot: "C:\\Windows",
@@ -143,7 +119,7 @@ describe("runPowerShell passes a minimal environment: the data, SystemRoot, wind
   });
 
   it("TEMP and TMP only when they are set", async () => {
-    const fake = fakeSpawn();
+    const fake = fakeSpawnExiting();
     await runPowerShell("'x'", {}, { env: { SystemRoot: "C:\\Windows\\" }, spawn: fake.spawn, platform: "win32" });
     expect(fake.calls[0].options.env).toEqual({ SystemRoot: "C:\\Windows", windir: "C:\\Windows" });
     expect(powerShellEnvironment({ SYSTEMROOT: "C:\\Windows", temp: "C:\\t", TMP: "" })).toEqual({
@@ -170,7 +146,7 @@ describe("runPowerShell passes a minimal environment: the data, SystemRoot, wind
     vi.stubEnv("TMP", "C:\\Temp");
     vi.stubEnv("GSS_PARENT_ONLY", "must stay behind");
     vi.stubEnv("GITHUB_TOKEN", "ghp_secret");
-    const fake = fakeSpawn();
+    const fake = fakeSpawnExiting();
     await runPowerShell("'x'", { GSS_DATA: "d" }, { spawn: fake.spawn, platform: "win32" });
     const env = fake.calls[0].options.env!;
     expect(Object.keys(env).sort()).toEqual(["GSS_DATA", "SystemRoot", "TEMP", "TMP", "windir"]);
@@ -180,7 +156,7 @@ describe("runPowerShell passes a minimal environment: the data, SystemRoot, wind
 
 describe("failures are windowsProcessCheck's", () => {
   it("a non-zero exit throws the sanitized WindowsPrerequisiteError", async () => {
-    const fake = fakeSpawn(3, "", "cannot open C:\\Users\\alice\r\nAccess is denied.\r\n");
+    const fake = fakeSpawnExiting(3, "", "cannot open C:\\Users\\alice\r\nAccess is denied.\r\n");
     const error = await runPowerShell("exit 3", {}, { env: { SystemRoot: "C:\\Windows" }, spawn: fake.spawn, platform: "win32" }).catch((e) => e);
     expect(isWindowsPrerequisiteError(error)).toBe(true);
     expect(error.message).toBe(WINDOWS_PROCESS_FAILED);
@@ -188,13 +164,13 @@ describe("failures are windowsProcessCheck's", () => {
   });
 
   it("runPowerShellForStatus gives the status and the sanitized output instead", async () => {
-    const ok = fakeSpawn(0, "String abc\r\n");
+    const ok = fakeSpawnExiting(0, "String abc\r\n");
     expect(await runPowerShellForStatus("'x'", {}, { env: { SystemRoot: "C:\\Windows" }, spawn: ok.spawn, platform: "win32" })).toEqual({
       status: 0,
       stdout: "String abc\r\n",
       stderr: "",
     });
-    const bad = fakeSpawn(5, "", "Access is denied.");
+    const bad = fakeSpawnExiting(5, "", "Access is denied.");
     expect(await runPowerShellForStatus("'x'", {}, { env: { SystemRoot: "C:\\Windows" }, spawn: bad.spawn, platform: "win32" })).toEqual({
       status: 5,
       stdout: "",

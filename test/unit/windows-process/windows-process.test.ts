@@ -4,13 +4,11 @@
  * running process; a fake spawn where the rule is about how it is started on
  * Windows or about time.
  */
-import { EventEmitter } from "node:events";
+import { exitWith, fakeSpawn } from "../../support/fake-spawn";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { inspect } from "node:util";
-import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BATCH_REJECTED, COMMAND_NOT_ABSOLUTE, OUTPUT_LIMIT, neutralCwd, windowsProcessCheck, type SpawnLike } from "../../../src/io/windows-process/check";
 import {
@@ -49,48 +47,6 @@ async function failure(p: Promise<unknown>): Promise<{ error: WindowsPrerequisit
   }
   throw new Error("expected a failure");
 }
-
-interface FakeChild extends EventEmitter {
-  stdout: PassThrough;
-  stderr: PassThrough;
-  pid: number | undefined;
-  kills: string[];
-  kill: (signal?: string) => boolean;
-}
-
-function fakeSpawn(onSpawn?: (child: FakeChild) => void) {
-  const calls: { command: string; args: readonly string[]; options: SpawnOptions; child: FakeChild }[] = [];
-  const spawn: SpawnLike = (command, args, options) => {
-    const child = new EventEmitter() as FakeChild;
-    child.stdout = new PassThrough();
-    child.stderr = new PassThrough();
-    child.pid = 4242;
-    child.kills = [];
-    child.kill = (signal?: string) => {
-      child.kills.push(String(signal));
-      setTimeout(() => {
-        child.emit("exit", null, signal);
-        child.emit("close", null, signal);
-      }, 0);
-      return true;
-    };
-    calls.push({ command, args, options, child });
-    onSpawn?.(child);
-    return child as unknown as ChildProcess;
-  };
-  return { spawn, calls };
-}
-
-const exitWith =
-  (code: number, stdout = "", stderr = "") =>
-  (child: FakeChild) => {
-    setTimeout(() => {
-      if (stdout) child.stdout.write(stdout);
-      if (stderr) child.stderr.write(stderr);
-      child.emit("exit", code, null);
-      child.emit("close", code, null);
-    }, 0);
-  };
 
 afterEach(() => {
   vi.useRealTimers();
