@@ -98,7 +98,7 @@ async function readFixturePins(file) {
   if (!pins || typeof pins !== "object" || pins.kind !== "fixture") {
     throw new Error(`--pins ${file}: a pins file for a test build must have "kind": "fixture"`);
   }
-  for (const key of ["node", "pnpm", "go", "engram"]) {
+  for (const key of ["node", "pnpm", "go", "engram", "release"]) {
     if (!pins[key] || typeof pins[key] !== "object") throw new Error(`--pins ${file}: missing "${key}"`);
   }
   return pins;

@@ -58,7 +58,12 @@ export interface TextFetchOptions {
 
 class Retry extends Error {}
 
-export async function fetchBoundedText(url: string, options: TextFetchOptions, redirects = 0): Promise<string> {
+export async function fetchBoundedText(url: string, options: TextFetchOptions): Promise<string> {
+  return (await fetchBoundedBytes(url, options)).toString("utf8");
+}
+
+/** The whole body, at most `maxBytes`, identity-encoded, retried on transient failures; for small assets checked by their caller. */
+export async function fetchBoundedBytes(url: string, options: TextFetchOptions, redirects = 0): Promise<Buffer> {
   const attempts = options.attempts ?? 3;
   let last: Error | null = null;
   for (let attempt = 1; attempt <= attempts; attempt++) {
@@ -73,7 +78,7 @@ export async function fetchBoundedText(url: string, options: TextFetchOptions, r
   throw last ?? new Error(`could not fetch ${options.name}`);
 }
 
-async function fetchOnce(requested: string, options: TextFetchOptions, redirects: number): Promise<string> {
+async function fetchOnce(requested: string, options: TextFetchOptions, redirects: number): Promise<Buffer> {
   const url = requested;
   const shown = redactText(requested);
   const controller = new AbortController();
@@ -101,7 +106,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
         throw new Error(`${shown} redirected ${options.name} to ${next?.host ?? "nowhere"}, which is not allowed`);
       }
       clearTimeout(timer);
-      return fetchBoundedText(next.toString(), options, redirects + 1);
+      return fetchBoundedBytes(next.toString(), options, redirects + 1);
     }
     if (response.status === 404) {
       await response.body?.cancel().catch(() => undefined);
@@ -141,7 +146,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
       chunks.push(Buffer.from(chunk));
     }
     if (length !== null && size !== length) throw new Retry(`${shown} ended ${options.name} after ${size} of ${length} bytes`);
-    return Buffer.concat(chunks).toString("utf8");
+    return Buffer.concat(chunks);
   } finally {
     clearTimeout(timer);
   }

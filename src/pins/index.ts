@@ -10,4 +10,4 @@ import { compiledPins } from "./compiled";
 export function buildPins(): Pins {
   return compiledPins;
 }
-export type { Pins, FilePin, Target } from "./types";
+export type { Pins, FilePin, Target, ReleaseKey } from "./types";

@@ -64,6 +64,11 @@ export const productionPins: Pins = {
       "win-arm64": goArchive("win-arm64", "windows-arm64.zip", "96fb31ae26b288b5311bd31d8252d4a62c8a661e4dbb64d504cc646e4d10a57f", 64735369),
     },
   },
+  release: {
+    // The maintainers' key pair is not generated yet (build/RELEASE-NOTES.md, "Release signing key").
+    keys: null,
+    source: "the public half of the maintainers' release signing key (build/RELEASE-NOTES.md)",
+  },
   engram: {
     version: "3.5.2",
     source: "checksums.txt of the Engram v3.5.2 GitHub release (hashes not yet recorded)",

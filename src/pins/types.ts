@@ -22,6 +22,13 @@ export interface FilePin {
   maxBytes: number;
 }
 
+/** A release signing key: the raw Ed25519 public key, base64url (a JWK's `x`). */
+export interface ReleaseKey {
+  publicKey: string;
+  /** Who holds the private half and since when, for the maintainers. */
+  note: string;
+}
+
 export interface Pins {
   /** "production" for the release build, "fixture" for a test build. */
   kind: "production" | "fixture";
@@ -42,6 +49,15 @@ export interface Pins {
     version: string;
     source: string;
     archives: Partial<Record<Target, FilePin>>;
+  };
+  /**
+   * The keys a release manifest may be signed with (rotation: add the new one,
+   * sign with it, drop the old one a release later). null until the
+   * maintainers generate the pair: such a build trusts no release.
+   */
+  release: {
+    keys: ReleaseKey[] | null;
+    source: string;
   };
   engram: {
     version: string;

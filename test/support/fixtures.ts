@@ -36,6 +36,7 @@ import { REPO_ROOT } from "./paths";
 import { runChecked } from "./proc";
 import { startRegistry, type Registry } from "./registry";
 import { startStubModel, writeStubModelConfig, type StubModel } from "./stub-model";
+import { FIXTURE_RELEASE_KEY } from "./release-key";
 import { listTree } from "./tarball";
 import { toolchain } from "./toolchain";
 
@@ -230,6 +231,7 @@ export function fixturePins(built: { node: { path: string; sha256: string; size:
     },
     pnpm: productionPins.pnpm,
     go: productionPins.go,
+    release: { keys: [FIXTURE_RELEASE_KEY.key], source: "test/support/release-key.ts: the fixture release signing key" },
     engram: {
       ...productionPins.engram,
       source: "test/support/engram.ts: fixture Engram archive (linux-x64 only)",

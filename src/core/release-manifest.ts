@@ -1,0 +1,144 @@
+/**
+ * The signed release manifest (design: "Sources", "Each release carries its
+ * own engine"). No pin can know a release's assets in advance, so each
+ * release publishes one manifest listing the sha256 and size of every asset
+ * (the two distribution files, the engine script, each setup binary,
+ * install.sh and install.ps1) and a detached Ed25519 signature over the
+ * manifest's exact bytes. The public keys are compiled in with the pins (a
+ * list, so a key can be rotated); a build without one trusts no release.
+ *
+ *   gentle-shell-release.json       { schema: 1, shell, pi, assets: { <name>: { sha256, size } } }
+ *   gentle-shell-release.json.sig   `ed25519 <key id> <base64 signature>` and a newline
+ *
+ * The key id is the first 16 hex digits of the sha256 of the raw 32-byte
+ * public key. Pure: node:crypto only, no file system or network.
+ */
+import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
+import type { ReleaseKey } from "../pins/types";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "./distribution";
+import { assertExactVersion } from "./versions";
+
+export const RELEASE_MANIFEST = "gentle-shell-release.json";
+export const RELEASE_SIGNATURE = "gentle-shell-release.json.sig";
+export const ENGINE_ASSET = "gentle-shell-engine.cjs";
+export const MANIFEST_MAX_BYTES = 256 * 1024;
+export const SIGNATURE_MAX_BYTES = 4 * 1024;
+/** What every release must list: an install needs all three. */
+export const REQUIRED_ASSETS = [DISTRIBUTION_JSON, DISTRIBUTION_LOCK, ENGINE_ASSET] as const;
+
+export interface AssetEntry {
+  sha256: string;
+  size: number;
+}
+
+export interface SignedRelease {
+  shell: string;
+  pi: string;
+  assets: Record<string, AssetEntry>;
+  /** The id of the compiled-in key the signature verified under. */
+  key: string;
+}
+
+/** Asset names are plain file names: no folder, no dot file, no control character. */
+export function assetNameIsPlain(name: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(name) && name.length <= 128;
+}
+
+export function sha256Of(bytes: Buffer | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The manifest's text: fixed key order, assets sorted by name, newline-terminated. */
+export function releaseManifestText(release: { shell: string; pi: string; assets: Record<string, AssetEntry> }): string {
+  const shell = assertExactVersion("the release's gentle-pi version", release.shell);
+  const pi = assertExactVersion("the release's Pi version", release.pi);
+  const assets: Record<string, AssetEntry> = {};
+  for (const name of Object.keys(release.assets).sort()) {
+    const entry = release.assets[name]!;
+    if (!assetNameIsPlain(name)) throw new Error(`${JSON.stringify(name)} is not a plain asset file name`);
+    if (!/^[0-9a-f]{64}$/.test(entry.sha256) || !Number.isSafeInteger(entry.size) || entry.size < 0) {
+      throw new Error(`the manifest entry for ${name} needs a sha256 and a size`);
+    }
+    assets[name] = { sha256: entry.sha256, size: entry.size };
+  }
+  for (const name of REQUIRED_ASSETS) if (!assets[name]) throw new Error(`a release manifest must list ${name}`);
+  return JSON.stringify({ schema: 1, shell, pi, assets }, null, 2) + "\n";
+}
+
+function publicKeyObject(key: ReleaseKey): KeyObject {
+  return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x: key.publicKey }, format: "jwk" });
+}
+
+export function keyId(publicKey: string): string {
+  return sha256Of(Buffer.from(publicKey, "base64url")).slice(0, 16);
+}
+
+/** The public half of an Ed25519 private key (PEM, PKCS#8), as the pins record it. */
+export function publicKeyOf(privateKeyPem: string): string {
+  const jwk = createPublicKey(createPrivateKey(privateKeyPem)).export({ format: "jwk" }) as { x?: string; crv?: string };
+  if (jwk.crv !== "Ed25519" || !jwk.x) throw new Error("the signing key is not an Ed25519 key");
+  return jwk.x;
+}
+
+/** The signature file for `manifest` under `privateKeyPem`. */
+export function signManifest(manifest: string, privateKeyPem: string): string {
+  const key = createPrivateKey(privateKeyPem);
+  if (key.asymmetricKeyType !== "ed25519") throw new Error("the signing key is not an Ed25519 key");
+  const signature = sign(null, Buffer.from(manifest, "utf8"), key).toString("base64");
+  return `ed25519 ${keyId(publicKeyOf(privateKeyPem))} ${signature}\n`;
+}
+
+/** The sentence a build without a release key says, wherever it would trust a release. */
+export function missingKeyMessage(where: string): string {
+  return `this gentle-shell-setup build has no release signing key compiled in (pins.release.keys is null), so it cannot verify ${where}; use a published gentle-shell-setup`;
+}
+
+/**
+ * The manifest, only when its signature verifies under one of `keys` and
+ * its content is well formed. Checked before any other asset is read.
+ */
+export function readSignedRelease(manifest: Buffer, signature: Buffer, keys: readonly ReleaseKey[] | null, where: string): SignedRelease {
+  if (!keys || keys.length === 0) throw new Error(missingKeyMessage(where));
+  const m = /^ed25519 ([0-9a-f]{16}) ([A-Za-z0-9+/]{86}==)\r?\n?$/.exec(signature.toString("latin1"));
+  if (!m) throw new Error(`${RELEASE_SIGNATURE} of ${where} is not an Ed25519 signature line; the release cannot be trusted`);
+  const key = keys.find((k) => keyId(k.publicKey) === m[1]);
+  if (!key) throw new Error(`${where} is signed by key ${m[1]}, which this gentle-shell-setup does not know; nothing was installed from it`);
+  if (!verify(null, manifest, publicKeyObject(key), Buffer.from(m[2]!, "base64"))) {
+    throw new Error(`the signature of ${RELEASE_MANIFEST} from ${where} does not verify: the release was altered; nothing was installed from it`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(manifest.toString("utf8"));
+  } catch {
+    throw new Error(`${RELEASE_MANIFEST} from ${where} is not valid JSON`);
+  }
+  const d = data as { schema?: unknown; shell?: unknown; pi?: unknown; assets?: unknown };
+  if (typeof data !== "object" || data === null || d.schema !== 1) throw new Error(`${RELEASE_MANIFEST} from ${where} is not a schema 1 release manifest`);
+  const release = {
+    shell: assertExactVersion("the manifest's gentle-pi version", d.shell),
+    pi: assertExactVersion("the manifest's Pi version", d.pi),
+    assets: (typeof d.assets === "object" && d.assets !== null ? d.assets : {}) as Record<string, AssetEntry>,
+  };
+  // Re-render: a signed manifest must be exactly what releaseManifestText writes.
+  if (releaseManifestText(release) !== manifest.toString("utf8")) throw new Error(`${RELEASE_MANIFEST} from ${where} is not in the form this installer reads`);
+  return { ...release, key: m[1]! };
+}
+
+/** Whether `bytes` is exactly the asset the signed manifest lists; throws a sentence otherwise. */
+export function checkAsset(release: SignedRelease, name: string, bytes: Buffer | string, where: string): void {
+  const entry = release.assets[name];
+  if (!entry) throw new Error(`the signed manifest of Gentle Shell ${release.shell} does not list ${name}; it is not used`);
+  const size = typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.byteLength;
+  if (size !== entry.size || sha256Of(bytes) !== entry.sha256) {
+    throw new Error(
+      `${name} from ${where} is not the file the signed manifest of Gentle Shell ${release.shell} lists (it was altered or substituted); nothing was installed from it`,
+    );
+  }
+}
+
+/** What a download of a listed asset must match, for the streaming verifier. */
+export function assetExpected(release: SignedRelease, name: string, maxBytes: number): { name: string; sha256: string; size: number; maxBytes: number } {
+  const entry = release.assets[name];
+  if (!entry) throw new Error(`the signed manifest of Gentle Shell ${release.shell} does not list ${name}; it is not used`);
+  return { name: `${name} of Gentle Shell ${release.shell}`, sha256: entry.sha256, size: entry.size, maxBytes: Math.max(maxBytes, entry.size) };
+}
