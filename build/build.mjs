@@ -87,6 +87,19 @@ export async function build(options = {}) {
   return { out, script, binaries: targets.map((t) => path.join(out, binaryName(t))), sums };
 }
 
+/**
+ * Only the engine script (step 1), for a test build: the fixture releases
+ * publish it as their engine. `version` gives a fixture release an engine
+ * that is observably not the running one (a test build only).
+ * @param {{ pins: string, outfile: string, version?: string }} options
+ */
+export async function buildEngineScript(options) {
+  const fixturePins = await readFixturePins(options.pins);
+  await fs.mkdir(path.dirname(options.outfile), { recursive: true });
+  await bundle(options.outfile, fixturePins, options.version);
+  return options.outfile;
+}
+
 async function readFixturePins(file) {
   let pins;
   try {
@@ -104,9 +117,10 @@ async function readFixturePins(file) {
   return pins;
 }
 
-async function bundle(outfile, fixturePins) {
+async function bundle(outfile, fixturePins, version) {
   const esbuild = await import("esbuild");
   const pkg = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "package.json"), "utf8"));
+  if (version !== undefined && !fixturePins) throw new Error("another version than package.json's is for a test build only");
   const plugins = [];
   if (fixturePins) {
     plugins.push({
@@ -136,7 +150,7 @@ async function bundle(outfile, fixturePins) {
     minify: false,
     legalComments: "eof",
     sourcemap: false,
-    define: { __GSS_VERSION__: JSON.stringify(pkg.version) },
+    define: { __GSS_VERSION__: JSON.stringify(version ?? pkg.version) },
     plugins,
     logLevel: "warning",
     metafile: true,

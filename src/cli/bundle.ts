@@ -1,6 +1,7 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
 import { homedir } from "node:os";
 import { defineCommand } from "citty";
+import { ownScript } from "../io/self";
 import { buildPins } from "../pins/index";
 import { TARGETS, type Target } from "../pins/types";
 import type { Env } from "../core/environment";
@@ -61,6 +62,7 @@ export const bundleCommand = defineCommand({
         source: args.source,
         release: args.release,
         binaries: found.binaries,
+        ownEngine: ownScript,
         log: (line) => out(`  ${line}`),
         progress,
         verbose: args.verbose,

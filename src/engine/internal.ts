@@ -24,6 +24,7 @@ import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher"
 import { configuredRegistry } from "../install/registry";
 import { readTextOrNull } from "../io/files";
 import { prefixAsInstalled } from "./bundled";
+import { SETUP_VERSION } from "../version";
 
 /** The functions a version's module must offer; the caller checks the list. */
 export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLauncher"] as const;
@@ -47,7 +48,7 @@ export async function runInternal(args: string[]): Promise<number> {
   const layout = ownLayout(env);
   const reply = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
   if (command === "functions") {
-    reply({ functions: MODULE_FUNCTIONS });
+    reply({ functions: MODULE_FUNCTIONS, engine: SETUP_VERSION });
     return 0;
   }
   if (command === "ensure-runtime") {

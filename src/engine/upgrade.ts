@@ -19,10 +19,11 @@ import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../in
 import { configuredRegistry } from "../install/registry";
 import { stagingPath } from "../io/staging";
 import { installBundleVersion } from "../install/offline/install";
-import { openBundle, readBundleDistribution, stageBundleStore } from "../install/offline/open";
+import { openBundle, readBundleRelease, stageBundleStore } from "../install/offline/open";
 import { hostTarget } from "../core/host";
 import { acquireInstallLock } from "../install/lock";
-import { fetchDistribution, latestRelease } from "../install/release";
+import { fetchRelease, latestRelease } from "../install/release";
+import { buildPins } from "../pins/index";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
 import { MODULE_FUNCTIONS } from "./internal";
@@ -103,13 +104,14 @@ async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: 
   }
 }
 
-/** The module must offer every function the upgrade uses (step 4). */
-async function checkModule(layout: Layout, engine: string, env: Env): Promise<void> {
+/** The module must offer every function the upgrade uses (step 4); returns the engine's own version. */
+async function checkModule(layout: Layout, engine: string, env: Env): Promise<string> {
   const answer = await callModule(layout, engine, ["functions"], env).catch(() => null);
   const functions = Array.isArray(answer?.functions) ? (answer!.functions as unknown[]) : [];
   for (const name of MODULE_FUNCTIONS) {
     if (!functions.includes(name)) throw new Error(`that version's module has no ${name}; nothing was changed`);
   }
+  return typeof answer?.engine === "string" ? answer.engine : "unknown";
 }
 
 export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs, io: Output): Promise<number> {
@@ -142,7 +144,9 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return 0;
   }
-  const distribution = bundle ? await readBundleDistribution(bundle) : await fetchDistribution(source, latest, layout.tmp);
+  // The signed manifest first; the assets and the release's own engine are checked against it.
+  const release = bundle ? await readBundleRelease(bundle, buildPins(), ownScript) : await fetchRelease(source, latest, buildPins(), ownScript);
+  const { distribution } = release;
   const { id, shell, pi } = distribution.manifest;
   // 2. Already there.
   if (id === install.id) {
@@ -153,11 +157,13 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     out(`Warning: the active Pi ${install.pi} is newer than the release's Pi ${pi}; the release's verified pair is installed as published.`);
   }
   // 3. Install it in place beside the active version.
-  out(`Installing Gentle Shell ${shell} with Pi ${pi}${bundle ? " from the offline bundle" : ""}...`);
+  out(
+    `Installing Gentle Shell ${shell} with Pi ${pi}${bundle ? " from the offline bundle" : ""} (signature verified${release.engineDownloaded ? "; it brings its own engine" : ""})...`,
+  );
   const go = layout.platform === "win32";
   const installed = bundle
-    ? (await installBundleVersion({ layout, bundle, stagedStore: await stageBundleStore(bundle, layout.tmp), env, engine: ownScript(), go })).result
-    : await installVersion({ layout, distribution, env, engine: ownScript(), go });
+    ? (await installBundleVersion({ layout, release, stagedStore: await stageBundleStore(bundle, layout.tmp), env, go })).result
+    : await installVersion({ layout, distribution, env, engine: release.engine, go });
   const ours = installed.status === "installed";
   const previous = install.id;
   let switched = false;
@@ -165,7 +171,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     // 4. The new version's own module, from inside its folder.
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
-    await checkModule(layout, engine, moduleEnv);
+    out(`Using the engine of Gentle Shell ${shell} (gentle-shell-setup ${await checkModule(layout, engine, moduleEnv)})...`);
     const runtime = await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
     // 5. Its launcher reports exactly the release's pair, with the release's Node and exact Pi: the launcher
@@ -229,7 +235,7 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
   const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
   const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
   const engine = await versionModule(layout, target);
-  await checkModule(layout, engine, moduleEnv);
+  out(`Using the engine of ${target} (gentle-shell-setup ${await checkModule(layout, engine, moduleEnv)})...`);
   await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
   await activateVersion(layout, target);
   try {

@@ -17,7 +17,7 @@ import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
 import { progressFor } from "../io/progress";
-import { fetchDistribution, latestRelease } from "./release";
+import { fetchRelease, latestRelease } from "./release";
 import { installVersion } from "./version";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
@@ -28,7 +28,8 @@ import type { RegistryAdapter } from "./path/registry";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
 import { shadowingCommand } from "./path/shadow";
 import { installBundleVersion } from "./offline/install";
-import { openBundle, stageBundleStore, type OfflineBundle } from "./offline/open";
+import { openBundle, readBundleRelease, stageBundleStore, type OfflineBundle } from "./offline/open";
+import type { FetchedRelease } from "./release";
 
 export interface InstallOptions {
   layout: Layout;
@@ -68,7 +69,15 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   let shadowWarning: string | null = null;
   // An offline bundle (a folder source with offline-bundle.json) and its store archive, copied off it and verified.
   let bundle: OfflineBundle | null = null;
+  let bundleRelease: FetchedRelease | null = null;
   let bundleStore: string | null = null;
+  // The online release, verified through its signed manifest as early as its version is known.
+  let onlineRelease: FetchedRelease | null = null;
+  const fetchOnline = async (registry: string) => {
+    const shell = options.release ?? (await latestRelease(registry, npmrc, env));
+    onlineRelease = await fetchRelease(source.kind === "official" ? { kind: "official", registry } : source, shell, pins, options.engine);
+    return onlineRelease;
+  };
   const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
 
   const steps: Step[] = [
@@ -99,14 +108,21 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
             if (options.release && options.release !== bundle.manifest.shell) {
               throw new Error(`this offline bundle holds Gentle Shell ${bundle.manifest.shell}, not ${options.release}`);
             }
-            // Checked before any runtime is published, so a damaged bundle changes nothing.
+            // Its signed manifest first, then the store, both before any runtime is published: a damaged or altered bundle changes nothing.
+            bundleRelease = await readBundleRelease(bundle, pins, options.engine);
             bundleStore = await stageBundleStore(bundle, layout.tmp);
-            offline = `; offline bundle ${bundle.manifest.id}, its pnpm store verified`;
+            offline = `; offline bundle ${bundle.manifest.id}, its signature and pnpm store verified`;
           }
         }
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
         // then pnpm downloads once Node is ready, otherwise both download at once.
         const known = npmrcRegistry(npmrc);
+        // When the release is known without our npm (named, or the registry is in the npm settings),
+        // its signature and assets are checked before any runtime is installed.
+        if (!bundle && (known || (options.release && source.kind !== "official"))) {
+          const early = await fetchOnline(known ?? "");
+          offline = `; Gentle Shell ${early.signed.shell}'s signed manifest verified`;
+        }
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
@@ -126,20 +142,21 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "version",
       title: "Gentle Shell version",
       run: async () => {
-        if (bundle) return installFromBundle(bundle);
-        const registry = await configuredRegistry(layout, npmrc, env);
-        const shell = options.release ?? (await latestRelease(registry, npmrc, env));
-        distribution = await fetchDistribution(source, shell, layout.tmp);
+        if (bundleRelease) return installFromBundle(bundleRelease);
+        // The signed manifest first; the assets and the release's own engine are checked against it.
+        const release = onlineRelease ?? (await fetchOnline(await configuredRegistry(layout, npmrc, env)));
+        distribution = release.distribution;
         const result = await installVersion({
           layout,
           distribution,
           env,
-          engine: options.engine(),
+          engine: release.engine,
           go: layout.platform === "win32",
           echo: options.verbose,
         });
         id = result.id;
-        return `gentle-pi ${distribution.manifest.shell} with Pi ${distribution.manifest.pi} ${result.status} in versions/${result.id}`;
+        const engine = release.engineDownloaded ? "; the release's own engine" : "";
+        return `gentle-pi ${release.signed.shell} with Pi ${release.signed.pi} ${result.status} in versions/${result.id}, signature verified${engine}`;
       },
     },
     {
@@ -205,13 +222,12 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     },
   ];
   /** The version step from an offline bundle: its release, pnpm --offline against its store; no registry is asked. */
-  async function installFromBundle(from: OfflineBundle): Promise<string> {
+  async function installFromBundle(release: FetchedRelease): Promise<string> {
     const done = await installBundleVersion({
       layout,
-      bundle: from,
+      release,
       stagedStore: bundleStore!,
       env,
-      engine: options.engine(),
       go: layout.platform === "win32",
       echo: options.verbose,
     });

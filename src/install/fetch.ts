@@ -38,6 +38,20 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
   }
 }
 
+/** Fetch a small asset's exact bytes with a size cap; the caller checks them (the signed release manifest). */
+export async function fetchBytes(source: Source, path: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<Buffer> {
+  const location = artifactLocation(source, path);
+  if (source.kind === "folder") {
+    const stat = await fs.lstat(location).catch(() => null);
+    if (!stat) throw Object.assign(new Error(`${name} is not in ${source.root} (${path})`), { status: 404 });
+    if (!stat.isFile()) throw new Error(`${name} in ${source.root} is not a regular file (${path})`);
+    if (stat.size > maxBytes) throw new Error(`${name} in ${source.root} is larger than ${maxBytes} bytes`);
+    return fs.readFile(location);
+  }
+  const { fetchBoundedBytes } = await import("../io/http");
+  return fetchBoundedBytes(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });
+}
+
 /** Fetch a small text asset (release files) with a size cap; not pinned, read by its own checks. */
 export async function fetchText(source: Source, path: string, dir: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<string> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });

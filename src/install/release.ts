@@ -1,16 +1,32 @@
 /**
  * Which release to install: the one asked for, else the registry's
- * gentle-pi `latest`, with its two distribution assets read from the source
- * and checked by readDistribution.
+ * gentle-pi `latest`; and that release, trusted only through its signed
+ * manifest. The manifest and its signature are read first and verified
+ * under the compiled-in keys; then the two distribution assets and the
+ * engine must be exactly the bytes it lists, before readDistribution reads
+ * them. The engine needs no download when the running script is the one
+ * the release lists.
  */
 import type { Source } from "../core/source";
 import { releasePath } from "../core/source";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution, SHELL_PACKAGE, type Distribution } from "../core/distribution";
+import {
+  checkAsset,
+  ENGINE_ASSET,
+  MANIFEST_MAX_BYTES,
+  missingKeyMessage,
+  RELEASE_MANIFEST,
+  RELEASE_SIGNATURE,
+  readSignedRelease,
+  SIGNATURE_MAX_BYTES,
+  type SignedRelease,
+} from "../core/release-manifest";
 import { assertExactVersion } from "../core/versions";
 import { npmrcAuthHeader } from "../core/npmrc";
 import type { Env } from "../core/environment";
+import type { Pins } from "../pins/types";
 import { fetchBoundedText } from "../io/http";
-import { fetchText } from "./fetch";
+import { fetchBytes } from "./fetch";
 
 export async function latestRelease(registry: string, npmrc: string, env: Env): Promise<string> {
   const url = `${registry.replace(/\/+$/, "")}/${SHELL_PACKAGE}`;
@@ -27,23 +43,90 @@ export async function latestRelease(registry: string, npmrc: string, env: Env): 
   return assertExactVersion(`the registry's latest ${SHELL_PACKAGE}`, latest);
 }
 
-export async function fetchDistribution(source: Source, shell: string, tmp: string): Promise<Distribution> {
-  return (await fetchDistributionAssets(source, shell, tmp)).distribution;
+/** How a source is named in a sentence about what it served. */
+export function describeSource(source: Source): string {
+  if (source.kind === "official") return "the official release";
+  if (source.kind === "mirror") return `the mirror ${source.base}`;
+  return source.root;
 }
 
-/** The two assets as the source served them (an offline bundle keeps these exact bytes), and what they read as. */
-export async function fetchDistributionAssets(source: Source, shell: string, tmp: string): Promise<{ json: string; lock: string; distribution: Distribution }> {
+export interface FetchedRelease {
+  signed: SignedRelease;
+  /** The exact bytes served (an offline bundle keeps them). */
+  manifest: Buffer;
+  signature: Buffer;
+  json: Buffer;
+  lock: Buffer;
+  distribution: Distribution;
+  /** The release's engine script, and whether it had to be downloaded. */
+  engine: string | Buffer;
+  engineDownloaded: boolean;
+}
+
+const JSON_MAX = 1024 * 1024;
+const LOCK_MAX = 16 * 1024 * 1024;
+const ENGINE_MAX = 64 * 1024 * 1024;
+
+/** The signed manifest of `shell` from `source`, verified before anything else of the release is read. */
+export async function fetchSignedManifest(source: Source, shell: string, pins: Pins): Promise<{ signed: SignedRelease; manifest: Buffer; signature: Buffer }> {
   assertExactVersion("the release", shell);
-  let json: string;
-  let lock: string;
+  const where = describeSource(source);
+  // A build without a key stops here, before any request.
+  if (!pins.release.keys?.length) throw new Error(missingKeyMessage(where));
+  let manifest: Buffer;
+  let signature: Buffer;
   try {
-    json = await fetchText(source, releasePath(shell, DISTRIBUTION_JSON), tmp, DISTRIBUTION_JSON, 1024 * 1024);
-    lock = await fetchText(source, releasePath(shell, DISTRIBUTION_LOCK), tmp, DISTRIBUTION_LOCK, 16 * 1024 * 1024);
+    manifest = await fetchBytes(source, releasePath(shell, RELEASE_MANIFEST), RELEASE_MANIFEST, MANIFEST_MAX_BYTES);
+    signature = await fetchBytes(source, releasePath(shell, RELEASE_SIGNATURE), RELEASE_SIGNATURE, SIGNATURE_MAX_BYTES);
   } catch (error) {
-    if ((error as { status?: number }).status === 404 || /not in /.test((error as Error).message)) {
-      throw new Error(`Gentle Shell ${shell} has no published distribution assets (${DISTRIBUTION_JSON}); nothing was changed`);
+    if ((error as { status?: number }).status === 404) {
+      throw new Error(`Gentle Shell ${shell} has no signed release manifest (${RELEASE_MANIFEST}) at ${where}; nothing was changed`);
     }
     throw error;
   }
-  return { json, lock, distribution: readDistribution(json, lock) };
+  const signed = readSignedRelease(manifest, signature, pins.release.keys, where);
+  if (signed.shell !== shell) throw new Error(`the signed manifest at ${where} is for Gentle Shell ${signed.shell}, not ${shell}; nothing was changed`);
+  return { signed, manifest, signature };
+}
+
+/** The release from `source`: signature first, then each asset checked against it. */
+export async function fetchRelease(source: Source, shell: string, pins: Pins, ownEngine: () => string | null): Promise<FetchedRelease> {
+  const { signed, manifest, signature } = await fetchSignedManifest(source, shell, pins);
+  const where = describeSource(source);
+  const asset = async (name: string, max: number): Promise<Buffer> => {
+    let bytes: Buffer;
+    try {
+      bytes = await fetchBytes(source, releasePath(shell, name), name, Math.max(max, signed.assets[name]?.size ?? 0));
+    } catch (error) {
+      if ((error as { status?: number }).status === 404)
+        throw new Error(`Gentle Shell ${shell} lists ${name}, but ${where} does not serve it; nothing was changed`);
+      throw error;
+    }
+    checkAsset(signed, name, bytes, where);
+    return bytes;
+  };
+  const json = await asset(DISTRIBUTION_JSON, JSON_MAX);
+  const lock = await asset(DISTRIBUTION_LOCK, LOCK_MAX);
+  const distribution = readDistribution(json.toString("utf8"), lock.toString("utf8"));
+  if (distribution.manifest.shell !== signed.shell || distribution.manifest.pi !== signed.pi) {
+    throw new Error(
+      `the distribution of Gentle Shell ${shell} names ${distribution.manifest.id}, its signed manifest ${signed.shell}-${signed.pi}; nothing was changed`,
+    );
+  }
+  let own: string | null = null;
+  try {
+    own = ownEngine();
+  } catch {
+    own = null;
+  }
+  if (own !== null) {
+    try {
+      checkAsset(signed, ENGINE_ASSET, own, "this gentle-shell-setup");
+      return { signed, manifest, signature, json, lock, distribution, engine: own, engineDownloaded: false };
+    } catch {
+      // Another engine than ours: the release's own is downloaded.
+    }
+  }
+  const engine = await asset(ENGINE_ASSET, ENGINE_MAX);
+  return { signed, manifest, signature, json, lock, distribution, engine, engineDownloaded: true };
 }

@@ -58,7 +58,7 @@ export interface InstallVersionOptions {
   distribution: Distribution;
   env: Env;
   /** The engine script written into the version before its final marker. */
-  engine: string;
+  engine: string | Buffer;
   /** Put our Go on PATH (Windows). */
   go?: boolean;
   echo?: boolean;

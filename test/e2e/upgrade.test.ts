@@ -76,7 +76,9 @@ describe.concurrent("gentle-shell upgrade", () => {
     await scope.setFault(`releases/v${latest.shell}/gentle-shell-distribution.json`, { kind: "status", status: 404 });
     const r = await gs(home, ["upgrade"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`Gentle Shell ${latest.shell} has no published distribution assets`);
+    expect(r.stderr).toContain(
+      `Gentle Shell ${latest.shell} lists gentle-shell-distribution.json, but the mirror ${scope.url} does not serve it; nothing was changed`,
+    );
     expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
     expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([older.id]);
   });

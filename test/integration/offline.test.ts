@@ -118,6 +118,10 @@ describe("gentle-shell-setup bundle", () => {
       f.pins.engram.archives["linux-x64"]!.path,
       `releases/v${release.shell}/gentle-shell-distribution.json`,
       `releases/v${release.shell}/gentle-shell-distribution-lock.yaml`,
+      // The signed release: its manifest, the signature and the release's engine.
+      `releases/v${release.shell}/gentle-shell-release.json`,
+      `releases/v${release.shell}/gentle-shell-release.json.sig`,
+      `releases/v${release.shell}/gentle-shell-engine.cjs`,
     ].sort();
     expect(manifest.files).toEqual(expected);
     const files: string[] = [];
@@ -207,7 +211,9 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^✔ runtime: Node 24\.21\.0 installed, pnpm 11\.1\.1 installed; offline bundle 4\.1\.0-1\.6\.0, its pnpm store verified$/m);
+    expect(r.stdout).toMatch(
+      /^✔ runtime: Node 24\.21\.0 installed, pnpm 11\.1\.1 installed; offline bundle 4\.1\.0-1\.6\.0, its signature and pnpm store verified$/m,
+    );
     expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline`);
     expect(r.stdout).toContain(`✔ verify-launcher: gentle-shell ${release.shell}, pi ${release.pi}`);
     expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
@@ -261,7 +267,9 @@ describe("gentle-shell upgrade --source <bundle> with no network", () => {
     );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`Installing Gentle Shell ${release.shell} with Pi ${release.pi} from the offline bundle...`);
+    expect(r.stdout).toContain(
+      `Installing Gentle Shell ${release.shell} with Pi ${release.pi} from the offline bundle (signature verified; it brings its own engine)...`,
+    );
     expect(r.stdout).toContain(`Gentle Shell ${release.shell} with Pi ${release.pi} is now current (was ${older.id}).`);
     expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
     expect(await fs.readFile(join(home, ".gentle-shell", "runtime", "engram-3.5.2", ".gentle-shell-runtime"), "utf8")).toBeTruthy();

@@ -22,6 +22,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import * as tar from "tar";
 import { prefixLayout, versionId } from "../../src/core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
@@ -37,11 +38,14 @@ import { runChecked } from "./proc";
 import { startRegistry, type Registry } from "./registry";
 import { startStubModel, writeStubModelConfig, type StubModel } from "./stub-model";
 import { FIXTURE_RELEASE_KEY } from "./release-key";
+import { publishSignedRelease } from "./release-publish";
 import { listTree } from "./tarball";
 import { toolchain } from "./toolchain";
 
 /** The Pi every fixture release pins. */
 export const FIXTURE_PI = "1.6.0";
+/** The gentle-shell-setup version the newest fixture release's engine reports (the others': package.json's). */
+export const FIXTURE_NEXT_ENGINE = "0.0.0-fixture.next";
 /** Where the fixture binary is built (documented path). */
 export const FIXTURE_DIST = join(REPO_ROOT, "dist", "fixture");
 export const FIXTURE_BINARY = join(FIXTURE_DIST, "gentle-shell-setup-linux-x64");
@@ -174,7 +178,44 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
       await registry.persist();
     })();
 
-    const settled = await Promise.allSettled([registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild, distributions]);
+    // Each release's engine: the first is exactly the fixture binary's own script (the same bundle of the
+    // same inputs), the newest an engine that says another gentle-shell-setup version, so a test sees whose runs.
+    const engines = pinsReady.then(() =>
+      lap("engines", () =>
+        Promise.all(
+          releases.map((release, i) =>
+            buildEngineScript({
+              pins: pinsFile,
+              outfile: join(runDir, `engine-${release.shell}.cjs`),
+              version: i === releases.length - 1 && i > 0 ? FIXTURE_NEXT_ENGINE : undefined,
+            }),
+          ),
+        ),
+      ),
+    );
+    const signed = Promise.all([distributions, engines, binaryBuild]).then(async ([, files, binary]) => {
+      for (const [i, release] of releases.entries()) {
+        await publishSignedRelease(join(mirrorRoot, "releases", `v${release.shell}`), {
+          shell: release.shell,
+          pi: release.pi,
+          engine: await readFile(files[i]!),
+          listed: binary ? { "gentle-shell-setup-linux-x64": binary } : {},
+        });
+      }
+    });
+
+    const settled = await Promise.allSettled([
+      registryStart,
+      modelStart,
+      engramStart,
+      nodeStart,
+      pnpmStart,
+      pinsReady,
+      binaryBuild,
+      distributions,
+      engines,
+      signed,
+    ]);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
     const [registry, model, engram, node, pnpmEntry, pins, binary] = await Promise.all([
@@ -238,6 +279,13 @@ export function fixturePins(built: { node: { path: string; sha256: string; size:
       archives: { ...productionPins.engram.archives, "linux-x64": { ...built.engram, maxBytes: 64 * MiB } },
     },
   };
+}
+
+/** build/build.mjs's engine-script build (plain JS, loaded by path like the toolchain). */
+async function buildEngineScript(options: { pins: string; outfile: string; version?: string }): Promise<string> {
+  const url = pathToFileURL(join(REPO_ROOT, "build", "build.mjs")).href;
+  const mod = (await import(/* @vite-ignore */ url)) as { buildEngineScript(o: typeof options): Promise<string> };
+  return mod.buildEngineScript(options);
 }
 
 /** pnpm 11.1.1 extracted from its verified tarball into CACHE_DIR; returns bin/pnpm.mjs. */

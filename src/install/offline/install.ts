@@ -6,18 +6,19 @@
  * the store.
  */
 import type { Distribution } from "../../core/distribution";
+import type { FetchedRelease } from "../release";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { installVersion, versionState } from "../version";
-import { extractBundleStore, readBundleDistribution, type OfflineBundle } from "./open";
+import { extractBundleStore } from "./open";
 
 export interface BundleVersionOptions {
   layout: Layout;
-  bundle: OfflineBundle;
+  /** The bundle's release, its signature verified (readBundleRelease). */
+  release: FetchedRelease;
   /** The bundle's store archive, copied off the bundle and verified (stageBundleStore). */
   stagedStore: string;
   env: Env;
-  engine: string;
   go: boolean;
   echo?: boolean;
 }
@@ -25,10 +26,10 @@ export interface BundleVersionOptions {
 export async function installBundleVersion(
   options: BundleVersionOptions,
 ): Promise<{ distribution: Distribution; result: Awaited<ReturnType<typeof installVersion>>; storeNote: string }> {
-  const { layout, bundle } = options;
-  const distribution = await readBundleDistribution(bundle);
+  const { layout, release } = options;
+  const { distribution } = release;
   const install = (offline?: { store: string }) =>
-    installVersion({ layout, distribution, env: options.env, engine: options.engine, go: options.go, echo: options.echo, offline });
+    installVersion({ layout, distribution, env: options.env, engine: release.engine, go: options.go, echo: options.echo, offline });
   if ((await versionState(layout, distribution.manifest.id)).kind === "valid") return { distribution, result: await install(), storeNote: "" };
   const store = await extractBundleStore(layout, options.stagedStore);
   try {

@@ -32,7 +32,8 @@ import { outputTail, run } from "../../io/process";
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
 import { ensureRuntimes } from "../runtime/index";
-import { fetchDistributionAssets, latestRelease } from "../release";
+import { fetchRelease, latestRelease } from "../release";
+import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
 import { userNpmrc, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../registry";
 import {
@@ -63,6 +64,8 @@ export interface MakeBundleOptions {
   release?: string;
   /** Installer binaries to copy in, by target (see findInstallerBinaries). */
   binaries: Partial<Record<Target, string>>;
+  /** The running engine script, used when it is the one the release lists (else the release's is downloaded). */
+  ownEngine: () => string | null;
   log: (line: string) => void;
   progress?: ProgressReporter;
   verbose?: boolean;
@@ -208,15 +211,22 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     await fetchInto(pnpmSource, pins.pnpm.file, expectedFor(`pnpm ${pins.pnpm.version}`, pins.pnpm.file, pins.pnpm.integrity));
     await ensureRuntimes({ layout, pins, source: { kind: "folder", root: staging }, target: options.hostTarget, env });
 
-    // 4. The release: its two assets byte for byte, read as any install reads them.
+    // 4. The release, through its signed manifest: the manifest, its signature, the two assets and the engine byte for byte.
     const shell = options.release ?? (await latestRelease(registry, npmrc, env));
     const releaseSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
-    const assets = await fetchDistributionAssets(releaseSource, shell, layout.tmp);
+    const assets = await fetchRelease(releaseSource, shell, pins, options.ownEngine);
     const { manifest: release } = assets.distribution;
     await fs.mkdir(join(staging, "releases", `v${shell}`), { recursive: true, mode: 0o755 });
-    await fs.writeFile(join(staging, releasePath(shell, DISTRIBUTION_JSON)), assets.json, { mode: 0o644 });
-    await fs.writeFile(join(staging, releasePath(shell, DISTRIBUTION_LOCK)), assets.lock, { mode: 0o644 });
-    log(`release: gentle-pi ${release.shell} with Pi ${release.pi}`);
+    for (const [name, bytes] of [
+      [RELEASE_MANIFEST, assets.manifest],
+      [RELEASE_SIGNATURE, assets.signature],
+      [DISTRIBUTION_JSON, assets.json],
+      [DISTRIBUTION_LOCK, assets.lock],
+      [ENGINE_ASSET, assets.engine],
+    ] as const) {
+      await fs.writeFile(join(staging, releasePath(shell, name)), bytes, { mode: 0o644 });
+    }
+    log(`release: gentle-pi ${release.shell} with Pi ${release.pi}, signature verified (key ${assets.signed.key})`);
 
     // 5. The store: our pnpm fetches every package of the lockfile for the targets' systems.
     const project = join(layout.tmp, "fetch");
@@ -256,11 +266,17 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     await fs.chmod(join(staging, BUNDLE_STORE), 0o644);
     log(`pnpm store: ${BUNDLE_STORE}`);
 
-    // 6. The installer binaries at hand.
+    // 6. The installer binaries at hand: only the release's own, as its signed manifest lists them.
     for (const [target, file] of Object.entries(options.binaries) as [Target, string][]) {
       if (!targets.includes(target)) continue;
-      await fs.copyFile(file, join(staging, installerName(target)));
-      await fs.chmod(join(staging, installerName(target)), 0o755);
+      const name = installerName(target);
+      if (!assets.signed.assets[name]) {
+        notes.push(`${name} at hand is not part of the signed release ${shell}, so it was left out: copy the release's own into the bundle`);
+        continue;
+      }
+      checkAsset(assets.signed, name, await fs.readFile(file), file);
+      await fs.copyFile(file, join(staging, name));
+      await fs.chmod(join(staging, name), 0o755);
     }
 
     // 7. Manifest, README, SHA256SUMS over everything else.

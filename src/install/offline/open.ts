@@ -1,9 +1,9 @@
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../../core/layout";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution, sha256Hex, type Distribution } from "../../core/distribution";
-import { releasePath } from "../../core/source";
-import type { Target } from "../../pins/types";
+import { sha256Hex } from "../../core/distribution";
+import type { Pins, Target } from "../../pins/types";
+import { fetchRelease, type FetchedRelease } from "../release";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
 import { verifyFile, type Expected } from "../../io/download";
 import { lstatOrNull } from "../../io/files";
@@ -13,7 +13,6 @@ import {
   BUNDLE_STORE,
   BUNDLE_SUMS,
   MANIFEST_MAX,
-  MiB,
   parseSums,
   readBundleManifest,
   STORE_ARCHIVE_MAX,
@@ -64,25 +63,19 @@ function damaged(path: string, error: unknown): Error {
   );
 }
 
-/** The release assets, checked against SHA256SUMS (no pin covers them), then read as any release. */
-export async function readBundleDistribution(bundle: OfflineBundle): Promise<Distribution> {
-  const { shell } = bundle.manifest;
-  const texts: string[] = [];
-  for (const [file, max] of [
-    [DISTRIBUTION_JSON, MiB],
-    [DISTRIBUTION_LOCK, 16 * MiB],
-  ] as const) {
-    const rel = releasePath(shell, file);
-    const bytes = await readSmallFile(join(bundle.root, rel), rel, max);
-    const want = bundleExpected(bundle, rel, max).sha256;
-    if (sha256Hex(bytes) !== want) throw damaged(rel, new Error("sha256 differs"));
-    texts.push(bytes.toString("utf8"));
+/**
+ * The bundle's release, trusted through its signed manifest as from any
+ * source (checked before the store or anything else of the bundle is read);
+ * it must be the release the bundle's own manifest names.
+ */
+export async function readBundleRelease(bundle: OfflineBundle, pins: Pins, ownEngine: () => string | null): Promise<FetchedRelease> {
+  const release = await fetchRelease({ kind: "folder", root: bundle.root }, bundle.manifest.shell, pins, ownEngine).catch((error: Error) => {
+    throw new Error(`${error.message.replace(/; nothing was (changed|installed from it)$/, "")}; nothing was installed from the offline bundle`);
+  });
+  if (release.distribution.manifest.id !== bundle.manifest.id) {
+    throw new Error(`the bundle's signed release is ${release.distribution.manifest.id}, its ${BUNDLE_MANIFEST} names ${bundle.manifest.id}`);
   }
-  const distribution = readDistribution(texts[0]!, texts[1]!);
-  if (distribution.manifest.id !== bundle.manifest.id) {
-    throw new Error(`the bundle's release assets are for ${distribution.manifest.id}, its manifest for ${bundle.manifest.id}`);
-  }
-  return distribution;
+  return release;
 }
 
 /** Copy the store archive off the bundle into `dir` (ours) and verify the copy; returns its path. */

@@ -1,0 +1,51 @@
+/**
+ * A fixture release as the release workflow publishes one: beside its two
+ * distribution assets, the engine script and the signed release manifest
+ * (sha256 and size of every asset: the distribution files, the engine, the
+ * setup binaries at hand and the installers), signed with the fixture key.
+ */
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE, releaseManifestText, sha256Of, signManifest } from "../../src/core/release-manifest";
+import { REPO_ROOT } from "./paths";
+import { FIXTURE_RELEASE_KEY } from "./release-key";
+
+export interface PublishOptions {
+  shell: string;
+  pi: string;
+  /** The engine script this release publishes. */
+  engine: string | Buffer;
+  /** Further assets listed (not copied): name → file, e.g. the setup binaries. */
+  listed?: Record<string, string>;
+  privateKeyPem?: string;
+}
+
+/** Writes the engine, the manifest and its signature into `dir` (which holds the two distribution assets). */
+export async function publishSignedRelease(dir: string, options: PublishOptions): Promise<{ manifest: string }> {
+  await writeFile(join(dir, ENGINE_ASSET), options.engine);
+  const files: Record<string, string> = {
+    [DISTRIBUTION_JSON]: join(dir, DISTRIBUTION_JSON),
+    [DISTRIBUTION_LOCK]: join(dir, DISTRIBUTION_LOCK),
+    [ENGINE_ASSET]: join(dir, ENGINE_ASSET),
+    "install.sh": join(REPO_ROOT, "installers", "install.sh"),
+    "install.ps1": join(REPO_ROOT, "installers", "install.ps1"),
+    ...options.listed,
+  };
+  const assets: Record<string, { sha256: string; size: number }> = {};
+  for (const [name, file] of Object.entries(files)) {
+    if (!(await stat(file).catch(() => null))) continue;
+    const bytes = await readFile(file);
+    assets[name] = { sha256: sha256Of(bytes), size: bytes.byteLength };
+  }
+  const manifest = releaseManifestText({ shell: options.shell, pi: options.pi, assets });
+  await writeFile(join(dir, RELEASE_MANIFEST), manifest);
+  await writeFile(join(dir, RELEASE_SIGNATURE), signManifest(manifest, options.privateKeyPem ?? FIXTURE_RELEASE_KEY.privateKeyPem));
+  return { manifest };
+}
+
+/** Sign `dir`'s manifest again as it now reads (a test that rewrote it on purpose). */
+export async function resign(dir: string, privateKeyPem = FIXTURE_RELEASE_KEY.privateKeyPem): Promise<void> {
+  const manifest = await readFile(join(dir, RELEASE_MANIFEST), "utf8");
+  await writeFile(join(dir, RELEASE_SIGNATURE), signManifest(manifest, privateKeyPem));
+}
