@@ -1,26 +1,27 @@
 /**
- * node build/verify-pins.mjs
+ * node build/verify-pins.mjs [--release | --record-engram]
  *
  * Re-reads the public documents the production pins name and compares them
- * with src/pins/production.ts. Run by the release workflow before anything is
- * built (it needs nodejs.org and go.dev; the npm registry is the one npm's
- * configuration names). Exits 1 on any disagreement; a pin that is null is
- * reported, never filled in.
+ * with src/pins/production.ts: nodejs.org's SHASUMS256.txt, the registry's
+ * pnpm integrity (the registry npm's configuration names), go.dev's download
+ * list, and the Engram release's checksums.txt and asset list (GitHub's
+ * release download and REST API). Exits 1 on any disagreement.
+ *
+ * - no argument: a pin that is null is reported as a note, never filled in.
+ * - --release (the release workflow): also exits 1 when any pin is null,
+ *   one line per null pin.
+ * - --record-engram: checks nothing else; writes the six Engram archives'
+ *   sha256 (checksums.txt) and size (asset list) into production.ts, or, when
+ *   the release does not list one of them, writes nothing and exits 1.
  */
 import { spawnSync } from "node:child_process";
+import { promises as fs } from "node:fs";
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { compareEngram, engramEntries, engramRecords, fetchEngramSources, getText, nullPins, parseMode, rewriteEngramPins } from "./pins-engram.mjs";
 import { productionPins } from "./toolchain.mjs";
 
-async function getText(url) {
-  let response;
-  try {
-    response = await fetch(url);
-  } catch (error) {
-    throw new Error(`cannot read ${url}: ${error.cause?.message ?? error.message}`);
-  }
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.text();
-}
+const PRODUCTION_TS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "src", "pins", "production.ts");
 
 const problems = [];
 const notes = [];
@@ -29,9 +30,7 @@ function check(what, expected, actual) {
   else problems.push(`${what}: pinned ${expected}, source says ${actual}`);
 }
 
-async function main() {
-  const pins = await productionPins();
-
+async function verify(pins, mode) {
   // Node: SHASUMS256.txt of the release.
   const shasums = await getText(pins.node.source);
   const published = new Map(
@@ -69,11 +68,37 @@ async function main() {
     check(`go ${name} size`, pin.size, file?.size);
   }
 
-  // Engram: recorded by a maintainer from the release's checksums.txt.
-  for (const [target, pin] of Object.entries(pins.engram.archives)) {
-    if (!pin.sha256) notes.push(`engram ${target}: sha256 is null (memory is disabled for this target)`);
-  }
+  // Engram: the release's checksums.txt and its asset list.
+  const { checksums, sizes } = await fetchEngramSources(pins.engram.version);
+  const engram = compareEngram(engramEntries(pins, checksums, sizes));
+  for (const [what, pinned, source] of engram.checks) check(what, pinned, source);
+  notes.push(...engram.notes);
+  if (pins.engram.schema === null) notes.push("engram schema is null");
 
+  // A release ships no null pin.
+  if (mode === "release") for (const pin of nullPins(pins)) problems.push(`null pin: ${pin}`);
+}
+
+async function recordEngram(pins) {
+  const { version } = pins.engram;
+  const { checksums, sizes } = await fetchEngramSources(version);
+  const result = engramRecords(engramEntries(pins, checksums, sizes));
+  if ("missing" in result) {
+    throw new Error(`not recording: the Engram v${version} release does not list ${result.missing.join(", ")}, so src/pins/production.ts is unchanged`);
+  }
+  const text = await fs.readFile(PRODUCTION_TS, "utf8");
+  const next = rewriteEngramPins(text, version, result.records);
+  const temp = `${PRODUCTION_TS}.tmp-${process.pid}`;
+  await fs.writeFile(temp, next);
+  await fs.rename(temp, PRODUCTION_TS);
+  for (const [target, { sha256, size }] of Object.entries(result.records)) console.log(`recorded engram ${target}: sha256 ${sha256}, size ${size}`);
+}
+
+async function main() {
+  const mode = parseMode(process.argv.slice(2));
+  const pins = await productionPins();
+  if (mode === "record-engram") return recordEngram(pins);
+  await verify(pins, mode);
   for (const note of notes) console.log(`note  ${note}`);
   for (const problem of problems) console.error(`FAIL  ${problem}`);
   process.exitCode = problems.length ? 1 : 0;
