@@ -159,7 +159,7 @@ export function rewriteEngramPins(text, version, records) {
 /**
  * Every pin a release cannot ship with that is null: the Node archives'
  * sha256, pnpm's integrity, the Go archives' sha256 and size, the Engram
- * archives' sha256 and size, and the Engram schema. (Node's sizes and the
+ * archives' sha256 and size, the Engram schema and the release signing key. (Node's sizes and the
  * pnpm file's own sha256/size are null by design: nodejs.org publishes no
  * sizes, and the pnpm tarball is checked by its integrity.)
  * @param {import("../src/pins/types").Pins} pins
@@ -177,6 +177,8 @@ export function nullPins(pins) {
   archives("go", pins.go.archives, ["sha256", "size"]);
   archives("engram", pins.engram.archives, ["sha256", "size"]);
   if (pins.engram.schema === null || pins.engram.schema === undefined) found.push("engram schema");
+  // A release whose binaries know no signing key could verify no release at all, its own included.
+  if (!pins.release?.keys?.length) found.push("release signing key");
   return found;
 }
 

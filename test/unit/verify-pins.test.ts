@@ -173,13 +173,14 @@ describe("engramRecords", () => {
 });
 
 describe("nullPins", () => {
-  it("production today: the twelve Engram archive values, nothing else", () => {
-    expect(nullPins(productionPins)).toEqual(TARGETS.flatMap((t) => [`engram ${t} sha256`, `engram ${t} size`]));
+  it("production today: the twelve Engram archive values and the release signing key, nothing else", () => {
+    expect(nullPins(productionPins)).toEqual([...TARGETS.flatMap((t) => [`engram ${t} sha256`, `engram ${t} size`]), "release signing key"]);
   });
 
   it("every kind of null pin, one entry each; Node's sizes and the pnpm file's hash are not pins", () => {
     const pins = clone(productionPins);
     for (const t of TARGETS) pins.engram.archives[t] = { ...pins.engram.archives[t]!, sha256: fakeSha(t), size: 1 };
+    pins.release.keys = [{ publicKey: "A".repeat(43), note: "test" }];
     expect(nullPins(pins)).toEqual([]);
     pins.node.archives["win-arm64"]!.sha256 = null;
     pins.pnpm.integrity = null;
