@@ -6,6 +6,7 @@ import { SETUP_VERSION } from "../version";
 import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";
+import { verifyCommand } from "./verify";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -17,7 +18,7 @@ const main = defineCommand({
     version: SETUP_VERSION,
     description: "Installs Gentle Shell (Pi with gentle-pi, and their own Node and pnpm) into ~/.gentle-shell, verified against pins built into this file.",
   },
-  subCommands: { install: installCommand, bundle: bundleCommand, release: releaseCommand },
+  subCommands: { install: installCommand, bundle: bundleCommand, release: releaseCommand, verify: verifyCommand },
 });
 
 /** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
@@ -50,7 +51,11 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     process.stdout.write(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
     return;
   }
-  if (!["install", "bundle", "release"].includes(args[0]!)) {
+  if (args[0] === "verify" && (args.includes("--help") || args.includes("-h"))) {
+    process.stdout.write(plain(await renderUsage(verifyCommand, main as never)) + "\n");
+    return;
+  }
+  if (!["install", "bundle", "release", "verify"].includes(args[0]!)) {
     throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   await runCommand(main, { rawArgs: args });

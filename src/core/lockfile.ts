@@ -100,7 +100,7 @@ export function packageFitsTarget(pkg: LockedPackage, target: Target): boolean {
   const [os, cpu] = target.split("-") as [string, string];
   const nodeOs = os === "win" ? "win32" : os;
   if (!allows(pkg.os, nodeOs) || !allows(pkg.cpu, cpu)) return false;
-  if (pkg.libc && pkg.libc.length && nodeOs !== "linux") return false;
+  if (pkg.libc?.length && nodeOs !== "linux") return false;
   return true;
 }
 

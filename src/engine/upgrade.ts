@@ -19,7 +19,8 @@ import { activateVersion, parseHistory, pruneVersions, readCurrent } from "../in
 import { configuredRegistry } from "../install/registry";
 import { stagingPath } from "../io/staging";
 import { installBundleVersion } from "../install/offline/install";
-import { openBundle, readBundleRelease, stageBundleStore } from "../install/offline/open";
+import { bundlePackageFiles, openBundle, readBundleRelease } from "../install/offline/open";
+import { verifyBundle } from "../install/offline/verify";
 import { hostTarget } from "../core/host";
 import { acquireInstallLock } from "../install/lock";
 import { fetchRelease, latestRelease } from "../install/release";
@@ -144,6 +145,14 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return 0;
   }
+  // A bundle gets the whole check of `gentle-shell-setup verify`, from this installed (trusted) engine.
+  if (bundle) {
+    const check = await verifyBundle(bundle.root, buildPins());
+    if (!check.ok) {
+      const more = check.problems.length > 1 ? ` (and ${check.problems.length - 1} more)` : "";
+      throw new Error(`the offline bundle is not the signed release it claims: ${check.problems[0]}${more}; nothing was changed`);
+    }
+  }
   // The signed manifest first; the assets and the release's own engine are checked against it.
   const release = bundle ? await readBundleRelease(bundle, buildPins(), ownScript) : await fetchRelease(source, latest, buildPins(), ownScript);
   const { distribution } = release;
@@ -162,7 +171,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   );
   const go = layout.platform === "win32";
   const installed = bundle
-    ? (await installBundleVersion({ layout, release, stagedStore: await stageBundleStore(bundle, layout.tmp), env, go })).result
+    ? (await installBundleVersion({ layout, bundle, release, packages: await bundlePackageFiles(bundle, release, hostTarget()), env, go })).result
     : await installVersion({ layout, distribution, env, engine: release.engine, go });
   const ours = installed.status === "installed";
   const previous = install.id;

@@ -28,7 +28,7 @@ import type { RegistryAdapter } from "./path/registry";
 import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
 import { shadowingCommand } from "./path/shadow";
 import { installBundleVersion } from "./offline/install";
-import { openBundle, readBundleRelease, stageBundleStore, type OfflineBundle } from "./offline/open";
+import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
 import type { FetchedRelease } from "./release";
 
 export interface InstallOptions {
@@ -67,10 +67,10 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   let id: string | null = null;
   let pathOutcome: PathStepOutcome | null = null;
   let shadowWarning: string | null = null;
-  // An offline bundle (a folder source with offline-bundle.json) and its store archive, copied off it and verified.
+  // An offline bundle (a folder source with offline-bundle.json) and its release, its signature verified.
   let bundle: OfflineBundle | null = null;
   let bundleRelease: FetchedRelease | null = null;
-  let bundleStore: string | null = null;
+  let bundlePackages: Map<string, string> | null = null;
   // The online release, verified through its signed manifest as early as its version is known.
   let onlineRelease: FetchedRelease | null = null;
   const fetchOnline = async (registry: string) => {
@@ -108,10 +108,11 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
             if (options.release && options.release !== bundle.manifest.shell) {
               throw new Error(`this offline bundle holds Gentle Shell ${bundle.manifest.shell}, not ${options.release}`);
             }
-            // Its signed manifest first, then the store, both before any runtime is published: a damaged or altered bundle changes nothing.
+            // Its signed release and every package this machine needs, before any runtime is published:
+            // a damaged or altered bundle changes nothing.
             bundleRelease = await readBundleRelease(bundle, pins, options.engine);
-            bundleStore = await stageBundleStore(bundle, layout.tmp);
-            offline = `; offline bundle ${bundle.manifest.id}, its signature and pnpm store verified`;
+            bundlePackages = await bundlePackageFiles(bundle, bundleRelease, options.target);
+            offline = `; offline bundle ${bundle.manifest.id}, its signature and ${bundlePackages.size} packages verified`;
           }
         }
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
@@ -142,7 +143,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "version",
       title: "Gentle Shell version",
       run: async () => {
-        if (bundleRelease) return installFromBundle(bundleRelease);
+        if (bundle && bundleRelease && bundlePackages) return installFromBundle(bundle, bundleRelease, bundlePackages);
         // The signed manifest first; the assets and the release's own engine are checked against it.
         const release = onlineRelease ?? (await fetchOnline(await configuredRegistry(layout, npmrc, env)));
         distribution = release.distribution;
@@ -222,11 +223,12 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     },
   ];
   /** The version step from an offline bundle: its release, pnpm --offline against its store; no registry is asked. */
-  async function installFromBundle(release: FetchedRelease): Promise<string> {
+  async function installFromBundle(from: OfflineBundle, release: FetchedRelease, packages: Map<string, string>): Promise<string> {
     const done = await installBundleVersion({
       layout,
+      bundle: from,
       release,
-      stagedStore: bundleStore!,
+      packages,
       env,
       go: layout.platform === "win32",
       echo: options.verbose,
@@ -234,7 +236,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     distribution = done.distribution;
     const { manifest } = done.distribution;
     id = done.result.id;
-    return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${done.result.status} in versions/${done.result.id} offline${done.storeNote}`;
+    return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${done.result.status} in versions/${done.result.id} offline${done.packagesNote}`;
   }
 
   const outcomes = await runPlan(steps, layout.home, options.report);

@@ -63,10 +63,11 @@ export interface InstallVersionOptions {
   go?: boolean;
   echo?: boolean;
   /**
-   * An offline bundle's install: pnpm runs with --offline against this
-   * writable store (extracted from the bundle), never the network.
+   * An offline bundle's install: the only registry pnpm knows is this
+   * loopback one serving the bundle's tarballs (no scope registry, no
+   * credentials); pnpm checks each against the lockfile's integrity.
    */
-  offline?: { store: string };
+  offline?: { registry: string };
 }
 
 export interface InstallVersionOutcome {
@@ -109,8 +110,11 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
     const args = [layout.pnpmEntry, "install", "--frozen-lockfile"];
     if (options.offline) {
-      args.push("--offline");
-      env.pnpm_config_store_dir = options.offline.store;
+      const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
+      await fs.mkdir(layout.tmp, { recursive: true, mode: 0o700 });
+      await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
+      env.pnpm_config_npmrc_auth_file = rc;
+      env.pnpm_config_registry = options.offline.registry;
     }
     const result = await run(layout.node, args, {
       cwd: dir,
@@ -119,7 +123,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       timeoutMs: 30 * 60_000,
     });
     if (result.code !== 0) {
-      throw new Error(`pnpm install --frozen-lockfile${options.offline ? " --offline" : ""} failed for ${id}:\n${outputTail(result)}`);
+      throw new Error(`pnpm install --frozen-lockfile${options.offline ? " from the offline bundle's packages" : ""} failed for ${id}:\n${outputTail(result)}`);
     }
     await checkInstalled(dir, SHELL_PACKAGE, shell);
     await checkInstalled(dir, PI_PACKAGE, pi);

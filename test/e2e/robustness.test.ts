@@ -9,6 +9,8 @@ import { existsSync, promises as fs, readdirSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
+import { publishSignedRelease } from "../support/release-publish";
+import { ENGINE_ASSET } from "../../src/core/release-manifest";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
@@ -193,6 +195,8 @@ describe("a failed version install", () => {
       join(to, "gentle-shell-distribution.json"),
       distributionAsset({ shell: "4.9.0", pi: latest.pi }, lock, { node: "24.21.0", pnpm: "11.1.1" }),
     );
+    // Signed as a real release would be: the signature is good, pnpm is what fails.
+    await publishSignedRelease(to, { shell: "4.9.0", pi: latest.pi, engine: await fs.readFile(join(from, ENGINE_ASSET)) });
 
     const home = await newHome();
     const secret = "npm_SECRET0123456789abcdef";

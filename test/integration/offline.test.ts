@@ -3,9 +3,12 @@
  * from the fixture mirror and registry, then `install --source <bundle>`
  * inside `unshare -n` (root: a network namespace with nothing in it, not even
  * a loopback that is up), from a bundle folder that is read-only for real (a
- * read-only bind mount in a mount namespace, and chmod -R a-w). A damaged
- * bundle (one flipped byte in the store archive or in the Node archive) is
- * refused with a clear message and publishes nothing.
+ * read-only bind mount in a mount namespace, and chmod -R a-w). The
+ * namespace's loopback is brought up: the installer hands the bundle's
+ * package tarballs to pnpm from 127.0.0.1. A damaged or altered bundle (one
+ * flipped byte in a package, the Node archive, the lockfile, the engine or
+ * the signed manifest) is refused with a clear message and publishes
+ * nothing; `verify` checks a whole bundle from a trusted binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
@@ -16,7 +19,10 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand, runChecked } from "../support/proc";
 import { listTree } from "../support/tarball";
-import { BUNDLE_MANIFEST, BUNDLE_STORE, BUNDLE_SUMS, fetchSystemFlags, formatSums, parseSums } from "../../src/install/offline/format";
+import { BUNDLE_MANIFEST, BUNDLE_PACKAGES, BUNDLE_SUMS, formatSums, parseSums } from "../../src/install/offline/format";
+import { lockedPackages, tarballPath } from "../../src/core/lockfile";
+import { ENGINE_ASSET, RELEASE_MANIFEST } from "../../src/core/release-manifest";
+import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
 import { openBundle } from "../../src/install/offline/open";
 import { findInstallerBinaries } from "../../src/install/offline/make";
 import { bundleTargets } from "../../src/cli/bundle";
@@ -48,7 +54,7 @@ async function newHome(name: string): Promise<string> {
  * unshare fails the test (spawn error), never skips it.
  */
 function offline(dir: string, home: string, script: string, timeoutMs = 150_000) {
-  const prelude = 'mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && cd "$1" || exit 97\n';
+  const prelude = 'ip link set lo up && mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && cd "$1" || exit 97\n';
   return runCommand("unshare", ["--net", "--mount", "sh", "-c", prelude + script, "sh", dir], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: home,
@@ -79,8 +85,10 @@ async function nothingPublished(home: string) {
 }
 
 let made: Awaited<ReturnType<typeof runCommand>>;
-let tamperedStore: string;
+let tamperedPackage: string;
 let tamperedNode: string;
+let packages: ReturnType<typeof lockedPackages>;
+const releaseDir = `releases/v${release.shell}`;
 let sumsBefore: string;
 let treeBefore: string[];
 
@@ -92,7 +100,8 @@ beforeAll(async () => {
     timeoutMs: 170_000,
   });
   if (made.code !== 0) throw new Error(`bundle failed:\n${made.stdout}\n${made.stderr}`);
-  tamperedStore = await tamperedCopy("tampered-store", BUNDLE_STORE);
+  packages = lockedPackages(await fs.readFile(join(f.mirrorRoot, releaseDir, DISTRIBUTION_LOCK), "utf8"));
+  tamperedPackage = await tamperedCopy("tampered-package", `${BUNDLE_PACKAGES}/${tarballPath(packages.find((p) => p.name === "gentle-pi")!)}`);
   tamperedNode = await tamperedCopy("tampered-node", nodePath);
   sumsBefore = await fs.readFile(join(bundle, BUNDLE_SUMS), "utf8");
   treeBefore = await listTree(bundle);
@@ -107,11 +116,11 @@ describe("gentle-shell-setup bundle", () => {
   it("writes the source layout, the running binary, the store archive, a manifest and SHA256SUMS over everything", async () => {
     expect(made.stdout).toContain(`Offline bundle for Gentle Shell ${release.shell} (Pi ${release.pi})`);
     const manifest = JSON.parse(await fs.readFile(join(bundle, BUNDLE_MANIFEST), "utf8"));
-    expect(manifest).toMatchObject({ schema: 1, shell: release.shell, pi: release.pi, id: release.id, targets: ["linux-x64"], store: BUNDLE_STORE });
+    expect(manifest).toMatchObject({ schema: 2, shell: release.shell, pi: release.pi, id: release.id, targets: ["linux-x64"], packages: packages.length });
     const expected = [
       "README.txt",
       BUNDLE_MANIFEST,
-      BUNDLE_STORE,
+      ...packages.map((p) => `${BUNDLE_PACKAGES}/${tarballPath(p)}`),
       binaryName,
       nodePath,
       f.pins.pnpm.file.path,
@@ -133,10 +142,15 @@ describe("gentle-shell-setup bundle", () => {
     // The pinned artifacts are byte for byte what the pins name; the binary is the running one.
     expect(await sha256(join(bundle, nodePath))).toBe(f.pins.node.archives["linux-x64"]!.sha256);
     expect(await sha256(join(bundle, binaryName))).toBe(await sha256(f.binary!));
-    // The store archive holds pnpm's store and no link (pnpm's projects/ links stay behind).
-    const members = (await runChecked("tar", ["-tvzf", join(bundle, BUNDLE_STORE)])).stdout.split("\n").filter(Boolean);
-    expect(members.some((m) => /v11\/index\.db$/.test(m))).toBe(true);
-    expect(members.filter((m) => !/^[-d]/.test(m))).toEqual([]);
+    // Each package is the registry's tarball: its sha512 is the integrity the signed lockfile records.
+    for (const p of packages) {
+      const bytes = await fs.readFile(join(bundle, BUNDLE_PACKAGES, tarballPath(p)));
+      expect(`sha512-${createHash("sha512").update(bytes).digest("base64")}`).toBe(p.integrity);
+    }
+    // The release's files are the published bytes.
+    for (const name of [RELEASE_MANIFEST, ENGINE_ASSET, DISTRIBUTION_LOCK]) {
+      expect(await sha256(join(bundle, releaseDir, name))).toBe(await sha256(join(f.mirrorRoot, releaseDir, name)));
+    }
   });
 
   it("refuses to write into a folder that is not empty", async () => {
@@ -173,14 +187,28 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(r.code).toBe(7);
   });
 
-  it("refuses a bundle whose store archive has one flipped byte, and publishes nothing", async () => {
-    const home = await newHome("home-tampered-store");
-    const r = await offline(tamperedStore, home, `exec ./${binaryName} install --yes --source .`);
+  it("refuses a bundle whose gentle-pi tarball has one flipped byte (the signed lockfile decides), and publishes nothing", async () => {
+    const home = await newHome("home-tampered-package");
+    const r = await offline(tamperedPackage, home, `exec ./${binaryName} install --yes --source .`);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(
-      /✖ runtime failed: pnpm-store\.tar\.gz in the offline bundle does not match its SHA256SUMS line .*the bundle is damaged; copy it again/,
+      /✖ runtime failed: packages\/gentle-pi\/-\/gentle-pi-4\.1\.0\.tgz in the offline bundle is not gentle-pi@4\.1\.0 as the signed lockfile records it: the bundle is damaged or altered; nothing was installed from it/,
     );
     expect(r.stdout).toContain("Gentle Shell was not installed: the runtime step failed.");
+    await nothingPublished(home);
+  });
+
+  it.each([
+    ["the lockfile", DISTRIBUTION_LOCK, `${DISTRIBUTION_LOCK} from`],
+    ["the engine", ENGINE_ASSET, `${ENGINE_ASSET} from`],
+    ["the signed manifest", RELEASE_MANIFEST, "does not verify: the release was altered"],
+  ])("refuses a bundle with one flipped byte in %s, and publishes nothing", async (what, name, said) => {
+    const copy = await tamperedCopy(`tampered-${name}`, `${releaseDir}/${name}`);
+    const home = await newHome(`home-tampered-${name}`);
+    const r = await offline(copy, home, `exec ./${binaryName} install --yes --source .`);
+    expect(r.code, what).toBe(1);
+    expect(r.stdout).toContain(said);
+    expect(r.stdout).toContain("nothing was installed from the offline bundle");
     await nothingPublished(home);
   });
 
@@ -212,7 +240,10 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^✔ runtime: Node 24\.21\.0 installed, pnpm 11\.1\.1 installed; offline bundle 4\.1\.0-1\.6\.0, its signature and pnpm store verified$/m,
+      new RegExp(
+        `^✔ runtime: Node 24\\.21\\.0 installed, pnpm 11\\.1\\.1 installed; offline bundle 4\\.1\\.0-1\\.6\\.0, its signature and ${packages.length} packages verified$`,
+        "m",
+      ),
     );
     expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline`);
     expect(r.stdout).toContain(`✔ verify-launcher: gentle-shell ${release.shell}, pi ${release.pi}`);
@@ -226,24 +257,24 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(await fs.readFile(join(bundle, BUNDLE_SUMS), "utf8")).toBe(sumsBefore);
     await runChecked("sha256sum", ["--strict", "--quiet", "-c", BUNDLE_SUMS], { cwd: bundle });
 
-    // Again: everything is reused, and the store is not extracted a second time.
+    expect(r.stdout).toContain(`${packages.length} package(s) taken from the bundle (0 already in the store), each checked against the signed lockfile`);
+    // Again: everything is reused, and nothing is served a second time.
     const again = await offline(bundle, home, `exec ./${binaryName} install --yes --source "$1"`);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} reused in versions/${release.id} offline\n`);
   });
 
-  it("leaves a prefix's own pnpm store as it is: the bundle's store is used from a folder beside it, then removed", async () => {
+  it("adds to a prefix's own pnpm store and keeps what is in it", async () => {
     const home = await newHome("home-with-store");
     const store = join(home, ".gentle-shell", "pnpm", "store");
     await fs.mkdir(store, { recursive: true, mode: 0o700 });
     await fs.chmod(join(home, ".gentle-shell"), 0o700);
     await fs.writeFile(join(store, "kept"), "the user's store\n");
     const r = await offline(bundle, home, `exec ./${binaryName} install --yes --source "$1"`);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline\n`);
-    expect(await fs.readdir(store)).toEqual(["kept"]);
-    expect((await fs.readdir(join(home, ".gentle-shell", "pnpm"))).filter((n) => n.startsWith(".offline-store"))).toEqual([]);
-    // The version's files outlive the temporary store (pnpm linked or copied them into the version folder).
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline`);
+    expect((await fs.readdir(store)).sort()).toEqual(["kept", "v11"]);
+    expect(await fs.readFile(join(store, "kept"), "utf8")).toBe("the user's store\n");
     const r2 = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
     expect(r2.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
   });
@@ -316,20 +347,6 @@ describe("reading a bundle and its parts", () => {
     expect(bundleTargets(["--target", "win-x64,linux-arm64", "--target=win-x64"], "linux-x64")).toEqual(["win-x64", "linux-arm64"]);
     expect(bundleTargets(["--target", "all"], "linux-x64")).toHaveLength(6);
     expect(() => bundleTargets(["--target", "linux-x86"], "linux-x64")).toThrow(/unknown --target "linux-x86"/);
-    expect(fetchSystemFlags(["win-x64", "linux-arm64", "linux-x64"])).toEqual([
-      "--os",
-      "linux",
-      "--os",
-      "win32",
-      "--cpu",
-      "arm64",
-      "--cpu",
-      "x64",
-      "--libc",
-      "glibc",
-      "--libc",
-      "musl",
-    ]);
   });
 
   it("takes the running single executable and the binaries beside it that agree with the SHA256SUMS there", async () => {

@@ -6,28 +6,28 @@
  * bundle, src/install/offline/make.ts writes one.
  *
  * A bundle is a folder a user copies to a USB stick and installs from on a
- * machine with no network at all. It is the source layout plus what pnpm
- * would otherwise fetch from the registry:
+ * machine with no network at all. It is the source layout plus the packages
+ * pnpm would otherwise fetch from the registry:
  *
  *     offline-bundle.json                 the manifest (below); its presence makes a folder a bundle
  *     SHA256SUMS                          `<sha256>  <path>` for every other file (`sha256sum -c SHA256SUMS`)
- *     README.txt                          what to run, in plain words
- *     gentle-shell-setup-<target>[.exe]   the installer binaries that were at hand
+ *     README.txt                          what to run and how to check the stick first, in plain words
+ *     gentle-shell-setup-<target>[.exe]   the release's own installer binaries that were at hand
  *     node/v<node>/node-v<node>-<target>.tar.gz (.zip on Windows)   one per target
  *     pnpm/pnpm-<pnpm>.tgz
  *     go/go<go>.windows-<arch>.zip        Windows targets only (gentle-pi builds Gentle AI with our Go there)
  *     engram/v<engram>/engram_<engram>_<os>_<arch>.tar.gz   only for targets whose Engram is pinned
- *     releases/v<shell>/gentle-shell-distribution.json, gentle-shell-distribution-lock.yaml
- *     pnpm-store.tar.gz                   pnpm's store, filled by `pnpm fetch` from the release lockfile
+ *     releases/v<shell>/                  the signed release: gentle-shell-release.json and .sig, the two
+ *                                         distribution assets and the engine, byte for byte as published
+ *     packages/<name>/-/<base>-<version>.tgz   every registry tarball of the lockfile the targets install
  *
- * offline-bundle.json: { schema: 1, shell, pi, id, targets, store, files }
- * (`files`: every path SHA256SUMS lists, sorted).
+ * offline-bundle.json: { schema: 2, shell, pi, id, targets, packages, files }
+ * (`packages`: how many tarballs; `files`: every path SHA256SUMS lists, sorted).
  *
- * The bundle's own SHA256SUMS guards only what no pin covers: the store
- * archive and the two release assets. (It catches a damaged stick; it is no
- * signature, and nothing in a bundle can loosen a pin.) A bundle holds
- * exactly one release; the manifest names it, so an offline install asks no
- * registry for `latest`.
+ * Trust does not come from the bundle: the runtimes are checked against the
+ * compiled-in pins, the release against its signed manifest, and each
+ * tarball against the integrity the signed lockfile records (pnpm checks it
+ * again as it installs). SHA256SUMS only names a damaged copy early.
  */
 import { assertExactVersion } from "../../core/versions";
 import { TARGETS, type Target } from "../../pins/types";
@@ -35,46 +35,28 @@ import { TARGETS, type Target } from "../../pins/types";
 export const BUNDLE_MANIFEST = "offline-bundle.json";
 export const BUNDLE_SUMS = "SHA256SUMS";
 export const BUNDLE_README = "README.txt";
-export const BUNDLE_STORE = "pnpm-store.tar.gz";
+export const BUNDLE_PACKAGES = "packages";
 
 export const MiB = 1024 * 1024;
-/** Caps for what the bundle's SHA256SUMS guards (no pin sets them). */
-export const STORE_ARCHIVE_MAX = 4096 * MiB;
-export const STORE_EXPANDED_MAX = 16 * 1024 * MiB;
-export const STORE_MEMBERS_MAX = 500_000;
+/** The largest package tarball a bundle carries (the lockfile's integrity decides its bytes). */
+export const PACKAGE_MAX = 512 * MiB;
 export const MANIFEST_MAX = 1 * MiB;
 export const SUMS_MAX = 1 * MiB;
 
 export interface BundleManifest {
-  schema: 1;
+  schema: 2;
   shell: string;
   pi: string;
   id: string;
   targets: Target[];
-  store: string;
+  /** How many package tarballs are under packages/. */
+  packages: number;
   files: string[];
 }
 
 /** The installer binary's name for a target, in a release and in a bundle. */
 export function installerName(target: Target): string {
   return `gentle-shell-setup-${target}${target.startsWith("win-") ? ".exe" : ""}`;
-}
-
-/** `pnpm fetch` flags for the systems of `targets` (design: "Facts measured", pnpm and offline). */
-export function fetchSystemFlags(targets: readonly Target[]): string[] {
-  const os = new Set<string>();
-  const cpu = new Set<string>();
-  for (const t of targets) {
-    const [o, a] = t.split("-") as [string, string];
-    os.add(o === "win" ? "win32" : o);
-    cpu.add(a);
-  }
-  const flags: string[] = [];
-  for (const o of [...os].sort()) flags.push("--os", o);
-  for (const a of [...cpu].sort()) flags.push("--cpu", a);
-  // Our Node archives are glibc builds, but a musl package may be what a glibc system's optional dependency resolves to: both.
-  if (os.has("linux")) flags.push("--libc", "glibc", "--libc", "musl");
-  return flags;
 }
 
 /** `<sha256>  <path>` lines, sorted by path: what `sha256sum -c` reads. */
@@ -111,21 +93,24 @@ export function readBundleManifest(text: string): BundleManifest {
   }
   const d = data as Partial<Record<keyof BundleManifest, unknown>>;
   if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error(`${BUNDLE_MANIFEST} is not a JSON object`);
-  if (d.schema !== 1) throw new Error(`${BUNDLE_MANIFEST} has schema ${JSON.stringify(d.schema)}; this installer reads schema 1`);
+  if (d.schema === 1) {
+    throw new Error("this offline bundle was made by an older gentle-shell-setup, without a signed release or checkable packages; make it again with this one");
+  }
+  if (d.schema !== 2) throw new Error(`${BUNDLE_MANIFEST} has schema ${JSON.stringify(d.schema)}; this installer reads schema 2`);
   const shell = assertExactVersion("the bundle's gentle-pi version", d.shell);
   const pi = assertExactVersion("the bundle's Pi version", d.pi);
   if (d.id !== `${shell}-${pi}`) throw new Error(`${BUNDLE_MANIFEST} names id ${JSON.stringify(d.id)}, expected ${shell}-${pi}`);
   if (!Array.isArray(d.targets) || !d.targets.every((t) => (TARGETS as readonly unknown[]).includes(t))) {
     throw new Error(`${BUNDLE_MANIFEST} does not list its targets`);
   }
-  if (d.store !== BUNDLE_STORE) throw new Error(`${BUNDLE_MANIFEST} names store ${JSON.stringify(d.store)}, expected ${BUNDLE_STORE}`);
+  if (!Number.isSafeInteger(d.packages) || (d.packages as number) < 0) throw new Error(`${BUNDLE_MANIFEST} does not count its packages`);
   if (!Array.isArray(d.files) || !d.files.every((f) => typeof f === "string" && !unsafeRelative(f))) {
     throw new Error(`${BUNDLE_MANIFEST} does not list its files`);
   }
-  return { schema: 1, shell, pi, id: d.id as string, targets: d.targets as Target[], store: BUNDLE_STORE, files: d.files as string[] };
+  return { schema: 2, shell, pi, id: d.id as string, targets: d.targets as Target[], packages: d.packages as number, files: d.files as string[] };
 }
 
-/** README.txt: what to run, in plain words. */
+/** README.txt: what to run, and how to check a stick first, in plain words. */
 export function bundleReadme(manifest: BundleManifest): string {
   const first = manifest.targets[0]!;
   return `Gentle Shell ${manifest.shell} (Pi ${manifest.pi}): offline bundle
@@ -134,10 +119,23 @@ export function bundleReadme(manifest: BundleManifest): string {
 Installs Gentle Shell on a machine with no network at all, for:
 ${manifest.targets.map((t) => `  - ${t}`).join("\n")}
 
+Before you run anything from a stick you did not make yourself, check it
+with a gentle-shell-setup you already trust (one you downloaded and checked,
+or the one inside an existing install). A program on the stick can vouch
+only for itself, so do not use the stick's own for this:
+
+     gentle-shell-setup verify /path/to/this/folder
+
+It checks the release's signature, every file the signed release lists
+(the installer binaries included), the runtimes against the checksums built
+into the installer, and each of the ${manifest.packages} packages under ${BUNDLE_PACKAGES}/ against the
+signed lockfile. An existing install can run the same check:
+gentle-shell upgrade --source /path/to/this/folder checks it before it
+changes anything.
+
 1. Copy this folder to the machine (a read-only stick is fine: the installer
-   copies what it needs and never writes here).
-2. Optionally check it:  sha256sum -c ${BUNDLE_SUMS}
-3. From this folder, run the installer for the machine with the folder's
+   never writes here).
+2. From this folder, run the installer for the machine with the folder's
    full path, for example:
 
      ./${installerName(first)} install --source "$PWD"
@@ -146,9 +144,9 @@ ${manifest.targets.map((t) => `  - ${t}`).join("\n")}
    The path is remembered: \`gentle-shell setup\` takes Engram from here later,
    if the folder is still there.
 
-Node, pnpm, Go and Engram are checked against the checksums built into the
-installer, exactly as when they are downloaded; ${BUNDLE_SUMS} guards the rest
-(the pnpm store ${BUNDLE_STORE} and the release files under releases/).
-${BUNDLE_MANIFEST} names the release this bundle installs.
+During the install, the packages are handed to pnpm by a small server on
+127.0.0.1 that lives only as long as the install, and pnpm checks each one
+against the signed lockfile. ${BUNDLE_SUMS} (\`sha256sum -c ${BUNDLE_SUMS}\`)
+only tells a damaged copy early; it is no signature.
 `;
 }

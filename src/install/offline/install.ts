@@ -1,23 +1,26 @@
 /**
  * A version from an offline bundle (README: offline bundles): the bundle's
- * own release, installed by pnpm --offline from the bundle's verified store;
- * no registry is asked. Shared by a new install and by gentle-shell upgrade
- * --source <bundle>. A version already installed is reused without touching
- * the store.
+ * own signed release, installed by our pnpm from the bundle's package
+ * tarballs, which a loopback registry serves for the length of the run and
+ * pnpm checks against the signed lockfile's integrity; no other registry is
+ * asked. Shared by a new install and by gentle-shell upgrade --source
+ * <bundle>. A version already installed is reused without serving anything.
  */
 import type { Distribution } from "../../core/distribution";
-import type { FetchedRelease } from "../release";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
+import { serveTarballs } from "../../io/loopback-registry";
+import type { FetchedRelease } from "../release";
 import { installVersion, versionState } from "../version";
-import { extractBundleStore } from "./open";
+import type { OfflineBundle } from "./open";
 
 export interface BundleVersionOptions {
   layout: Layout;
-  /** The bundle's release, its signature verified (readBundleRelease). */
+  bundle: OfflineBundle;
+  /** The bundle's release, its signature verified (readBundleRelease), and its packages. */
   release: FetchedRelease;
-  /** The bundle's store archive, copied off the bundle and verified (stageBundleStore). */
-  stagedStore: string;
+  /** The tarballs this machine needs, already checked against the signed lockfile (bundlePackageFiles). */
+  packages: ReadonlyMap<string, string>;
   env: Env;
   go: boolean;
   echo?: boolean;
@@ -25,17 +28,23 @@ export interface BundleVersionOptions {
 
 export async function installBundleVersion(
   options: BundleVersionOptions,
-): Promise<{ distribution: Distribution; result: Awaited<ReturnType<typeof installVersion>>; storeNote: string }> {
+): Promise<{ distribution: Distribution; result: Awaited<ReturnType<typeof installVersion>>; packagesNote: string }> {
   const { layout, release } = options;
   const { distribution } = release;
-  const install = (offline?: { store: string }) =>
+  const install = (offline?: { registry: string }) =>
     installVersion({ layout, distribution, env: options.env, engine: release.engine, go: options.go, echo: options.echo, offline });
-  if ((await versionState(layout, distribution.manifest.id)).kind === "valid") return { distribution, result: await install(), storeNote: "" };
-  const store = await extractBundleStore(layout, options.stagedStore);
+  if ((await versionState(layout, distribution.manifest.id)).kind === "valid") return { distribution, result: await install(), packagesNote: "" };
+  const files = options.packages;
+  const registry = await serveTarballs(files);
   try {
-    const result = await install({ store: store.dir });
-    return { distribution, result, storeNote: store.kind === "prefix" ? "; the bundle's pnpm store is now the prefix's" : "" };
+    const result = await install({ registry: registry.url });
+    const fetched = registry.served();
+    return {
+      distribution,
+      result,
+      packagesNote: `; ${fetched} package(s) taken from the bundle (${files.size - fetched} already in the store), each checked against the signed lockfile`,
+    };
   } finally {
-    await store.cleanup();
+    await registry.close();
   }
 }

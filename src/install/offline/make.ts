@@ -5,12 +5,14 @@
  *
  * - The pinned artifacts are fetched through the same sources as any install
  *   and verified against the compiled-in pins as they arrive.
- * - The store is one archive, so a stick takes one large file instead of
- *   fifteen thousand small ones. It is made by our pnpm, in pnpmEnvironment
- *   with a throwaway prefix under the system temp folder, with `pnpm fetch`
- *   for the targets' systems (`--os/--cpu/--libc`: the lockfile lists every
- *   system's optional packages, but only an install for a system needs its
- *   own; environment variables for this are ignored by pnpm).
+ * - The release comes through its signed manifest, byte for byte.
+ * - The packages are the registry tarballs themselves (./packages.ts), each
+ *   checked against the signed lockfile's integrity, so a bundle stays
+ *   verifiable offline down to every package; an extracted pnpm store could
+ *   not be (a forged store index can map the right integrity to other files).
+ *   Only what the targets' systems install is taken (npm's os/cpu/libc).
+ * - A throwaway prefix under the system temp folder holds our Node, which
+ *   asks our npm for the registry when the npm settings name none.
  * - A bundle is made in a staging folder beside --out and appears with one
  *   rename, so a failed or interrupted run leaves no half bundle.
  */
@@ -18,17 +20,15 @@ import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "pathe";
-import * as tar from "tar";
 import { prefixLayout, type Platform } from "../../core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
 import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../../core/npmrc";
-import { pnpmEnvironment, type Env } from "../../core/environment";
+import type { Env } from "../../core/environment";
 import { parseSource, releasePath, type Source } from "../../core/source";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Expected } from "../../io/download";
 import { lstatOrNull } from "../../io/files";
 import { publishByRename, stagingPath } from "../../io/staging";
-import { outputTail, run } from "../../io/process";
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
 import { ensureRuntimes } from "../runtime/index";
@@ -36,18 +36,8 @@ import { fetchRelease, latestRelease } from "../release";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
 import { userNpmrc, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../registry";
-import {
-  BUNDLE_MANIFEST,
-  BUNDLE_README,
-  BUNDLE_STORE,
-  BUNDLE_SUMS,
-  bundleReadme,
-  fetchSystemFlags,
-  formatSums,
-  installerName,
-  parseSums,
-  type BundleManifest,
-} from "./format";
+import { downloadPackages } from "./packages";
+import { BUNDLE_MANIFEST, BUNDLE_README, BUNDLE_SUMS, bundleReadme, formatSums, installerName, parseSums, type BundleManifest } from "./format";
 
 export interface MakeBundleOptions {
   out: string;
@@ -206,10 +196,9 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     await ensureRuntimes({ layout, pins, source: hostSource, target: options.hostTarget, env }, { pnpm: false });
     const registry = npmrcRegistry(npmrc) ?? (await configuredRegistry(layout, npmrc, env));
 
-    // 3. pnpm into the bundle, then into the throwaway prefix from there.
+    // 3. pnpm into the bundle.
     const pnpmSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
     await fetchInto(pnpmSource, pins.pnpm.file, expectedFor(`pnpm ${pins.pnpm.version}`, pins.pnpm.file, pins.pnpm.integrity));
-    await ensureRuntimes({ layout, pins, source: { kind: "folder", root: staging }, target: options.hostTarget, env });
 
     // 4. The release, through its signed manifest: the manifest, its signature, the two assets and the engine byte for byte.
     const shell = options.release ?? (await latestRelease(registry, npmrc, env));
@@ -228,43 +217,22 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     }
     log(`release: gentle-pi ${release.shell} with Pi ${release.pi}, signature verified (key ${assets.signed.key})`);
 
-    // 5. The store: our pnpm fetches every package of the lockfile for the targets' systems.
-    const project = join(layout.tmp, "fetch");
-    await fs.mkdir(project, { recursive: true, mode: 0o700 });
-    await fs.writeFile(join(project, "package.json"), assets.distribution.files["package.json"]);
-    await fs.writeFile(join(project, "pnpm-workspace.yaml"), assets.distribution.files["pnpm-workspace.yaml"]);
-    await fs.writeFile(join(project, "pnpm-lock.yaml"), assets.distribution.lockfile);
-    const fetched = await run(layout.node, [layout.pnpmEntry, "fetch", ...fetchSystemFlags(targets)], {
-      cwd: project,
-      env: pnpmEnvironment(layout, { env, npmrc }),
-      echo: options.verbose,
-      timeoutMs: 30 * 60_000,
-    });
-    if (fetched.code !== 0) throw new Error(`pnpm fetch failed for ${release.id}:\n${outputTail(fetched)}`);
-    const storeTop = (await fs.readdir(layout.pnpm.store)).sort();
-    if (!storeTop.length) throw new Error("pnpm fetch left the store empty");
-    // pnpm's projects/ (links to the projects that used the store) is this throwaway prefix's business; nothing else may be a link.
-    const links: string[] = [];
-    await tar.c(
-      {
-        gzip: { level: 6 },
-        file: join(staging, BUNDLE_STORE),
-        cwd: layout.pnpm.store,
-        portable: true,
-        filter: (path, stat) => {
-          if (/^(\.\/)?v\d+\/projects(\/|$)/.test(path)) return false;
-          if ("isSymbolicLink" in stat && stat.isSymbolicLink()) {
-            links.push(path);
-            return false;
-          }
-          return true;
-        },
+    // 5. The packages: every registry tarball of the signed lockfile the targets install, checked against its integrity.
+    let last = 0;
+    const packages = await downloadPackages({
+      lockfile: assets.distribution.lockfile,
+      targets,
+      registry,
+      npmrc,
+      env,
+      into: staging,
+      onDone: (done, total) => {
+        if (done === total || done - last >= 25) {
+          last = done;
+          log(`packages: ${done} of ${total} verified against the signed lockfile`);
+        }
       },
-      storeTop,
-    );
-    if (links.length) throw new Error(`pnpm's store holds links (${links.slice(0, 3).join(", ")}); the bundle's store would not install`);
-    await fs.chmod(join(staging, BUNDLE_STORE), 0o644);
-    log(`pnpm store: ${BUNDLE_STORE}`);
+    });
 
     // 6. The installer binaries at hand: only the release's own, as its signed manifest lists them.
     for (const [target, file] of Object.entries(options.binaries) as [Target, string][]) {
@@ -281,12 +249,12 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
 
     // 7. Manifest, README, SHA256SUMS over everything else.
     const manifest: BundleManifest = {
-      schema: 1,
+      schema: 2,
       shell: release.shell,
       pi: release.pi,
       id: release.id,
       targets,
-      store: BUNDLE_STORE,
+      packages: packages.length,
       files: [],
     };
     await fs.writeFile(join(staging, BUNDLE_README), bundleReadme(manifest), { mode: 0o644 });
