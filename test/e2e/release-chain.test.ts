@@ -88,7 +88,12 @@ describe("a mirror cannot substitute a release", () => {
   };
   const cases: [string, string, () => Fault, string][] = [
     ["one flipped byte of the manifest", RELEASE_MANIFEST, () => ({ kind: "flip", offset: 40 }), "does not verify: the release was altered"],
-    ["one flipped byte of the signature", RELEASE_SIGNATURE, () => ({ kind: "flip", offset: 40 }), "is not an Ed25519 signature line; the release cannot be trusted"],
+    [
+      "one flipped byte of the signature",
+      RELEASE_SIGNATURE,
+      () => ({ kind: "flip", offset: 40 }),
+      "is not an Ed25519 signature line; the release cannot be trusted",
+    ],
     [
       "the manifest signed by a key the binary does not know",
       RELEASE_SIGNATURE,
