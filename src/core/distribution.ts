@@ -29,6 +29,14 @@ export interface Distribution {
 }
 
 /**
+ * What installVersion installs: a release's verified distribution, or the
+ * same files for another Pi with `lockfile: null`, which pnpm then resolves
+ * (an upgrade that keeps a newer active Pi). A release's lockfile only ever
+ * goes with the exact pair it was resolved for.
+ */
+export type VersionProject = Omit<Distribution, "lockfile"> & { lockfile: string | null };
+
+/**
  * The project the release lockfile is resolved from and installed with.
  * `allowBuilds` lets only gentle-pi's build run; `strictDepBuilds: false`
  * makes Pi's other build scripts skipped rather than fatal; the workspace

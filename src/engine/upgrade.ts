@@ -10,6 +10,7 @@ import { tildifyText, type Layout } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
+import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
@@ -156,15 +157,17 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   // The signed manifest first; the assets and the release's own engine are checked against it.
   const release = bundle ? await readBundleRelease(bundle, buildPins(), ownScript) : await fetchRelease(source, latest, buildPins(), ownScript);
   const { distribution } = release;
-  const { id, shell, pi } = distribution.manifest;
+  // The release's pair, or its gentle-pi with the active Pi when that Pi is newer (kept, no release lockfile).
+  const pair = upgradePair(install.pi, distribution.manifest);
+  const { id, shell, pi } = pair;
   // 2. Already there.
   if (id === install.id) {
     out(`Gentle Shell ${shell} with Pi ${pi} is already current; nothing was changed.`);
     return 0;
   }
-  if (compareVersions(install.pi, pi) > 0) {
-    out(`Warning: the active Pi ${install.pi} is newer than the release's Pi ${pi}; the release's verified pair is installed as published.`);
-  }
+  const refusal = bundle ? offlineRefusal(pair) : null;
+  if (refusal) throw new Error(refusal);
+  if (pair.lockfile === "none") out(keptPiWarning(pair));
   // 3. Install it in place beside the active version.
   out(
     `Installing Gentle Shell ${shell} with Pi ${pi}${bundle ? " from the offline bundle" : ""} (signature verified${release.engineDownloaded ? "; it brings its own engine" : ""})...`,
@@ -172,7 +175,10 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   const go = layout.platform === "win32";
   const installed = bundle
     ? (await installBundleVersion({ layout, bundle, release, packages: await bundlePackageFiles(bundle, release, hostTarget()), env, go })).result
-    : await installVersion({ layout, distribution, env, engine: release.engine, go });
+    : await installVersion({ layout, distribution: pairProject(pair, distribution), env, engine: release.engine, go }).catch((error: Error) => {
+        // installVersion has removed the folder it claimed; current never moved.
+        throw pair.lockfile === "none" ? new Error(`${error.message}; nothing was changed`) : error;
+      });
   const ours = installed.status === "installed";
   const previous = install.id;
   let switched = false;

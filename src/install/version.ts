@@ -5,15 +5,20 @@
  * claimed with mkdir; its marker reads `installing <id> <pid>` until pnpm has
  * run and the installed gentle-pi and Pi match the release exactly; then one
  * rename makes it `<id>`, and only that makes the version valid.
+ *
+ * A release's pair installs with --frozen-lockfile from its lockfile. A
+ * project without one (an upgrade that keeps a newer active Pi) is resolved
+ * by pnpm, and gets the same exact check of what was installed.
  */
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import type { Layout } from "../core/layout";
-import { PI_PACKAGE, SHELL_PACKAGE, type Distribution } from "../core/distribution";
+import { versionId, type Layout } from "../core/layout";
+import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/distribution";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";
-import { outputTail, run } from "../io/process";
+import { outputTail, run, type RunResult } from "../io/process";
+import { redactText } from "../core/secrets";
 
 export const VERSION_MARKER = ".gentle-shell-version";
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -55,7 +60,8 @@ export async function versionState(layout: Layout, id: string): Promise<VersionS
 
 export interface InstallVersionOptions {
   layout: Layout;
-  distribution: Distribution;
+  /** A release's distribution, or a project with no lockfile that pnpm resolves. */
+  distribution: VersionProject;
   env: Env;
   /** The engine script written into the version before its final marker. */
   engine: string | Buffer;
@@ -80,6 +86,16 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   const { layout, distribution } = options;
   const { id, shell, pi } = distribution.manifest;
   const dir = join(layout.versions, id);
+  const locked = distribution.lockfile !== null;
+  if (!locked) {
+    // Without a lockfile, package.json is all pnpm goes by: it must be exactly the two pins.
+    const expected = distributionFiles({ shell, pi });
+    const files = distribution.files;
+    if (id !== versionId(shell, pi) || files["package.json"] !== expected["package.json"] || files["pnpm-workspace.yaml"] !== expected["pnpm-workspace.yaml"]) {
+      throw new Error(`${id} without a lockfile must be exactly the files of gentle-pi ${shell} with Pi ${pi}`);
+    }
+    if (options.offline) throw new Error(`${id} has no lockfile, so it cannot be installed offline`);
+  }
   if (layout.platform === "win32" && !options.go) {
     throw new Error("on Windows a version is installed only with the pinned Go under runtime/go, so gentle-pi never builds with the user's Go");
   }
@@ -105,10 +121,11 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await writeFileAtomic(join(dir, VERSION_MARKER), `installing ${id} ${process.pid}\n`, 0o644);
     await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"]);
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"]);
-    await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile);
+    if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile);
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
-    const args = [layout.pnpmEntry, "install", "--frozen-lockfile"];
+    // Explicit either way: pnpm's own default follows CI.
+    const args = [layout.pnpmEntry, "install", locked ? "--frozen-lockfile" : "--no-frozen-lockfile"];
     if (options.offline) {
       const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
       await fs.mkdir(layout.tmp, { recursive: true, mode: 0o700 });
@@ -122,6 +139,9 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       echo: options.echo,
       timeoutMs: 30 * 60_000,
     });
+    if (result.code !== 0 && !locked) {
+      throw new Error(`pnpm could not install ${SHELL_PACKAGE} ${shell} with Pi ${pi} without a lockfile (${pnpmFailure(result)})`);
+    }
     if (result.code !== 0) {
       throw new Error(`pnpm install --frozen-lockfile${options.offline ? " from the offline bundle's packages" : ""} failed for ${id}:\n${outputTail(result)}`);
     }
@@ -141,6 +161,21 @@ async function checkInstalled(dir: string, name: string, version: string): Promi
   const text = await readTextOrNull(join(dir, "node_modules", name, "package.json"));
   const installed = text ? (JSON.parse(text) as { version?: string }).version : undefined;
   if (installed !== version) {
-    throw new Error(`after pnpm ran, ${name} is ${installed ?? "missing"}; the release pins ${version} exactly`);
+    throw new Error(`after pnpm ran, ${name} is ${installed ?? "missing"}; the version pins ${version} exactly`);
   }
+}
+
+/** pnpm's reason in one line: its first ERR_PNPM_ line, else the last line it printed. */
+export function pnpmFailure(result: Pick<RunResult, "stdout" | "stderr" | "code">): string {
+  const lines = `${result.stdout}\n${result.stderr}`
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const line = lines.find((l) => /\bERR_PNPM_[A-Z0-9_]+/.test(l)) ?? lines[lines.length - 1] ?? `pnpm exited with code ${result.code}`;
+  return redactText(
+    line
+      .replace(/\[(ERR_PNPM_[A-Z0-9_]+)\]/, "$1")
+      .replace(/\s+/g, " ")
+      .slice(0, 300),
+  );
 }

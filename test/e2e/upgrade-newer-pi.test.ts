@@ -1,0 +1,151 @@
+/**
+ * gentle-shell upgrade when the active Pi is newer than the release's (spec:
+ * "gentle-shell upgrade in a bundled install", step 3): from the fixture
+ * release 4.0.0 (Pi 1.6.0) to a release 4.1.0 made here that pins the older
+ * Pi 1.5.0, served from a folder laid out like the mirror. Shell keeps Pi
+ * 1.6.0 and installs gentle-pi 4.1.0 with it, resolved by pnpm: the release's
+ * lockfile, made for 4.1.0 with Pi 1.5.0, is never used.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, promises as fs } from "node:fs";
+import { join } from "pathe";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, PI_PACKAGE } from "../../src/core/distribution";
+import { prefixLayout, versionId } from "../../src/core/layout";
+import { ENGINE_ASSET } from "../../src/core/release-manifest";
+import { buildDistribution } from "../../src/install/distribution";
+import { fixtures } from "../support/context";
+import { FIXTURE_NEXT_ENGINE, FIXTURE_PI, homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
+import { publishSignedRelease } from "../support/release-publish";
+import { scratchDir } from "../support/scratch";
+
+const f = fixtures();
+const older = f.releases[0]!;
+const SHELL = "4.1.0";
+const RELEASE_PI = "1.5.0";
+
+/** Hard links of a mirror folder (the runtimes), copies where a link is not possible. */
+async function linkTree(from: string, to: string): Promise<void> {
+  await fs.mkdir(to, { recursive: true });
+  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
+    const [src, dest] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) await linkTree(src, dest);
+    else await fs.link(src, dest).catch(() => fs.copyFile(src, dest));
+  }
+}
+
+/** A source folder with the runtimes of the fixture mirror and a signed release 4.1.0 that pins Pi 1.5.0. */
+async function olderPiRelease(): Promise<{ root: string; lockfile: string }> {
+  const scratch = scratchDir("gss-newer-pi-source-");
+  const root = join(scratch, "source");
+  for (const part of ["node", "pnpm", "engram"]) await linkTree(join(f.mirrorRoot, part), join(root, part));
+  // Resolved as the release workflow does: our pnpm, a throwaway prefix whose npmrc names the fixture registry.
+  const layout = prefixLayout({ home: join(scratch, "distribution-home"), platform: "linux", pins: f.pins });
+  await fs.mkdir(layout.pnpm.config, { recursive: true });
+  await fs.writeFile(layout.pnpm.npmrc, `registry=${f.registryUrl}\n`);
+  const built = await buildDistribution({ shell: SHELL, pi: RELEASE_PI, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins });
+  const dir = join(root, "releases", `v${SHELL}`);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(join(dir, DISTRIBUTION_JSON), built.json);
+  await fs.writeFile(join(dir, DISTRIBUTION_LOCK), built.lockfile);
+  await publishSignedRelease(dir, {
+    shell: SHELL,
+    pi: RELEASE_PI,
+    engine: await fs.readFile(join(f.mirrorRoot, "releases", `v${SHELL}`, ENGINE_ASSET)),
+  });
+  return { root, lockfile: built.lockfile };
+}
+
+const release = olderPiRelease();
+// Awaited by each test; a failure is theirs to report.
+release.catch(() => undefined);
+
+async function installOlder(): Promise<string> {
+  const home = join(scratchDir("gss-newer-pi-"), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return home;
+}
+
+function gs(home: string, args: string[]) {
+  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home), cwd: home, timeoutMs: 170_000 });
+}
+
+async function versionLines(home: string) {
+  return (await gs(home, ["--version"])).stdout.split("\n").slice(0, 2);
+}
+
+describe.concurrent("gentle-shell upgrade to a release with an older Pi", () => {
+  it("keeps the active Pi, installs the release's gentle-pi with it without the release's lockfile, and switches", async () => {
+    const [home, { root, lockfile }] = await Promise.all([installOlder(), release]);
+    expect(older.pi).toBe(FIXTURE_PI);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${FIXTURE_PI}`]);
+
+    const up = await gs(home, ["upgrade", "--source", root]);
+    expect(up.stderr).toBe("");
+    expect(up.code).toBe(0);
+    const warnings = up.stdout.split("\n").filter((line) => line.startsWith("Warning:"));
+    expect(warnings).toEqual([
+      `Warning: Shell keeps Pi ${FIXTURE_PI} (newer than the release's Pi ${RELEASE_PI}) and installs gentle-pi ${SHELL} without the release's lockfile; pnpm resolves that pair.`,
+    ]);
+    // Still the release's signed manifest and its own engine.
+    expect(up.stdout).toContain(`Installing Gentle Shell ${SHELL} with Pi ${FIXTURE_PI} (signature verified; it brings its own engine)...`);
+    expect(up.stdout).toContain(`Using the engine of Gentle Shell ${SHELL} (gentle-shell-setup ${FIXTURE_NEXT_ENGINE})...`);
+    const kept = versionId(SHELL, FIXTURE_PI);
+    expect(up.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${FIXTURE_PI} is now current (was ${older.id})`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${FIXTURE_PI}`]);
+
+    const prefix = join(home, ".gentle-shell");
+    expect((await fs.readdir(join(prefix, "versions"))).sort()).toEqual([older.id, kept].sort());
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${kept}`);
+    const version = join(prefix, "versions", kept);
+    // No frozen install of the release's lockfile: pnpm resolved the pair (its own lockfile), and Pi 1.5.0 is nowhere.
+    expect(lockfile).toContain(`${PI_PACKAGE}@${RELEASE_PI}`);
+    const own = await fs.readFile(join(version, "pnpm-lock.yaml"), "utf8");
+    expect(own).not.toBe(lockfile);
+    expect(own).toContain(`${PI_PACKAGE}@${FIXTURE_PI}`);
+    expect(own).not.toContain(`${PI_PACKAGE}@${RELEASE_PI}`);
+    const store = await fs.readdir(join(version, "node_modules", ".pnpm"));
+    const piDirs = store.map((name) => /^@earendil-works\+pi-coding-agent@([^_]+)/.exec(name)?.[1]).filter(Boolean);
+    expect(piDirs).toEqual([FIXTURE_PI]);
+    expect(JSON.parse(await fs.readFile(join(version, "node_modules", PI_PACKAGE, "package.json"), "utf8")).version).toBe(FIXTURE_PI);
+
+    const again = await gs(home, ["upgrade", "--source", root]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${FIXTURE_PI} is already current; nothing was changed.`);
+  });
+
+  it("stops with one sentence and changes nothing when pnpm cannot resolve the release's gentle-pi with the kept Pi", async () => {
+    const [home, { root }] = await Promise.all([installOlder(), release]);
+    // The active version claims a Pi the registry does not have (its pin and its installed package agree).
+    const version = join(home, ".gentle-shell", "versions", older.id);
+    const missing = "9.9.9";
+    const pkgFile = join(version, "package.json");
+    await fs.writeFile(pkgFile, (await fs.readFile(pkgFile, "utf8")).replace(`"${PI_PACKAGE}": "${FIXTURE_PI}"`, `"${PI_PACKAGE}": "${missing}"`));
+    const piFile = join(version, "node_modules", PI_PACKAGE, "package.json");
+    const piText = (await fs.readFile(piFile, "utf8")).replace(/"version": "[^"]+"/, `"version": "${missing}"`);
+    // A new file, not the store's hard-linked one.
+    await fs.rm(piFile);
+    await fs.writeFile(piFile, piText);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${missing}`]);
+
+    const up = await gs(home, ["upgrade", "--source", root]);
+    expect(up.code).toBe(1);
+    expect(up.stdout).toContain(`Warning: Shell keeps Pi ${missing} (newer than the release's Pi ${RELEASE_PI})`);
+    expect(up.stderr.trim().split("\n")).toHaveLength(1);
+    expect(up.stderr.trim()).toMatch(
+      /^gentle-shell: pnpm could not install gentle-pi 4\.1\.0 with Pi 9\.9\.9 without a lockfile \(ERR_PNPM_NO_MATCHING_VERSION No matching version found for @earendil-works\/pi-coding-agent@9\.9\.9 .*\); nothing was changed$/,
+    );
+    const prefix = join(home, ".gentle-shell");
+    expect(await fs.readdir(join(prefix, "versions"))).toEqual([older.id]);
+    expect(existsSync(join(prefix, "versions", versionId(SHELL, missing)))).toBe(false);
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${older.id}`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${missing}`]);
+  });
+});
