@@ -47,7 +47,8 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     return;
   }
   if (args[0] === "release" && (args.includes("--help") || args.includes("-h"))) {
-    const sub = args[1] === "build" || args[1] === "verify" ? (releaseCommand.subCommands as Record<string, typeof releaseCommand>)[args[1]]! : releaseCommand;
+    const subs = releaseCommand.subCommands as Record<string, typeof releaseCommand>;
+    const sub = args[1] && subs[args[1]] ? subs[args[1]]! : releaseCommand;
     process.stdout.write(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
     return;
   }

@@ -1,8 +1,9 @@
 /**
- * `gentle-shell-setup release build --shell <v> --pi <v> --out <dir>` and
- * `gentle-shell-setup release verify --assets <dir>`: the release workflow's
- * distribution jobs (spec: "Release workflow"), run by the maintainers' CI.
- * The work lives in src/install/release-assets.ts; this binds the machine.
+ * `gentle-shell-setup release build --shell <v> --pi <v> --out <dir>`,
+ * `release verify --assets <dir>` (spec: "Release workflow"), and
+ * `release sign --assets <dir> --key <file>` / `release check --assets
+ * <dir>` (the signed manifest), run by the maintainers' CI. The work lives
+ * in src/install/release-assets.ts and release-sign.ts; this binds the machine.
  */
 import { homedir } from "node:os";
 import { defineCommand } from "citty";
@@ -13,6 +14,7 @@ import { buildPins } from "../pins/index";
 import { ownScript } from "../io/self";
 import { stdOutput } from "../io/output";
 import { buildReleaseAssets, verifyReleaseAssets, type ReleaseContext } from "../install/release-assets";
+import { checkSignedFolder, signRelease } from "../install/release-sign";
 
 function context(source: string | undefined): ReleaseContext {
   const env = process.env as Env;
@@ -56,7 +58,33 @@ const verify = defineCommand({
   },
 });
 
+const sign = defineCommand({
+  meta: { name: "sign", description: "Write the signed release manifest over every asset in a folder (the workflow's last step)" },
+  args: {
+    assets: { type: "string", required: true, description: "The folder holding every asset of the release" },
+    key: { type: "string", required: true, description: "The Ed25519 private key (PEM, PKCS#8) whose public half this build compiles in" },
+    shell: { type: "string", description: "The release version the assets must be (exact)" },
+  },
+  async run({ args }) {
+    if (!args.assets || !args.key) throw new UserError("release sign needs --assets and --key", EXIT.usage);
+    const signed = await signRelease({ assets: args.assets, keyFile: args.key, pins: buildPins(), shell: args.shell });
+    stdOutput.out(`Signed Gentle Shell ${signed.shell} (Pi ${signed.pi}) with key ${signed.key}: ${signed.assets.join(", ")}`);
+  },
+});
+
+const check = defineCommand({
+  meta: { name: "check", description: "Check a signed release folder as every installer will: the signature, then each listed asset" },
+  args: {
+    assets: { type: "string", required: true, description: "The signed release folder" },
+  },
+  async run({ args }) {
+    if (!args.assets) throw new UserError("release check needs --assets", EXIT.usage);
+    const checked = await checkSignedFolder(args.assets, buildPins());
+    stdOutput.out(`Gentle Shell ${checked.shell} (Pi ${checked.pi}): signature by key ${checked.key} verified, ${checked.assets.length} assets exact`);
+  },
+});
+
 export const releaseCommand = defineCommand({
-  meta: { name: "release", description: "Build and verify a release's distribution assets (for the release workflow)" },
-  subCommands: { build, verify },
+  meta: { name: "release", description: "Build, verify, sign and check a release (for the release workflow)" },
+  subCommands: { build, verify, sign, check },
 });

@@ -13,6 +13,8 @@ import { join } from "pathe";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, distributionAsset } from "../../src/core/distribution";
 import { prefixLayout } from "../../src/core/layout";
 import { buildDistribution } from "../../src/install/distribution";
+import { ENGINE_ASSET, keyId } from "../../src/core/release-manifest";
+import { FIXTURE_RELEASE_KEY } from "../support/release-key";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
@@ -135,6 +137,32 @@ async function hidingRegistry(version: string, hide: number): Promise<{ url: str
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, documents: () => documents, server };
 }
+
+describe("gentle-shell-setup release sign and check", () => {
+  it("signs a folder of assets with a key this build knows, and check verifies it; a flipped byte afterwards is named", async () => {
+    const h = await releaseHome();
+    const dir = join(h.home, "assets");
+    await fs.mkdir(dir);
+    const from = join(f.mirrorRoot, "releases", `v${latest.shell}`);
+    for (const name of [DISTRIBUTION_JSON, DISTRIBUTION_LOCK, ENGINE_ASSET]) await fs.copyFile(join(from, name), join(dir, name));
+    await fs.copyFile(f.binary!, join(dir, "gentle-shell-setup-linux-x64"));
+    const key = join(h.home, "release-key.pem");
+    await fs.writeFile(key, FIXTURE_RELEASE_KEY.privateKeyPem, { mode: 0o600 });
+    const run = (args: string[]) => runCommand(f.binary!, ["release", ...args], { env: h.env, cwd: h.home, timeoutMs: 60_000 });
+    const signed = await run(["sign", "--assets", dir, "--key", key, "--shell", latest.shell]);
+    expect(signed.code, signed.stdout + signed.stderr).toBe(0);
+    expect(signed.stdout).toContain(`Signed Gentle Shell ${latest.shell} (Pi ${latest.pi}) with key ${keyId(FIXTURE_RELEASE_KEY.key.publicKey)}`);
+    const checked = await run(["check", "--assets", dir]);
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toContain("4 assets exact");
+    const lock = await fs.readFile(join(dir, DISTRIBUTION_LOCK));
+    lock[10]! ^= 1;
+    await fs.writeFile(join(dir, DISTRIBUTION_LOCK), lock);
+    const broken = await run(["check", "--assets", dir]);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(`${DISTRIBUTION_LOCK} in ${dir} is not the file the signed manifest lists`);
+  });
+});
 
 describe("buildDistribution: just published", () => {
   let servers: Server[] = [];
