@@ -3,16 +3,17 @@
  * the fixture release 4.0.0 to the registry's latest, 4.1.0, and back.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, promises as fs, readFileSync } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
-import { homeEnv } from "../support/fixtures";
+import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
+const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
 
 async function installOlder(source = f.mirrorUrl) {
   const home = join(scratchDir("gss-upgrade-"), "home");
@@ -44,6 +45,9 @@ describe.concurrent("gentle-shell upgrade", () => {
     expect(up.stderr).toBe("");
     expect(up.code).toBe(0);
     expect(up.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current (was ${older.id})`);
+    // Step 4 ran the new release's own engine (it reports another gentle-shell-setup version), written from the release.
+    expect(up.stdout).toContain(`Installing Gentle Shell ${latest.shell} with Pi ${latest.pi} (signature verified; it brings its own engine)...`);
+    expect(up.stdout).toContain(`Using the engine of Gentle Shell ${latest.shell} (gentle-shell-setup ${FIXTURE_NEXT_ENGINE})...`);
     expect(await versionLines(home)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
     const prefix = join(home, ".gentle-shell");
     expect((await fs.readdir(join(prefix, "versions"))).sort()).toEqual([older.id, latest.id].sort());
@@ -60,6 +64,9 @@ describe.concurrent("gentle-shell upgrade", () => {
     const back = await gs(home, ["upgrade", "--rollback"]);
     expect(back.code, back.stdout + back.stderr).toBe(0);
     expect(back.stdout).toContain(`Rolled back: ${older.id} is current again (was ${latest.id}).`);
+    // Rollback runs the kept version's engine, the older release's own: not the one that just ran.
+    expect(back.stdout).toContain(`Using the engine of ${older.id} (gentle-shell-setup ${packageVersion})...`);
+    expect(back.stdout).not.toContain(FIXTURE_NEXT_ENGINE);
     // So does rollback, with the kept version's own module.
     expect(existsSync(engramMarker)).toBe(true);
     expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
