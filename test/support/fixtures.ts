@@ -18,11 +18,10 @@
  * workers through vitest's provide/inject); `makeHome` and `homeEnv` work
  * from it in any process.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import * as tar from "tar";
 import { prefixLayout, versionId } from "../../src/core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
@@ -33,22 +32,18 @@ import { ENGRAM_ARCHIVE_PATH, packEngramArchive, startEngramServer, type EngramS
 import { GENTLE_PI_VERSIONS } from "./gentle-pi";
 import { startMirror, type Mirror } from "./mirror";
 import { ensureNodeArchive, sha256File } from "./node-archive";
-import { REPO_ROOT } from "./paths";
-import { runChecked } from "./proc";
 import { startRegistry, type Registry } from "./registry";
 import { startStubModel, writeStubModelConfig, type StubModel } from "./stub-model";
 import { FIXTURE_RELEASE_KEY } from "./release-key";
+import { buildEngineScript, buildFixtureBinary } from "./fixture-binary";
 import { publishSignedRelease } from "./release-publish";
-import { listTree } from "./tarball";
 import { toolchain } from "./toolchain";
 
 /** The Pi every fixture release pins. */
 export const FIXTURE_PI = "1.6.0";
 /** The gentle-shell-setup version the newest fixture release's engine reports (the others': package.json's). */
 export const FIXTURE_NEXT_ENGINE = "0.0.0-fixture.next";
-/** Where the fixture binary is built (documented path). */
-export const FIXTURE_DIST = join(REPO_ROOT, "dist", "fixture");
-export const FIXTURE_BINARY = join(FIXTURE_DIST, "gentle-shell-setup-linux-x64");
+export { FIXTURE_BINARY, FIXTURE_DIST } from "./fixture-binary";
 
 const MiB = 1024 * 1024;
 
@@ -281,13 +276,6 @@ export function fixturePins(built: { node: { path: string; sha256: string; size:
   };
 }
 
-/** build/build.mjs's engine-script build (plain JS, loaded by path like the toolchain). */
-async function buildEngineScript(options: { pins: string; outfile: string; version?: string }): Promise<string> {
-  const url = pathToFileURL(join(REPO_ROOT, "build", "build.mjs")).href;
-  const mod = (await import(/* @vite-ignore */ url)) as { buildEngineScript(o: typeof options): Promise<string> };
-  return mod.buildEngineScript(options);
-}
-
 /** pnpm 11.1.1 extracted from its verified tarball into CACHE_DIR; returns bin/pnpm.mjs. */
 export async function ensurePnpmEntry(): Promise<string> {
   const tc = await toolchain();
@@ -313,63 +301,6 @@ export async function ensurePnpmEntry(): Promise<string> {
     await rm(work, { recursive: true, force: true });
   }
   return entry;
-}
-
-/**
- * `node build/build.mjs --pins <pins> --out <tmp>`, then the binary is moved
- * into dist/fixture with one rename (a run using the previous file keeps it).
- * The build is skipped when dist/fixture already holds a binary built from
- * the same inputs: the pins, src/, build/, sea-config.json, package.json
- * and package-lock.json (their sha256 is kept beside the binary).
- */
-async function buildFixtureBinary(pinsFile: string, runDir: string): Promise<string> {
-  const key = await buildKey(pinsFile);
-  const keyFile = join(FIXTURE_DIST, ".fixture-build-key");
-  const previous = await readFile(keyFile, "utf8").catch(() => "");
-  const present = await stat(FIXTURE_BINARY).then(
-    (s) => s.isFile() && (s.mode & 0o111) !== 0,
-    () => false,
-  );
-  if (present && previous.trim() === key) return FIXTURE_BINARY;
-
-  const out = join(runDir, "build");
-  await runChecked(process.execPath, [join(REPO_ROOT, "build", "build.mjs"), "--pins", pinsFile, "--out", out], {
-    cwd: REPO_ROOT,
-    timeoutMs: 300_000,
-  });
-  await mkdir(FIXTURE_DIST, { recursive: true });
-  const name = "gentle-shell-setup-linux-x64";
-  const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  await publishFile(join(out, name), FIXTURE_BINARY, tag);
-  await publishFile(pinsFile, join(FIXTURE_DIST, "fixture-pins.json"), tag);
-  await writeFile(`${keyFile}.${tag}`, key + "\n");
-  await rename(`${keyFile}.${tag}`, keyFile);
-  await rm(out, { recursive: true, force: true });
-  return FIXTURE_BINARY;
-}
-
-async function publishFile(from: string, to: string, tag: string): Promise<void> {
-  const staged = join(dirname(to), `.${tag}-${to.split("/").pop()}`);
-  await copyFile(from, staged);
-  await rename(staged, to);
-}
-
-async function buildKey(pinsFile: string): Promise<string> {
-  const hash = createHash("sha256");
-  const add = async (rel: string) => {
-    hash.update(`${rel}\0`);
-    hash.update(await readFile(join(REPO_ROOT, rel)).catch(() => Buffer.from("(missing)")));
-    hash.update("\0");
-  };
-  hash.update(await readFile(pinsFile));
-  for (const dir of ["src", "build"]) {
-    for (const rel of await listTree(join(REPO_ROOT, dir))) {
-      const st = await stat(join(REPO_ROOT, dir, rel));
-      if (st.isFile()) await add(`${dir}/${rel}`);
-    }
-  }
-  for (const rel of ["sea-config.json", "package.json", "package-lock.json"]) await add(rel);
-  return hash.digest("hex");
 }
 
 export interface TestHome {

@@ -1,0 +1,80 @@
+/**
+ * The fixture binary and the fixture releases' engines, built by
+ * build/build.mjs with the fixture pins. The binary is cached in
+ * dist/fixture by the sha256 of its inputs.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { REPO_ROOT } from "./paths";
+import { runChecked } from "./proc";
+import { listTree } from "./tarball";
+
+/** Where the fixture binary is built (documented path). */
+export const FIXTURE_DIST = join(REPO_ROOT, "dist", "fixture");
+export const FIXTURE_BINARY = join(FIXTURE_DIST, "gentle-shell-setup-linux-x64");
+
+/** build/build.mjs's engine-script build (plain JS, loaded by path like the toolchain). */
+export async function buildEngineScript(options: { pins: string; outfile: string; version?: string }): Promise<string> {
+  const url = pathToFileURL(join(REPO_ROOT, "build", "build.mjs")).href;
+  const mod = (await import(/* @vite-ignore */ url)) as { buildEngineScript(o: typeof options): Promise<string> };
+  return mod.buildEngineScript(options);
+}
+
+/**
+ * `node build/build.mjs --pins <pins> --out <tmp>`, then the binary is moved
+ * into dist/fixture with one rename (a run using the previous file keeps it).
+ * The build is skipped when dist/fixture already holds a binary built from
+ * the same inputs: the pins, src/, build/, sea-config.json, package.json
+ * and package-lock.json (their sha256 is kept beside the binary).
+ */
+export async function buildFixtureBinary(pinsFile: string, runDir: string): Promise<string> {
+  const key = await buildKey(pinsFile);
+  const keyFile = join(FIXTURE_DIST, ".fixture-build-key");
+  const previous = await readFile(keyFile, "utf8").catch(() => "");
+  const present = await stat(FIXTURE_BINARY).then(
+    (s) => s.isFile() && (s.mode & 0o111) !== 0,
+    () => false,
+  );
+  if (present && previous.trim() === key) return FIXTURE_BINARY;
+
+  const out = join(runDir, "build");
+  await runChecked(process.execPath, [join(REPO_ROOT, "build", "build.mjs"), "--pins", pinsFile, "--out", out], {
+    cwd: REPO_ROOT,
+    timeoutMs: 300_000,
+  });
+  await mkdir(FIXTURE_DIST, { recursive: true });
+  const name = "gentle-shell-setup-linux-x64";
+  const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  await publishFile(join(out, name), FIXTURE_BINARY, tag);
+  await publishFile(pinsFile, join(FIXTURE_DIST, "fixture-pins.json"), tag);
+  await writeFile(`${keyFile}.${tag}`, key + "\n");
+  await rename(`${keyFile}.${tag}`, keyFile);
+  await rm(out, { recursive: true, force: true });
+  return FIXTURE_BINARY;
+}
+
+async function publishFile(from: string, to: string, tag: string): Promise<void> {
+  const staged = join(dirname(to), `.${tag}-${to.split("/").pop()}`);
+  await copyFile(from, staged);
+  await rename(staged, to);
+}
+
+async function buildKey(pinsFile: string): Promise<string> {
+  const hash = createHash("sha256");
+  const add = async (rel: string) => {
+    hash.update(`${rel}\0`);
+    hash.update(await readFile(join(REPO_ROOT, rel)).catch(() => Buffer.from("(missing)")));
+    hash.update("\0");
+  };
+  hash.update(await readFile(pinsFile));
+  for (const dir of ["src", "build"]) {
+    for (const rel of await listTree(join(REPO_ROOT, dir))) {
+      const st = await stat(join(REPO_ROOT, dir, rel));
+      if (st.isFile()) await add(`${dir}/${rel}`);
+    }
+  }
+  for (const rel of ["sea-config.json", "package.json", "package-lock.json"]) await add(rel);
+  return hash.digest("hex");
+}
