@@ -290,6 +290,13 @@ describe("gentle-shell upgrade --source <bundle> with no network", () => {
       timeoutMs: 170_000,
     });
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    // First from a bundle with one flipped package: the whole `verify` check refuses it, and nothing changes.
+    const refused = await offline(tamperedPackage, home, 'exec "$HOME/.gentle-shell/bin/gentle-shell" upgrade --source "$1"');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /the offline bundle is not the signed release it claims: packages\/gentle-pi\/-\/gentle-pi-4\.1\.0\.tgz is not gentle-pi@4\.1\.0 as the signed lockfile records it; nothing was changed/,
+    );
+    expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([older.id]);
     // Inside the namespace nothing answers: asking the registry for `latest` would fail the upgrade.
     const r = await offline(
       bundle,
