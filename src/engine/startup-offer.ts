@@ -7,9 +7,9 @@
 import { join } from "pathe";
 import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
-import { npmrcRegistry } from "../core/npmrc";
 import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { recordedRegistry } from "../install/registry";
 import { latestRelease } from "../install/release";
 import type { BundledInstall } from "./bundled";
 
@@ -19,12 +19,20 @@ export function launcherConfigPath(install: BundledInstall, env: Env): string {
   return env.GENTLE_SHELL_CONFIG || join(install.layout.config, "config.json");
 }
 
+/**
+ * The registry's latest release within `ms` in all. The registry is the one the
+ * install and upgrade ask (configuredRegistry): the prefix npmrc's, else our
+ * npm's default, which is read from its record and asked of npm (within the
+ * same budget) only when what it depends on changed.
+ */
 async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
+  const deadline = Date.now() + ms;
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
-  const registry = npmrcRegistry(npmrc);
-  if (!registry) return null;
+  const registry = await recordedRegistry(install.layout, npmrc, env, ms);
+  const left = deadline - Date.now();
+  if (!registry || left <= 0) return null;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), left)));
   try {
     return await Promise.race([latestRelease(registry, npmrc, env).catch(() => null), timeout]);
   } finally {
