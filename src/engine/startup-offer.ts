@@ -86,8 +86,9 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
 }
 
 /**
- * Returns null to go on opening Pi, or an exit code: 130 for Ctrl+C, or the
- * relaunched Shell's (never reached: the process is replaced).
+ * Returns null to go on opening Pi, or an exit code. Ctrl+C exits 130 at once;
+ * after "Update now" the new Shell replaces this process (POSIX) or runs as
+ * its child, whose exit code this process exits with (Windows).
  */
 export async function startupOffer(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
@@ -127,14 +128,15 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
     io.err("gentle-shell: the update failed; opening the current Gentle Shell.");
     return null;
   }
-  const launcher = install.layout.launcher;
-  try {
-    const execve = (process as unknown as { execve?: (f: string, a: string[], e: Env) => never }).execve;
-    if (typeof execve !== "function") throw new Error("this platform cannot hand over to the new launcher");
-    execve(launcher, [launcher, ...args], { ...env, GENTLE_SHELL_STARTUP_HANDOFF: "1" });
-  } catch (error) {
-    io.err(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.`);
+  // POSIX: execve replaces this process. Windows: the new launcher runs as a child with this terminal.
+  const { processRelaunchAdapter, relaunch, relaunchPlan } = await import("./relaunch");
+  const adapter = processRelaunchAdapter();
+  const plan = relaunchPlan({ platform: install.layout.platform, launcher: install.layout.launcher, args, env, canExec: adapter.execve !== undefined });
+  const result = await relaunch(plan, adapter);
+  if ("failed" in result) {
+    io.err(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${result.failed}); run gentle-shell again.`);
     return 1;
   }
-  return 1;
+  // At once, with the new Shell's code: nothing of this process (an idle registry connection) may hold it back.
+  process.exit(result.code);
 }
