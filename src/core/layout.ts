@@ -31,7 +31,8 @@ export interface Layout {
   goDir: string;
   engramDir: string;
   engram: string;
-  npm: { prefix: string; cache: string; globalconfig: string };
+  /** registryRecord: the registry our npm reported by default, with what it was read from (install/registry.ts). */
+  npm: { prefix: string; cache: string; globalconfig: string; registryRecord: string };
   pnpm: { home: string; store: string; cache: string; state: string; config: string; npmrc: string };
   gentleAi: string;
   config: string;
@@ -87,6 +88,7 @@ export function prefixLayout(options: LayoutOptions): Layout {
       prefix: join(prefix, "npm", "prefix"),
       cache: join(prefix, "npm", "cache"),
       globalconfig: join(prefix, "npm", "npmrc"),
+      registryRecord: join(prefix, "npm", "registry.json"),
     },
     pnpm: {
       home: pnpmRoot,

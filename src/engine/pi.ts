@@ -63,15 +63,34 @@ function valueCount(arg: string, next: string | undefined): 0 | 1 {
   return 0;
 }
 
-/** True when Pi reads a version or help flag in `args`: before Pi's own `--`, and not as another option's value. */
-export function piReadsVersionOrHelp(args: readonly string[]): boolean {
+/** The version and help flags Pi reads in `args`: before Pi's own `--`, and not as another option's value. */
+export function piFlagsRead(args: readonly string[]): { version: boolean; help: boolean } {
+  const read = { version: false, help: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg === "--") return false;
-    if (arg === "--version" || arg === "-v" || arg === "--help" || arg === "-h") return true;
-    i += valueCount(arg, args[i + 1]);
+    if (arg === "--") break;
+    if (arg === "--version" || arg === "-v") read.version = true;
+    else if (arg === "--help" || arg === "-h") read.help = true;
+    else i += valueCount(arg, args[i + 1]);
   }
-  return false;
+  return read;
+}
+
+/** True when Pi reads a version or help flag in `args`: before Pi's own `--`, and not as another option's value. */
+export function piReadsVersionOrHelp(args: readonly string[]): boolean {
+  const read = piFlagsRead(args);
+  return read.version || read.help;
+}
+
+/**
+ * True when Pi prints its own main help for `args`: it reads a help flag and
+ * no version flag (Pi 1.6 main.js prints the version first and exits), and
+ * the first word is not a Pi subcommand (`install --help` is that command's help).
+ */
+export function piPrintsMainHelp(args: readonly string[]): boolean {
+  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return false;
+  const read = piFlagsRead(args);
+  return read.help && !read.version;
 }
 
 /**

@@ -4,7 +4,8 @@
  * dispatches: --version, upgrade, setup, self-uninstall, the startup update
  * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
  * safety") and Pi's npmCommand, then execs the exact pinned Pi, with the
- * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is).
+ * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
+ * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
 import { spawn } from "node:child_process";
 import type { Output } from "../core/errors";
@@ -15,6 +16,7 @@ import { run } from "../io/process";
 import { bundledChildEnv } from "../core/environment";
 import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
 import { piArguments } from "./pi";
+import { shellHelpLines, showsShellHelp } from "./help";
 
 declare const __filename: string;
 
@@ -76,6 +78,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   } catch (error) {
     io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
   }
+  // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
+  if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
   return execPi(install, piArguments(install, args), childEnv, io);
 }
 

@@ -7,9 +7,9 @@
 import { join } from "pathe";
 import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
-import { npmrcRegistry } from "../core/npmrc";
 import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { recordedRegistry } from "../install/registry";
 import { latestRelease } from "../install/release";
 import type { BundledInstall } from "./bundled";
 
@@ -19,12 +19,20 @@ export function launcherConfigPath(install: BundledInstall, env: Env): string {
   return env.GENTLE_SHELL_CONFIG || join(install.layout.config, "config.json");
 }
 
+/**
+ * The registry's latest release within `ms` in all. The registry is the one the
+ * install and upgrade ask (configuredRegistry): the prefix npmrc's, else our
+ * npm's default, which is read from its record and asked of npm (within the
+ * same budget) only when what it depends on changed.
+ */
 async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
+  const deadline = Date.now() + ms;
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
-  const registry = npmrcRegistry(npmrc);
-  if (!registry) return null;
+  const registry = await recordedRegistry(install.layout, npmrc, env, ms);
+  const left = deadline - Date.now();
+  if (!registry || left <= 0) return null;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), left)));
   try {
     return await Promise.race([latestRelease(registry, npmrc, env).catch(() => null), timeout]);
   } finally {
@@ -78,8 +86,9 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
 }
 
 /**
- * Returns null to go on opening Pi, or an exit code: 130 for Ctrl+C, or the
- * relaunched Shell's (never reached: the process is replaced).
+ * Returns null to go on opening Pi, or an exit code. Ctrl+C exits 130 at once;
+ * after "Update now" the new Shell replaces this process (POSIX) or runs as
+ * its child, whose exit code this process exits with (Windows).
  */
 export async function startupOffer(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
@@ -119,14 +128,15 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
     io.err("gentle-shell: the update failed; opening the current Gentle Shell.");
     return null;
   }
-  const launcher = install.layout.launcher;
-  try {
-    const execve = (process as unknown as { execve?: (f: string, a: string[], e: Env) => never }).execve;
-    if (typeof execve !== "function") throw new Error("this platform cannot hand over to the new launcher");
-    execve(launcher, [launcher, ...args], { ...env, GENTLE_SHELL_STARTUP_HANDOFF: "1" });
-  } catch (error) {
-    io.err(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${(error as Error).message}); run gentle-shell again.`);
+  // POSIX: execve replaces this process. Windows: the new launcher runs as a child with this terminal.
+  const { processRelaunchAdapter, relaunch, relaunchPlan } = await import("./relaunch");
+  const adapter = processRelaunchAdapter();
+  const plan = relaunchPlan({ platform: install.layout.platform, launcher: install.layout.launcher, args, env, canExec: adapter.execve !== undefined });
+  const result = await relaunch(plan, adapter);
+  if ("failed" in result) {
+    io.err(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${result.failed}); run gentle-shell again.`);
     return 1;
   }
-  return 1;
+  // At once, with the new Shell's code: nothing of this process (an idle registry connection) may hold it back.
+  process.exit(result.code);
 }

@@ -1,22 +1,27 @@
 /**
  * The registry an install asks (spec: "User npm settings"): the one the
  * filtered npmrc names, else the one our npm reports by default, asked in
- * a neutral folder so no project's .npmrc chooses it.
+ * a neutral folder so no project's .npmrc chooses it. The startup offer asks
+ * the same registry through a record of npm's answer (core/registry-record.ts).
  */
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import { npmQueryEnvironment, type Env } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
+import { recordedRegistryFor, registryFingerprint, registryRecordText, type RegistryInputs } from "../core/registry-record";
+import { ensureRealFolder, readTextOrNull, writeFileAtomic } from "../io/files";
 import { run } from "../io/process";
 
+/** Our npm's own folder in the runtime. */
+function npmRoot(layout: Layout): string {
+  return layout.platform === "win32" ? join(layout.nodeDir, "node_modules", "npm") : join(layout.nodeDir, "lib", "node_modules", "npm");
+}
+
 /** The registry npm's configuration names: the filtered npmrc, else our npm's default. */
-export async function configuredRegistry(layout: Layout, npmrc: string, env: Env): Promise<string> {
+export async function configuredRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs = 60_000): Promise<string> {
   const fromFile = npmrcRegistry(npmrc);
   if (fromFile) return fromFile;
-  const npmCli =
-    layout.platform === "win32"
-      ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
-      : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
+  const npmCli = join(npmRoot(layout), "bin", "npm-cli.js");
   const clean = npmQueryEnvironment(env);
   // A neutral folder: npm reads a project's .npmrc from the folder it runs in (or the nearest one
   // above with a package.json), so the user's current directory must not choose the registry.
@@ -25,9 +30,56 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
   const result = await run(
     layout.node,
     [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`, `--prefix=${neutral}`],
-    { env: clean, cwd: neutral, timeoutMs: 60_000 },
+    { env: clean, cwd: neutral, timeoutMs },
   );
   const registry = result.stdout.trim();
   if (result.code !== 0 || !/^https?:\/\//.test(registry)) throw new Error("npm did not report a registry");
   return registry.endsWith("/") ? registry : registry + "/";
+}
+
+/** What configuredRegistry's answer depends on, read from the prefix (see core/registry-record.ts). */
+async function registryInputs(layout: Layout, npmrc: string, env: Env): Promise<RegistryInputs> {
+  const root = npmRoot(layout);
+  const read = async (path: string) => [path, await readTextOrNull(path).catch(() => null)] as const;
+  let npmVersion: string | null = null;
+  try {
+    const version = (JSON.parse((await readTextOrNull(join(root, "package.json"))) ?? "{}") as { version?: unknown }).version;
+    npmVersion = typeof version === "string" ? version : null;
+  } catch {
+    npmVersion = null;
+  }
+  return {
+    npmCli: join(root, "bin", "npm-cli.js"),
+    npmVersion,
+    files: [[layout.pnpm.npmrc, npmrc], await read(join(layout.nodeDir, ".npmrc")), await read(layout.npm.globalconfig), await read(join(root, "npmrc"))],
+    env,
+  };
+}
+
+/**
+ * configuredRegistry for a launch that has `timeoutMs` at most (the startup
+ * offer): the npmrc's registry; else npm's answer as last recorded for these
+ * same inputs; else npm is asked within `timeoutMs` and its answer recorded
+ * for the next launch. Null when npm does not answer in time or at all; the
+ * record is only ever a cache, never a reason to fail.
+ */
+export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs: number): Promise<string | null> {
+  const fromFile = npmrcRegistry(npmrc);
+  if (fromFile) return fromFile;
+  const fingerprint = registryFingerprint(await registryInputs(layout, npmrc, env));
+  const recorded = recordedRegistryFor(await readTextOrNull(layout.npm.registryRecord).catch(() => null), fingerprint);
+  if (recorded) return recorded;
+  let registry: string;
+  try {
+    registry = await configuredRegistry(layout, npmrc, env, timeoutMs);
+  } catch {
+    return null;
+  }
+  try {
+    await ensureRealFolder(join(layout.prefix, "npm"), 0o700);
+    await writeFileAtomic(layout.npm.registryRecord, registryRecordText(fingerprint, registry), 0o600);
+  } catch {
+    // Unrecorded, npm is asked again next time.
+  }
+  return registry;
 }

@@ -1,0 +1,33 @@
+/**
+ * `gentle-shell --help` (issue 11, Help): Gentle Shell's own commands first,
+ * then Pi's help unchanged. Pure: the block's text, and when it is shown.
+ * It is shown exactly when Pi prints its main help (piPrintsMainHelp), so a
+ * help flag that Pi reads as another option's value, after `--`, beside a
+ * version flag or after a Pi subcommand shows nothing extra. Printing it
+ * probes nothing and starts nothing (Engram startup safety: help flags).
+ */
+import { piPrintsMainHelp } from "./pi";
+
+/** Gentle Shell's own commands, each with one line of what it does. */
+export const SHELL_COMMANDS: ReadonlyArray<readonly [command: string, what: string]> = [
+  ["setup", "Set up Gentle AI for Pi in this Shell, with the verified Engram"],
+  ["upgrade", "Install the newest Gentle Shell release and make it current"],
+  ["upgrade --rollback", "Go back to the version that was current before the last upgrade"],
+  ["update", "Move to Pi's newest release for this Shell, keeping the old one"],
+  ["self-uninstall", "Remove Gentle Shell from this machine (--dry-run shows what goes)"],
+  ["memory migrate", "Migrate an earlier Shell's memory (stop Engram clients first)"],
+];
+
+/** The last line of the block, right before Pi's own help. */
+export const PI_HELP_FOLLOWS = "Everything else goes to Pi, with gentle-pi loaded. Pi's own help:";
+
+/** The block printed before Pi's help. */
+export function shellHelpLines(): string[] {
+  const width = Math.max(...SHELL_COMMANDS.map(([command]) => `gentle-shell ${command}`.length)) + 2;
+  return ["Gentle Shell commands:", ...SHELL_COMMANDS.map(([command, what]) => `  ${`gentle-shell ${command}`.padEnd(width)}${what}`), "", PI_HELP_FOLLOWS, ""];
+}
+
+/** Whether a launch with these arguments (what the user typed after gentle-shell) shows the block. */
+export function showsShellHelp(args: readonly string[]): boolean {
+  return piPrintsMainHelp(args);
+}

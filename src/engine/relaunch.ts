@@ -1,0 +1,125 @@
+/**
+ * Reopening the newly active Shell after the startup offer's "Update now"
+ * (spec: "Startup update offer": the new Shell, with that release's Node and
+ * Pi and the original startup arguments, without a second offer; a failed
+ * relaunch is reported, never silently replaced by the old version).
+ *
+ * The launcher is run again, as the user would, so the new release's own
+ * launcher picks its Node and engine. Where Node has execve (POSIX) it
+ * replaces this process. Windows has no execve: the launcher is a .cmd, which
+ * only cmd.exe runs, so cmd.exe is spawned with the terminal inherited and
+ * its exit code (the launcher's, so Pi's) is passed on. The decision is pure
+ * (relaunchPlan); running it goes through an adapter (relaunch).
+ */
+import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import { envValue, type Env } from "../core/environment";
+import type { Platform } from "../core/layout";
+
+/** Set for the relaunched Shell so it does not offer again (every version reads it as "set"). */
+export const HANDOFF = "GENTLE_SHELL_STARTUP_HANDOFF";
+
+export type RelaunchPlan =
+  | { how: "exec"; file: string; argv: string[]; env: Env }
+  | { how: "spawn"; file: string; args: string[]; env: Env; verbatim: boolean }
+  | { how: "none"; reason: string };
+
+/** What cmd.exe may be handed literally: the offer only runs for plain startup, --continue and --resume. */
+const CMD_SAFE_ARG = /^-{0,2}[A-Za-z][A-Za-z-]*$/;
+
+export interface RelaunchInput {
+  platform: Platform;
+  /** The launcher: bin/gentle-shell, or bin\gentle-shell.cmd on Windows. */
+  launcher: string;
+  /** The original startup arguments. */
+  args: readonly string[];
+  env: Readonly<Env>;
+  /** Whether this Node has process.execve. */
+  canExec: boolean;
+}
+
+export function relaunchPlan(input: RelaunchInput): RelaunchPlan {
+  const { platform, launcher, args } = input;
+  if (platform !== "win32") {
+    const env = { ...input.env, [HANDOFF]: "1" };
+    if (input.canExec) return { how: "exec", file: launcher, argv: [launcher, ...args], env };
+    return { how: "spawn", file: launcher, args: [...args], env, verbatim: false };
+  }
+  const unsafe = args.find((a) => !CMD_SAFE_ARG.test(a));
+  if (unsafe !== undefined) return { how: "none", reason: `the argument ${JSON.stringify(unsafe)} cannot be handed to cmd.exe unchanged` };
+  // The launcher's path reaches cmd.exe as the variable's value, never as command text: cmd expands
+  // %NAME% once and does not parse the value again, so %, ^, &, ( and ) in the prefix stay literal
+  // inside the quotes. /d skips AutoRun commands, /v:off delayed expansion (so ! stays literal), and
+  // /s keeps the quoting: cmd drops only the outer pair of quotes.
+  const env: Env = { ...input.env, [HANDOFF]: launcher };
+  const command = [`"%${HANDOFF}%"`, ...args].join(" ");
+  const cmd = envValue(input.env, "ComSpec", "win32", { emptyIsUnset: true }) ?? "cmd.exe";
+  return { how: "spawn", file: cmd, args: ["/d", "/v:off", "/s", "/c", `"${command}"`], env, verbatim: true };
+}
+
+/** The child a spawn adapter starts, with the terminal inherited. */
+export interface RelaunchChild {
+  once(event: "error", listener: (error: Error) => void): unknown;
+  once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+}
+
+export interface RelaunchAdapter {
+  execve?: (file: string, argv: string[], env: Env) => never;
+  spawn(file: string, args: string[], options: { env: Env; verbatim: boolean }): RelaunchChild;
+}
+
+export type RelaunchResult = { code: number } | { failed: string };
+
+/** Run the plan: an exec never comes back; a spawned Shell's exit code is passed on. */
+export function relaunch(plan: RelaunchPlan, adapter: RelaunchAdapter): Promise<RelaunchResult> {
+  if (plan.how === "none") return Promise.resolve({ failed: plan.reason });
+  if (plan.how === "exec") {
+    try {
+      if (!adapter.execve) return Promise.resolve({ failed: "this Node cannot hand over to the new launcher" });
+      adapter.execve(plan.file, plan.argv, plan.env);
+    } catch (error) {
+      return Promise.resolve({ failed: (error as Error).message });
+    }
+    return Promise.resolve({ failed: "the new launcher did not take over" });
+  }
+  return new Promise((resolve) => {
+    let child: RelaunchChild;
+    try {
+      child = adapter.spawn(plan.file, plan.args, { env: plan.env, verbatim: plan.verbatim });
+    } catch (error) {
+      resolve({ failed: (error as Error).message });
+      return;
+    }
+    child.once("error", (error) => resolve({ failed: error.message }));
+    child.once("exit", (code, signal) => resolve({ code: exitCode(code, signal) }));
+  });
+}
+
+/** A shell's way of reporting a child killed by a signal: 128 + its number. */
+export function exitCode(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const number = signal ? constants.signals[signal] : undefined;
+  return number ? 128 + number : 1;
+}
+
+/** The real adapter: Node's execve where it has one, else a child with this terminal, waited for. */
+export function processRelaunchAdapter(): RelaunchAdapter {
+  const execve = (process as unknown as { execve?: (file: string, argv: string[], env: Env) => never }).execve;
+  return {
+    execve: typeof execve === "function" ? (file, argv, env) => execve.call(process, file, argv, env) : undefined,
+    spawn(file, args, { env, verbatim }) {
+      const child = spawn(file, args, { stdio: "inherit", env: env as NodeJS.ProcessEnv, windowsVerbatimArguments: verbatim, windowsHide: false });
+      // Ctrl+C in the shared terminal reaches the new Shell as well: it decides, and this process
+      // stays to pass its exit code on.
+      const signals = process.platform === "win32" ? (["SIGINT", "SIGBREAK"] as const) : (["SIGINT", "SIGQUIT"] as const);
+      const ignore = () => undefined;
+      for (const s of signals) process.on(s, ignore);
+      const done = () => {
+        for (const s of signals) process.off(s, ignore);
+      };
+      child.once("exit", done);
+      child.once("error", done);
+      return child;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The startup offer for a user on npm's default registry (issue 11, Startup
+ * offer fixes): no npm settings name a registry, so the offer asks the
+ * registry our npm reports, as the install and upgrade do. "npm's default"
+ * is set in npm's own built-in config (npmrc in npm's folder inside the
+ * prefix's runtime), which real npm 11.19.0 reads below every other config,
+ * so no registry's host name is written anywhere. The offer records npm's
+ * answer and asks npm again only when what it depends on changes.
+ */
+import { describe, expect, it } from "vitest";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { installed } from "../support/installed";
+import { writeStubModelConfig } from "../support/stub-model";
+import { Terminal } from "../support/terminal";
+
+const f = fixtures();
+const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
+
+const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is available (you have ${older.shell}).`);
+/** Pi's idle editor: a plain upper border of 20 or more ─ (the panel's own border is told apart by its text). */
+const piOpen = (s: string) => /─{20,}/.test(s) && !offered(s);
+
+describe("the startup offer with npm's default registry", () => {
+  it("offers the newer release from the registry npm reports, then reuses npm's answer until npm's config changes", async () => {
+    const i = await installed(f, { release: older.shell });
+    await writeStubModelConfig(join(i.prefix, "agent"), `${f.modelUrl}/v1`);
+    const npmDir = join(i.prefix, "runtime", "node-24.21.0", "lib", "node_modules", "npm");
+    const builtin = join(npmDir, "npmrc");
+    // No npm settings of the user's name a registry: only npm's built-in config does.
+    await fs.writeFile(join(i.prefix, "pnpm", "config", "npmrc"), "");
+    await expect(fs.stat(join(i.prefix, "npm", "npmrc"))).rejects.toThrow();
+    await fs.writeFile(builtin, `registry=${f.registryUrl}\n`);
+    const record = join(i.prefix, "npm", "registry.json");
+    await expect(fs.stat(record)).rejects.toThrow();
+
+    const first = await Terminal.open(i.home, [i.gs]);
+    await first.waitFor(offered, "the offer");
+    await first.keys("Escape");
+    await first.waitFor(piOpen, "Pi's editor");
+    await first.close();
+    expect(JSON.parse(await fs.readFile(record, "utf8")).registry).toBe(f.registryUrl);
+    expect((await fs.stat(record)).mode & 0o777).toBe(0o600);
+
+    // npm is not asked again while nothing it reads changed: with npm broken, the offer still comes.
+    await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), "process.exit(1);\n");
+    const second = await Terminal.open(i.home, [i.gs]);
+    await second.waitFor(offered, "the offer from the recorded registry");
+    await second.keys("Escape");
+    await second.waitFor(piOpen, "Pi's editor");
+    await second.close();
+
+    // A change to npm's config makes the record stale: npm is asked again, fails, and Pi opens without an offer.
+    await fs.writeFile(builtin, `; changed\nregistry=${f.registryUrl}\n`);
+    const third = await Terminal.open(i.home, [i.gs]);
+    const screen = await third.waitFor(piOpen, "Pi's editor without an offer");
+    expect(offered(screen)).toBe(false);
+    await third.close();
+  });
+});
