@@ -1,7 +1,7 @@
 /**
  * The engine: what bin/gentle-shell runs, from the active version (spec:
  * "Launcher in a bundled install"). It resolves the bundled install, then
- * dispatches: --version, upgrade, setup, self-uninstall, the startup update
+ * dispatches: --version, upgrade, update, setup, self-uninstall, the startup update
  * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
  * safety") and Pi's npmCommand, then execs the exact pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is).
@@ -44,6 +44,12 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
       return 2;
     }
     return upgradeBundled(install, env, options, io);
+  }
+  if (args[0] === "update") {
+    // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi below.
+    const { updateCommand } = await import("./update");
+    const updated = await updateCommand(install, env, args.slice(1), io);
+    if (updated !== null) return updated;
   }
   if (args[0] === "setup") {
     const { runSetup } = await import("./setup");
