@@ -1,7 +1,7 @@
 /**
  * The engine: what bin/gentle-shell runs, from the active version (spec:
  * "Launcher in a bundled install"). It resolves the bundled install, then
- * dispatches: --version, upgrade, update, setup, self-uninstall, the startup update
+ * dispatches: --version, upgrade, setup, self-uninstall, the startup update
  * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
  * safety") and Pi's npmCommand, then execs the exact pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is).
