@@ -103,7 +103,10 @@ describe.concurrent("gentle-shell update", () => {
     expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
 
     // --force on a managed self update: one sentence, exit 2, nothing changed.
-    for (const args of [["update", "--force"], ["update", "--all", "--force"]]) {
+    for (const args of [
+      ["update", "--force"],
+      ["update", "--all", "--force"],
+    ]) {
       const r = await gs(home, args);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`gentle-shell: ${FORCE_REFUSAL}\n`);
