@@ -38,15 +38,19 @@ export async function updateCommand(install: BundledInstall, env: Env, args: str
   }
   const { layout } = install;
   let failed = false;
-  const lock = await acquireInstallLock(layout, 120_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   try {
-    await updatePi(install, env, io.out);
+    const lock = await acquireInstallLock(layout, 120_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+    try {
+      await updatePi(install, env, io.out);
+    } finally {
+      // A staged launcher check: ours, under the lock.
+      await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+      await lock.release();
+    }
   } catch (error) {
+    // One sentence; an all form still sends update --extensions to Pi below.
     io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     failed = true;
-  } finally {
-    await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
-    await lock.release();
   }
   if (!form.all) return failed ? 1 : 0;
   const extensions = await piExtensionsUpdate(install, env, form.trust, io);
