@@ -85,6 +85,15 @@ export function npmrcRegistry(text: string): string | null {
   return registry.endsWith("/") ? registry : registry + "/";
 }
 
+/** The registry of `name`: its scope's `@scope:registry` in the filtered npmrc (as pnpm and npm pick it), else `fallback`. */
+export function packageRegistry(text: string, name: string, fallback: string): string {
+  const scope = /^(@[^/]+)\//.exec(name)?.[1];
+  let registry: string | null = null;
+  if (scope) for (const [key, value] of npmrcEntries(text)) if (key === `${scope}:registry`) registry = value;
+  if (!registry) return fallback;
+  return registry.endsWith("/") ? registry : registry + "/";
+}
+
 /**
  * The bearer token or basic auth npm would send to `url`, from `//host/path/:_authToken`
  * style keys (longest matching path wins). Never logged.

@@ -5,9 +5,10 @@
  * and the release's gentle-pi is installed with it, without a lockfile
  * (pnpm resolves). The release lockfile is used only for its exact pair.
  */
-import { distributionFiles, type Distribution, type ReleaseManifest, type VersionProject } from "./distribution";
+import type { Distribution, ReleaseManifest, VersionProject } from "./distribution";
 import { versionId } from "./layout";
 import { assertExactVersion, compareVersions } from "./versions";
+import { unlockedProject } from "./pi-update";
 
 export interface UpgradePair {
   shell: string;
@@ -31,7 +32,7 @@ export function pairProject(pair: UpgradePair, distribution: Distribution): Vers
   const { shell, pi } = distribution.manifest;
   if (pair.shell !== shell || pair.releasePi !== pi) throw new Error(`the pair ${pair.id} was not chosen for the release ${distribution.manifest.id}`);
   if (pair.lockfile === "release") return distribution;
-  return { manifest: { shell, pi: pair.pi, id: pair.id }, files: distributionFiles({ shell, pi: pair.pi }), lockfile: null };
+  return unlockedProject(shell, pair.pi);
 }
 
 /** The one warning line an upgrade that keeps the active Pi prints. */

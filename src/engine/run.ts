@@ -47,6 +47,12 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     }
     return upgradeBundled(install, env, options, io);
   }
+  if (args[0] === "update") {
+    // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi below.
+    const { updateCommand } = await import("./update");
+    const updated = await updateCommand(install, env, args.slice(1), io);
+    if (updated !== null) return updated;
+  }
   if (args[0] === "setup") {
     const { runSetup } = await import("./setup");
     return runSetup(install, env, args.slice(1), io);

@@ -29,18 +29,21 @@ import { fetchBoundedText } from "../io/http";
 import { fetchBytes } from "./fetch";
 
 export async function latestRelease(registry: string, npmrc: string, env: Env): Promise<string> {
-  const url = `${registry.replace(/\/+$/, "")}/${SHELL_PACKAGE}`;
+  return assertExactVersion(`the registry's latest ${SHELL_PACKAGE}`, await latestTag(registry, npmrc, env, SHELL_PACKAGE));
+}
+
+/** The registry's dist-tags.latest of `name`, as is (the caller checks it), asked with the npmrc's credentials for that URL. */
+export async function latestTag(registry: string, npmrc: string, env: Env, name: string): Promise<unknown> {
+  const url = `${registry.replace(/\/+$/, "")}/${name.replace("/", "%2f")}`;
   const auth = npmrcAuthHeader(npmrc, url, env);
   const headers: Record<string, string> = { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8" };
   if (auth) headers.authorization = auth;
-  const text = await fetchBoundedText(url, { name: `the ${SHELL_PACKAGE} release list`, maxBytes: 32 * 1024 * 1024, headers });
-  let latest: unknown;
+  const text = await fetchBoundedText(url, { name: `the ${name} release list`, maxBytes: 32 * 1024 * 1024, headers });
   try {
-    latest = (JSON.parse(text) as { "dist-tags"?: { latest?: unknown } })["dist-tags"]?.latest;
+    return (JSON.parse(text) as { "dist-tags"?: { latest?: unknown } })["dist-tags"]?.latest;
   } catch {
-    throw new Error(`the registry's answer for ${SHELL_PACKAGE} is not JSON`);
+    throw new Error(`the registry's answer for ${name} is not JSON`);
   }
-  return assertExactVersion(`the registry's latest ${SHELL_PACKAGE}`, latest);
 }
 
 /** How a source is named in a sentence about what it served. */

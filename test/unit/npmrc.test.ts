@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filterNpmrc, npmrcAuthHeader, npmrcRegistry, npmrcVariables } from "../../src/core/npmrc";
+import { filterNpmrc, npmrcAuthHeader, npmrcRegistry, npmrcVariables, packageRegistry } from "../../src/core/npmrc";
 
 describe("filterNpmrc", () => {
   it("keeps registry, scoped registries, per-host auth, proxies and TLS keys verbatim", () => {
@@ -124,5 +124,14 @@ describe("userNpmrc and writeNpmrcAuth", async () => {
     expect((await fs.stat(layout.pnpm.npmrc)).mode & 0o777).toBe(0o600);
     expect(await fs.readFile(layout.pnpm.npmrc, "utf8")).toBe("//r.test/:_authToken=${NPM_TOKEN}\n");
     expect((await fs.readdir(layout.pnpm.config)).filter((n) => n.includes(".tmp-"))).toEqual([]);
+  });
+});
+
+describe("packageRegistry", () => {
+  it("is the scope's registry for a scoped package, else the fallback", () => {
+    const text = "registry=http://a.example.test/\n@earendil-works:registry=http://b.example.test/npm\n@other:registry=http://c.example.test/\n";
+    expect(packageRegistry(text, "@earendil-works/pi-coding-agent", "http://a.example.test/")).toBe("http://b.example.test/npm/");
+    expect(packageRegistry(text, "gentle-pi", "http://a.example.test/")).toBe("http://a.example.test/");
+    expect(packageRegistry("registry=http://a.example.test/\n", "@earendil-works/pi-coding-agent", "http://z.example.test/")).toBe("http://z.example.test/");
   });
 });

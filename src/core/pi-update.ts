@@ -1,0 +1,93 @@
+/**
+ * gentle-shell update (spec: "Launcher in a bundled install", Pi updates
+ * (S5)). Pure. The arguments after `update` are read exactly as Pi 1.6.0's
+ * parsePackageCommand reads them (dist/package-manager-cli.js), with our
+ * alias --latest for --self:
+ *
+ *  - "self" (no target, --self, self or pi) and "all" (--all, --self with
+ *    --extensions, self/pi with --extensions): Shell installs the newest
+ *    published stable Pi for the current Shell as a new verified version;
+ *    "all" then sends `update --extensions` to Pi;
+ *  - --force with either: refused (a managed self update has no --force);
+ *  - everything else (help, --models, --extensions, --extension <source>, a
+ *    package target, and every form Pi refuses): Pi's own, unchanged.
+ */
+import { distributionFiles, type VersionProject } from "./distribution";
+import { versionId } from "./layout";
+import { isExactVersion } from "./versions";
+
+export type UpdateForm =
+  | { kind: "pass" }
+  | { kind: "refuse"; message: string }
+  /** `trust`: Pi's project-trust flags as given, for the `update --extensions` of an "all" form. */
+  | { kind: "select"; all: boolean; trust: string[] };
+
+export const FORCE_REFUSAL =
+  "--force is not available for Gentle Shell's managed Pi update, which always installs the newest published Pi as a new verified version (gentle-shell upgrade --rollback returns to the previous one).";
+
+const TRUST = new Set(["-a", "--approve", "-na", "--no-approve"]);
+
+export function classifyUpdate(args: readonly string[]): UpdateForm {
+  let help = false;
+  let refused = false;
+  let force = false;
+  let self = false;
+  let extensions = false;
+  let models = false;
+  let all = false;
+  let extension: string | undefined;
+  let source: string | undefined;
+  const trust: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "-h" || arg === "--help") help = true;
+    else if (arg === "--self" || arg === "--latest") self = true;
+    else if (arg === "--extensions") extensions = true;
+    else if (arg === "--models") models = true;
+    else if (arg === "--all") all = true;
+    else if (arg === "--force") force = true;
+    else if (TRUST.has(arg)) trust.push(arg);
+    else if (arg === "--extension") {
+      const value = args[i + 1];
+      // A missing value, or a second --extension, is Pi's to refuse.
+      if (!value || value.startsWith("-") || extension !== undefined) refused = true;
+      else extension = value;
+      if (value && !value.startsWith("-")) i++;
+    } else if (arg.startsWith("-")) refused = true;
+    // Pi keeps the first non-empty word as the target; another one is an unexpected argument.
+    else if (!source) source = arg;
+    else refused = true;
+  }
+  if (help || refused || models || extension !== undefined) return { kind: "pass" };
+  let target: "self" | "all" | "extensions";
+  if (source) {
+    // A package target, or self/pi with --all: Pi's own (an update of that package, or its refusal).
+    if ((source !== "self" && source !== "pi") || all) return { kind: "pass" };
+    target = extensions ? "all" : "self";
+  } else if (all) {
+    if (self || extensions) return { kind: "pass" };
+    target = "all";
+  } else if (extensions) target = self ? "all" : "extensions";
+  else target = "self";
+  if (target === "extensions") return { kind: "pass" };
+  if (force) return { kind: "refuse", message: FORCE_REFUSAL };
+  return { kind: "select", all: target === "all", trust };
+}
+
+/** The registry's `latest` of Pi, only when it is a stable exact version (no pre-release). */
+export function stablePi(latest: unknown): string {
+  if (!isExactVersion(latest) || latest.includes("-")) {
+    throw new Error(`the registry's latest Pi is ${JSON.stringify(latest)}, not a stable exact version such as 1.2.3; nothing was changed`);
+  }
+  return latest;
+}
+
+/** gentle-pi `shell` with Pi `pi` and no lockfile: pnpm resolves the pair (what installVersion installs). */
+export function unlockedProject(shell: string, pi: string): VersionProject {
+  return { manifest: { shell, pi, id: versionId(shell, pi) }, files: distributionFiles({ shell, pi }), lockfile: null };
+}
+
+/** The one warning line before an update installs a pair that no release verified. */
+export function unlockedWarning(shell: string, pi: string): string {
+  return `Warning: Shell installs Pi ${pi} with gentle-pi ${shell} without a release's verified lockfile; pnpm resolves that pair from the registry.`;
+}

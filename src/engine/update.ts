@@ -1,0 +1,125 @@
+/**
+ * gentle-shell update (spec: "Launcher in a bundled install", Pi updates
+ * (S5)). The selecting forms install the newest published stable Pi for the
+ * current Shell (gentle-pi stays the active version's) beside the active
+ * version, without a release lockfile, verify and switch it exactly as
+ * upgrade steps 4-7 do, and keep the old pair for `upgrade --rollback`. The
+ * "all" forms then send `update --extensions` to Pi through the launcher's
+ * normal Pi path, also when the Pi update failed. Every other form is Pi's.
+ */
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import { tildifyText } from "../core/layout";
+import type { Env } from "../core/environment";
+import type { Output } from "../core/errors";
+import { redactText } from "../core/secrets";
+import { compareVersions } from "../core/versions";
+import { PI_PACKAGE } from "../core/distribution";
+import { packageRegistry } from "../core/npmrc";
+import { classifyUpdate, stablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
+import { readTextOrNull } from "../io/files";
+import { acquireInstallLock } from "../install/lock";
+import { configuredRegistry } from "../install/registry";
+import { latestTag } from "../install/release";
+import { ENGINE_PATH, installVersion } from "../install/version";
+import { sourceFile } from "./upgrade";
+import { verifyAndSwitch } from "./version-switch";
+import type { BundledInstall } from "./bundled";
+
+/** null: the form is Pi's, and the engine hands it to Pi unchanged. */
+export async function updateCommand(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
+  const form = classifyUpdate(args);
+  if (form.kind === "pass") return null;
+  if (form.kind === "refuse") {
+    io.err(`gentle-shell: ${form.message}`);
+    return 2;
+  }
+  const { layout } = install;
+  let failed = false;
+  try {
+    const lock = await acquireInstallLock(layout, 120_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+    try {
+      await updatePi(install, env, io.out);
+    } finally {
+      // A staged launcher check: ours, under the lock.
+      await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+      await lock.release();
+    }
+  } catch (error) {
+    // One sentence; an all form still sends update --extensions to Pi below.
+    io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
+    failed = true;
+  }
+  if (!form.all) return failed ? 1 : 0;
+  const extensions = await piExtensionsUpdate(install, env, form.trust, io);
+  return failed ? 1 : extensions;
+}
+
+async function updatePi(install: BundledInstall, env: Env, out: (line: string) => void): Promise<void> {
+  const { layout, shell } = install;
+  const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
+  // The registry pnpm installs Pi from: its scope's, else the configured one.
+  const registry = packageRegistry(npmrc, PI_PACKAGE, await configuredRegistry(layout, npmrc, env));
+  const newest = stablePi(await latestTag(registry, npmrc, env, PI_PACKAGE));
+  if (newest === install.pi) {
+    out(`Pi ${newest} is the newest published Pi; Gentle Shell ${shell} with Pi ${newest} is already current, nothing was changed.`);
+    return;
+  }
+  if (compareVersions(newest, install.pi) < 0) {
+    out(`The newest published stable Pi is ${newest}, older than the active Pi ${install.pi}; nothing was changed.`);
+    return;
+  }
+  out(unlockedWarning(shell, newest));
+  out(`Installing Gentle Shell ${shell} with Pi ${newest}...`);
+  const project = unlockedProject(shell, newest);
+  // The same Shell: the new version gets the active version's own engine.
+  const engine = await fs.readFile(join(install.versionDir, ENGINE_PATH));
+  const installed = await installVersion({ layout, distribution: project, env, engine, go: layout.platform === "win32" }).catch((error: Error) => {
+    // installVersion has removed the folder it claimed; current never moved.
+    throw new Error(`${error.message}; nothing was changed`);
+  });
+  await verifyAndSwitch({
+    layout,
+    env,
+    npmrc,
+    sourceArg: (await readTextOrNull(sourceFile(layout)))?.trim() || undefined,
+    id: project.manifest.id,
+    shell,
+    pi: newest,
+    previous: install.id,
+    ours: installed.status === "installed",
+    label: `Gentle Shell ${shell} with Pi ${newest}`,
+    out,
+  });
+  out(`Gentle Shell ${shell} with Pi ${newest} is now current (was ${install.id}). \`gentle-shell upgrade --rollback\` goes back.`);
+}
+
+/**
+ * `update --extensions` for Pi, through the engine of whatever is current now
+ * (the new Pi after a successful update), as the launcher would run it: the
+ * user's environment, the normal Pi path (Engram decision, npmCommand, our
+ * variables). Pi's own rules apply, so pinned extensions stay pinned.
+ */
+function piExtensionsUpdate(install: BundledInstall, env: Env, trust: string[], io: Output): Promise<number> {
+  const { layout } = install;
+  const engine = join(layout.current, ENGINE_PATH);
+  return new Promise((resolve) => {
+    const child = spawn(layout.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "update", "--extensions", ...trust], {
+      stdio: "inherit",
+      env: env as NodeJS.ProcessEnv,
+      windowsHide: false,
+    });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, forward);
+    child.on("error", (error) => {
+      io.err(`gentle-shell: could not run Pi's update --extensions: ${error.message}`);
+      resolve(1);
+    });
+    child.on("exit", (code, signal) => {
+      for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(s, forward);
+      resolve(code ?? (signal ? 128 + 1 : 1));
+    });
+  });
+}

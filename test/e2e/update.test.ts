@@ -1,0 +1,204 @@
+/**
+ * gentle-shell update (spec: "Launcher in a bundled install", Pi updates
+ * (S5)) with the real Pi: a signed release 4.1.0 made here pins Pi 1.5.2,
+ * older than the registry's latest Pi, and is installed from a folder laid
+ * out like the mirror. `update` then moves to the registry's newest stable
+ * Pi (read here from the registry, as the engine reads it), keeps the old
+ * pair for rollback, and a later upgrade keeps the newer Pi.
+ */
+import { describe, expect, it } from "vitest";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, PI_PACKAGE } from "../../src/core/distribution";
+import { prefixLayout, versionId } from "../../src/core/layout";
+import { FORCE_REFUSAL } from "../../src/core/pi-update";
+import { ENGINE_ASSET } from "../../src/core/release-manifest";
+import { buildDistribution } from "../../src/install/distribution";
+import { fixtures } from "../support/context";
+import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
+import { publishSignedRelease } from "../support/release-publish";
+import { scratchDir } from "../support/scratch";
+
+const f = fixtures();
+const SHELL = "4.1.0";
+const OLD_PI = "1.5.2";
+const OLD = versionId(SHELL, OLD_PI);
+
+/** Hard links of a mirror folder (the runtimes), copies where a link is not possible. */
+async function linkTree(from: string, to: string): Promise<void> {
+  await fs.mkdir(to, { recursive: true });
+  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
+    const [src, dest] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) await linkTree(src, dest);
+    else await fs.link(src, dest).catch(() => fs.copyFile(src, dest));
+  }
+}
+
+/** A source folder with the fixture mirror's runtimes and a signed release 4.1.0 that pins Pi 1.5.2. */
+async function olderPiRelease(): Promise<string> {
+  const scratch = scratchDir("gss-update-source-");
+  const root = join(scratch, "source");
+  for (const part of ["node", "pnpm", "engram"]) await linkTree(join(f.mirrorRoot, part), join(root, part));
+  const layout = prefixLayout({ home: join(scratch, "distribution-home"), platform: "linux", pins: f.pins });
+  await fs.mkdir(layout.pnpm.config, { recursive: true });
+  await fs.writeFile(layout.pnpm.npmrc, `registry=${f.registryUrl}\n`);
+  const built = await buildDistribution({ shell: SHELL, pi: OLD_PI, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins });
+  const dir = join(root, "releases", `v${SHELL}`);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(join(dir, DISTRIBUTION_JSON), built.json);
+  await fs.writeFile(join(dir, DISTRIBUTION_LOCK), built.lockfile);
+  await publishSignedRelease(dir, { shell: SHELL, pi: OLD_PI, engine: await fs.readFile(join(f.mirrorRoot, "releases", `v${SHELL}`, ENGINE_ASSET)) });
+  return root;
+}
+
+/** The registry's dist-tags.latest of Pi, asked directly. */
+async function registryLatestPi(): Promise<string> {
+  const res = await fetch(`${f.registryUrl}${PI_PACKAGE.replace("/", "%2f")}`, { headers: { accept: "application/vnd.npm.install-v1+json" } });
+  return ((await res.json()) as { "dist-tags": { latest: string } })["dist-tags"].latest;
+}
+
+const source = olderPiRelease();
+const latest = registryLatestPi();
+// Awaited by each test; a failure is theirs to report.
+source.catch(() => undefined);
+latest.catch(() => undefined);
+
+async function installOld(): Promise<string> {
+  const root = await source;
+  const home = join(scratchDir("gss-update-"), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  const r = await runCommand(f.binary!, ["install", "--yes", "--source", root, "--release", SHELL], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+    timeoutMs: 300_000,
+  });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return home;
+}
+
+/** The launcher, with memory off so no test starts the shared Engram server. */
+function gs(home: string, args: string[]) {
+  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, {
+    env: homeEnv(home, { ENGRAM_STARTUP_POLICY: "disabled" }),
+    cwd: home,
+    timeoutMs: 300_000,
+  });
+}
+
+async function versionLines(home: string) {
+  return (await gs(home, ["--version"])).stdout.split("\n").slice(0, 2);
+}
+
+async function versions(home: string) {
+  return (await fs.readdir(join(home, ".gentle-shell", "versions"))).sort();
+}
+
+describe.concurrent("gentle-shell update", () => {
+  it("moves to the newest Pi, says when it is current, hands Pi its own forms, refuses --force, keeps the Pi on upgrade and rolls back", async () => {
+    const [home, newest] = await Promise.all([installOld(), latest]);
+    const NEW = versionId(SHELL, newest);
+    expect(newest).not.toBe(OLD_PI);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
+
+    // --force on a managed self update: one sentence, exit 2, nothing changed.
+    for (const args of [
+      ["update", "--force"],
+      ["update", "--all", "--force"],
+    ]) {
+      const r = await gs(home, args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(`gentle-shell: ${FORCE_REFUSAL}\n`);
+      expect(r.stdout).toBe("");
+    }
+    // Pi's own forms reach Pi unchanged: its answers, not ours, and nothing installed.
+    const target = await gs(home, ["update", "npm:not-installed-here"]);
+    expect(target.code).toBe(1);
+    expect(target.stderr).toContain("No matching package found for npm:not-installed-here");
+    const refused = await gs(home, ["update", "--latest", "--models"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('Unknown option --latest for "update".');
+    const help = await gs(home, ["update", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Update pi, installed packages, or model catalogs.");
+    expect(await versions(home)).toEqual([OLD]);
+
+    // No target: the newest stable Pi for the current Shell, installed beside the old pair, verified, switched.
+    const up = await gs(home, ["update"]);
+    expect(up.stderr).toBe("");
+    expect(up.code).toBe(0);
+    expect(up.stdout.split("\n").filter((l) => l.startsWith("Warning:"))).toEqual([
+      `Warning: Shell installs Pi ${newest} with gentle-pi ${SHELL} without a release's verified lockfile; pnpm resolves that pair from the registry.`,
+    ]);
+    expect(up.stdout).toContain(`Using the engine of Gentle Shell ${SHELL} with Pi ${newest} (gentle-shell-setup ${FIXTURE_NEXT_ENGINE})...`);
+    expect(up.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD}). \`gentle-shell upgrade --rollback\` goes back.`);
+    // Not an all form: Pi's extension update did not run.
+    expect(up.stdout).not.toContain("Packages are already up to date");
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versions(home)).toEqual([NEW, OLD].sort());
+    const prefix = join(home, ".gentle-shell");
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${NEW}`);
+    const own = await fs.readFile(join(prefix, "versions", NEW, "pnpm-lock.yaml"), "utf8");
+    expect(own).toContain(`${PI_PACKAGE}@${newest}`);
+    expect(own).not.toContain(`${PI_PACKAGE}@${OLD_PI}`);
+
+    // Already current: nothing changes.
+    const again = await gs(home, ["update", "--latest"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is already current, nothing was changed.`);
+    expect(await versions(home)).toEqual([NEW, OLD].sort());
+
+    // A later upgrade keeps the newer independently updated Pi (the release still pins Pi 1.5.2).
+    const upgrade = await gs(home, ["upgrade"]);
+    expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
+    expect(upgrade.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is already current; nothing was changed.`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+
+    // The old pair was kept: rollback returns to it.
+    const back = await gs(home, ["upgrade", "--rollback"]);
+    expect(back.code, back.stdout + back.stderr).toBe(0);
+    expect(back.stdout).toContain(`Rolled back: ${OLD} is current again (was ${NEW}).`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
+  }, 1_200_000);
+
+  it("--all sends update --extensions to Pi, also when the Pi update fails, and leaves pinned extensions pinned", async () => {
+    const [home, newest] = await Promise.all([installOld(), latest]);
+    const NEW = versionId(SHELL, newest);
+    const prefix = join(home, ".gentle-shell");
+    const settingsFile = join(prefix, "agent", "settings.json");
+    const pinned = ["npm:some-pinned-extension@1.0.0"];
+    const settings = JSON.parse(await fs.readFile(settingsFile, "utf8").catch(() => "{}")) as Record<string, unknown>;
+    await fs.writeFile(settingsFile, JSON.stringify({ ...settings, packages: pinned }, null, 2));
+
+    // The Pi update fails (the registry Pi comes from cannot be reached): Pi still updates the extensions, exit 1.
+    const npmrcFile = join(prefix, "pnpm", "config", "npmrc");
+    const npmrc = await fs.readFile(npmrcFile, "utf8");
+    await fs.writeFile(npmrcFile, `${npmrc}@earendil-works:registry=http://127.0.0.1:9/\n`);
+    const failed = await gs(home, ["update", "--all"]);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.split("\n").filter((l) => l.startsWith("gentle-shell:"))).toHaveLength(1);
+    expect(failed.stdout).toContain("Packages are already up to date");
+    expect(await versions(home)).toEqual([OLD]);
+    await fs.writeFile(npmrcFile, npmrc);
+
+    // self with --extensions: the Pi update, then Pi's extension update with the new Pi.
+    const up = await gs(home, ["update", "pi", "--extensions"]);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const lines = up.stdout.split("\n");
+    const switched = lines.findIndex((l) => l.includes(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD})`));
+    const extensions = lines.indexOf("Packages are already up to date");
+    expect(switched).toBeGreaterThanOrEqual(0);
+    expect(extensions).toBeGreaterThan(switched);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versions(home)).toEqual([NEW, OLD].sort());
+    // Pi's rule: an explicitly pinned extension stays pinned.
+    expect((JSON.parse(await fs.readFile(settingsFile, "utf8")) as { packages: unknown }).packages).toEqual(pinned);
+
+    // Already current: --all still sends the extension update.
+    const again = await gs(home, ["update", "--all"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("is already current, nothing was changed.");
+    expect(again.stdout).toContain("Packages are already up to date");
+  }, 1_200_000);
+});
