@@ -89,7 +89,7 @@ describe("Pi's screens in tmux, read by the classifier", () => {
     }
   });
 
-  it.each([20, 80])("an extension's dialogs at %i columns read blocked", async (columns) => {
+  it.each([20, 80])("an extension's dialogs, /trust and /login at %i columns", async (columns) => {
     const t = await open(columns);
     try {
       await still(t, (s) => s.includes("~/p"), "Pi's footer");
@@ -98,10 +98,16 @@ describe("Pi's screens in tmux, read by the classifier", () => {
         ["/gss-confirm", "Delete it?"],
         ["/gss-input", "Your name"],
         ["/gss-editor", "Edit the note"],
+        // Pi's own: the /trust selector and /login's first step
+        ["/trust", "Project trust"],
+        ["/login", "authentication"],
       ] as const) {
         await t.type(command);
         const screen = await still(t, (s) => s.includes(title), title);
-        await check(screen, "blocked", command.slice(5), columns);
+        // At 20 columns the /trust selector is taller than the 24 rows: Pi clips its bottom rows, its lower
+        // border with them, so it shows no frame and matches no rule (the spec's clipped prompt).
+        const clipped = command === "/trust" && columns === 20;
+        await check(screen, clipped ? null : "blocked", command.replace(/^\/(gss-)?/, "") + (clipped ? "-clipped" : ""), columns);
         await t.keys("Escape");
         await t.waitFor((s) => !s.includes(title), `${title} closed`);
       }

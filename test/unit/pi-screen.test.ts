@@ -43,9 +43,17 @@ describe("the real screens", () => {
       expect(names).toContain(`working.working.${columns}.txt`);
     }
     for (const columns of [20, 80]) {
-      for (const what of ["select", "confirm", "input", "editor", "trust-prompt"]) expect(names).toContain(`blocked.${what}.${columns}.txt`);
+      for (const what of ["select", "confirm", "input", "editor", "trust-prompt", "login"]) expect(names).toContain(`blocked.${what}.${columns}.txt`);
     }
-    for (const file of ["blocked.missing-cwd.80.txt", "none.model-selector.80.txt", "none.idle.19.txt", "none.working.19.txt"]) expect(names).toContain(file);
+    for (const file of [
+      "blocked.trust.80.txt",
+      "none.trust-clipped.20.txt",
+      "blocked.missing-cwd.80.txt",
+      "none.model-selector.80.txt",
+      "none.idle.19.txt",
+      "none.working.19.txt",
+    ])
+      expect(names).toContain(file);
     // Each one is as wide as its name says: its borders span the terminal.
     for (const c of captures)
       expect(
@@ -100,6 +108,13 @@ describe("the detection rules on them", () => {
     const narrow = piFrame(capture("blocked.trust-prompt.20.txt").screen)!;
     expect(narrow.upper).toBeNull();
     expect(classifyPiScreen(capture("blocked.trust-prompt.20.txt").screen, 20)).toBe("blocked");
+  });
+
+  it("a prompt taller than the terminal that Pi clips loses its lower border: no frame, no rule, though its hint shows", () => {
+    const c = capture("none.trust-clipped.20.txt");
+    expect(c.screen).toContain("escape/ctrl+c");
+    expect(piFrame(c.screen)).toBeNull();
+    expect(classifyPiScreen(capture("blocked.trust.80.txt").screen, 80)).toBe("blocked");
   });
 
   it("a selector list (cursor row and two-space row) withholds idle; its own hint is not a dialog's", () => {
