@@ -10,12 +10,14 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
+import { classifyPiScreen } from "../support/screen";
 import { writeStubModelConfig } from "../support/stub-model";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
 const sockets: string[] = [];
+const COLUMNS = 120;
 
 afterAll(async () => {
   for (const s of sockets) await runCommand("tmux", ["-L", s, "kill-server"]).catch(() => undefined);
@@ -45,7 +47,10 @@ class Terminal {
     // Memory off by the user's policy: after "update now" the new version's Engram core is published, and the
     // relaunched Pi would otherwise start the shared server on this machine's default endpoint (127.0.0.1:7437).
     const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
-    const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", "120", "-y", "40", "--", ...command], { env, cwd: home });
+    const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", String(COLUMNS), "-y", "40", "--", ...command], {
+      env,
+      cwd: home,
+    });
     expect(r.code, r.stderr).toBe(0);
     return new Terminal(socket);
   }
@@ -71,8 +76,8 @@ class Terminal {
 }
 
 const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is available (you have ${older.shell}).`);
-/** Pi's idle editor: a plain upper border of 20 or more ─. */
-const piOpen = (s: string) => /─{20,}/.test(s) && !offered(s);
+/** Pi's idle editor, by the detection rules (support/screen.ts). */
+const piOpen = (s: string) => classifyPiScreen(s, COLUMNS) === "idle" && !offered(s);
 
 describe.concurrent("the startup update offer", () => {
   it("offers the newer release; Enter (not now) opens Pi without saving anything", async () => {

@@ -10,6 +10,7 @@
  * Control endpoints (also used across processes, e.g. from a vitest worker):
  *   GET  [/s/<scope>]/__stub/requests   the recorded chat requests (JSON)
  *   PUT  [/s/<scope>]/__stub/answer     body {"answer": "..."}
+ *   PUT  [/s/<scope>]/__stub/delay      body {"ms": n}: wait n ms before answering (Pi shows its busy border meanwhile)
  *   POST /__stub/scopes                 body {"answer"?: "..."} -> {scope, baseUrl}
  */
 import { randomBytes } from "node:crypto";
@@ -32,6 +33,7 @@ export interface StubRequest {
 
 interface Scope {
   answer: string;
+  delayMs: number;
   requests: StubRequest[];
 }
 
@@ -47,7 +49,7 @@ export interface StubModel {
 
 export async function startStubModel(options: { answer?: string; port?: number } = {}): Promise<StubModel> {
   const defaultAnswer = options.answer ?? STUB_ANSWER;
-  const scopes = new Map<string, Scope>([["", { answer: defaultAnswer, requests: [] }]]);
+  const scopes = new Map<string, Scope>([["", { answer: defaultAnswer, delayMs: 0, requests: [] }]]);
   let origin = "";
 
   const server = createServer((req, res) => {
@@ -73,7 +75,7 @@ export async function startStubModel(options: { answer?: string; port?: number }
     if (req.method === "POST" && path === "/__stub/scopes" && !scopeName) {
       const body = parseJson(raw) as { answer?: string } | undefined;
       const name = randomBytes(6).toString("hex");
-      scopes.set(name, { answer: body?.answer ?? defaultAnswer, requests: [] });
+      scopes.set(name, { answer: body?.answer ?? defaultAnswer, delayMs: 0, requests: [] });
       return sendJson(res, 200, { scope: name, baseUrl: `${origin}/s/${name}/v1` });
     }
     if (req.method === "GET" && path === "/__stub/requests") return sendJson(res, 200, scope.requests);
@@ -82,6 +84,12 @@ export async function startStubModel(options: { answer?: string; port?: number }
       if (typeof body?.answer !== "string") return sendJson(res, 400, { error: { message: "answer must be a string" } });
       scope.answer = body.answer;
       return sendJson(res, 200, { answer: scope.answer });
+    }
+    if (req.method === "PUT" && path === "/__stub/delay") {
+      const body = parseJson(raw) as { ms?: unknown } | undefined;
+      if (typeof body?.ms !== "number" || !(body.ms >= 0)) return sendJson(res, 400, { error: { message: "ms must be a number >= 0" } });
+      scope.delayMs = body.ms;
+      return sendJson(res, 200, { ms: scope.delayMs });
     }
     if (req.method === "GET" && path === "/v1/models") {
       return sendJson(res, 200, { object: "list", data: [{ id: STUB_MODEL_ID, object: "model", owned_by: "stub" }] });
@@ -96,6 +104,7 @@ export async function startStubModel(options: { answer?: string; port?: number }
         body: body ?? raw,
       });
       if (!body) return sendJson(res, 400, { error: { message: "body is not JSON" } });
+      if (scope.delayMs > 0) await new Promise((r) => setTimeout(r, scope.delayMs));
       return answerChat(res, scope.answer, body.model ?? STUB_MODEL_ID, body.stream === true, !!body.stream_options?.include_usage);
     }
     sendJson(res, 404, { error: { message: `stub model: no route for ${req.method} ${path}` } });
@@ -180,6 +189,11 @@ export function stubModelClient(url: string) {
         async setAnswer(text: string) {
           const r = await fetch(`${base}/__stub/answer`, { method: "PUT", body: JSON.stringify({ answer: text }) });
           if (!r.ok) throw new Error(`stub model: cannot set the answer (HTTP ${r.status})`);
+        },
+        /** Answer every later chat only after `ms` milliseconds (0: at once). */
+        async setDelay(ms: number) {
+          const r = await fetch(`${base}/__stub/delay`, { method: "PUT", body: JSON.stringify({ ms }) });
+          if (!r.ok) throw new Error(`stub model: cannot set the delay (HTTP ${r.status})`);
         },
       };
     },

@@ -1,0 +1,95 @@
+/**
+ * A real terminal for TUI tests: a tmux server of its own (one socket per
+ * terminal), keys typed with send-keys, the screen read with capture-pane,
+ * and Pi's state read from it with the screen classifier (./screen.ts).
+ *
+ *   const t = await Terminal.open({ command: [gs], cwd, env, columns: 80 });
+ *   await t.waitForPi("idle");
+ *   await t.type("/gss-select");
+ *
+ * Every server a test file started is killed when the file ends.
+ */
+import { afterAll, expect } from "vitest";
+import { classifyPiScreen, type PiScreenState } from "./screen";
+import { runCommand } from "./proc";
+
+const servers: string[] = [];
+
+afterAll(async () => {
+  for (const socket of servers.splice(0)) await runCommand("tmux", ["-L", socket, "kill-server"]).catch(() => undefined);
+});
+
+export interface TerminalOptions {
+  command: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  columns?: number;
+  rows?: number;
+}
+
+export class Terminal {
+  private constructor(
+    readonly socket: string,
+    readonly columns: number,
+    readonly rows: number,
+  ) {}
+
+  static async open(options: TerminalOptions): Promise<Terminal> {
+    const columns = options.columns ?? 100;
+    const rows = options.rows ?? 30;
+    const socket = `gss-${process.pid}-${Math.random().toString(16).slice(2)}`;
+    servers.push(socket);
+    // No tmux.conf but extended keys on (set before the program starts), as Pi asks of tmux users.
+    const r = await runCommand(
+      "tmux",
+      [
+        ...["-L", socket, "-f", "/dev/null", "start-server", ";", "set-option", "-g", "extended-keys", "on", ";"],
+        ...["new-session", "-d", "-x", String(columns), "-y", String(rows), "--", ...options.command],
+      ],
+      { env: { TERM: "xterm-256color", ...options.env }, cwd: options.cwd },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    return new Terminal(socket, columns, rows);
+  }
+
+  /** The visible screen, as capture-pane prints it (wrapped lines joined). */
+  async screen(): Promise<string> {
+    return (await runCommand("tmux", ["-L", this.socket, "capture-pane", "-p", "-J"])).stdout;
+  }
+
+  async keys(...keys: string[]): Promise<void> {
+    await runCommand("tmux", ["-L", this.socket, "send-keys", ...keys]);
+  }
+
+  /** Type `text` literally, then Enter a moment later (Pi treats a fast Enter after text as part of a paste). */
+  async type(text: string): Promise<void> {
+    await runCommand("tmux", ["-L", this.socket, "send-keys", "-l", text]);
+    await new Promise((r) => setTimeout(r, 300));
+    await this.keys("Enter");
+  }
+
+  async waitFor(test: (screen: string) => boolean, what: string, ms = 60_000): Promise<string> {
+    const end = Date.now() + ms;
+    let last = "";
+    while (Date.now() < end) {
+      last = await this.screen();
+      if (test(last)) return last;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    throw new Error(`waited for ${what}; the screen shows:\n${last}`);
+  }
+
+  /** Pi's state by the detection rules (null: none of them matches). */
+  async piState(): Promise<PiScreenState | null> {
+    return classifyPiScreen(await this.screen(), this.columns);
+  }
+
+  /** Wait until the screen classifies as `state`; returns that screen. */
+  waitForPi(state: PiScreenState, ms = 60_000): Promise<string> {
+    return this.waitFor((s) => classifyPiScreen(s, this.columns) === state, `Pi ${state}`, ms);
+  }
+
+  async close(): Promise<void> {
+    await runCommand("tmux", ["-L", this.socket, "kill-server"]);
+  }
+}
