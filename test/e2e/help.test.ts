@@ -78,7 +78,7 @@ describe("gentle-shell --help", () => {
     const r = await launchWatched(["--help"]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.startsWith(BLOCK), r.stdout.slice(0, 600)).toBe(true);
-    for (const command of ["setup", "upgrade", "upgrade --rollback", "update", "self-uninstall", "memory migrate"]) {
+    for (const command of ["setup", "upgrade", "upgrade --rollback", "update", "self-uninstall"]) {
       expect(r.stdout.slice(0, BLOCK.length)).toMatch(new RegExp(`^  gentle-shell ${command} {2,}\\S`, "m"));
     }
     const pi = await piOwnHelp();
