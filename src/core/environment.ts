@@ -106,11 +106,17 @@ function pathValue(env: Env, platform: Platform): string | undefined {
 
 const SETUP_DROPPED = [/^npm_/i, /^pnpm_/i, /^GENTLE_BOOTSTRAP_/, /^GENTLE_INSTALL_/];
 
-/** The environment `gentle-shell setup` runs in from the web installer. */
+/**
+ * The environment `gentle-shell setup` runs in from the installer (its setup
+ * step) and from the launcher's first-use setup. The launcher keeps the
+ * user's NODE_OPTIONS as GENTLE_SHELL_USER_NODE_OPTIONS for Pi; that is the
+ * inherited NODE_OPTIONS too, so it is dropped with it.
+ */
 export function setupEnvironment(layout: Layout, options: { env: Env; id: string }): Env {
   const out: Env = {};
   for (const [k, v] of Object.entries(copyDefined(options.env))) {
     if (DROPPED_EXACT.has(k.toUpperCase()) && k.toUpperCase() !== "PNPM_HOME") continue;
+    if (k === "GENTLE_SHELL_USER_NODE_OPTIONS") continue;
     if (SETUP_DROPPED.some((re) => re.test(k))) continue;
     out[k] = v;
   }
@@ -205,14 +211,20 @@ export function gentleAiIsolationEnv(layout: Layout, engramPublished: boolean): 
   return env;
 }
 
-/** bundledSetupEnv: Pi's environment, with our node and the version's .bin ahead of the user's PATH, plus isolation. */
+/**
+ * bundledSetupEnv: Pi's environment, with our node and the version's .bin
+ * ahead of the user's PATH, plus isolation. A PATH that already starts with
+ * them (setupEnvironment's) gets them once.
+ */
 export function bundledSetupEnv(install: { layout: Layout; piCli: string; versionDir: string }, env: Env, engramPublished: boolean): Env {
   const out = bundledChildEnv(install, env);
   const { layout } = install;
   const key = pathKey(out, layout.platform);
   const sep = layout.platform === "win32" ? ";" : ":";
   const front = [nodeBinDir(layout), join(install.versionDir, "node_modules", ".bin")];
-  out[key] = [...front, ...(out[key] ? [out[key]!] : [])].join(sep);
+  const rest = out[key] ? out[key]!.split(sep) : [];
+  if (rest[0] === front[0] && rest[1] === front[1]) rest.splice(0, 2);
+  out[key] = [...front, ...rest].join(sep);
   return { ...out, ...gentleAiIsolationEnv(layout, engramPublished) };
 }
 

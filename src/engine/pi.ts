@@ -107,3 +107,30 @@ export function launchKind(args: readonly string[]): "skip" | "classify" | "fina
   }
   return piReadsVersionOrHelp(args) ? "skip" : "final";
 }
+
+/** The options Pi reads as flags in `args` (before Pi's own `--`, and not as another option's value), with the value each takes. */
+export function piOptions(args: readonly string[]): Array<{ flag: string; value?: string }> {
+  const out: Array<{ flag: string; value?: string }> = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") break;
+    const n = valueCount(arg, args[i + 1]);
+    if (arg.startsWith("-") && arg.length > 1) out.push(n ? { flag: arg, value: args[i + 1]! } : { flag: arg });
+    i += n;
+  }
+  return out;
+}
+
+/** Flags with which Pi does something else than open its interactive session (Pi 1.6 main.js, resolveAppMode). */
+const NOT_INTERACTIVE = new Set(["-p", "--print", "--version", "-v", "--help", "-h", "--export", "--list-models"]);
+
+/**
+ * Would Pi open its interactive session for these arguments, given a
+ * terminal on stdin and stdout? Not for a Pi subcommand, print mode, a
+ * --mode other than text (rpc, json, or one Pi refuses), a version or help
+ * flag, --export or --list-models.
+ */
+export function piStartsInteractive(args: readonly string[]): boolean {
+  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return false;
+  return piOptions(args).every(({ flag, value }) => !NOT_INTERACTIVE.has(flag) && (flag !== "--mode" || value === "text"));
+}

@@ -71,6 +71,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   const { startupOffer } = await import("./startup-offer");
   const offered = await startupOffer(install, env, args, io);
   if (offered !== null) return offered;
+  // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
+  await (await import("./first-use")).firstUseSetup(install, env, args, io);
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");

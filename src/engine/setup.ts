@@ -19,6 +19,7 @@ import { ensureRealFolder, lstatOrNull, readTextOrNull, tempSibling, writeFileAt
 import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime/engram";
 import type { BundledInstall } from "./bundled";
+import { recordSetup, setupMarkerPath } from "./setup-marker";
 import { sourceFile } from "./upgrade";
 
 /** The gentle-ai executable gentle-pi's build leaves: its package.json bin entry, else bin/gentle-ai. */
@@ -115,24 +116,57 @@ export async function restore(snaps: Snapshot[]): Promise<Array<{ path: string; 
   return restored;
 }
 
+export interface SetupOptions {
+  /** First-use setup: failures are not printed here (it reports them in one line) and the record says so. */
+  firstUse?: boolean;
+}
+
+export interface SetupResult {
+  code: number;
+  /** Why it failed, as a clause: no leading "gentle-shell:", no final period. */
+  reason?: string;
+}
+
 export async function runSetup(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number> {
+  return (await setupRun(install, env, args, io)).code;
+}
+
+/** gentle-shell setup, with why it failed; a successful full run records the setup marker (src/engine/setup-marker.ts). */
+export async function setupRun(install: BundledInstall, env: Env, args: string[], io: Output, options: SetupOptions = {}): Promise<SetupResult> {
   const err = (line: string) => io.err(`gentle-shell: ${line}`);
+  const fail = (message: string, reason: string): SetupResult => {
+    if (!options.firstUse) err(message);
+    return { code: 1, reason };
+  };
   // The install lock: no upgrade or self-uninstall works in the prefix while setup writes to it.
   let lock: Awaited<ReturnType<typeof acquireInstallLock>>;
   try {
     lock = await acquireInstallLock(install.layout, 300_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   } catch (error) {
-    err(`setup stopped: ${(error as Error).message}.`);
-    return 1;
+    return fail(`setup stopped: ${(error as Error).message}.`, (error as Error).message);
   }
+  let result: SetupResult;
   try {
-    return await setupLocked(install, env, args, err, io);
+    result = await setupLocked(install, env, args, { err, fail }, io);
   } finally {
     await lock.release();
   }
+  // Only a full run counts as setup having run: not a dry run and not Gentle AI's help.
+  const full = !args.some((a) => a === "--dry-run" || a === "--help" || a === "-h");
+  if (result.code === 0 && full) {
+    await recordSetup(install.layout, { status: "done", by: options.firstUse ? "first-use" : "setup", version: install.id }).catch((error: Error) =>
+      err(`setup finished, but ${tildify(setupMarkerPath(install.layout), install.layout.home)} could not record it (${error.message}).`),
+    );
+  }
+  return result;
 }
 
-async function setupLocked(install: BundledInstall, env: Env, args: string[], err: (line: string) => void, io: Output): Promise<number> {
+interface Say {
+  err: (line: string) => void;
+  fail: (message: string, reason: string) => SetupResult;
+}
+
+async function setupLocked(install: BundledInstall, env: Env, args: string[], { err, fail }: Say, io: Output): Promise<SetupResult> {
   const { layout } = install;
   const dryRun = args.includes("--dry-run");
   // Engram first: setup stops if the verified core cannot be published, whatever the memory decision.
@@ -144,8 +178,10 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
       reason: error.message,
     }));
     if (!engram.available) {
-      err(`setup stopped: the bundled Engram could not be published (${engram.reason}). Nothing was set up.`);
-      return 1;
+      return fail(
+        `setup stopped: the bundled Engram could not be published (${engram.reason}). Nothing was set up.`,
+        `the bundled Engram could not be published: ${engram.reason}`,
+      );
     }
   }
   const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
@@ -154,8 +190,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
   try {
     gentleAi = await gentleAiExecutable(install);
   } catch (error) {
-    err((error as Error).message);
-    return 1;
+    return fail((error as Error).message, (error as Error).message.replace(/\.[^.]*\.$/, ""));
   }
   const home = layout.home;
   const guarded = await snapshot([
@@ -167,23 +202,23 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], er
     // Never through a link: each folder is checked, and created 0700 when absent.
     for (const folder of [layout.gentleAi, layout.config, layout.gentleAiConfig]) await ensureRealFolder(folder, 0o700);
   } catch (error) {
-    err(`setup stopped: ${tildifyText((error as Error).message, home)}. Nothing was set up.`);
-    return 1;
+    const why = tildifyText((error as Error).message, home);
+    return fail(`setup stopped: ${why}. Nothing was set up.`, why);
   }
   const setupEnv = bundledSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
   applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }), io);
-  const code = await new Promise<number>((resolve) => {
+  const result = await new Promise<SetupResult>((resolve) => {
     const child = spawn(gentleAi, ["install", "--agent", "pi", ...args], { stdio: "inherit", env: setupEnv as NodeJS.ProcessEnv, cwd: home });
-    child.on("error", (error) => {
-      err(`could not start gentle-ai: ${error.message}`);
-      resolve(1);
+    child.on("error", (error) => resolve(fail(`could not start gentle-ai: ${error.message}`, `gentle-ai could not be started: ${error.message}`)));
+    child.on("exit", (c, signal) => {
+      const code = c ?? (signal ? 130 : 1);
+      resolve(code === 0 ? { code } : { code, reason: signal ? `Gentle AI was stopped by ${signal}` : `Gentle AI exited with code ${code}` });
     });
-    child.on("exit", (c, signal) => resolve(c ?? (signal ? 130 : 1)));
   });
   const restored = await restore(guarded);
   for (const r of restored) {
     err(`restored ${tildify(r.path, home)}${r.via ? ` (through its link to ${tildify(r.via, home)})` : ""}, which Gentle AI changed`);
   }
-  return code;
+  return result;
 }

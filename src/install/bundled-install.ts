@@ -4,6 +4,8 @@
  * runtime, version, activate, launcher, verify-launcher, PATH) into the plan
  * (src/install/plan.ts) and holds the step bodies, including the version
  * step from an offline bundle; the modules they call make the decisions.
+ * Once they all passed, a new install runs its setup step
+ * (src/install/setup-step.ts), whose failure leaves a working install.
  */
 import { promises as fs } from "node:fs";
 import type { Layout } from "../core/layout";
@@ -22,6 +24,7 @@ import { installVersion } from "./version";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
+import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/registry";
@@ -47,6 +50,17 @@ export interface InstallOptions {
   verbose?: boolean;
   /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
   claimed?: string;
+  /**
+   * The setup step: "run" it, "skip" it (--no-setup; reported as skipped), or
+   * "none" (default): a plan without one, as a migration's is.
+   */
+  setup?: "run" | "skip" | "none";
+  /**
+   * Called once every install step passed, before the setup step: the caller
+   * records where the install came from and releases the install lock, which
+   * `gentle-shell setup` takes itself.
+   */
+  installed?: () => Promise<void>;
   report: (o: StepOutcome) => void;
 }
 
@@ -56,7 +70,10 @@ export interface InstallResult {
   path: PathStepOutcome | null;
   /** When an older gentle-shell would still win in a new terminal: what to do about it. */
   shadow: string | null;
+  /** Every install step passed (the setup step aside: its failure leaves a working install). */
   ok: boolean;
+  /** The setup step's outcome, or null for a plan without one. */
+  setup: StepOutcome | null;
 }
 
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
@@ -241,5 +258,21 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
 
   const outcomes = await runPlan(steps, layout.home, options.report);
   await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
-  return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok: outcomes.every((o) => o.status === "done") };
+  const ok = outcomes.every((o) => o.status === "done");
+  const mode = options.setup ?? "none";
+  let setup: StepOutcome | null = null;
+  if (ok) await options.installed?.();
+  if (mode === "run" && ok) {
+    const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: id! }) };
+    // Gentle AI's own output follows, on the inherited terminal.
+    process.stdout.write(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder\n`);
+    setup = (await runPlan([setupStep], layout.home, options.report))[0]!;
+  } else if (mode !== "none") {
+    setup = ok
+      ? { id: "setup", title: "setup", status: "skipped", detail: `--no-setup; the first interactive gentle-shell runs ${SETUP_COMMAND} once` }
+      : { id: "setup", title: "setup", status: "not-run", detail: "" };
+    if (ok) options.report(setup);
+  }
+  if (setup) outcomes.push(setup);
+  return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok, setup };
 }

@@ -2,13 +2,15 @@
  * The step plan of a new install (spec: "Migration from a global install",
  * runBundledInstall): claim, npm settings, runtime, version, activate,
  * launcher, verify-launcher, then the PATH entry, so a launcher that fails its
- * check is never put on PATH. Each step reports an outcome; the first failure
- * stops the plan and is named with its detail (home shown as ~).
+ * check is never put on PATH. A new install then runs `gentle-shell setup`
+ * (the setup step; a migration's plan has none). Each step reports an
+ * outcome; the first failure stops the plan and is named with its detail
+ * (home shown as ~).
  */
 import { tildifyText } from "../core/layout";
 import { redactText } from "../core/secrets";
 
-export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path";
+export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path" | "setup";
 
 export interface Step {
   id: StepId;
@@ -19,11 +21,12 @@ export interface Step {
 export interface StepOutcome {
   id: StepId;
   title: string;
-  status: "done" | "failed" | "not-run";
+  /** skipped: asked not to run (--no-setup). */
+  status: "done" | "failed" | "not-run" | "skipped";
   detail: string;
 }
 
-export const STEP_ORDER: StepId[] = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path"];
+export const STEP_ORDER: StepId[] = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"];
 
 export async function runPlan(steps: Step[], home: string, report: (o: StepOutcome) => void): Promise<StepOutcome[]> {
   const outcomes: StepOutcome[] = [];

@@ -20,13 +20,11 @@ async function installed(withSetup: boolean) {
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   const env = homeEnv(home, { SHELL: "/bin/bash" });
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl], { env, cwd: home, timeoutMs: 170_000 });
+  // The install's setup step publishes the verified core; it never starts a server.
+  const args = ["install", "--yes", "--source", f.mirrorUrl, ...(withSetup ? [] : ["--no-setup"])];
+  const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
   expect(r.code, r.stdout + r.stderr).toBe(0);
-  if (withSetup) {
-    // Setup publishes the verified core; it never starts a server.
-    const s = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["setup"], { env, cwd: home, timeoutMs: 120_000 });
-    expect(s.code, s.stdout + s.stderr).toBe(0);
-  }
+  expect(r.stdout).toContain(withSetup ? "✔ setup: " : "- setup: skipped");
   return home;
 }
 

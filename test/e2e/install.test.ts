@@ -11,7 +11,7 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
-import { GENTLE_PI_MARKER } from "../support/gentle-pi";
+import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -54,13 +54,45 @@ describe("a first install into a fresh HOME", () => {
   it("exits 0 and reports every step, the launcher path and what to do next", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    for (const step of ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path"]) {
+    for (const step of ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"]) {
       expect(result.stdout).toMatch(new RegExp(`^✔ ${step}: `, "m"));
     }
+    // The steps in the plan's order, setup last.
+    const reported = [...result.stdout.matchAll(/^✔ ([a-z-]+): /gm)].map((m) => m[1]);
+    expect(reported).toEqual(["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"]);
+    expect(result.stdout).toContain("✔ setup: gentle-shell setup set up Gentle AI for Pi");
     expect(result.stdout).toContain(`gentle-pi ${latest.shell} with Pi ${latest.pi} installed in versions/${latest.id}`);
     expect(result.stdout).toContain("Gentle Shell is installed: ~/.gentle-shell/bin/gentle-shell");
     expect(result.stdout).not.toContain(home);
     expect(result.stdout).not.toContain("never-printed-secret");
+  });
+
+  it("ends with gentle-shell setup, through the launcher, in the setup environment, and records that it ran", async () => {
+    const prefix = join(home, ".gentle-shell");
+    const runs = await readGentleAiRuns(join(prefix, "gentle-ai"));
+    expect(runs).toHaveLength(1);
+    const run = runs[0]!;
+    expect(run.argv).toEqual(["install", "--agent", "pi"]);
+    expect(run.version).toBe(latest.shell);
+    // setupEnvironment: npm's settings inside the prefix; our node, then the version's .bin, then the user's PATH (once).
+    expect(run.env).toMatchObject({
+      npm_config_userconfig: join(prefix, "pnpm", "config", "npmrc"),
+      npm_config_globalconfig: join(prefix, "npm", "npmrc"),
+      npm_config_prefix: join(prefix, "npm", "prefix"),
+      npm_config_cache: join(prefix, "npm", "cache"),
+      npm_config_update_notifier: "false",
+      GENTLE_AI_HOME: join(prefix, "gentle-ai"),
+      GENTLE_AI_ENGRAM_BIN: join(prefix, "runtime", "engram-3.5.2", "engram"),
+    });
+    const front = [join(prefix, "runtime", "node-24.21.0", "bin"), join(prefix, "versions", latest.id, "node_modules", ".bin")].join(":");
+    expect(run.env.PATH).toBe(`${front}:${process.env.PATH}`);
+    // The installer's own settings never reach it.
+    expect(run.env).not.toHaveProperty("PNPM_HOME");
+    expect(Object.keys(run.env).filter((k) => /^pnpm_config_/.test(k))).toEqual([]);
+    expect(await fs.readFile(join(prefix, "runtime", "engram-3.5.2", ".gentle-shell-runtime"), "utf8")).toMatch(/^engram 3\.5\.2 /);
+    const marker = join(prefix, "config", "setup.json");
+    expect(JSON.parse(await fs.readFile(marker, "utf8"))).toMatchObject({ schema: 1, status: "done", by: "setup", version: latest.id });
+    expect(await mode(marker)).toBe(0o600);
   });
 
   it("prints exactly gentle-shell <shell> and pi <pi> from the launcher", async () => {
@@ -72,8 +104,10 @@ describe("a first install into a fresh HOME", () => {
   it("starts the real Pi with gentle-pi loaded, and prints the stub model's answer", async () => {
     const agent = join(home, ".gentle-shell", "agent");
     await writeStubModelConfig(agent, `${f.modelUrl}/v1`);
+    // Memory off by the user's policy: setup published the verified core, and Pi would otherwise start
+    // the shared server on this machine's default endpoint (127.0.0.1:7437).
     const r = await runCommand(launcher(home), ["-p", "say hi"], {
-      env: homeEnv(home, { PI_OFFLINE: "1", PI_TELEMETRY: "0" }),
+      env: homeEnv(home, { PI_OFFLINE: "1", PI_TELEMETRY: "0", ENGRAM_STARTUP_POLICY: "disabled" }),
       cwd: home,
       timeoutMs: 60_000,
     });
@@ -81,10 +115,12 @@ describe("a first install into a fresh HOME", () => {
     expect(r.stdout.trim()).toBe("Hello from the stub model.");
     const marker = JSON.parse(await fs.readFile(join(agent, GENTLE_PI_MARKER), "utf8"));
     expect(marker.version).toBe(latest.shell);
-    // No bundled Engram core yet (setup publishes it): memory is off, Pi gets the guard, and the user is told.
+    // Pi gets the guard and no URL; Gentle AI's variables are setup's only.
     expect(marker.env.ENGRAM_BIN).toBe(join(home, ".gentle-shell", "bin", "engram-guard"));
     expect(marker.env).not.toHaveProperty("ENGRAM_URL");
-    expect(r.stderr).toMatch(/gentle-shell setup/);
+    expect(Object.keys(marker.env).filter((k) => k.startsWith("GENTLE_AI_"))).toEqual([]);
+    // A print-mode launch never runs setup again.
+    expect(await readGentleAiRuns(join(home, ".gentle-shell", "gentle-ai"))).toHaveLength(1);
   });
 
   it("sets Pi's npmCommand, so Pi installs a package with our npm, its config and cache in the prefix", async () => {
@@ -158,7 +194,17 @@ describe("install --dry-run", () => {
     const r = await install(home, ["--dry-run"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Dry run: nothing was changed.");
-    expect(r.stdout).toMatch(/claim[\s\S]*npm-settings[\s\S]*runtime[\s\S]*version[\s\S]*activate[\s\S]*launcher[\s\S]*verify-launcher[\s\S]*path/);
+    expect(r.stdout).toMatch(/claim[\s\S]*npm-settings[\s\S]*runtime[\s\S]*version[\s\S]*activate[\s\S]*launcher[\s\S]*verify-launcher[\s\S]*path[\s\S]*setup/);
+    expect(r.stdout).toContain("  - setup: run gentle-shell setup: Gentle AI for Pi");
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
+
+  it("with --no-setup, shows the setup step as skipped", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    const r = await install(home, ["--dry-run", "--no-setup"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("  - setup: skipped (--no-setup); the first interactive gentle-shell runs gentle-shell setup once");
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
   });
 });

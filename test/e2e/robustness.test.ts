@@ -94,6 +94,8 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
     ["after the final version marker", (p) => readTextSync(join(p, `versions/${latest.id}/.gentle-shell-version`))?.trim() === latest.id],
     ["after current is switched", has("current")],
     ["after the launcher is written", has("bin/gentle-shell")],
+    // The setup step's gentle-shell setup has published the Engram core (and holds its own install lock).
+    ["in the setup step, after Engram is published", has("runtime/engram-3.5.2/.gentle-shell-runtime")],
   ];
   for (const [when, trigger] of points) {
     it(when, async () => {
@@ -104,8 +106,9 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
       expect(again.stdout + again.stderr, again.stdout + again.stderr).not.toMatch(/✖/);
       expect(again.code).toBe(0);
       await expectWorking(home);
+      // Engram's core: the setup step's gentle-shell setup publishes it.
       const runtime = await fs.readdir(join(home, ".gentle-shell", "runtime"));
-      expect(runtime.sort()).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
+      expect(runtime.sort()).toEqual(["engram-3.5.2", "node-24.21.0", "pnpm-11.1.1"]);
       expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([latest.id]);
       expect(existsSync(join(home, ".gentle-shell", ".gentle-shell-setup.lock"))).toBe(false);
       const bashrc = await fs.readFile(join(home, ".bashrc"), "utf8");
@@ -174,7 +177,7 @@ describe("parent folders of HOME change nothing", () => {
     await expectWorking(home);
     // Our pnpm ran (no other pnpm was fetched into the prefix) and gentle-pi's build ran.
     expect(existsSync(join(home, ".gentle-shell", "versions", latest.id, "node_modules", "gentle-pi", "bin", "gentle-ai"))).toBe(true);
-    expect(await fs.readdir(join(home, ".gentle-shell", "runtime"))).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
+    expect((await fs.readdir(join(home, ".gentle-shell", "runtime"))).sort()).toEqual(["engram-3.5.2", "node-24.21.0", "pnpm-11.1.1"]);
   });
 });
 

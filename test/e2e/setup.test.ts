@@ -16,11 +16,12 @@ import { scratchDir } from "../support/scratch";
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
+/** An install without its setup step (--no-setup), so each test runs `gentle-shell setup` itself. */
 async function installed(source = f.mirrorUrl) {
   const home = join(scratchDir("gss-setup-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", source], {
+  const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--source", source], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: home,
     timeoutMs: 170_000,
@@ -59,6 +60,13 @@ describe.concurrent("gentle-shell setup", () => {
       [join(prefix, "runtime", "node-24.21.0", "bin"), join(prefix, "versions", latest.id, "node_modules", ".bin"), "/usr/bin", "/bin"].join(":"),
     );
     expect(existsSync(join(prefix, "versions", latest.id, "node_modules", ".bin", "pi"))).toBe(true);
+    // It records that setup ran, so the first interactive gentle-shell does not run it again.
+    expect(JSON.parse(await fs.readFile(join(prefix, "config", "setup.json"), "utf8"))).toMatchObject({ status: "done", by: "setup", version: latest.id });
+    // A dry run does not count.
+    await fs.rm(join(prefix, "config", "setup.json"));
+    const dry = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup", "--dry-run"], { env: homeEnv(home), cwd: home, timeoutMs: 120_000 });
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(existsSync(join(prefix, "config", "setup.json"))).toBe(false);
   });
 
   it("restores the persona files Gentle AI rewrites, and removes one it created", async () => {
@@ -87,5 +95,6 @@ describe.concurrent("gentle-shell setup", () => {
     expect(r.stderr).toMatch(/setup stopped: the bundled Engram could not be published \(.*does not match its pinned sha256/);
     expect(await readGentleAiRuns(join(prefix, "gentle-ai"))).toEqual([]);
     expect(existsSync(join(prefix, "runtime", "engram-3.5.2"))).toBe(false);
+    expect(existsSync(join(prefix, "config", "setup.json"))).toBe(false);
   });
 });

@@ -130,6 +130,10 @@ describe("bundledChildEnv", () => {
       GENTLE_PI_CONFIG_HOME: "/h/.gentle-shell/config",
     });
     expect(setup).not.toHaveProperty("GENTLE_AI_ENGRAM_BIN");
+    // From setupEnvironment (the installer's setup step, first-use setup), whose PATH already starts with them: once.
+    const front = "/h/.gentle-shell/runtime/node-24.21.0/bin:/h/.gentle-shell/versions/x/node_modules/.bin";
+    const again = bundledSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall, { PATH: `${front}:/usr/bin` }, false);
+    expect(again.PATH).toBe(`${front}:/usr/bin`);
     expect(gentleAiIsolationEnv(install.layout, true).GENTLE_AI_ENGRAM_BIN).toBe("/h/.gentle-shell/runtime/engram-3.5.2/engram");
   });
 });

@@ -95,7 +95,10 @@ describe("pnpmEnvironment", () => {
 });
 
 describe("setupEnvironment", () => {
-  const env = setupEnvironment(posix, { env: { ...inherited, GENTLE_BOOTSTRAP_X: "1", GENTLE_INSTALL_Y: "2" }, id: "4.1.0-1.6.0" });
+  const env = setupEnvironment(posix, {
+    env: { ...inherited, GENTLE_BOOTSTRAP_X: "1", GENTLE_INSTALL_Y: "2", GENTLE_SHELL_USER_NODE_OPTIONS: "--require /nonexistent" },
+    id: "4.1.0-1.6.0",
+  });
 
   it("puts our Node, then the version's .bin, then the user's PATH", () => {
     expect(env.PATH).toBe("/home/ana/.gentle-shell/runtime/node-24.21.0/bin:/home/ana/.gentle-shell/versions/4.1.0-1.6.0/node_modules/.bin:/usr/bin:/bin");
@@ -111,9 +114,10 @@ describe("setupEnvironment", () => {
     });
   });
 
-  it("drops inherited npm and pnpm settings, NODE_OPTIONS, NODE_PATH and the wizard handoff, keeps XDG folders", () => {
+  it("drops inherited npm and pnpm settings, NODE_OPTIONS (also as the launcher keeps it), NODE_PATH and the wizard handoff, keeps XDG folders", () => {
     for (const k of [
       "NODE_OPTIONS",
+      "GENTLE_SHELL_USER_NODE_OPTIONS",
       "NODE_PATH",
       "npm_config_registry",
       "NPM_CONFIG_USERCONFIG",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PI_SUBCOMMANDS, launchKind, piReadsVersionOrHelp } from "../../src/engine/pi";
+import { PI_SUBCOMMANDS, launchKind, piOptions, piReadsVersionOrHelp, piStartsInteractive } from "../../src/engine/pi";
 
 describe("when probes are skipped", () => {
   it("reads Pi's version and help flags only where Pi reads them", () => {
@@ -46,5 +46,47 @@ describe("when probes are skipped", () => {
     }
     expect(launchKind(["install", "--help"])).toBe("skip");
     expect(launchKind(["hello", "list"])).toBe("final");
+  });
+});
+
+describe("piStartsInteractive: the launches that open Pi's interactive session", () => {
+  it("is true for a plain start, session flags, a first prompt and options that only set things up", () => {
+    for (const args of [
+      [],
+      ["--continue"],
+      ["-r"],
+      ["fix the failing test"],
+      ["--model", "x", "hello"],
+      ["--mode", "text"],
+      ["--name", "-p"],
+      ["-e", "--help"],
+      ["--", "-p", "--help"],
+      ["explain what -p does"],
+    ]) {
+      expect(piStartsInteractive(args), JSON.stringify(args)).toBe(true);
+    }
+  });
+
+  it("is false for print mode, rpc and json modes, version and help flags, --export, --list-models and Pi's subcommands", () => {
+    for (const args of [
+      ["-p", "hi"],
+      ["--print"],
+      ["--continue", "-p", "go on"],
+      ["--mode", "rpc"],
+      ["--mode", "json", "-p", "x"],
+      ["--mode", "bogus"],
+      ["--mode"],
+      ["--version"],
+      ["-h"],
+      ["--export", "s.jsonl"],
+      ["--list-models"],
+      ...[...PI_SUBCOMMANDS].map((c) => [c]),
+    ]) {
+      expect(piStartsInteractive(args), JSON.stringify(args)).toBe(false);
+    }
+  });
+
+  it("reads options where Pi reads them: never another option's value, nothing after --", () => {
+    expect(piOptions(["--model", "-p", "--offline", "--", "--print"])).toEqual([{ flag: "--model", value: "-p" }, { flag: "--offline" }]);
   });
 });

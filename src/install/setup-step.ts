@@ -1,0 +1,44 @@
+/**
+ * The setup step of a new install (spec: "Setup environment"): `gentle-shell
+ * setup` in setupEnvironment, after the PATH step. It runs through the
+ * launcher the install just wrote and checked, so the install proves the very
+ * command the user is told to rerun. On Windows Node cannot start the .cmd
+ * launcher without a shell, so the version's engine runs with our node, as
+ * the .cmd itself does. The terminal is inherited: Gentle AI's output, and
+ * any question it asks, reach the user.
+ *
+ * A failed setup leaves the install as it is: the step fails on its own, and
+ * the launcher's first interactive start runs setup once more (first-use
+ * setup, src/engine/first-use.ts).
+ */
+import { spawn } from "node:child_process";
+import { join } from "pathe";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
+import { setupEnvironment, type Env } from "../core/environment";
+import type { Layout } from "../core/layout";
+import { ENGINE_PATH } from "./version";
+
+/** What the user runs to set up again. */
+export const SETUP_COMMAND = "gentle-shell setup";
+
+/** The command the setup step runs, for this platform. */
+export function setupCommand(layout: Layout, id: string): { command: string; args: string[] } {
+  if (layout.platform === "win32") {
+    return { command: layout.node, args: [...ENGINE_NODE_OPTIONS, join(layout.versions, id, ENGINE_PATH), ENGINE_FLAG, "setup"] };
+  }
+  return { command: layout.launcher, args: ["setup"] };
+}
+
+/** Run `gentle-shell setup` for version `id` in the setup environment; rejects with one sentence when it fails. */
+export function runSetupStep(layout: Layout, options: { env: Env; id: string }): Promise<string> {
+  const { command, args } = setupCommand(layout, options.id);
+  const env = setupEnvironment(layout, { env: options.env, id: options.id });
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: "inherit", env: env as NodeJS.ProcessEnv, cwd: layout.home, windowsHide: false });
+    child.on("error", (error) => reject(new Error(`${SETUP_COMMAND} could not be started (${error.message})`)));
+    child.on("exit", (code, signal) => {
+      if (code === 0) resolve(`${SETUP_COMMAND} set up Gentle AI for Pi`);
+      else reject(new Error(signal ? `${SETUP_COMMAND} was stopped by ${signal}` : `${SETUP_COMMAND} exited with code ${code}`));
+    });
+  });
+}

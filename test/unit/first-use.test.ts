@@ -1,0 +1,77 @@
+/**
+ * First-use setup's decisions (src/engine/first-use.ts) and its marker
+ * (src/engine/setup-marker.ts): which launches may run it, and that the
+ * marker is claimed once, with the spec's modes, and never followed
+ * through a link.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { prefixLayout, type Layout } from "../../src/core/layout";
+import { productionPins } from "../../src/pins/production";
+import { firstUseApplies } from "../../src/engine/first-use";
+import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../../src/engine/setup-marker";
+
+describe("firstUseApplies", () => {
+  it("runs for an interactive launch in a terminal", () => {
+    expect(firstUseApplies([], {}, true)).toBe(true);
+    expect(firstUseApplies(["--continue"], { PI_OFFLINE: "0" }, true)).toBe(true);
+    expect(firstUseApplies(["fix the build"], {}, true)).toBe(true);
+  });
+
+  it("never without a terminal, inside a Gentle Shell session, offline, for Shell commands or non-interactive Pi", () => {
+    expect(firstUseApplies([], {}, false)).toBe(false);
+    expect(firstUseApplies([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toBe(false);
+    expect(firstUseApplies([], { PI_OFFLINE: "1" }, true)).toBe(false);
+    expect(firstUseApplies(["--offline"], {}, true)).toBe(false);
+    for (const command of ["setup", "upgrade", "update", "self-uninstall", "memory", "install", "list"]) {
+      expect(firstUseApplies([command], {}, true), command).toBe(false);
+    }
+    for (const args of [["-p", "hi"], ["--mode", "rpc"], ["--version"], ["--help"]]) {
+      expect(firstUseApplies(args, {}, true), JSON.stringify(args)).toBe(false);
+    }
+  });
+});
+
+describe("the setup marker", () => {
+  let root: string;
+  let layout: Layout;
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), "gss-first-use-"));
+    layout = prefixLayout({ home: root, platform: "linux", pins: productionPins });
+    await fs.mkdir(layout.prefix, { mode: 0o700 });
+  });
+  afterEach(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("is claimed once, in config/ (0700) as a 0600 file, and a record replaces it", async () => {
+    expect(await setupHasRun(layout)).toBe(false);
+    expect(await claimFirstUse(layout, "4.1.0-1.6.0")).toBe(true);
+    expect(await claimFirstUse(layout, "4.1.0-1.6.0")).toBe(false);
+    expect(await setupHasRun(layout)).toBe(true);
+    expect(setupMarkerPath(layout)).toBe(join(layout.prefix, "config", "setup.json"));
+    expect((await fs.stat(layout.config)).mode & 0o777).toBe(0o700);
+    expect((await fs.stat(setupMarkerPath(layout))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await fs.readFile(setupMarkerPath(layout), "utf8"))).toMatchObject({ schema: 1, status: "started", by: "first-use" });
+    await recordSetup(layout, { status: "failed", by: "first-use", version: "4.1.0-1.6.0", reason: "offline" });
+    expect(JSON.parse(await fs.readFile(setupMarkerPath(layout), "utf8"))).toMatchObject({ status: "failed", reason: "offline" });
+    expect((await fs.stat(setupMarkerPath(layout))).mode & 0o777).toBe(0o600);
+  });
+
+  it("is never claimed through a link, which counts as setup having run", async () => {
+    await fs.mkdir(layout.config, { mode: 0o700 });
+    await fs.symlink(join(root, "elsewhere"), setupMarkerPath(layout));
+    expect(await setupHasRun(layout)).toBe(true);
+    expect(await claimFirstUse(layout, "x")).toBe(false);
+    await expect(fs.lstat(join(root, "elsewhere"))).rejects.toThrow();
+  });
+
+  it("refuses a config/ that is a link", async () => {
+    await fs.mkdir(join(root, "theirs"));
+    await fs.symlink(join(root, "theirs"), layout.config);
+    await expect(claimFirstUse(layout, "x")).rejects.toThrow(/is not a folder of Gentle Shell's \(a link\)/);
+    expect(await fs.readdir(join(root, "theirs"))).toEqual([]);
+  });
+});
