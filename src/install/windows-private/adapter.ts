@@ -2,7 +2,7 @@
  * The real Windows private-folder adapter (spec: "Layout", Windows paragraph):
  * the system side of WindowsPrivateFolderAdapter, for ./rule.ts. Windows only;
  * exercised for real by test/windows in the Windows CI job, and on Linux with
- * a fake windowsProcessCheck by test/unit/windows-private.test.ts.
+ * a fake windowsProcessCheck by test/unit/windows-private/adapter.test.ts.
  *
  *   windowsPrivateFolderAdapter({ env?, check? }) → WindowsPrivateFolderAdapter
  *

@@ -1,24 +1,12 @@
 /**
- * ensureWindowsPrivateFolder (spec: "Layout", Windows paragraph) through a
- * fake adapter that models folders, owners and DACLs; the real adapter's
- * process calls through a fake windowsProcessCheck; its file parts on real
- * temp folders. The real adapter on real Windows: test/windows/.
+ * ensureWindowsPrivateFolder (spec: "Layout", Windows paragraph) through
+ * FakeWindows, an adapter that models folders, owners and DACLs: the first
+ * folder, the fallback and when it is taken, the refusals that never fall
+ * back, and untrustedReason's reading of a DACL. The real adapter:
+ * adapter.test.ts here, and on real Windows test/windows/.
  */
-import { promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
-  PATH_VARIABLE,
-  PS_INSPECT,
-  PS_SET_PROTECTED_DACL,
-  SIDS_VARIABLE,
-  parseInspect,
-  parseWhoami,
-  windowsPrivateFolderAdapter,
-} from "../../../src/install/windows-private/adapter";
-import {
-  FULL_CONTROL,
   SID,
   WINDOWS_BUNDLE_MARKER,
   WINDOWS_BUNDLE_MARKER_TEXT,
@@ -27,103 +15,24 @@ import {
   untrustedReason,
   type WindowsAce,
   type WindowsFolderState,
-  type WindowsPrivateFolderAdapter,
 } from "../../../src/install/windows-private/rule";
-import type { WindowsProcessRequest } from "../../../src/io/windows-process/check";
-import { windowsProcessFailure } from "../../../src/io/windows-process/failure";
-
-const USER = "S-1-5-21-1111111111-2222222222-3333333333-1001";
-const OTHER = "S-1-5-21-1111111111-2222222222-3333333333-1002";
-const EVERYONE = "S-1-1-0";
-const USERS = "S-1-5-32-545";
-const AUTHENTICATED = "S-1-5-11";
-
-const PROFILE = "C:\\Users\\alice";
-const LOCAL = "C:\\Users\\alice\\AppData\\Local";
-const FIRST = "C:\\Users\\alice\\AppData\\Local\\gentle-shell";
-const FALLBACK = "C:\\Users\\alice\\.gentle-shell-bundle";
-const ENV = { LOCALAPPDATA: LOCAL, USERPROFILE: PROFILE };
-
-const READ_EXECUTE = 0x1200a9;
-const MODIFY = 0x1301bf;
-
-const full = (sid: string, extra: Partial<WindowsAce> = {}): WindowsAce => ({
-  sid,
-  allow: true,
-  rights: FULL_CONTROL,
-  inheritOnly: false,
-  inherited: false,
-  ...extra,
-});
-/** What a profile folder grants by default. */
-const profileAces = (): WindowsAce[] => [full(SID.SYSTEM), full(SID.ADMINISTRATORS), full(USER)];
-
-interface Node {
-  kind: "directory" | "file" | "link" | "unreadable";
-  owner?: string;
-  protected?: boolean;
-  aces?: WindowsAce[];
-  text?: string;
-}
-
-/** An in-memory Windows: folders with owners and DACLs, a call log. */
-class FakeWindows implements WindowsPrivateFolderAdapter {
-  nodes = new Map<string, Node>();
-  calls: string[] = [];
-  /** Lets a test change what mkdir makes (a race with another account). */
-  onCreate?: (path: string) => Node | undefined;
-  /** Lets a test make setProtectedDacl misbehave. */
-  daclWorks = true;
-  failInspect?: (path: string) => boolean;
-
-  constructor() {
-    this.nodes.set("C:\\Users", { kind: "directory", owner: SID.SYSTEM, protected: true, aces: [full(SID.SYSTEM)] });
-    this.nodes.set(PROFILE, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
-    this.nodes.set(LOCAL, { kind: "directory", owner: USER, protected: false, aces: profileAces().map((a) => ({ ...a, inherited: true })) });
-  }
-  async currentUserSid() {
-    this.calls.push("whoami");
-    return USER;
-  }
-  async inspect(path: string): Promise<WindowsFolderState> {
-    this.calls.push(`inspect ${path}`);
-    if (this.failInspect?.(path)) throw windowsProcessFailure({ status: 1, stderr: "boom" });
-    const n = this.nodes.get(path);
-    if (!n) return { kind: "absent" };
-    if (n.kind !== "directory") return { kind: n.kind === "unreadable" ? "unreadable" : n.kind };
-    return { kind: "directory", owner: n.owner!, protected: n.protected!, aces: n.aces!.map((a) => ({ ...a })) };
-  }
-  async createFolder(path: string) {
-    this.calls.push(`mkdir ${path}`);
-    if (this.nodes.has(path)) return;
-    const parent = this.nodes.get(path.slice(0, path.lastIndexOf("\\")));
-    if (parent?.kind !== "directory") throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
-    const made = this.onCreate?.(path);
-    this.nodes.set(path, made ?? { kind: "directory", owner: USER, protected: false, aces: parent.aces!.map((a) => ({ ...a, inherited: true })) });
-  }
-  async setProtectedDacl(path: string, sids: readonly string[]) {
-    this.calls.push(`dacl ${path} ${sids.join(",")}`);
-    const n = this.nodes.get(path)!;
-    if (!this.daclWorks) return;
-    n.protected = true;
-    n.aces = sids.map((sid) => full(sid));
-  }
-  async readMarker(path: string) {
-    this.calls.push(`read ${path}`);
-    const n = this.nodes.get(path);
-    if (!n) return { kind: "absent" as const };
-    if (n.kind !== "file") return { kind: "other" as const };
-    return { kind: "file" as const, text: n.text! };
-  }
-  async writeMarker(path: string, text: string) {
-    this.calls.push(`write ${path}`);
-    if (this.nodes.has(path)) throw Object.assign(new Error("EEXIST"), { code: "EEXIST" });
-    this.nodes.set(path, { kind: "file", text });
-  }
-  touched(prefix: string) {
-    return this.calls.filter((c) => /^(mkdir|dacl|write) /.test(c) && c.split(" ")[1].startsWith(prefix));
-  }
-}
+import {
+  AUTHENTICATED,
+  ENV,
+  EVERYONE,
+  FALLBACK,
+  FIRST,
+  FakeWindows,
+  LOCAL,
+  MODIFY,
+  OTHER,
+  PROFILE,
+  READ_EXECUTE,
+  USER,
+  USERS,
+  full,
+  profileAces,
+} from "./fake-windows";
 
 describe("ensureWindowsPrivateFolder: %LOCALAPPDATA%\\gentle-shell first", () => {
   it("creates it, claims it with a protected DACL for the user, SYSTEM and Administrators, then writes the marker", async () => {
@@ -368,167 +277,5 @@ describe("untrustedReason", () => {
     expect(
       untrustedReason(dir([full(SID.CREATOR_OWNER, { inheritOnly: true }), full(SID.CREATOR_GROUP, { inheritOnly: true }), full(SID.OWNER_RIGHTS)]), trusted),
     ).toBeNull();
-  });
-});
-
-describe("the real adapter's process calls (a fake windowsProcessCheck)", () => {
-  const ENV_SYS = { SystemRoot: "C:\\Windows" };
-  const recorder = (stdout: string) => {
-    const requests: WindowsProcessRequest[] = [];
-    const check = async (r: WindowsProcessRequest) => {
-      requests.push(r);
-      return { stdout, stderr: "" };
-    };
-    return { requests, check };
-  };
-  const decoded = (r: WindowsProcessRequest) => Buffer.from(r.args![r.args!.length - 1], "base64").toString("utf16le");
-  const hostile = 'C:\\Users\\o\'brien $(calc) `a` "q" ;& %PATH%\\AppData\\Local\\gentle-shell';
-
-  it("whoami.exe from %SystemRoot%\\System32 gives the current user's SID", async () => {
-    const r = recorder(`"desktop-1\\alice","${USER}"\r\n`);
-    expect(await windowsPrivateFolderAdapter({ env: ENV_SYS, check: r.check }).currentUserSid()).toBe(USER);
-    expect(r.requests).toEqual([{ command: "C:\\Windows\\System32\\whoami.exe", args: ["/user", "/fo", "csv", "/nh"] }]);
-  });
-
-  it("inspect: Windows PowerShell from System32, the path only as environment data, never in the script", async () => {
-    const r = recorder("kind absent\r\n");
-    expect(await windowsPrivateFolderAdapter({ env: ENV_SYS, check: r.check }).inspect(hostile)).toEqual({ kind: "absent" });
-    const [req] = r.requests;
-    expect(req.command).toBe("C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
-    expect(req.args!.slice(0, -1)).toEqual(["-NoLogo", "-NoProfile", "-NonInteractive", "-EncodedCommand"]);
-    expect(req.env).toEqual({ [PATH_VARIABLE]: hostile });
-    expect(decoded(req)).toBe(PS_INSPECT);
-    expect(req.args!.join(" ")).not.toContain("o'brien");
-    expect(PS_INSPECT).not.toContain("o'brien");
-  });
-
-  it("setProtectedDacl: the path and the SIDs as environment data, never in the script", async () => {
-    const r = recorder("");
-    await windowsPrivateFolderAdapter({ env: ENV_SYS, check: r.check }).setProtectedDacl(hostile, [USER, SID.SYSTEM]);
-    const [req] = r.requests;
-    expect(req.env).toEqual({ [PATH_VARIABLE]: hostile, [SIDS_VARIABLE]: `${USER},${SID.SYSTEM}` });
-    expect(decoded(req)).toBe(PS_SET_PROTECTED_DACL);
-    expect(PS_SET_PROTECTED_DACL).not.toContain(USER);
-  });
-
-  it("setProtectedDacl refuses an empty or malformed account list without running anything", async () => {
-    const r = recorder("");
-    const adapter = windowsPrivateFolderAdapter({ env: ENV_SYS, check: r.check });
-    await expect(adapter.setProtectedDacl("C:\\x", [])).rejects.toThrow(WindowsPrivateFolderError);
-    await expect(adapter.setProtectedDacl("C:\\x", ["S-1-5-18,S-1-1-0"])).rejects.toThrow(WindowsPrivateFolderError);
-    await expect(adapter.setProtectedDacl("C:\\x", ["Everyone"])).rejects.toThrow(WindowsPrivateFolderError);
-    expect(r.requests).toEqual([]);
-  });
-
-  it("without a drive-absolute %SystemRoot% no Windows tool is started", async () => {
-    for (const env of [{}, { SystemRoot: "Windows" }, { SystemRoot: "\\\\evil\\share" }]) {
-      const r = recorder("");
-      await expect(windowsPrivateFolderAdapter({ env, check: r.check }).currentUserSid()).rejects.toThrow(/%SystemRoot%/);
-      expect(r.requests).toEqual([]);
-    }
-  });
-
-  it("a failing process is passed on as windowsProcessCheck's error", async () => {
-    const adapter = windowsPrivateFolderAdapter({
-      env: ENV_SYS,
-      check: async () => {
-        throw windowsProcessFailure({ status: 5 });
-      },
-    });
-    await expect(adapter.inspect("C:\\x")).rejects.toThrow(/^Windows prerequisite process failed$/);
-  });
-
-  it("parseInspect reads owner, protection and entries; rights become unsigned", () => {
-    const out = [
-      "kind directory",
-      `owner ${USER}`,
-      "protected 1",
-      `ace allow 2032127 0 0 ${USER}`,
-      `ace deny ${0x40000} 0 1 ${EVERYONE}`,
-      `ace allow -2147483648 1 0 ${SID.CREATOR_OWNER}`,
-      "",
-    ].join("\r\n");
-    expect(parseInspect(out)).toEqual({
-      kind: "directory",
-      owner: USER,
-      protected: true,
-      aces: [
-        { allow: true, rights: FULL_CONTROL, inheritOnly: false, inherited: false, sid: USER },
-        { allow: false, rights: 0x40000, inheritOnly: false, inherited: true, sid: EVERYONE },
-        { allow: true, rights: 0x80000000, inheritOnly: true, inherited: false, sid: SID.CREATOR_OWNER },
-      ],
-    });
-    for (const kind of ["absent", "link", "file", "unreadable"]) expect(parseInspect(`kind ${kind}\n`)).toEqual({ kind });
-  });
-
-  it.each([
-    "",
-    "kind maybe",
-    "kind directory\nprotected 1",
-    `kind directory\nowner ${USER}`,
-    `kind directory\nowner ${USER}\nprotected 1\nace allow x 0 0 ${USER}`,
-    `kind directory\nowner NT AUTHORITY\\SYSTEM\nprotected 1`,
-  ])("parseInspect refuses an unexpected answer %j", (out) => {
-    expect(() => parseInspect(out)).toThrow(WindowsPrivateFolderError);
-  });
-
-  it("parseWhoami refuses an answer without a SID", () => {
-    expect(() => parseWhoami('"desktop\\alice","alice"')).toThrow(WindowsPrivateFolderError);
-    expect(() => parseWhoami("")).toThrow(WindowsPrivateFolderError);
-  });
-});
-
-describe("the real adapter's folder and marker (node:fs on a real temp folder)", () => {
-  let dir: string | undefined;
-  afterEach(async () => {
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
-    dir = undefined;
-  });
-  const adapter = windowsPrivateFolderAdapter({
-    env: { SystemRoot: "C:\\Windows" },
-    check: async () => {
-      throw new Error("no process expected");
-    },
-  });
-
-  it("createFolder makes one folder, never its parents; an existing one is fine", async () => {
-    dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    await adapter.createFolder(join(dir, "a"));
-    await adapter.createFolder(join(dir, "a"));
-    expect((await fs.stat(join(dir, "a"))).isDirectory()).toBe(true);
-    await expect(adapter.createFolder(join(dir, "x", "y"))).rejects.toMatchObject({ code: "ENOENT" });
-    await expect(fs.stat(join(dir, "x"))).rejects.toThrow();
-  });
-
-  it("readMarker: absent, our text, and anything not a small regular file is other", async () => {
-    dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    const m = join(dir, WINDOWS_BUNDLE_MARKER);
-    expect(await adapter.readMarker(m)).toEqual({ kind: "absent" });
-    await fs.writeFile(m, WINDOWS_BUNDLE_MARKER_TEXT);
-    expect(await adapter.readMarker(m)).toEqual({ kind: "file", text: WINDOWS_BUNDLE_MARKER_TEXT });
-    await fs.rm(m);
-    await fs.writeFile(join(dir, "elsewhere"), WINDOWS_BUNDLE_MARKER_TEXT);
-    await fs.symlink(join(dir, "elsewhere"), m);
-    expect(await adapter.readMarker(m)).toEqual({ kind: "other" });
-    await fs.rm(m);
-    await fs.mkdir(m);
-    expect(await adapter.readMarker(m)).toEqual({ kind: "other" });
-    await fs.rmdir(m);
-    await fs.writeFile(m, "x".repeat(5000));
-    expect(await adapter.readMarker(m)).toEqual({ kind: "other" });
-  });
-
-  it("writeMarker never replaces anything and never writes through a link", async () => {
-    dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    const m = join(dir, WINDOWS_BUNDLE_MARKER);
-    await adapter.writeMarker(m, WINDOWS_BUNDLE_MARKER_TEXT);
-    expect(await fs.readFile(m, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
-    await expect(adapter.writeMarker(m, "other")).rejects.toMatchObject({ code: "EEXIST" });
-    expect(await fs.readFile(m, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
-    await fs.rm(m);
-    const target = join(dir, "target");
-    await fs.symlink(target, m);
-    await expect(adapter.writeMarker(m, WINDOWS_BUNDLE_MARKER_TEXT)).rejects.toMatchObject({ code: "EEXIST" });
-    await expect(fs.stat(target)).rejects.toThrow();
   });
 });
