@@ -1,0 +1,175 @@
+/**
+ * Acquiring Node with npm, and pnpm (spec: "Ownership rules", Runtimes; "npm
+ * for Pi"), from the artifact mirror with the real Node archive's shape and
+ * the fixture pins: publish by one rename, reuse, Pi's npm entry, stale
+ * staging, and faults that leave nothing published. Go and Engram:
+ * acquisition-go-engram.test.ts; hostile archives: acquisition-hostile.test.ts.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import { ensureRuntimes } from "../../src/install/runtime/index";
+import { ensureNpmShim, npmShimFiles } from "../../src/install/runtime/npm-shim";
+import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { mirrorClient } from "../support/mirror";
+import { runCommand } from "../support/proc";
+import { context, fast, runtimeEntries } from "../support/runtime-context";
+
+const f = fixtures();
+const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
+
+describe("Node with npm and pnpm from the mirror", () => {
+  let ctx: Awaited<ReturnType<typeof context>>;
+  let first: Awaited<ReturnType<typeof ensureRuntimes>>;
+
+  beforeAll(async () => {
+    ctx = await context();
+    first = await ensureRuntimes(ctx);
+  });
+
+  it("publishes both, marked, with nothing else left in runtime/", async () => {
+    expect(first.node.status).toBe("installed");
+    expect(first.pnpm.status).toBe("installed");
+    expect(await runtimeEntries(ctx.layout)).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
+    expect(await fs.readFile(join(ctx.layout.nodeDir, RUNTIME_MARKER), "utf8")).toBe(
+      `node 24.21.0 npm 11.19.0 sha256 ${f.pins.node.archives["linux-x64"]!.sha256}\n`,
+    );
+    expect(await fs.readFile(join(ctx.layout.pnpmDir, RUNTIME_MARKER), "utf8")).toBe(`pnpm 11.1.1 ${f.pins.pnpm.integrity}\n`);
+  });
+
+  it("keeps node, npm and the licence only; links and Corepack skipped; our sh wrappers run our npm", async () => {
+    expect((await fs.readdir(ctx.layout.nodeDir)).sort()).toEqual([RUNTIME_MARKER, "LICENSE", "bin", "gentle-shell", "lib"]);
+    expect((await fs.readdir(join(ctx.layout.nodeDir, "bin"))).sort()).toEqual(["node", "npm", "npx"]);
+    expect(await fs.readdir(join(ctx.layout.nodeDir, "lib", "node_modules"))).toEqual(["npm"]);
+    for (const bin of ["npm", "npx"]) {
+      const st = await fs.lstat(join(ctx.layout.nodeDir, "bin", bin));
+      expect(st.isFile()).toBe(true);
+      expect(st.mode & 0o777).toBe(0o755);
+    }
+    const env = homeEnv(ctx.layout.home, { PATH: "/usr/bin:/bin" });
+    const npm = await runCommand(join(ctx.layout.nodeDir, "bin", "npm"), ["--version"], { env, cwd: ctx.layout.home });
+    expect(npm.stdout.trim()).toBe("11.19.0");
+    const npx = await runCommand(join(ctx.layout.nodeDir, "bin", "npx"), ["--version"], { env, cwd: ctx.layout.home });
+    expect(npx.stdout.trim()).toBe("11.19.0");
+  });
+
+  it("writes Pi's CommonJS npm entry, which runs our npm even under a package.json of type module", async () => {
+    const files = npmShimFiles(false);
+    expect(await fs.readFile(join(ctx.layout.nodeDir, "gentle-shell", "npm"), "utf8")).toBe(files.entry);
+    expect(await fs.readFile(join(ctx.layout.nodeDir, "gentle-shell", "package.json"), "utf8")).toBe('{"type":"commonjs"}\n');
+    await fs.writeFile(join(ctx.layout.prefix, "package.json"), '{"type":"module"}\n');
+    try {
+      const r = await runCommand(ctx.layout.node, [ctx.layout.npmEntry, "--version"], { env: homeEnv(ctx.layout.home), cwd: ctx.layout.prefix });
+      expect(r.stdout.trim()).toBe("11.19.0");
+    } finally {
+      await fs.rm(join(ctx.layout.prefix, "package.json"));
+    }
+  });
+
+  it("keeps pnpm's executable bits for the owner only", async () => {
+    expect((await fs.stat(join(ctx.layout.pnpmDir, "package", "bin", "pnpm.mjs"))).mode & 0o777).toBe(0o744);
+  });
+
+  it("reuses both on the next run without a request", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const again = await ensureRuntimes({ ...ctx, source: { kind: "mirror", base: scope.url } });
+    expect([again.node.status, again.pnpm.status]).toEqual(["reused", "reused"]);
+    expect(await scope.requests()).toEqual([]);
+  });
+
+  it("with engram: true, adds the pinned Engram alongside, and reuses what is there", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const r = await ensureRuntimes({ ...ctx, source: { kind: "mirror", base: scope.url } }, { engram: true });
+    expect([r.node.status, r.pnpm.status, r.engram?.status]).toEqual(["reused", "reused", "installed"]);
+    expect((await scope.requests()).map((q) => q.path)).toEqual([f.pins.engram.archives["linux-x64"]!.path]);
+    expect((await runCommand(ctx.layout.engram, ["version"])).stdout.trim()).toBe("engram 3.5.2");
+    expect(await runtimeEntries(ctx.layout)).toEqual(["engram-3.5.2", "node-24.21.0", "pnpm-11.1.1"]);
+  });
+
+  it("rewrites the npm entry only when it differs, and never over a link", async () => {
+    const entry = join(ctx.layout.nodeDir, "gentle-shell", "npm");
+    const before = await fs.stat(entry);
+    await ensureNpmShim(ctx.layout);
+    expect((await fs.stat(entry)).ino).toBe(before.ino);
+    await fs.writeFile(entry, "// changed\n");
+    await ensureNpmShim(ctx.layout);
+    expect(await fs.readFile(entry, "utf8")).toBe(npmShimFiles(false).entry);
+
+    const target = join(ctx.layout.home, "elsewhere.js");
+    await fs.writeFile(target, "// someone else's\n");
+    await fs.rm(entry);
+    await fs.symlink(target, entry);
+    await expect(ensureNpmShim(ctx.layout)).rejects.toThrow(/is not a regular file; it was left alone/);
+    expect(await fs.readFile(target, "utf8")).toBe("// someone else's\n");
+    expect((await fs.lstat(entry)).isSymbolicLink()).toBe(true);
+
+    const dir = join(ctx.layout.nodeDir, "gentle-shell");
+    await fs.rm(dir, { recursive: true });
+    await fs.symlink(ctx.layout.home, dir);
+    await expect(ensureNpmShim(ctx.layout)).rejects.toThrow(/is not a folder; Pi's npm entry was not written/);
+    await fs.rm(dir);
+    await ensureNpmShim(ctx.layout);
+    expect(await fs.readFile(entry, "utf8")).toBe(npmShimFiles(false).entry);
+  });
+
+  it("cleans stale staging of dead installers and keeps a live one's", async () => {
+    const dead = join(ctx.layout.runtime, ".staging-node-24.21.0-999999-deadbeef");
+    const deadDownload = join(ctx.layout.runtime, ".download-999999-deadbeef");
+    const live = join(ctx.layout.runtime, `.staging-node-24.21.0-${process.ppid}-0badcafe`);
+    await fs.mkdir(dead);
+    await fs.writeFile(deadDownload, "partial");
+    await fs.mkdir(live);
+    await ensureRuntimes(ctx);
+    const left = await runtimeEntries(ctx.layout);
+    expect(left).not.toContain(".staging-node-24.21.0-999999-deadbeef");
+    expect(left).not.toContain(".download-999999-deadbeef");
+    expect(left).toContain(`.staging-node-24.21.0-${process.ppid}-0badcafe`);
+    await fs.rm(live, { recursive: true });
+  });
+});
+
+describe("faults while acquiring Node leave nothing published", () => {
+  it.each([
+    ["a 404", { kind: "status", status: 404 }, /^Node 24\.21\.0 \(linux-x64\): .* answered HTTP 404$/],
+    ["one flipped byte", { kind: "flip" }, /^Node 24\.21\.0 \(linux-x64\) from .* does not match its pinned sha256; it was not used$/],
+    ["a gzip-encoded body", { kind: "gzip" }, /^Node 24\.21\.0 \(linux-x64\): .* sent a gzip-encoded body/],
+    ["a redirect to another host", { kind: "redirect" }, /not an allowed host for Node 24\.21\.0 \(linux-x64\)/],
+    ["a truncated body", { kind: "truncate" }, /^Node 24\.21\.0 \(linux-x64\): .*gave up after 2 attempts/],
+  ] as const)("%s", async (_name, fault, message) => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    await scope.setFault(NODE_PATH, fault);
+    const ctx = await context({ base: scope.url });
+    ctx.fetch = { download: { ...fast, attempts: 2 } };
+    await expect(ensureRuntimes(ctx)).rejects.toThrow(message);
+    expect(await runtimeEntries(ctx.layout)).toEqual([]);
+  });
+
+  it("downloads pnpm at the same time as Node (Node's 404 does not stop pnpm's request), and leaves neither", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    await scope.setFault(NODE_PATH, { kind: "status", status: 404 });
+    const ctx = await context({ base: scope.url });
+    await expect(ensureRuntimes(ctx)).rejects.toThrow(/HTTP 404/);
+    const paths = (await scope.requests()).map((r) => r.path).sort();
+    expect(paths).toEqual([f.pins.pnpm.file.path, NODE_PATH].sort());
+    expect(await runtimeEntries(ctx.layout)).toEqual([]);
+  });
+
+  it("a pnpm that is not known yet (the official source asks our npm) waits for Node", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    await scope.setFault(NODE_PATH, { kind: "status", status: 404 });
+    const ctx = await context({ base: scope.url });
+    let asked = false;
+    await expect(
+      ensureRuntimes(ctx, {
+        pnpmSource: async () => {
+          asked = true;
+          return ctx.source;
+        },
+      }),
+    ).rejects.toThrow(/HTTP 404/);
+    expect(asked).toBe(false);
+    expect((await scope.requests()).map((r) => r.path)).toEqual([NODE_PATH]);
+  });
+});
