@@ -6,11 +6,12 @@
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { productionPins } from "../../src/pins/production";
+import { fixtures } from "../support/context";
 import { REPO_ROOT } from "../support/paths";
 import { toolchain } from "../support/toolchain";
 
@@ -124,6 +125,28 @@ describe("npm run build (host single executable)", () => {
     const result = runBare(fixtureBin, ["--version"]);
     expect(result.status).toBe(0);
     expect(result.stdout.trim()).toBe(`gentle-shell-setup ${VERSION} (pins: fixture)`);
+  });
+
+  it("a production build has no release key yet, so it trusts no release: the install stops before anything is installed", () => {
+    const f = fixtures();
+    const user = join(work, "production-user");
+    mkdirSync(user);
+    writeFileSync(join(user, ".npmrc"), `registry=${f.registryUrl}\n`);
+    const result = spawnSync(productionBin, ["install", "--yes", "--no-modify-path", "--source", f.mirrorUrl, "--release", f.releases[0]!.shell], {
+      cwd: user,
+      env: { PATH: "/usr/bin:/bin", HOME: user },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain(
+      `✖ runtime failed: this gentle-shell-setup build has no release signing key compiled in (pins.release.keys is null), so it cannot verify the mirror ${f.mirrorUrl}; use a published gentle-shell-setup`,
+    );
+    for (const part of ["runtime", "versions", "current", "bin"]) expect(existsSync(join(user, ".gentle-shell", part)), part).toBe(false);
+    // Nor will it sign one: a key it does not compile in is refused before anything is written.
+    const signed = runBare(productionBin, ["release", "sign", "--assets", user, "--key", join(user, ".npmrc")]);
+    expect(signed.status).toBe(1);
+    expect(signed.stderr).toContain("pins.release.keys is null");
   });
 
   it("refuses a --pins file that does not say it is a fixture", () => {
