@@ -9,15 +9,13 @@
 import { describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, PI_PACKAGE } from "../../src/core/distribution";
-import { prefixLayout, versionId } from "../../src/core/layout";
+import { PI_PACKAGE } from "../../src/core/distribution";
+import { versionId } from "../../src/core/layout";
 import { FORCE_REFUSAL } from "../../src/core/pi-update";
-import { ENGINE_ASSET } from "../../src/core/release-manifest";
-import { buildDistribution } from "../../src/install/distribution";
 import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
-import { publishSignedRelease } from "../support/release-publish";
+import { signedReleaseSource } from "../support/release-publish";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -25,31 +23,9 @@ const SHELL = "4.1.0";
 const OLD_PI = "1.5.2";
 const OLD = versionId(SHELL, OLD_PI);
 
-/** Hard links of a mirror folder (the runtimes), copies where a link is not possible. */
-async function linkTree(from: string, to: string): Promise<void> {
-  await fs.mkdir(to, { recursive: true });
-  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
-    const [src, dest] = [join(from, entry.name), join(to, entry.name)];
-    if (entry.isDirectory()) await linkTree(src, dest);
-    else await fs.link(src, dest).catch(() => fs.copyFile(src, dest));
-  }
-}
-
 /** A source folder with the fixture mirror's runtimes and a signed release 4.1.0 that pins Pi 1.5.2. */
 async function olderPiRelease(): Promise<string> {
-  const scratch = scratchDir("gss-update-source-");
-  const root = join(scratch, "source");
-  for (const part of ["node", "pnpm", "engram"]) await linkTree(join(f.mirrorRoot, part), join(root, part));
-  const layout = prefixLayout({ home: join(scratch, "distribution-home"), platform: "linux", pins: f.pins });
-  await fs.mkdir(layout.pnpm.config, { recursive: true });
-  await fs.writeFile(layout.pnpm.npmrc, `registry=${f.registryUrl}\n`);
-  const built = await buildDistribution({ shell: SHELL, pi: OLD_PI, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins });
-  const dir = join(root, "releases", `v${SHELL}`);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, DISTRIBUTION_JSON), built.json);
-  await fs.writeFile(join(dir, DISTRIBUTION_LOCK), built.lockfile);
-  await publishSignedRelease(dir, { shell: SHELL, pi: OLD_PI, engine: await fs.readFile(join(f.mirrorRoot, "releases", `v${SHELL}`, ENGINE_ASSET)) });
-  return root;
+  return (await signedReleaseSource(f, { shell: SHELL, pi: OLD_PI, scratch: scratchDir("gss-update-source-") })).root;
 }
 
 /** The registry's dist-tags.latest of Pi, asked directly. */

@@ -9,14 +9,12 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, PI_PACKAGE } from "../../src/core/distribution";
-import { prefixLayout, versionId } from "../../src/core/layout";
-import { ENGINE_ASSET } from "../../src/core/release-manifest";
-import { buildDistribution } from "../../src/install/distribution";
+import { PI_PACKAGE } from "../../src/core/distribution";
+import { versionId } from "../../src/core/layout";
 import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, FIXTURE_PI, homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
-import { publishSignedRelease } from "../support/release-publish";
+import { signedReleaseSource } from "../support/release-publish";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -24,36 +22,9 @@ const older = f.releases[0]!;
 const SHELL = "4.1.0";
 const RELEASE_PI = "1.5.0";
 
-/** Hard links of a mirror folder (the runtimes), copies where a link is not possible. */
-async function linkTree(from: string, to: string): Promise<void> {
-  await fs.mkdir(to, { recursive: true });
-  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
-    const [src, dest] = [join(from, entry.name), join(to, entry.name)];
-    if (entry.isDirectory()) await linkTree(src, dest);
-    else await fs.link(src, dest).catch(() => fs.copyFile(src, dest));
-  }
-}
-
 /** A source folder with the runtimes of the fixture mirror and a signed release 4.1.0 that pins Pi 1.5.0. */
-async function olderPiRelease(): Promise<{ root: string; lockfile: string }> {
-  const scratch = scratchDir("gss-newer-pi-source-");
-  const root = join(scratch, "source");
-  for (const part of ["node", "pnpm", "engram"]) await linkTree(join(f.mirrorRoot, part), join(root, part));
-  // Resolved as the release workflow does: our pnpm, a throwaway prefix whose npmrc names the fixture registry.
-  const layout = prefixLayout({ home: join(scratch, "distribution-home"), platform: "linux", pins: f.pins });
-  await fs.mkdir(layout.pnpm.config, { recursive: true });
-  await fs.writeFile(layout.pnpm.npmrc, `registry=${f.registryUrl}\n`);
-  const built = await buildDistribution({ shell: SHELL, pi: RELEASE_PI, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins });
-  const dir = join(root, "releases", `v${SHELL}`);
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(join(dir, DISTRIBUTION_JSON), built.json);
-  await fs.writeFile(join(dir, DISTRIBUTION_LOCK), built.lockfile);
-  await publishSignedRelease(dir, {
-    shell: SHELL,
-    pi: RELEASE_PI,
-    engine: await fs.readFile(join(f.mirrorRoot, "releases", `v${SHELL}`, ENGINE_ASSET)),
-  });
-  return { root, lockfile: built.lockfile };
+function olderPiRelease(): Promise<{ root: string; lockfile: string }> {
+  return signedReleaseSource(f, { shell: SHELL, pi: RELEASE_PI, scratch: scratchDir("gss-newer-pi-source-") });
 }
 
 const release = olderPiRelease();
