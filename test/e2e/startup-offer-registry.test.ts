@@ -13,7 +13,14 @@ import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { installed } from "../support/installed";
 import { writeStubModelConfig } from "../support/stub-model";
-import { Terminal } from "../support/terminal";
+import { Terminal } from "../support/tmux";
+import { homeEnv } from "../support/fixtures";
+
+/** The launcher in a 120x40 terminal, with memory off by the user's policy (no shared Engram server is started). */
+function openShell(home: string, gs: string): Promise<Terminal> {
+  const env = homeEnv(home, { PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
+  return Terminal.open({ command: [gs], cwd: home, env, columns: 120, rows: 40 });
+}
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -35,7 +42,7 @@ describe("the startup offer with npm's default registry", () => {
     const record = join(i.prefix, "npm", "registry.json");
     await expect(fs.stat(record)).rejects.toThrow();
 
-    const first = await Terminal.open(i.home, [i.gs]);
+    const first = await openShell(i.home, i.gs);
     await first.waitFor(offered, "the offer");
     await first.keys("Escape");
     await first.waitFor(piOpen, "Pi's editor");
@@ -45,7 +52,7 @@ describe("the startup offer with npm's default registry", () => {
 
     // npm is not asked again while nothing it reads changed: with npm broken, the offer still comes.
     await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), "process.exit(1);\n");
-    const second = await Terminal.open(i.home, [i.gs]);
+    const second = await openShell(i.home, i.gs);
     await second.waitFor(offered, "the offer from the recorded registry");
     await second.keys("Escape");
     await second.waitFor(piOpen, "Pi's editor");
@@ -53,7 +60,7 @@ describe("the startup offer with npm's default registry", () => {
 
     // A change to npm's config makes the record stale: npm is asked again, fails, and Pi opens without an offer.
     await fs.writeFile(builtin, `; changed\nregistry=${f.registryUrl}\n`);
-    const third = await Terminal.open(i.home, [i.gs]);
+    const third = await openShell(i.home, i.gs);
     const screen = await third.waitFor(piOpen, "Pi's editor without an offer");
     expect(offered(screen)).toBe(false);
     await third.close();
