@@ -51,17 +51,3 @@ export async function fetchBytes(source: Source, path: string, name: string, max
   const { fetchBoundedBytes } = await import("../io/http");
   return fetchBoundedBytes(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });
 }
-
-/** Fetch a small text asset (release files) with a size cap; not pinned, read by its own checks. */
-export async function fetchText(source: Source, path: string, dir: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<string> {
-  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const location = artifactLocation(source, path);
-  if (source.kind === "folder") {
-    const stat = await fs.stat(location).catch(() => null);
-    if (!stat?.isFile()) throw new Error(`${name} is not in ${source.root} (${path})`);
-    if (stat.size > maxBytes) throw new Error(`${name} in ${source.root} is larger than ${maxBytes} bytes`);
-    return fs.readFile(location, "utf8");
-  }
-  const { fetchBoundedText } = await import("../io/http");
-  return fetchBoundedText(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });
-}
