@@ -7,6 +7,7 @@ import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";
 import { verifyCommand } from "./verify";
+import { migrateCommand } from "./migrate";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -18,7 +19,7 @@ const main = defineCommand({
     version: SETUP_VERSION,
     description: "Installs Gentle Shell (Pi with gentle-pi, and their own Node and pnpm) into ~/.gentle-shell, verified against pins built into this file.",
   },
-  subCommands: { install: installCommand, bundle: bundleCommand, release: releaseCommand, verify: verifyCommand },
+  subCommands: { install: installCommand, migrate: migrateCommand, bundle: bundleCommand, release: releaseCommand, verify: verifyCommand },
 });
 
 /** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
@@ -52,11 +53,12 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     process.stdout.write(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
     return;
   }
-  if (args[0] === "verify" && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write(plain(await renderUsage(verifyCommand, main as never)) + "\n");
+  const simple: Record<string, typeof verifyCommand> = { verify: verifyCommand, migrate: migrateCommand as typeof verifyCommand };
+  if (simple[args[0]!] && (args.includes("--help") || args.includes("-h"))) {
+    process.stdout.write(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n");
     return;
   }
-  if (!["install", "bundle", "release", "verify"].includes(args[0]!)) {
+  if (!["install", "migrate", "bundle", "release", "verify"].includes(args[0]!)) {
     throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   await runCommand(main, { rawArgs: args });

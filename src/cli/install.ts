@@ -1,25 +1,9 @@
-/**
- * `gentle-shell-setup install`: the plan shown, the one confirmation, the
- * Windows private folder claimed with its real adapter, the install lock,
- * then the steps of src/install/bundled-install.ts and the closing lines.
- * The setup step runs after the lock is released (gentle-shell setup takes
- * it itself); when it fails the install still stands, and the command exits
- * SETUP_FAILED_EXIT so a script can tell that from a failed install (1).
- */
-import { createInterface } from "node:readline/promises";
-import { homedir } from "node:os";
-import { resolve } from "node:path";
 import { defineCommand } from "citty";
-import { prefixLayout } from "../core/layout";
-import { hostPlatform, hostTarget } from "../core/host";
-import { buildPins } from "../pins/index";
-import type { Env } from "../core/environment";
-import { ownScript } from "../io/self";
-import { acquireInstallLock } from "../install/lock";
-import { runBundledInstall } from "../install/bundled-install";
-import { windowsRegistry } from "../install/path/registry";
-import { runWindowsPowerShell } from "../io/powershell";
-import { STEP_ORDER, type StepOutcome } from "../install/plan";
+import { askLine } from "../io/prompt";
+import { STEP_ORDER } from "../install/plan";
+import { migrationGate, removalCommand } from "../core/global-shell";
+import { hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
 
@@ -43,106 +27,93 @@ export const installCommand = defineCommand({
   args: {
     yes: { type: "boolean", alias: "y", description: "Install without asking" },
     "dry-run": { type: "boolean", description: "Print the plan and change nothing" },
-    source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder" },
     release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest" },
-    "modify-path": { type: "boolean", default: true, description: "Add gentle-shell to PATH (--no-modify-path to skip)" },
     setup: {
       type: "boolean",
       default: true,
       description: `Run ${SETUP_COMMAND} at the end (--no-setup to skip; the first interactive gentle-shell then runs it once)`,
     },
-    verbose: { type: "boolean", description: "Show pnpm's output" },
+    "keep-global": { type: "boolean", description: "Keep a global gentle-pi that npm or pnpm installed (by default the plan removes it at the end)" },
+    ...SHARED_ARGS,
   },
   async run({ args }) {
-    const env = process.env as Env;
-    const platform = hostPlatform();
-    const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
-    const pins = buildPins();
-    let layout = prefixLayout({ home, platform, pins });
-    const noModifyPath = args["modify-path"] === false || env.GENTLE_SHELL_NO_MODIFY_PATH === "1";
+    const host = hostContext();
+    const { env, home, pins, layout } = host;
+    const noModifyPath = skipsPath(args, env);
     const noSetup = args.setup === false;
-    const out = (line: string) => process.stdout.write(line + "\n");
+
+    // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
+    const found = await findGlobalShell(layout, env, pins, args.release ?? null);
+    const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
+    const owner = found.owner;
 
     out(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
     for (const id of STEP_ORDER) {
       if (id === "path" && noModifyPath) out(`  - path: skipped (--no-modify-path); the line to add is printed at the end`);
+      else if (id === "setup" && migrating) out(`  - setup: not in this plan; the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
       else if (id === "setup" && noSetup) out(`  - setup: skipped (--no-setup); the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
       else out(`  - ${id}: ${STEP_TEXT[id]}`);
     }
+    if (migrating && owner.kind === "manager") {
+      out(
+        `  - remove-global-shell: once every step above passed, remove your global gentle-pi ${migrating.installed} with ${migrating.manager} (${removalCommand(migrating.manager)}); --keep-global keeps it`,
+      );
+    } else if (found.onPath) {
+      const why = found.gate.migrate ? "--keep-global" : found.gate.reason;
+      out(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
+    }
     out(`Artifacts from: ${args.source ?? "the official downloads"}`);
-    out("Your own node, npm, pnpm and ~/.npmrc are not changed.");
+    out("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
       return;
     }
     if (!args.yes) {
-      if (!process.stdin.isTTY) {
-        throw new Error("no terminal to ask for confirmation; run again with --yes to install");
-      }
-      const rl = createInterface({ input: process.stdin, output: process.stdout });
-      const answer = await rl.question("Proceed? [Y/n] ").catch(() => "n");
-      rl.close();
-      if (!/^(y|yes|)$/i.test(answer.trim())) {
+      const reply = await askLine("Proceed? [Y/n] ", process.stdout);
+      if ("noTerminal" in reply) throw new Error("no terminal to ask for confirmation; run again with --yes to install");
+      if (!("answer" in reply) || !/^(y|yes|)$/i.test(reply.answer.trim())) {
         out("Cancelled: nothing was changed.");
         process.exitCode = 1;
         return;
       }
     }
 
-    let claimed: string;
-    if (platform === "win32") {
-      // The private folder (spec: "Layout"): LOCALAPPDATA first, the fallback only on an untrusted owner or ACL.
-      const { ensureWindowsPrivateFolder } = await import("../install/windows-private/rule");
-      const { windowsPrivateFolderAdapter } = await import("../install/windows-private/adapter");
-      const folder = await ensureWindowsPrivateFolder(env, windowsPrivateFolderAdapter({ env }));
-      layout = prefixLayout({ home, platform, pins, windowsPrefix: folder.prefix });
-      const { promises: fs } = await import("node:fs");
-      await fs.mkdir(layout.agent, { recursive: true });
-      claimed = folder.created ? "created" : "already there";
-      if (folder.fallback) claimed += ` (fallback: ${folder.firstRejected ?? "the first folder was rejected"})`;
-    } else {
-      const { claimPrefix } = await import("../install/claim");
-      claimed = await claimPrefix(layout);
-    }
-    const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
-    // Upgrades and setup fetch from where this install did.
-    const { rememberSource } = await import("../engine/upgrade");
-    // A folder is remembered by its full path, so setup and upgrade find it from anywhere.
-    const remembered = args.source && !/^https?:\/\//i.test(args.source) && args.source !== "official" ? resolve(args.source) : args.source;
-    let result: Awaited<ReturnType<typeof runBundledInstall>>;
-    try {
-      result = await runBundledInstall({
-        layout,
-        pins,
-        target: hostTarget(),
-        env,
+    let gateRelease: string | null = null;
+    const { result, layout: used } = await installHere(
+      host,
+      {
         source: args.source,
         release: args.release,
         noModifyPath,
-        // Windows' user Path: the real HKCU adapter, through the one PowerShell runner.
-        registry: platform === "win32" ? windowsRegistry(runWindowsPowerShell) : undefined,
-        engine: ownScript,
-        claimed,
         verbose: args.verbose,
-        setup: noSetup ? "skip" : "run",
-        installed: async () => {
-          await rememberSource(layout, remembered);
-          await lock.release();
+        setup: migrating ? "none" : noSetup ? "skip" : "run",
+        onRelease: (shell) => {
+          gateRelease = shell;
         },
-        report: (o: StepOutcome) => out(reportLine(o)),
-      });
-    } finally {
-      await lock.release();
-    }
+      },
+      out,
+    );
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");
-      out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.`);
+      const kept = migrating ? " Your global gentle-pi was left untouched." : "";
+      out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.${kept}`);
       process.exitCode = 1;
       return;
     }
-    out(`Gentle Shell is installed: ${tildify(layout.launcher, home)}`);
+    let removal = { line: "", removed: false, failed: false };
+    if (migrating) {
+      // The gate again, now that the release is known: never replace a newer global Gentle Shell.
+      const gate = migrationGate({ owner, targetSupported: true, release: gateRelease });
+      removal = gate.migrate
+        ? await removeAfterInstall(used, env, owner)
+        : { line: `- remove-global-shell: skipped (${gate.reason}); your global gentle-pi stays`, removed: false, failed: false };
+      out(removal.line);
+    }
+    out(`Gentle Shell is installed: ${tildify(used.launcher, home)}`);
     if (result.path) out(result.path.nextStep);
-    if (result.shadow) out(result.shadow);
+    const shadow = shadowWarning(used, env, result);
+    if (shadow) out(shadow);
+    if (removal.failed) process.exitCode = 1;
     if (result.setup?.status === "failed") {
       out(
         `Gentle AI is not set up yet, because the setup step failed; Gentle Shell works without it, and you can run ${SETUP_COMMAND} to try again (the first interactive gentle-shell also tries it once).`,
@@ -151,9 +122,3 @@ export const installCommand = defineCommand({
     }
   },
 });
-
-function reportLine(o: StepOutcome): string {
-  if (o.status === "done") return `✔ ${o.id}: ${o.detail}`;
-  if (o.status === "skipped") return `- ${o.id}: skipped (${o.detail})`;
-  return `✖ ${o.id} failed: ${o.detail}`;
-}

@@ -28,8 +28,7 @@ import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/registry";
-import { bundledPathStep, isCommandFile, type PathStepOutcome } from "./path/step";
-import { shadowingCommand } from "./path/shadow";
+import { bundledPathStep, shadowWarningFor, type PathStepOutcome } from "./path/step";
 import { installBundleVersion } from "./offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
 import type { FetchedRelease } from "./release";
@@ -61,6 +60,12 @@ export interface InstallOptions {
    * `gentle-shell setup` takes itself.
    */
   installed?: () => Promise<void>;
+  /**
+   * Called with the release's exact pair as soon as its signed manifest is
+   * verified, before its version is installed; throwing fails the step (a
+   * migration's gate: a release older than the global Gentle Shell).
+   */
+  onRelease?: (shell: string, pi: string) => void;
   report: (o: StepOutcome) => void;
 }
 
@@ -93,6 +98,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   const fetchOnline = async (registry: string) => {
     const shell = options.release ?? (await latestRelease(registry, npmrc, env));
     onlineRelease = await fetchRelease(source.kind === "official" ? { kind: "official", registry } : source, shell, pins, options.engine);
+    options.onRelease?.(onlineRelease.signed.shell, onlineRelease.signed.pi);
     return onlineRelease;
   };
   const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
@@ -128,6 +134,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
             // Its signed release and every package this machine needs, before any runtime is published:
             // a damaged or altered bundle changes nothing.
             bundleRelease = await readBundleRelease(bundle, pins, options.engine);
+            options.onRelease?.(bundleRelease.signed.shell, bundleRelease.signed.pi);
             bundlePackages = await bundlePackageFiles(bundle, bundleRelease, options.target);
             offline = `; offline bundle ${bundle.manifest.id}, its signature and ${bundlePackages.size} packages verified`;
           }
@@ -224,17 +231,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       run: async () => {
         pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
         if (pathOutcome.status === "failed") throw new Error(pathOutcome.detail ?? pathOutcome.nextStep);
-        if (pathOutcome.plan) {
-          const shadow = shadowingCommand(pathOutcome.plan, {
-            path: env.PATH,
-            platform: layout.platform,
-            home: layout.home,
-            env,
-            bin: layout.bin,
-            isCommand: (file) => isCommandFile(file, { platform: layout.platform }),
-          });
-          if (shadow.shadowedBy) shadowWarning = shadow.shadowedBy.message;
-        }
+        if (pathOutcome.plan) shadowWarning = shadowWarningFor(layout, env, pathOutcome.plan);
         return pathOutcome.status === "applied" && pathOutcome.file ? `added to ${pathOutcome.file}` : pathOutcome.status;
       },
     },

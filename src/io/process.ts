@@ -18,6 +18,8 @@ export interface RunOptions {
   maxOutput?: number;
   /** Forward output to our stderr as it arrives (verbose installs). */
   echo?: boolean;
+  /** Windows: hand the arguments to cmd.exe exactly as given (they are already quoted for it). */
+  verbatim?: boolean;
 }
 
 export function run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
@@ -29,6 +31,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       stdio: ["ignore", "pipe", "pipe"],
       shell: false,
       windowsHide: true,
+      windowsVerbatimArguments: options.verbatim ?? false,
     });
     let stdout = "";
     let stderr = "";

@@ -25,6 +25,8 @@ export interface TerminalOptions {
   env: NodeJS.ProcessEnv;
   columns?: number;
   rows?: number;
+  /** Keep the screen after the program exits (tmux's remain-on-exit), to read its last lines. */
+  keepOnExit?: boolean;
 }
 
 export class Terminal {
@@ -44,6 +46,7 @@ export class Terminal {
       "tmux",
       [
         ...["-L", socket, "-f", "/dev/null", "start-server", ";", "set-option", "-g", "extended-keys", "on", ";"],
+        ...(options.keepOnExit ? ["set-option", "-g", "remain-on-exit", "on", ";"] : []),
         ...["new-session", "-d", "-x", String(columns), "-y", String(rows), "--", ...options.command],
       ],
       { env: { TERM: "xterm-256color", ...options.env }, cwd: options.cwd },

@@ -8,34 +8,19 @@
  */
 import { promises as fs } from "node:fs";
 import type { Output } from "../../core/errors";
-import { createInterface } from "node:readline";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
+import { askLine } from "../../io/prompt";
 import { removePathEntry } from "../../install/path/apply";
 import type { RegistryAdapter } from "../../install/path/registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 
 async function ask(question: string): Promise<boolean | null> {
-  if (!process.stdin.isTTY) return null;
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) => {
-    let answered = false;
-    rl.on("SIGINT", () => {
-      process.stderr.write("\n");
-      rl.close();
-      process.exit(130);
-    });
-    rl.on("close", () => {
-      if (!answered) resolve(null);
-    });
-    rl.question(question, (answer) => {
-      answered = true;
-      rl.close();
-      resolve(/^y(es)?$/i.test(answer.trim()));
-    });
-  });
+  const reply = await askLine(question);
+  if ("interrupt" in reply) process.exit(130);
+  return "answer" in reply ? /^y(es)?$/i.test(reply.answer.trim()) : null;
 }
 
 /** Why `r` is no longer what the plan saw (lstat again, right before removing it), or null. */

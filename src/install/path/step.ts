@@ -27,6 +27,7 @@ import { writePathReceipt } from "./receipt-file";
 import { addLineSentence, reloadCommand } from "./sentences";
 import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import { userPathEntry } from "./user-path";
+import { shadowingCommand } from "./shadow";
 
 export interface PathStepOptions extends PathIoOptions {
   env: Env;
@@ -173,4 +174,17 @@ export function isCommandFile(file: string, options: { fs?: PathFs; platform?: P
   } catch {
     return false;
   }
+}
+
+/** What a new terminal runs once `plan` is applied: one warning when an old gentle-shell still wins, else null. */
+export function shadowWarningFor(layout: Layout, env: Env, plan: PathEntryPlan): string | null {
+  const shadow = shadowingCommand(plan, {
+    path: env.PATH,
+    platform: layout.platform,
+    home: layout.home,
+    env,
+    bin: layout.bin,
+    isCommand: (file) => isCommandFile(file, { platform: layout.platform }),
+  });
+  return shadow.shadowedBy?.message ?? null;
 }

@@ -1,0 +1,59 @@
+/**
+ * The migration's wiring shared by `install` (the web installer's plan with
+ * removal) and `migrate` (the upgrade's offer, with its one question after
+ * the install): finding a global Gentle Shell, the gate, the removal and
+ * what a new terminal will run afterwards.
+ */
+import { migrationGate, removalCommand, type Gate, type Owner } from "../core/global-shell";
+import type { Env } from "../core/environment";
+import type { Layout } from "../core/layout";
+import { hostTarget } from "../core/host";
+import type { Pins } from "../pins/types";
+import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-shell";
+import type { InstallResult } from "../install/bundled-install";
+import { shadowWarningFor } from "../install/path/step";
+
+export interface Found {
+  /** The old gentle-shell on PATH, or null. */
+  onPath: string | null;
+  owner: Owner;
+  gate: Gate;
+}
+
+function targetSupported(pins: Pins): boolean {
+  try {
+    return pins.node.archives[hostTarget()] != null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * ownerManager runs only when there is something to ask about: an old
+ * gentle-shell on PATH, or `always` (the user ran migrate).
+ */
+export async function findGlobalShell(layout: Layout, env: Env, pins: Pins, release: string | null, always = false): Promise<Found> {
+  const onPath = await foreignShellOnPath(layout, env);
+  const owner: Owner = onPath || always ? await ownerManager(layout, env) : { kind: "none" };
+  return { onPath, owner, gate: migrationGate({ owner, targetSupported: targetSupported(pins), release }) };
+}
+
+/** The removal once every step passed; its outcome line, and whether it failed. */
+export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner): Promise<{ line: string; removed: boolean; failed: boolean }> {
+  if (owner.kind !== "manager") return { line: "", removed: false, failed: false };
+  try {
+    const detail = await removeGlobalShell(layout, env, owner);
+    return { line: `✔ remove-global-shell: ${detail}`, removed: true, failed: false };
+  } catch (error) {
+    return {
+      line: `✖ remove-global-shell failed: ${(error as Error).message}. The bundled install stands; to remove the old one yourself, run ${removalCommand(owner.manager)}`,
+      removed: false,
+      failed: true,
+    };
+  }
+}
+
+/** What a new terminal runs now, as one warning when an old gentle-shell still wins (null otherwise). */
+export function shadowWarning(layout: Layout, env: Env, result: InstallResult): string | null {
+  return result.path?.plan ? shadowWarningFor(layout, env, result.path.plan) : result.shadow;
+}

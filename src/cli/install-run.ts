@@ -1,0 +1,120 @@
+/**
+ * What `install` and `migrate` share once the user said yes: the prefix
+ * claimed (on Windows the private folder, with its real adapter), the install
+ * lock, the steps of src/install/bundled-install.ts with the report lines,
+ * and where the install came from remembered for setup and upgrade.
+ */
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { prefixLayout, type Layout, type Platform } from "../core/layout";
+import { hostPlatform, hostTarget } from "../core/host";
+import { buildPins } from "../pins/index";
+import type { Env } from "../core/environment";
+import type { Pins } from "../pins/types";
+import { ownScript } from "../io/self";
+import { acquireInstallLock } from "../install/lock";
+import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
+import { windowsRegistry } from "../install/path/registry";
+import { runWindowsPowerShell } from "../io/powershell";
+import type { StepOutcome } from "../install/plan";
+
+export interface HostContext {
+  env: Env;
+  platform: Platform;
+  home: string;
+  pins: Pins;
+  layout: Layout;
+}
+
+/** This machine, as both commands see it: the environment, the home, the production pins, the default layout. */
+export function hostContext(): HostContext {
+  const env = process.env as Env;
+  const platform = hostPlatform();
+  const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
+  const pins = buildPins();
+  return { env, platform, home, pins, layout: prefixLayout({ home, platform, pins }) };
+}
+
+/** --no-modify-path, or GENTLE_SHELL_NO_MODIFY_PATH=1. */
+export function skipsPath(args: { "modify-path"?: boolean }, env: Env): boolean {
+  return args["modify-path"] === false || env.GENTLE_SHELL_NO_MODIFY_PATH === "1";
+}
+
+export const out = (line: string): void => {
+  process.stdout.write(line + "\n");
+};
+
+/** The options `install` and `migrate` share. */
+export const SHARED_ARGS = {
+  source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder" },
+  "modify-path": { type: "boolean", default: true, description: "Add gentle-shell to PATH (--no-modify-path to skip)" },
+  verbose: { type: "boolean", description: "Show pnpm's output" },
+} as const;
+
+export interface RunArgs {
+  source?: string;
+  release?: string;
+  noModifyPath: boolean;
+  verbose?: boolean;
+  setup: NonNullable<InstallOptions["setup"]>;
+  onRelease?: InstallOptions["onRelease"];
+}
+
+export function reportLine(o: StepOutcome): string {
+  if (o.status === "done") return `✔ ${o.id}: ${o.detail}`;
+  if (o.status === "skipped") return `- ${o.id}: skipped (${o.detail})`;
+  return `✖ ${o.id} failed: ${o.detail}`;
+}
+
+/** Claim, lock, install; returns the result and the layout the install used (Windows' may differ). */
+export async function installHere(host: HostContext, args: RunArgs, out: (line: string) => void): Promise<{ result: InstallResult; layout: Layout }> {
+  const { env, platform, home, pins } = host;
+  let layout = host.layout;
+  let claimed: string;
+  if (platform === "win32") {
+    // The private folder (spec: "Layout"): LOCALAPPDATA first, the fallback only on an untrusted owner or ACL.
+    const { ensureWindowsPrivateFolder } = await import("../install/windows-private/rule");
+    const { windowsPrivateFolderAdapter } = await import("../install/windows-private/adapter");
+    const folder = await ensureWindowsPrivateFolder(env, windowsPrivateFolderAdapter({ env }));
+    layout = prefixLayout({ home, platform, pins, windowsPrefix: folder.prefix });
+    const { promises: fs } = await import("node:fs");
+    await fs.mkdir(layout.agent, { recursive: true });
+    claimed = folder.created ? "created" : "already there";
+    if (folder.fallback) claimed += ` (fallback: ${folder.firstRejected ?? "the first folder was rejected"})`;
+  } else {
+    const { claimPrefix } = await import("../install/claim");
+    claimed = await claimPrefix(layout);
+  }
+  const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+  // Upgrades and setup fetch from where this install did.
+  const { rememberSource } = await import("../engine/upgrade");
+  // A folder is remembered by its full path, so setup and upgrade find it from anywhere.
+  const remembered = args.source && !/^https?:\/\//i.test(args.source) && args.source !== "official" ? resolve(args.source) : args.source;
+  const installLayout = layout;
+  try {
+    const result = await runBundledInstall({
+      layout: installLayout,
+      pins,
+      target: hostTarget(),
+      env,
+      source: args.source,
+      release: args.release,
+      noModifyPath: args.noModifyPath,
+      // Windows' user Path: the real HKCU adapter, through the one PowerShell runner.
+      registry: platform === "win32" ? windowsRegistry(runWindowsPowerShell) : undefined,
+      engine: ownScript,
+      claimed,
+      verbose: args.verbose,
+      setup: args.setup,
+      onRelease: args.onRelease,
+      installed: async () => {
+        await rememberSource(installLayout, remembered);
+        await lock.release();
+      },
+      report: (o: StepOutcome) => out(reportLine(o)),
+    });
+    return { result, layout: installLayout };
+  } finally {
+    await lock.release();
+  }
+}

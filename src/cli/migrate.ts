@@ -1,0 +1,81 @@
+import { defineCommand } from "citty";
+import { tildify } from "../core/layout";
+import { EXIT, UserError } from "../core/errors";
+import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/global-shell";
+import { askLine } from "../io/prompt";
+import { hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
+
+export const migrateCommand = defineCommand({
+  meta: { name: "migrate", description: "Move a Gentle Shell that npm or pnpm installed globally to the bundled install in ~/.gentle-shell" },
+  args: {
+    release: { type: "string", description: "Move to this exact Gentle Shell version instead of the latest" },
+    "dry-run": { type: "boolean", description: "Say what would happen and change nothing" },
+    ...SHARED_ARGS,
+  },
+  async run({ args }) {
+    const host = hostContext();
+    const { env, home, pins, layout } = host;
+    const noModifyPath = skipsPath(args, env);
+
+    const found = await findGlobalShell(layout, env, pins, args.release ?? null, true);
+    const { owner, gate } = found;
+    if (!gate.migrate || owner.kind !== "manager") {
+      const reason = gate.migrate ? "no global gentle-pi was found" : gate.reason;
+      throw new UserError(`Nothing to migrate: ${reason}; nothing was changed (a new install is gentle-shell-setup install)`, EXIT.failure);
+    }
+    for (const line of migrationExplanation({
+      prefix: layout.prefix,
+      home,
+      agent: layout.agent,
+      manager: gate.manager,
+      installed: gate.installed,
+      shell: args.release ?? null,
+    })) {
+      out(line);
+    }
+    if (args["dry-run"]) {
+      out(`Dry run: nothing was changed. The removal would be asked at the end: ${removalCommand(gate.manager)}`);
+      return;
+    }
+
+    const { result, layout: used } = await installHere(
+      host,
+      {
+        source: args.source,
+        release: args.release,
+        noModifyPath,
+        verbose: args.verbose,
+        setup: "none",
+        onRelease: (shell) => {
+          // The gate's last condition, as soon as the signed release says which one it is.
+          const now = migrationGate({ owner, targetSupported: true, release: shell });
+          if (!now.migrate) throw new Error(now.reason);
+        },
+      },
+      out,
+    );
+    if (!result.ok) {
+      const failed = result.outcomes.find((o) => o.status === "failed");
+      out(`The migration stopped at the ${failed?.id} step (${failed?.detail}); your global gentle-pi was left untouched and still works.`);
+      process.exitCode = EXIT.failure;
+      return;
+    }
+    out(`Gentle Shell is installed: ${tildify(used.launcher, home)}`);
+    if (result.path) out(result.path.nextStep);
+    out(`The first interactive gentle-shell runs gentle-shell setup once.`);
+
+    const reply = await askLine(removalQuestion(gate.manager), process.stdout);
+    if ("noTerminal" in reply) {
+      out(`No terminal to ask, so your global gentle-pi was kept; to remove it, run: ${removalCommand(gate.manager)}`);
+    } else if (!("answer" in reply) || !isYes(reply.answer)) {
+      out(`Your global gentle-pi was kept; to remove it later, run: ${removalCommand(gate.manager)}`);
+    } else {
+      const removal = await removeAfterInstall(used, env, owner);
+      out(removal.line);
+      if (removal.failed) process.exitCode = EXIT.failure;
+    }
+    const shadow = shadowWarning(used, env, result);
+    if (shadow) out(shadow);
+  },
+});

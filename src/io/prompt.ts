@@ -1,0 +1,29 @@
+/**
+ * One question on the terminal, one line back. End of input and Ctrl+C are
+ * answers of their own, so each caller decides what they mean (the spec
+ * reads both as No for the migration's question; self-uninstall aborts on
+ * Ctrl+C). Without a terminal nothing is asked.
+ */
+import { createInterface } from "node:readline";
+
+export type Reply = { answer: string } | { end: true } | { interrupt: true } | { noTerminal: true };
+
+export function askLine(question: string, output: NodeJS.WritableStream = process.stderr): Promise<Reply> {
+  if (!process.stdin.isTTY) return Promise.resolve({ noTerminal: true });
+  const rl = createInterface({ input: process.stdin, output });
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (reply: Reply) => {
+      if (settled) return;
+      settled = true;
+      rl.close();
+      resolve(reply);
+    };
+    rl.on("SIGINT", () => {
+      output.write("\n");
+      settle({ interrupt: true });
+    });
+    rl.on("close", () => settle({ end: true }));
+    rl.question(question, (answer) => settle({ answer }));
+  });
+}

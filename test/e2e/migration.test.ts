@@ -1,0 +1,220 @@
+/**
+ * Migration from a global install, with the real tools: a real
+ * `npm install -g` (this machine's npm) and a real `pnpm add -g` (pnpm
+ * 11.1.1 on our verified Node) of the fixture gentle-pi into a throwaway
+ * prefix on PATH, then the fixture binary's `migrate` (the upgrade's offer,
+ * one question after the install) and `install` (the web installer's plan
+ * with removal). The question is answered in a real terminal (tmux).
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, promises as fs } from "node:fs";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
+import { Terminal } from "../support/tmux";
+
+const f = fixtures();
+const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
+
+interface GlobalHome {
+  root: string;
+  home: string;
+  /** The folder the global gentle-shell is in (first on PATH). */
+  globalBin: string;
+  env: NodeJS.ProcessEnv;
+  manager: "npm" | "pnpm";
+  prefix: string;
+}
+
+/** A home whose ~/.npmrc names the fixture registry, and a file of the user's in the agent home the old Shell used. */
+async function newHome(): Promise<{ root: string; home: string }> {
+  const root = scratchDir("gss-migrate-");
+  const home = join(root, "ho me");
+  await fs.mkdir(join(home, ".gentle-shell", "agent"), { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await fs.writeFile(join(home, ".gentle-shell", "agent", "user-notes.md"), "mine\n");
+  return { root, home };
+}
+
+async function npmGlobal(version: string): Promise<GlobalHome> {
+  const { root, home } = await newHome();
+  const npmPrefix = join(root, "npm-global");
+  const globalBin = join(npmPrefix, "bin");
+  const env = homeEnv(home, { SHELL: "/bin/bash", NPM_CONFIG_PREFIX: npmPrefix, PATH: `${globalBin}:/usr/bin:/bin` });
+  const r = await runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env, cwd: home, timeoutMs: 170_000 });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return { root, home, globalBin, env, manager: "npm", prefix: join(home, ".gentle-shell") };
+}
+
+async function pnpmGlobal(version: string): Promise<GlobalHome> {
+  const { root, home } = await newHome();
+  const tools = join(root, "tools");
+  await fs.mkdir(tools, { recursive: true });
+  // The user's pnpm: pnpm 11.1.1 on Node 24 (it needs Node 22 or later; this machine's node is older).
+  await fs.writeFile(join(tools, "pnpm"), `#!/bin/sh\nexec '${f.node}' '${f.pnpmEntry}' "$@"\n`, { mode: 0o755 });
+  const pnpmHome = join(root, "pnpm-home");
+  const globalBin = join(pnpmHome, "bin");
+  const env = homeEnv(home, { SHELL: "/bin/bash", PNPM_HOME: pnpmHome, PATH: `${globalBin}:${tools}:/usr/bin:/bin` });
+  const r = await runCommand(join(tools, "pnpm"), ["add", "-g", `gentle-pi@${version}`], { env, cwd: home, timeoutMs: 170_000 });
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return { root, home, globalBin, env, manager: "pnpm", prefix: join(home, ".gentle-shell") };
+}
+
+function setup(g: GlobalHome, args: string[], timeoutMs = 170_000) {
+  return runCommand(f.binary!, args, { env: g.env, cwd: g.home, timeoutMs });
+}
+
+/** Which gentle-shell `gentle-shell --version` runs with this PATH. */
+async function globalVersion(g: GlobalHome): Promise<string> {
+  const r = await runCommand("sh", ["-c", "gentle-shell --version"], { env: g.env, cwd: g.home });
+  return r.stdout.trim();
+}
+
+async function stillGlobal(g: GlobalHome): Promise<boolean> {
+  const ls =
+    g.manager === "npm"
+      ? await runCommand("npm", ["ls", "-g", "--depth=0", "--json"], { env: g.env, cwd: g.home })
+      : await runCommand("pnpm", ["ls", "-g", "--depth=0", "--json"], { env: g.env, cwd: g.home });
+  return ls.stdout.includes('"gentle-pi"');
+}
+
+/** `migrate` in a real terminal, kept after it exits so its last lines can be read. */
+async function migrateInTerminal(g: GlobalHome, answer: (t: Terminal) => Promise<void>): Promise<string> {
+  const t = await Terminal.open({
+    command: [f.binary!, "migrate", "--source", f.mirrorUrl],
+    cwd: g.home,
+    env: g.env,
+    columns: 200,
+    rows: 50,
+    keepOnExit: true,
+  });
+  await t.waitFor((s) => s.includes("Remove the old global gentle-pi with"), "the removal question", 170_000);
+  await answer(t);
+  const screen = await t.waitFor((s) => /Pane is dead/.test(s), "migrate to exit", 120_000);
+  await t.close();
+  return screen;
+}
+
+describe("gentle-shell-setup migrate: a global npm install moves to the bundled install", () => {
+  it("with no terminal installs the bundled Shell without a setup step, keeps the global gentle-pi and prints the removal command", async () => {
+    const g = await npmGlobal(older.shell);
+    const r = await setup(g, ["migrate", "--source", f.mirrorUrl]);
+    const out = r.stdout + r.stderr;
+    expect(r.code, out).toBe(0);
+    expect(out).toContain(`Your Gentle Shell ${older.shell} is a global gentle-pi installed with npm.`);
+    expect(out).toContain("~/.gentle-shell/agent stays where it is");
+    // The bundled steps in the spec's order, then no setup step.
+    const steps = [...out.matchAll(/^✔ ([a-z-]+):/gm)].map((m) => m[1]);
+    expect(steps).toEqual(["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path"]);
+    expect(existsSync(join(g.prefix, "config", "setup.json"))).toBe(false);
+    expect(out).toContain("No terminal to ask, so your global gentle-pi was kept; to remove it, run: npm uninstall -g gentle-pi");
+    expect(await stillGlobal(g)).toBe(true);
+    expect(await globalVersion(g)).toBe(`gentle-shell ${older.shell} (global fixture)`);
+    // The bundled launcher has the latest release, and the user's agent home is untouched.
+    const v = await runCommand(join(g.prefix, "bin", "gentle-shell"), ["--version"], { env: g.env, cwd: g.home });
+    expect(v.stdout).toContain(`gentle-shell ${latest.shell}`);
+    expect(await fs.readFile(join(g.prefix, "agent", "user-notes.md"), "utf8")).toBe("mine\n");
+  });
+
+  it("asks once after the install: No and end of input keep the global gentle-pi, Yes removes it with npm", async () => {
+    const g = await npmGlobal(older.shell);
+    const no = await migrateInTerminal(g, (t) => t.type("n"));
+    expect(no).toContain("Your global gentle-pi was kept; to remove it later, run: npm uninstall -g gentle-pi");
+    expect(await stillGlobal(g)).toBe(true);
+
+    // Run again: the finished steps are reused, and end of input (Ctrl+D) answers No.
+    const eof = await migrateInTerminal(g, (t) => t.keys("C-d"));
+    expect(eof).toContain("current is");
+    expect(eof).toContain("Your global gentle-pi was kept");
+    expect(await stillGlobal(g)).toBe(true);
+
+    const ctrlC = await migrateInTerminal(g, (t) => t.keys("C-c"));
+    expect(ctrlC).toContain("Your global gentle-pi was kept");
+    expect(await stillGlobal(g)).toBe(true);
+
+    const yes = await migrateInTerminal(g, (t) => t.type("y"));
+    expect(yes).toContain("✔ remove-global-shell: removed with npm uninstall -g gentle-pi");
+    expect(await stillGlobal(g)).toBe(false);
+    expect(existsSync(join(g.globalBin, "gentle-shell"))).toBe(false);
+    expect(await fs.readFile(join(g.prefix, "agent", "user-notes.md"), "utf8")).toBe("mine\n");
+  }, 360_000);
+
+  it("warns when the old gentle-shell still wins on PATH, and refuses a release older than the global one", async () => {
+    const g = await npmGlobal(latest.shell);
+    const older_ = await setup(g, ["migrate", "--source", f.mirrorUrl, "--release", older.shell]);
+    expect(older_.code).toBe(1);
+    expect(older_.stderr + older_.stdout).toContain(
+      `Nothing to migrate: Gentle Shell ${older.shell} is older than the global gentle-pi ${latest.shell}; nothing was changed`,
+    );
+    expect(existsSync(join(g.prefix, "bin"))).toBe(false);
+
+    // fish reads our conf.d line before config.fish, so whatever config.fish prepends (the old bin) comes first:
+    // with the global package kept, the warning names it and says what to change.
+    const fish = { ...g, env: { ...g.env, SHELL: "/usr/bin/fish" } };
+    const r = await setup(fish, ["migrate", "--source", f.mirrorUrl]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("✔ path: added to ~/.config/fish/conf.d/gentle-shell.fish");
+    expect(r.stdout).toContain(
+      `A new terminal would still run ${join(g.globalBin, "gentle-shell")} instead of the bundled gentle-shell: fish reads conf.d before config.fish`,
+    );
+  });
+
+  it("a failed step says so and leaves the global gentle-pi untouched", async () => {
+    const g = await npmGlobal(older.shell);
+    const r = await setup(g, ["migrate", "--source", "http://127.0.0.1:9/"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/The migration stopped at the runtime step \(.+\); your global gentle-pi was left untouched and still works\./);
+    expect(await stillGlobal(g)).toBe(true);
+    expect(existsSync(join(g.prefix, "bin", "gentle-shell"))).toBe(false);
+  });
+});
+
+describe("gentle-shell-setup install on a machine with a global Gentle Shell (the web installer)", () => {
+  it("a global pnpm install gets the plan with removal, without a setup step, and pnpm removes it once every step passed", async () => {
+    const g = await pnpmGlobal(older.shell);
+    const dry = await setup(g, ["install", "--dry-run", "--source", f.mirrorUrl]);
+    expect(dry.stdout).toContain(
+      `  - remove-global-shell: once every step above passed, remove your global gentle-pi ${older.shell} with pnpm (pnpm remove -g gentle-pi)`,
+    );
+    expect(dry.stdout).toContain("  - setup: not in this plan");
+
+    const r = await setup(g, ["install", "--yes", "--source", f.mirrorUrl]);
+    const out = r.stdout + r.stderr;
+    expect(r.code, out).toBe(0);
+    expect(out).toContain("✔ remove-global-shell: removed with pnpm remove -g gentle-pi");
+    expect(out).not.toContain("✔ setup:");
+    expect(await stillGlobal(g)).toBe(false);
+    expect(out).not.toContain("A new terminal would still run");
+    expect(await fs.readFile(join(g.prefix, "agent", "user-notes.md"), "utf8")).toBe("mine\n");
+  });
+
+  it("an npm link is never moved: the plan keeps it, and migrate refuses", async () => {
+    const { root, home } = await newHome();
+    const npmPrefix = join(root, "npm-global");
+    const linked = join(root, "my-gentle-pi");
+    await fs.mkdir(join(linked, "shell"), { recursive: true });
+    await fs.writeFile(
+      join(linked, "package.json"),
+      JSON.stringify({ name: "gentle-pi", version: older.shell, bin: { "gentle-shell": "./shell/gentle-shell.js" } }),
+    );
+    await fs.writeFile(join(linked, "shell", "gentle-shell.js"), "#!/usr/bin/env node\nconsole.log('linked gentle-shell');\n", { mode: 0o755 });
+    const globalBin = join(npmPrefix, "bin");
+    const env = homeEnv(home, { SHELL: "/bin/bash", NPM_CONFIG_PREFIX: npmPrefix, PATH: `${globalBin}:/usr/bin:/bin` });
+    const link = await runCommand("npm", ["link"], { env, cwd: linked, timeoutMs: 60_000 });
+    expect(link.code, link.stderr).toBe(0);
+    const g: GlobalHome = { root, home, globalBin, env, manager: "npm", prefix: join(home, ".gentle-shell") };
+
+    const dry = await setup(g, ["install", "--dry-run", "--source", f.mirrorUrl]);
+    expect(dry.stdout).not.toContain("remove-global-shell");
+    expect(dry.stdout).toMatch(
+      /Your other gentle-shell, .*gentle-shell, stays as it is \(the global gentle-pi is an npm link to .*my-gentle-pi, which is never moved\)\./,
+    );
+    const m = await setup(g, ["migrate", "--source", f.mirrorUrl]);
+    expect(m.code).toBe(1);
+    expect(m.stderr + m.stdout).toContain("Nothing to migrate: the global gentle-pi is an npm link to");
+    expect(existsSync(join(g.prefix, "bin"))).toBe(false);
+    expect(existsSync(join(linked, "package.json"))).toBe(true);
+  });
+});
