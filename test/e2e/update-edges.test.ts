@@ -3,7 +3,7 @@
  * updates (S5), with "gentle-shell upgrade in a bundled install" steps 5-7):
  * a registry whose latest Pi is older than the active one, a new pair that
  * fails its launcher check, and a second command waiting on the install
- * lock. The active install is the fixture release 4.0.0 with the real Pi
+ * lock (and an upgrade --rollback doing the same). The active install is the fixture release 4.0.0 with the real Pi
  * 1.6.0; the Pi scope's registry (a prefix npmrc line, as a corporate user's
  * `@scope:registry` is copied) is then a verdaccio of the test's own,
  * holding only fixture Pis (support/fixture-pi.ts): real npm publishes,
@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
+import { activateVersion } from "../../src/install/activate";
 import { acquireInstallLock } from "../../src/install/lock";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -139,6 +140,21 @@ describe.concurrent("gentle-shell update, edges", () => {
     expect(c.stdout).toContain(`Gentle Shell ${active.shell} with Pi 1.9.0 is now current (was ${active.shell}-1.8.0).`);
     expect(await current(i)).toBe(`versions/${active.shell}-1.9.0`);
     expect(await versions(i)).toEqual([`${active.shell}-1.8.0`, `${active.shell}-1.9.0`]);
+    expect(existsSync(lockFile)).toBe(false);
+
+    // upgrade --rollback the same way: the lock holder (this test) switches current while it waits, so it stops.
+    const held = await acquireInstallLock(layout, 1_000);
+    const rollback = gsStarted(i, ["upgrade", "--rollback"]);
+    await until("the rollback to wait", () => rollback.seen.stdout.includes(`(process ${process.pid}) to finish...`));
+    await activateVersion(layout, `${active.shell}-1.8.0`);
+    await held.release();
+    const r = await rollback.result;
+    expect(r.stdout).toBe(`Waiting for another gentle-shell-setup (process ${process.pid}) to finish...\n`);
+    expect(r.stderr).toBe(
+      `gentle-shell: current moved from ${active.shell}-1.9.0 to ${active.shell}-1.8.0 while this command waited for another gentle-shell-setup (process ${process.pid}); nothing was changed, run it again\n`,
+    );
+    expect(r.code).toBe(1);
+    expect(await current(i)).toBe(`versions/${active.shell}-1.8.0`);
     expect(existsSync(lockFile)).toBe(false);
   }, 600_000);
 });
