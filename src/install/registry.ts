@@ -78,8 +78,9 @@ async function registryInputs(layout: Layout, npmrc: string, env: Env): Promise<
  * configuredRegistry for a launch that has `timeoutMs` at most (the startup
  * offer): the npmrc's registry; else npm's answer as last recorded for these
  * same inputs (by the install, an upgrade or an earlier launch); else npm is
- * asked within `timeoutMs` and its answer recorded for the next launch. Null when npm does not answer in time or at all; the
- * record is only ever a cache, never a reason to fail.
+ * asked within `timeoutMs` and its answer recorded for the next launch. Null
+ * when npm does not answer in time or at all; the record is only ever a
+ * cache, never a reason to fail.
  */
 export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs: number): Promise<string | null> {
   const fromFile = npmrcRegistry(npmrc);
