@@ -102,8 +102,10 @@ async function printVersion(install: BundledInstall, env: Env, io: Output): Prom
   const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
   const reported = result.stdout.trim();
   if (result.code !== 0 || reported !== install.pi) {
+    // A verification (GENTLE_SHELL_VERIFY_VERSION) reports the fact only: the upgrade asking is what would act on it.
+    const advice = install.verifyOnly ? "" : " Run gentle-shell upgrade or the Gentle Shell installer again.";
     io.err(
-      `gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || result.stderr.trim().slice(0, 200))}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
+      `gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || result.stderr.trim().slice(0, 200))}.${advice}`,
     );
     return 1;
   }

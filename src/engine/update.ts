@@ -20,12 +20,11 @@ import { packageRegistry } from "../core/npmrc";
 import { classifyUpdate, stablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { readTextOrNull } from "../io/files";
-import { acquireInstallLock } from "../install/lock";
 import { configuredRegistry } from "../install/registry";
 import { latestTag } from "../install/release";
-import { ENGINE_PATH, installVersion } from "../install/version";
+import { ENGINE_PATH, installVersion, versionState } from "../install/version";
 import { sourceFile } from "./upgrade";
-import { verifyAndSwitch } from "./version-switch";
+import { lockActiveVersion, verifyAndSwitch } from "./version-switch";
 import type { BundledInstall } from "./bundled";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
@@ -39,7 +38,7 @@ export async function updateCommand(install: BundledInstall, env: Env, args: str
   const { layout } = install;
   let failed = false;
   try {
-    const lock = await acquireInstallLock(layout, 120_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+    const lock = await lockActiveVersion(layout, install.id, io.out);
     try {
       await updatePi(install, env, io.out);
     } finally {
@@ -71,9 +70,15 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
     out(`The newest published stable Pi is ${newest}, older than the active Pi ${install.pi}; nothing was changed.`);
     return;
   }
-  out(unlockedWarning(shell, newest));
-  out(`Installing Gentle Shell ${shell} with Pi ${newest}...`);
   const project = unlockedProject(shell, newest);
+  // The pair may still be installed (a rollback keeps it): it is checked and switched to, not installed again.
+  const reuse = (await versionState(layout, project.manifest.id)).kind === "valid";
+  if (reuse) {
+    out(`Gentle Shell ${shell} with Pi ${newest} is already installed in versions/${project.manifest.id}; switching to it without installing it again...`);
+  } else {
+    out(unlockedWarning(shell, newest));
+    out(`Installing Gentle Shell ${shell} with Pi ${newest}...`);
+  }
   // The same Shell: the new version gets the active version's own engine.
   const engine = await fs.readFile(join(install.versionDir, ENGINE_PATH));
   const installed = await installVersion({ layout, distribution: project, env, engine, go: layout.platform === "win32" }).catch((error: Error) => {

@@ -21,11 +21,11 @@ import { installBundleVersion } from "../install/offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease } from "../install/offline/open";
 import { verifyBundle } from "../install/offline/verify";
 import { hostTarget } from "../core/host";
-import { acquireInstallLock } from "../install/lock";
+import type { Lock } from "../install/lock";
 import { fetchRelease, latestRelease } from "../install/release";
 import { buildPins } from "../pins/index";
 import { installVersion, versionState } from "../install/version";
-import { callModule, checkModule, verifyAndSwitch, versionModule } from "./version-switch";
+import { callModule, checkModule, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import type { BundledInstall } from "./bundled";
 
 export interface UpgradeArgs {
@@ -67,16 +67,19 @@ export async function rememberSource(layout: Layout, source: string | undefined)
 export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs, io: Output): Promise<number> {
   const { layout } = install;
   const out = io.out;
-  const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+  let lock: Lock | null = null;
   try {
+    lock = await lockActiveVersion(layout, install.id, out);
     return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
   } catch (error) {
     io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     return 1;
   } finally {
-    // Fetched assets and a staged bundle store: ours, under the lock.
-    await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
-    await lock.release();
+    if (lock) {
+      // Fetched assets and a staged bundle store: ours, under the lock.
+      await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+      await lock.release();
+    }
   }
 }
 

@@ -14,9 +14,30 @@ import { ensureRealFolder } from "../io/files";
 import { run } from "../io/process";
 import { stagingPath } from "../io/staging";
 import { activateVersion, pruneVersions, readCurrent } from "../install/activate";
+import { acquireInstallLock, type Lock } from "../install/lock";
 import { ENGINE_PATH } from "../install/version";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
 import { MODULE_FUNCTIONS } from "./internal";
+
+/**
+ * The install lock for a command that changes versions (upgrade, rollback,
+ * update), taken only while current still names `id`, the version this
+ * engine resolved before it waited: another gentle-shell-setup that held the
+ * lock may have switched current meanwhile, and this command's plan (what to
+ * install, what to switch back to) would then be stale.
+ */
+export async function lockActiveVersion(layout: Layout, id: string, out: (line: string) => void): Promise<Lock> {
+  let waitedFor: number | null = null;
+  const lock = await acquireInstallLock(layout, 120_000, (pid) => {
+    waitedFor = pid;
+    out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`);
+  });
+  const now = await readCurrent(layout).catch(() => null);
+  if (now === id) return lock;
+  await lock.release();
+  const who = waitedFor === null ? "another gentle-shell-setup" : `another gentle-shell-setup (process ${waitedFor})`;
+  throw new Error(`current moved from ${id} to ${now ?? "nothing"} while this command waited for ${who}; nothing was changed, run it again`);
+}
 
 /** A version's own engine, only from inside its folder (step 4). */
 export async function versionModule(layout: Layout, id: string): Promise<string> {
@@ -67,6 +88,19 @@ export async function checkModule(layout: Layout, engine: string, env: Env): Pro
   return typeof answer?.engine === "string" ? answer.engine : "unknown";
 }
 
+/** What a failed launcher check said: its own error (without the "gentle-shell: " of each line), else what it printed. */
+function checkAnswer(check: { code: number | null; stdout: string; stderr: string }): string {
+  const said = check.stderr
+    .split(/\r?\n/)
+    .map((line) => line.replace(/^gentle-shell: /, "").trim())
+    .filter(Boolean)
+    .join(" ")
+    .replace(/\.$/, "");
+  if (check.code !== 0 && said) return said.slice(0, 300);
+  const printed = check.stdout.split(/\r?\n/).slice(0, 2).join(" / ").trim();
+  return `it ${check.code === 0 ? "" : `exited ${check.code ?? "on a signal"} and `}reported ${JSON.stringify(printed.slice(0, 300))}`;
+}
+
 export interface SwitchOptions {
   layout: Layout;
   env: Env;
@@ -110,7 +144,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     const lines = check.stdout.split(/\r?\n/);
     if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
       throw new Error(
-        `the new version reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || check.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}; nothing was changed`,
+        `the launcher check of Gentle Shell ${shell} with Pi ${pi} failed (${checkAnswer(check)}), expected gentle-shell ${shell} / pi ${pi}; nothing was changed`,
       );
     }
     // 6. Switch, then the version's own launcher; switch back if it cannot be written.

@@ -25,7 +25,7 @@ import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { runSetupStep, SETUP_COMMAND } from "./setup-step";
-import { configuredRegistry } from "./registry";
+import { configuredRegistry, recordedRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/registry";
 import { bundledPathStep, shadowWarningFor, type PathStepOutcome } from "./path/step";
@@ -258,6 +258,8 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   const ok = outcomes.every((o) => o.status === "done");
   const mode = options.setup ?? "none";
   let setup: StepOutcome | null = null;
+  // The first launch's startup offer then reads the registry npm reports from its record, without starting npm.
+  if (ok) await recordedRegistry(layout, npmrc, env, 60_000);
   if (ok) await options.installed?.();
   if (mode === "run" && ok) {
     const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: id! }) };

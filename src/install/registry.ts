@@ -1,8 +1,9 @@
 /**
  * The registry an install asks (spec: "User npm settings"): the one the
  * filtered npmrc names, else the one our npm reports by default, asked in
- * a neutral folder so no project's .npmrc chooses it. The startup offer asks
- * the same registry through a record of npm's answer (core/registry-record.ts).
+ * a neutral folder so no project's .npmrc chooses it. Each answer of npm's
+ * is recorded (core/registry-record.ts), so the startup offer asks the same
+ * registry without starting npm.
  */
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
@@ -32,9 +33,26 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
     [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`, `--prefix=${neutral}`],
     { env: clean, cwd: neutral, timeoutMs },
   );
-  const registry = result.stdout.trim();
-  if (result.code !== 0 || !/^https?:\/\//.test(registry)) throw new Error("npm did not report a registry");
-  return registry.endsWith("/") ? registry : registry + "/";
+  const answer = result.stdout.trim();
+  if (result.code !== 0 || !/^https?:\/\//.test(answer)) throw new Error("npm did not report a registry");
+  const registry = answer.endsWith("/") ? answer : answer + "/";
+  await recordRegistry(layout, npmrc, env, registry);
+  return registry;
+}
+
+/**
+ * Keep npm's answer with the fingerprint of what it depends on, so the next
+ * launch's startup offer need not start npm (recordedRegistry). Only a
+ * cache: when it cannot be written, npm is asked again next time.
+ */
+async function recordRegistry(layout: Layout, npmrc: string, env: Env, registry: string): Promise<void> {
+  try {
+    const fingerprint = registryFingerprint(await registryInputs(layout, npmrc, env));
+    await ensureRealFolder(join(layout.prefix, "npm"), 0o700);
+    await writeFileAtomic(layout.npm.registryRecord, registryRecordText(fingerprint, registry), 0o600);
+  } catch {
+    // Unrecorded.
+  }
 }
 
 /** What configuredRegistry's answer depends on, read from the prefix (see core/registry-record.ts). */
@@ -59,9 +77,10 @@ async function registryInputs(layout: Layout, npmrc: string, env: Env): Promise<
 /**
  * configuredRegistry for a launch that has `timeoutMs` at most (the startup
  * offer): the npmrc's registry; else npm's answer as last recorded for these
- * same inputs; else npm is asked within `timeoutMs` and its answer recorded
- * for the next launch. Null when npm does not answer in time or at all; the
- * record is only ever a cache, never a reason to fail.
+ * same inputs (by the install, an upgrade or an earlier launch); else npm is
+ * asked within `timeoutMs` and its answer recorded for the next launch. Null
+ * when npm does not answer in time or at all; the record is only ever a
+ * cache, never a reason to fail.
  */
 export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs: number): Promise<string | null> {
   const fromFile = npmrcRegistry(npmrc);
@@ -69,17 +88,6 @@ export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, 
   const fingerprint = registryFingerprint(await registryInputs(layout, npmrc, env));
   const recorded = recordedRegistryFor(await readTextOrNull(layout.npm.registryRecord).catch(() => null), fingerprint);
   if (recorded) return recorded;
-  let registry: string;
-  try {
-    registry = await configuredRegistry(layout, npmrc, env, timeoutMs);
-  } catch {
-    return null;
-  }
-  try {
-    await ensureRealFolder(join(layout.prefix, "npm"), 0o700);
-    await writeFileAtomic(layout.npm.registryRecord, registryRecordText(fingerprint, registry), 0o600);
-  } catch {
-    // Unrecorded, npm is asked again next time.
-  }
-  return registry;
+  // configuredRegistry records npm's answer for the next launch.
+  return configuredRegistry(layout, npmrc, env, timeoutMs).catch(() => null);
 }

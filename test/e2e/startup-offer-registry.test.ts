@@ -5,7 +5,8 @@
  * is set in npm's own built-in config (npmrc in npm's folder inside the
  * prefix's runtime), which real npm 11.19.0 reads below every other config,
  * so no registry's host name is written anywhere. The offer records npm's
- * answer and asks npm again only when what it depends on changes.
+ * answer and asks npm again only when what it depends on changes; the
+ * install records it too, so even the first launch does not start npm.
  */
 import { describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
@@ -15,6 +16,7 @@ import { installed } from "../support/installed";
 import { writeStubModelConfig } from "../support/stub-model";
 import { Terminal } from "../support/tmux";
 import { homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
 
 /** The launcher in a 120x40 terminal, with memory off by the user's policy (no shared Engram server is started). */
 function openShell(home: string, gs: string): Promise<Terminal> {
@@ -64,5 +66,44 @@ describe("the startup offer with npm's default registry", () => {
     const screen = await third.waitFor(piOpen, "Pi's editor without an offer");
     expect(offered(screen)).toBe(false);
     await third.close();
+  });
+
+  it("an install records the registry npm reports, so the first launch's offer does not start npm", async () => {
+    const i = await installed(f, { release: older.shell, extra: ["--no-setup"] });
+    await writeStubModelConfig(join(i.prefix, "agent"), `${f.modelUrl}/v1`);
+    const npmDir = join(i.prefix, "runtime", "node-24.21.0", "lib", "node_modules", "npm");
+    const record = join(i.prefix, "npm", "registry.json");
+    // The user's npm settings name the registry: nothing to record, the offer reads it from them.
+    await expect(fs.stat(record)).rejects.toThrow();
+
+    // Now only npm's built-in config names it, and the installer runs again (the runtime and the version are reused).
+    await fs.writeFile(join(i.home, ".npmrc"), "");
+    await fs.writeFile(join(npmDir, "npmrc"), `registry=${f.registryUrl}\n`);
+    const again = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell, "--no-setup"], {
+      env: i.env,
+      cwd: i.home,
+      timeoutMs: 170_000,
+    });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(await fs.readFile(join(i.prefix, "pnpm", "config", "npmrc"), "utf8")).toBe("");
+    expect(JSON.parse(await fs.readFile(record, "utf8"))).toEqual({ fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), registry: f.registryUrl });
+    expect((await fs.stat(record)).mode & 0o777).toBe(0o600);
+
+    // npm, from here on, only leaves a trace when it is started (its path and version, which the record depends on, unchanged).
+    const trace = join(i.root, "npm-started");
+    await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`);
+    const first = await openShell(i.home, i.gs);
+    await first.waitFor(offered, "the offer from the install's record");
+    await first.keys("Escape");
+    await first.waitFor(piOpen, "Pi's editor");
+    await first.close();
+    await expect(fs.stat(trace)).rejects.toThrow();
+
+    // The trace does show a start: with npm's config changed, the record is stale and the launch starts npm.
+    await fs.writeFile(join(npmDir, "npmrc"), `; changed\nregistry=${f.registryUrl}\n`);
+    const second = await openShell(i.home, i.gs);
+    expect(offered(await second.waitFor(piOpen, "Pi's editor without an offer"))).toBe(false);
+    await second.close();
+    expect(await fs.readFile(trace, "utf8")).toBe("started\n");
   });
 });

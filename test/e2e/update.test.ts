@@ -136,6 +136,24 @@ describe.concurrent("gentle-shell update", () => {
     expect(back.code, back.stdout + back.stderr).toBe(0);
     expect(back.stdout).toContain(`Rolled back: ${OLD} is current again (was ${NEW}).`);
     expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
+
+    // The newest pair is still installed (rollback kept it): update checks it and switches to it, installing nothing.
+    const kept = await fs.stat(join(prefix, "versions", NEW));
+    const marker = await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"));
+    const reuse = await gs(home, ["update"]);
+    expect(reuse.stderr).toBe("");
+    expect(reuse.code).toBe(0);
+    expect(reuse.stdout).toContain(
+      `Gentle Shell ${SHELL} with Pi ${newest} is already installed in versions/${NEW}; switching to it without installing it again...`,
+    );
+    expect(reuse.stdout).not.toContain("Warning:");
+    expect(reuse.stdout).not.toContain("Installing");
+    expect(reuse.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD}).`);
+    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versions(home)).toEqual([NEW, OLD].sort());
+    // The same folder and the same final marker: pnpm did not run in it again.
+    expect((await fs.stat(join(prefix, "versions", NEW))).ino).toBe(kept.ino);
+    expect((await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"))).mtimeMs).toBe(marker.mtimeMs);
   }, 1_200_000);
 
   it("--all sends update --extensions to Pi, also when the Pi update fails, and leaves pinned extensions pinned", async () => {

@@ -34,6 +34,8 @@ export interface StartRegistryOptions {
   uplink?: string;
   /** Fixture gentle-pi versions to publish (the last becomes `latest`). Default 4.0.0, 4.1.0. */
   gentlePiVersions?: readonly string[];
+  /** A registry of a test's own: an empty storage, never seeded from or persisted into the shared cache, no uplink. */
+  isolated?: boolean;
 }
 
 export interface Registry {
@@ -43,6 +45,8 @@ export interface Registry {
   storage: string;
   logFile: string;
   published: PackedGentlePi[];
+  /** Publish a package tarball with npm, tagged `latest`, as a maintainer would. */
+  publish(tarball: string): Promise<void>;
   /** Copy what this run fetched into the shared cache. */
   persist(): Promise<void>;
   stop(): Promise<void>;
@@ -63,10 +67,10 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const runDir = join(runs, `${process.pid}-${randomBytes(4).toString("hex")}`);
   const storage = join(runDir, "storage");
   await mkdir(storage, { recursive: true });
-  await linkTree(cache, storage, () => true);
+  if (!options.isolated) await linkTree(cache, storage, () => true);
 
   const configFile = join(runDir, "config.yaml");
-  await writeFile(configFile, verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink }));
+  await writeFile(configFile, verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink, proxy: !options.isolated }));
   const logFile = join(runDir, "verdaccio.log");
 
   let child: ChildProcess | undefined;
@@ -97,13 +101,20 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const killOnExit = () => proc.kill("SIGKILL");
   process.once("exit", killOnExit);
 
+  let publisher: Promise<(tarball: string) => Promise<void>> | undefined;
   const registry: Registry = {
     url,
     uplink,
     storage,
     logFile,
     published: [],
-    persist: () => linkTree(storage, cache, (rel) => !SKIP_PERSIST.test(rel)),
+    async publish(tarball) {
+      if (!publisher) publisher = npmPublisher(url, runDir);
+      await (await publisher)(tarball);
+    },
+    persist: async () => {
+      if (!options.isolated) await linkTree(storage, cache, (rel) => !SKIP_PERSIST.test(rel));
+    },
     async stop() {
       process.removeListener("exit", killOnExit);
       if (exited === null) {
@@ -118,7 +129,11 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     },
   };
   try {
-    registry.published = await publishGentlePi(url, runDir, options.gentlePiVersions ?? GENTLE_PI_VERSIONS);
+    for (const version of options.gentlePiVersions ?? GENTLE_PI_VERSIONS) {
+      const tarball = await packGentlePi(version, join(runDir, "packed"));
+      await registry.publish(tarball.file);
+      registry.published.push(tarball);
+    }
   } catch (error) {
     await registry.stop();
     throw error;
@@ -131,8 +146,9 @@ function verdaccioBin(): string {
   return join(dirname(require.resolve("verdaccio/package.json")), "bin", "verdaccio");
 }
 
-function verdaccioConfig(o: { storage: string; htpasswd: string; uplink: string }): string {
+function verdaccioConfig(o: { storage: string; htpasswd: string; uplink: string; proxy: boolean }): string {
   const q = (s: string) => JSON.stringify(s);
+  const proxy = o.proxy ? "\n    proxy: upstream" : "";
   return `# Written by test/support/registry.ts for one fixture run.
 storage: ${q(o.storage)}
 auth:
@@ -154,12 +170,10 @@ packages:
     unpublish: $authenticated
   "@*/*":
     access: $all
-    publish: $authenticated
-    proxy: upstream
+    publish: $authenticated${proxy}
   "**":
     access: $all
-    publish: $authenticated
-    proxy: upstream
+    publish: $authenticated${proxy}
 web:
   enable: false
 max_body_size: 200mb
@@ -170,8 +184,8 @@ log:
 `;
 }
 
-/** Publish the fixture versions with npm, as a maintainer would, through a throwaway user config. */
-async function publishGentlePi(url: string, runDir: string, versions: readonly string[]): Promise<PackedGentlePi[]> {
+/** npm publish into `url`, as a maintainer would, through a throwaway user and user config. */
+async function npmPublisher(url: string, runDir: string): Promise<(tarball: string) => Promise<void>> {
   const name = `fixture-${randomBytes(4).toString("hex")}`;
   const response = await fetch(new URL(`-/user/org.couchdb.user:${name}`, url), {
     method: "PUT",
@@ -183,17 +197,13 @@ async function publishGentlePi(url: string, runDir: string, versions: readonly s
   const userconfig = join(runDir, "publish.npmrc");
   const authKey = url.replace(/^https?:/, "");
   await writeFile(userconfig, `registry=${url}\n${authKey}:_authToken=${body.token}\nupdate-notifier=false\nfund=false\naudit=false\n`, { mode: 0o600 });
-  const packed: PackedGentlePi[] = [];
-  for (const version of versions) {
-    const tarball = await packGentlePi(version, join(runDir, "packed"));
-    await runChecked("npm", ["publish", tarball.file, "--registry", url, "--userconfig", userconfig, "--tag", "latest", "--ignore-scripts"], {
+  return async (tarball) => {
+    await runChecked("npm", ["publish", tarball, "--registry", url, "--userconfig", userconfig, "--tag", "latest", "--ignore-scripts"], {
       cwd: runDir,
       env: cleanNpmEnv(),
       timeoutMs: 60_000,
     });
-    packed.push(tarball);
-  }
-  return packed;
+  };
 }
 
 /** The environment minus npm settings inherited from an `npm run` parent. */
