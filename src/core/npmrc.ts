@@ -77,19 +77,19 @@ export function expandNpmrcValue(value: string, env: Record<string, string | und
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => env[name] ?? whole);
 }
 
-/** The registry the filtered npmrc names, normalised with a trailing slash; null if none. */
-export function npmrcRegistry(text: string): string | null {
+/** The registry the filtered npmrc names (`${VAR}` expanded from `env`, as npm and pnpm do), normalised with a trailing slash; null if none. */
+export function npmrcRegistry(text: string, env: Record<string, string | undefined> = {}): string | null {
   let registry: string | null = null;
-  for (const [key, value] of npmrcEntries(text)) if (key === "registry") registry = value;
+  for (const [key, value] of npmrcEntries(text)) if (key === "registry") registry = expandNpmrcValue(value, env);
   if (!registry) return null;
   return registry.endsWith("/") ? registry : registry + "/";
 }
 
 /** The registry of `name`: its scope's `@scope:registry` in the filtered npmrc (as pnpm and npm pick it), else `fallback`. */
-export function packageRegistry(text: string, name: string, fallback: string): string {
+export function packageRegistry(text: string, name: string, fallback: string, env: Record<string, string | undefined> = {}): string {
   const scope = /^(@[^/]+)\//.exec(name)?.[1];
   let registry: string | null = null;
-  if (scope) for (const [key, value] of npmrcEntries(text)) if (key === `${scope}:registry`) registry = value;
+  if (scope) for (const [key, value] of npmrcEntries(text)) if (key === `${scope}:registry`) registry = expandNpmrcValue(value, env);
   if (!registry) return fallback;
   return registry.endsWith("/") ? registry : registry + "/";
 }

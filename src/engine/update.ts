@@ -60,7 +60,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   const { layout, shell } = install;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   // The registry pnpm installs Pi from: its scope's, else the configured one.
-  const registry = packageRegistry(npmrc, PI_PACKAGE, await configuredRegistry(layout, npmrc, env));
+  const registry = packageRegistry(npmrc, PI_PACKAGE, await configuredRegistry(layout, npmrc, env), env);
   const newest = stablePi(await latestTag(registry, npmrc, env, PI_PACKAGE));
   if (newest === install.pi) {
     out(`Pi ${newest} is the newest published Pi; Gentle Shell ${shell} with Pi ${newest} is already current, nothing was changed.`);

@@ -141,7 +141,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         }
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
         // then pnpm downloads once Node is ready, otherwise both download at once.
-        const known = npmrcRegistry(npmrc);
+        const known = npmrcRegistry(npmrc, env);
         // When the release is known without our npm (named, or the registry is in the npm settings),
         // its signature and assets are checked before any runtime is installed.
         if (!bundle && (known || (options.release && source.kind !== "official"))) {

@@ -20,7 +20,7 @@ function npmRoot(layout: Layout): string {
 
 /** The registry npm's configuration names: the filtered npmrc, else our npm's default. */
 export async function configuredRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs = 60_000): Promise<string> {
-  const fromFile = npmrcRegistry(npmrc);
+  const fromFile = npmrcRegistry(npmrc, env);
   if (fromFile) return fromFile;
   const npmCli = join(npmRoot(layout), "bin", "npm-cli.js");
   const clean = npmQueryEnvironment(env);
@@ -83,7 +83,7 @@ async function registryInputs(layout: Layout, npmrc: string, env: Env): Promise<
  * cache, never a reason to fail.
  */
 export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs: number): Promise<string | null> {
-  const fromFile = npmrcRegistry(npmrc);
+  const fromFile = npmrcRegistry(npmrc, env);
   if (fromFile) return fromFile;
   const fingerprint = registryFingerprint(await registryInputs(layout, npmrc, env));
   const recorded = recordedRegistryFor(await readTextOrNull(layout.npm.registryRecord).catch(() => null), fingerprint);

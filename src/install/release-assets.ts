@@ -61,7 +61,7 @@ async function withTemporaryPrefix<T>(ctx: ReleaseContext, work: (layout: Layout
     await writeNpmrcAuth(layout, npmrc);
     let source = parseSource(ctx.source, "");
     // The official source's pnpm comes from the registry npm's configuration names, asked of our npm once Node is there.
-    const official = async () => ({ kind: "official" as const, registry: npmrcRegistry(npmrc) ?? (await configuredRegistry(layout, npmrc, ctx.env)) });
+    const official = async () => ({ kind: "official" as const, registry: npmrcRegistry(npmrc, ctx.env) ?? (await configuredRegistry(layout, npmrc, ctx.env)) });
     const runtimeCtx = { layout, pins: ctx.pins, source, target: ctx.target, env: ctx.env };
     const { node, pnpm } = await ensureRuntimes(runtimeCtx, { pnpmSource: source.kind === "official" ? official : source });
     if (source.kind === "official") source = await official();

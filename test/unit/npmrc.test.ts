@@ -70,6 +70,13 @@ describe("registry and auth from the filtered npmrc", () => {
     expect(npmrcRegistry("")).toBeNull();
   });
 
+  it("expands ${VAR} in the registry and a scope's registry, as npm and pnpm do; an unset one stays as written", () => {
+    const text = "registry=${CORP_REGISTRY}\n@earendil-works:registry=${PI_MIRROR}/pi\n";
+    expect(npmrcRegistry(text, { CORP_REGISTRY: "https://mirror.test/repo" })).toBe("https://mirror.test/repo/");
+    expect(packageRegistry(text, "@earendil-works/pi-coding-agent", "x", { PI_MIRROR: "https://pi.test" })).toBe("https://pi.test/pi/");
+    expect(npmrcRegistry(text, {})).toBe("${CORP_REGISTRY}/");
+  });
+
   it("sends the longest matching per-host token, expanded from the environment", () => {
     const text = "//r.test/:_authToken=short\n//r.test/team/:_authToken=${TEAM_TOKEN}\n";
     expect(npmrcAuthHeader(text, "https://r.test/team/gentle-pi", { TEAM_TOKEN: "t1" })).toBe("Bearer t1");

@@ -194,7 +194,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     // 2. Our Node for this machine (from the bundle when it is one of the targets), then the registry npm's configuration names.
     const hostSource: Source = targets.includes(options.hostTarget) ? { kind: "folder", root: staging } : source;
     await ensureRuntimes({ layout, pins, source: hostSource, target: options.hostTarget, env }, { pnpm: false });
-    const registry = npmrcRegistry(npmrc) ?? (await configuredRegistry(layout, npmrc, env));
+    const registry = npmrcRegistry(npmrc, env) ?? (await configuredRegistry(layout, npmrc, env));
 
     // 3. pnpm into the bundle.
     const pnpmSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
