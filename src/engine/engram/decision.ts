@@ -142,6 +142,16 @@ export function afterStart(start: EngramDecision, outcome: { ready: true } | { r
 
 // --- what Pi gets ---------------------------------------------------------------
 
+/** The variable the guard prints (bin/engram-guard; spec: "The guard"). */
+export const NOTICE_VARIABLE = "ENGRAM_STARTUP_NOTICE";
+
+/** The guard's words on a launch that said nothing: memory, when allowed, is the shared server, never a local engram. */
+function guardNotice(decision: EngramDecision, url: string): string {
+  return decision.memory === "allowed"
+    ? `${PREFIX} this session reaches Engram memory only through the shared server at ${decision.ENGRAM_URL ?? url} (ENGRAM_URL); Gentle Shell's guard stands in for a local engram and never opens the store itself.`
+    : `${PREFIX} Engram memory is disabled for this session. ${WITHOUT}`;
+}
+
 /**
  * The variables to set for Pi and the ones to remove (an outer Shell's ENGRAM_URL
  * when this launch allows no memory). The user's own ENGRAM_BIN/ENGRAM_URL
@@ -171,5 +181,7 @@ export function piEngramVariables(
     if (key !== undefined) unset.push(key);
   }
   put(POLICY_VARIABLE, decision.policy);
+  // What the guard says when a provider runs it: this launch's reason, as data.
+  put(NOTICE_VARIABLE, decision.notice ?? guardNotice(decision, paths.url));
   return { set, unset };
 }
