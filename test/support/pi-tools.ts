@@ -2,9 +2,10 @@
  * Fixture fd and ripgrep (spec: "Launcher in a bundled install", Pi's own
  * tools): small sh programs that answer `--version` like the real tools
  * (`fd 10.3.0`; `ripgrep 15.1.0` and a features line) and otherwise print
- * one recognisable line, `gss-fixture-fd` or `gss-fixture-rg` followed by
- * their arguments, and append the same line to $GSS_FIXTURE_TOOL_LOG when
- * that is set, so a test sees that Pi ran ours. They are packed like the
+ * one recognisable result, `gss-fixture-fd-found-this.txt` or
+ * `gss-fixture-rg-found-this.txt:1:match` (so Pi's `@` file completion, which
+ * runs fd, lists it), and append `<name> <arguments>` to
+ * $GSS_FIXTURE_TOOL_LOG when that is set, so a test sees that Pi ran ours. They are packed like the
  * real release archives: `fd-v<v>-x86_64-unknown-linux-musl/fd` with a
  * README and a licence beside it, deterministically.
  */
@@ -21,6 +22,9 @@ const SUFFIX = toolTargetSuffix("linux-x64");
 export const FD_ARCHIVE_PATH = `fd/v${FD_VERSION}/fd-v${FD_VERSION}-${SUFFIX}`;
 export const RIPGREP_ARCHIVE_PATH = `ripgrep/${RIPGREP_VERSION}/ripgrep-${RIPGREP_VERSION}-${SUFFIX}`;
 
+export const FD_RESULT = "gss-fixture-fd-found-this.txt";
+export const RG_RESULT = "gss-fixture-rg-found-this.txt:1:match";
+
 /** The text of a fixture tool: `name` is fd or rg, `version` what `--version` prints. */
 export function toolScript(name: "fd" | "rg", version: string): string {
   return `#!/bin/sh
@@ -31,9 +35,8 @@ ${version}
 GSS_VERSION
   exit 0
 fi
-line="gss-fixture-${name} $*"
-if [ -n "\${GSS_FIXTURE_TOOL_LOG:-}" ]; then printf '%s\\n' "$line" >> "$GSS_FIXTURE_TOOL_LOG"; fi
-printf '%s\\n' "$line"
+if [ -n "\${GSS_FIXTURE_TOOL_LOG:-}" ]; then printf '%s\\n' "${name} $*" >> "$GSS_FIXTURE_TOOL_LOG"; fi
+printf '%s\\n' ${JSON.stringify(name === "fd" ? FD_RESULT : RG_RESULT)}
 `;
 }
 
