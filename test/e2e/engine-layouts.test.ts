@@ -71,6 +71,9 @@ describe.concurrent("the engine under real-world layouts", () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await fs.readFile(join(userAgent, "settings.json"), "utf8")).toBe('{"theme":"dark"}\n');
     expect(r.stderr).toContain("gentle-shell: Pi's npmCommand was not set: ~/.gentle-shell/agent is a link");
+    // Nor Pi's own tools: the user's Pi home gets no bin/ of ours, and nothing is said about it.
+    expect(await fs.readdir(userAgent)).toEqual(["settings.json"]);
+    expect(r.stderr).not.toContain("not provisioned");
   });
 
   it("restores a persona kept in a dotfiles folder through its link, and the link stays", async () => {
