@@ -88,11 +88,11 @@ export function toolMember(tool: PiTool, archivePath: string, platform: Platform
   return member === file || member === `${stem}/${file}`;
 }
 
-/** What stands at <agent home>/bin/<exe>. */
-export type ToolPresence = "absent" | "ours" | "other";
+/** What stands at <agent home>/bin/<exe>; "ours-outdated": ours, of another version than this build pins. */
+export type ToolPresence = "absent" | "ours" | "ours-outdated" | "other";
 
 export type ToolDecision =
-  | { action: "provision"; fetch: boolean }
+  | { action: "provision"; fetch: boolean; replace?: true }
   | { action: "keep"; why: "ours" | "not-ours" }
   | { action: "skip"; why: "foreign-home" | "unpinned" | "offline" };
 
@@ -116,10 +116,13 @@ export function piToolDecision(facts: ToolFacts): ToolDecision {
   if (!facts.homeOurs) return { action: "skip", why: "foreign-home" };
   if (facts.presence === "ours") return { action: "keep", why: "ours" };
   if (facts.presence === "other") return { action: "keep", why: "not-ours" };
-  if (!facts.pinned) return { action: "skip", why: "unpinned" };
-  if (facts.inRuntime) return { action: "provision", fetch: false };
-  if (!facts.mayFetch) return { action: "skip", why: "offline" };
-  return { action: "provision", fetch: true };
+  // Ours, but another release pinned it: replaced only by a pinned one that can be had now.
+  const outdated = facts.presence === "ours-outdated";
+  if (!facts.pinned) return outdated ? { action: "keep", why: "ours" } : { action: "skip", why: "unpinned" };
+  const replace = outdated ? { replace: true as const } : {};
+  if (facts.inRuntime) return { action: "provision", fetch: false, ...replace };
+  if (!facts.mayFetch) return outdated ? { action: "keep", why: "ours" } : { action: "skip", why: "offline" };
+  return { action: "provision", fetch: true, ...replace };
 }
 
 /** Offline as Pi reads it (PI_OFFLINE 1/true/yes), or Pi's --offline flag among the launch arguments. */

@@ -66,11 +66,12 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
     PI_TOOLS.map(async (tool): Promise<PiToolReport> => {
       const pinned = Boolean(toolPin(pins, tool).archives[ctx.target]?.sha256);
       try {
-        const presence = homeOurs ? await toolPresence(layout, tool) : "other";
+        const { version } = toolPin(pins, tool);
+        const presence = homeOurs ? await toolPresence(layout, tool, version) : "other";
         const decision = piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
         if (decision.action !== "provision") return { tool, decision };
         if (decision.fetch) await ensurePiToolRuntime(runtime, tool);
-        return { tool, decision, outcome: await placePiTool(layout, tool, toolPin(pins, tool).version) };
+        return { tool, decision, outcome: await placePiTool(layout, tool, version, { replace: decision.replace }) };
       } catch (error) {
         return { tool, decision: { action: "provision", fetch: true }, outcome: "failed", error: (error as Error).message };
       }

@@ -48,6 +48,15 @@ describe("piToolDecision", () => {
     expect(piToolDecision({ ...base, mayFetch: false })).toEqual({ action: "skip", why: "offline" });
   });
 
+  it("replaces our own file of another version only with a pinned one that can be had now", () => {
+    const outdated: ToolFacts = { ...base, presence: "ours-outdated" };
+    expect(piToolDecision(outdated)).toEqual({ action: "provision", fetch: true, replace: true });
+    expect(piToolDecision({ ...outdated, inRuntime: true })).toEqual({ action: "provision", fetch: false, replace: true });
+    expect(piToolDecision({ ...outdated, pinned: false })).toEqual({ action: "keep", why: "ours" });
+    expect(piToolDecision({ ...outdated, mayFetch: false })).toEqual({ action: "keep", why: "ours" });
+    expect(piToolDecision({ ...outdated, homeOurs: false })).toEqual({ action: "skip", why: "foreign-home" });
+  });
+
   it("reads offline as Pi does: PI_OFFLINE 1, true or yes, or --offline", () => {
     for (const v of ["1", "true", "YES"]) expect(launchIsOffline({ PI_OFFLINE: v }, [])).toBe(true);
     for (const v of ["0", "", "no"]) expect(launchIsOffline({ PI_OFFLINE: v }, [])).toBe(false);
@@ -220,6 +229,29 @@ describe("ensurePiTools", () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^gentle-shell: Pi's fd was not provisioned \(fd 10\.3\.0 \(linux-x64\) is not a regular file in .*\); Pi looks for it itself\.$/);
     expect(await fs.readdir(layout.agentBin).catch(() => [])).toEqual([]);
+  });
+});
+
+describe("ensurePiTools after a release moved the pin", () => {
+  it("replaces our fd of the older version with the pinned one, and keeps the user's rg", async () => {
+    await fs.mkdir(layout.agentBin);
+    const old = "#!/bin/sh\necho older fd\n";
+    await fs.writeFile(join(layout.agentBin, "fd"), old, { mode: 0o755 });
+    await fs.writeFile(
+      join(layout.agentBin, ".gentle-shell-fd"),
+      toolMarkerText({ tool: "fd", version: "10.2.0", sha256: createHash("sha256").update(old).digest("hex") }),
+    );
+    await fs.writeFile(join(layout.agentBin, "rg"), "the user's rg\n");
+    await withRuntime();
+    expect(await toolPresence(layout, fd, pins.tools.fd.version)).toBe("ours-outdated");
+    const reports = await ensurePiTools(ctx());
+    expect(reports.map((r) => [r.decision, r.outcome])).toEqual([
+      [{ action: "provision", fetch: false, replace: true }, "placed"],
+      [{ action: "keep", why: "not-ours" }, undefined],
+    ]);
+    expect(await fs.readFile(join(layout.agentBin, "fd"), "utf8")).toBe(script("fd"));
+    expect(await toolPresence(layout, fd, pins.tools.fd.version)).toBe("ours");
+    expect(await fs.readFile(join(layout.agentBin, "rg"), "utf8")).toBe("the user's rg\n");
   });
 });
 

@@ -8,7 +8,7 @@
  *   `--version` checked there, marked and published as runtime/fd-<v> or
  *   runtime/ripgrep-<v> with one rename.
  * - placePiTool: a copy of that executable into <agent home>/bin, only when
- *   nothing stands there. Our marker goes first, then the file is linked
+ *   nothing stands there (or our own file of another version, replaced). Our marker goes first, then the file is linked
  *   into place from a staging copy (a link never replaces anything), so a
  *   file that appears meanwhile (Pi's own download, another launch) is kept.
  * - toolPresence / removeOwnTool: whether the file there is ours (the marker's
@@ -103,15 +103,20 @@ export async function sha256Of(file: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/** What stands at <agent home>/bin/<exe>: nothing, our file (its marker's bytes), or anything else. */
-export async function toolPresence(layout: Layout, tool: PiTool): Promise<ToolPresence> {
+/**
+ * What stands at <agent home>/bin/<exe>: nothing, our file (its marker's
+ * bytes; "ours-outdated" when its marker names another version than
+ * `version`), or anything else.
+ */
+export async function toolPresence(layout: Layout, tool: PiTool, version?: string): Promise<ToolPresence> {
   const file = join(layout.agentBin, toolFileName(tool, layout.platform));
   const stat = await lstatOrNull(file);
   if (!stat) return "absent";
   if (!stat.isFile()) return "other";
   const marker = parseToolMarker(await readTextOrNull(join(layout.agentBin, toolMarkerName(tool))), tool);
   if (!marker) return "other";
-  return (await sha256Of(file)) === marker.sha256 ? "ours" : "other";
+  if ((await sha256Of(file)) !== marker.sha256) return "other";
+  return version === undefined || marker.version === version ? "ours" : "ours-outdated";
 }
 
 export type PlaceOutcome = "placed" | "taken";
@@ -120,7 +125,7 @@ export type PlaceOutcome = "placed" | "taken";
  * Copy the verified runtime file into <agent home>/bin when nothing is
  * there. "taken": something appeared at the path meanwhile, and it was kept.
  */
-export async function placePiTool(layout: Layout, tool: PiTool, version: string): Promise<PlaceOutcome> {
+export async function placePiTool(layout: Layout, tool: PiTool, version: string, options: { replace?: boolean } = {}): Promise<PlaceOutcome> {
   const from = toolRuntimeFile(layout, tool);
   const bin = layout.agentBin;
   // Never through a link: the folder is checked, and created 0700 when absent.
@@ -128,6 +133,8 @@ export async function placePiTool(layout: Layout, tool: PiTool, version: string)
   await sweepAbandoned(bin, ["staging"]);
   const name = toolFileName(tool, layout.platform);
   const dest = join(bin, name);
+  // Our own file of another version goes first, checked again right before.
+  if (options.replace && (await toolPresence(layout, tool, version)) === "ours-outdated") await fs.rm(dest);
   if (await lstatOrNull(dest)) return "taken";
   const staged = stagingPath(bin, "staging", { label: tool.exe });
   try {
@@ -151,6 +158,7 @@ export async function placePiTool(layout: Layout, tool: PiTool, version: string)
 export async function removeOwnTool(layout: Layout, tool: PiTool): Promise<boolean> {
   const presence = await toolPresence(layout, tool);
   const marker = join(layout.agentBin, toolMarkerName(tool));
+  // (Without a version, our file of any version reads "ours".)
   if (presence === "ours") {
     await fs.rm(join(layout.agentBin, toolFileName(tool, layout.platform)));
     await fs.rm(marker, { force: true });
