@@ -64,16 +64,18 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
   };
   return Promise.all(
     PI_TOOLS.map(async (tool): Promise<PiToolReport> => {
-      const pinned = Boolean(toolPin(pins, tool).archives[ctx.target]?.sha256);
+      const { version, archives } = toolPin(pins, tool);
+      const pinned = Boolean(archives[ctx.target]?.sha256);
+      let decision: ToolDecision | null = null;
       try {
-        const { version } = toolPin(pins, tool);
         const presence = homeOurs ? await toolPresence(layout, tool, version) : "other";
-        const decision = piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
+        decision = piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
         if (decision.action !== "provision") return { tool, decision };
         if (decision.fetch) await ensurePiToolRuntime(runtime, tool);
         return { tool, decision, outcome: await placePiTool(layout, tool, version, { replace: decision.replace }) };
       } catch (error) {
-        return { tool, decision: { action: "provision", fetch: true }, outcome: "failed", error: (error as Error).message };
+        // Whatever failed (reading the folder, the download, the check, the copy), Pi still starts.
+        return { tool, decision: decision ?? { action: "provision", fetch: true }, outcome: "failed", error: (error as Error).message };
       }
     }),
   );
