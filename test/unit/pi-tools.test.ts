@@ -259,9 +259,12 @@ describe("removeOwnTool", () => {
   it("removes ours and its marker; keeps a file that replaced ours, dropping only the marker", async () => {
     await withRuntime();
     await ensurePiTools(ctx());
-    expect(await removeOwnTool(layout, fd)).toBe(true);
     await fs.writeFile(binFile("rg"), "the user's rg now\n");
     expect(await toolPresence(layout, rg)).toBe("other");
+    // A launch keeps it (without reading its bytes: beside our marker of the pinned version it is kept whoever's it is).
+    expect((await ensurePiTools(ctx()))[1]!.decision).toEqual({ action: "keep", why: "ours" });
+    expect(await fs.readFile(binFile("rg"), "utf8")).toBe("the user's rg now\n");
+    expect(await removeOwnTool(layout, fd)).toBe(true);
     expect(await removeOwnTool(layout, rg)).toBe(false);
     expect(await fs.readdir(layout.agentBin)).toEqual(["rg"]);
     expect(await fs.readFile(binFile("rg"), "utf8")).toBe("the user's rg now\n");

@@ -106,7 +106,8 @@ export async function sha256Of(file: string): Promise<string> {
 /**
  * What stands at <agent home>/bin/<exe>: nothing, our file (its marker's
  * bytes; "ours-outdated" when its marker names another version than
- * `version`), or anything else.
+ * `version`), or anything else. With `version`, a file beside our marker of
+ * that version reads "ours" unread: the launch keeps it either way.
  */
 export async function toolPresence(layout: Layout, tool: PiTool, version?: string): Promise<ToolPresence> {
   const file = join(layout.agentBin, toolFileName(tool, layout.platform));
@@ -115,6 +116,9 @@ export async function toolPresence(layout: Layout, tool: PiTool, version?: strin
   if (!stat.isFile()) return "other";
   const marker = parseToolMarker(await readTextOrNull(join(layout.agentBin, toolMarkerName(tool))), tool);
   if (!marker) return "other";
+  // A launch keeps a file beside our marker of the pinned version whoever's it is, so it need not read
+  // its bytes (a launch waits on this); removing or replacing one always does.
+  if (version !== undefined && marker.version === version) return "ours";
   if ((await sha256Of(file)) !== marker.sha256) return "other";
   return version === undefined || marker.version === version ? "ours" : "ours-outdated";
 }
