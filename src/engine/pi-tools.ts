@@ -59,8 +59,8 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
     source: ctx.source,
     target: ctx.target,
     env: ctx.env,
-    // A launch waits on this: fewer, quicker retries than an install.
-    fetch: { download: { attempts: 2, backoffMs: 250, timeoutMs: 60_000 } },
+    // A launch waits on this: fewer, quicker retries than an install, and a dead network gives up within about 20 s.
+    fetch: { download: { attempts: 2, backoffMs: 250, timeoutMs: 60_000, stallMs: 10_000 } },
   };
   return Promise.all(
     PI_TOOLS.map(async (tool): Promise<PiToolReport> => {
