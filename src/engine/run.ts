@@ -3,7 +3,7 @@
  * "Launcher in a bundled install"). It resolves the bundled install, then
  * dispatches: --version, upgrade, setup, self-uninstall, the startup update
  * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
- * safety") and Pi's npmCommand, then execs the exact pinned Pi, with the
+ * safety"), Pi's npmCommand and Pi's own tools (./pi-tools.ts), then execs the exact pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
@@ -86,6 +86,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   } catch (error) {
     io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
   }
+  // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH.
+  await (await import("./pi-tools")).provisionPiTools(install, env, args, io);
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
   if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
   return execPi(install, piArguments(install, args), childEnv, io);
