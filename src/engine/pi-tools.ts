@@ -17,7 +17,9 @@ import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type T
 import { parseSource, type Source } from "../core/source";
 import { buildPins } from "../pins/index";
 import type { Pins, Target } from "../pins/types";
-import { lstatOrNull, readTextOrNull } from "../io/files";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { existingRuntime, type RuntimeContext } from "../install/runtime/recipe";
 import { ensurePiToolRuntime, placePiTool, toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools";
 import type { BundledInstall } from "./bundled";
@@ -32,6 +34,8 @@ export interface PiToolsContext {
   env: Env;
   /** The launch is offline (PI_OFFLINE, --offline): only a folder source may be read. */
   offline: boolean;
+  /** Use only what is verified under runtime/ already (a launch after a recent failed download). */
+  noFetch?: boolean;
 }
 
 export interface PiToolReport {
@@ -52,7 +56,7 @@ async function inRuntime(layout: Layout, tool: PiTool): Promise<boolean> {
 export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]> {
   const { layout, pins } = ctx;
   const homeOurs = (await agentHomeIsOurs(layout)) === null;
-  const mayFetch = !ctx.offline || ctx.source.kind === "folder";
+  const mayFetch = !ctx.noFetch && (!ctx.offline || ctx.source.kind === "folder");
   const runtime: RuntimeContext = {
     layout,
     pins,
@@ -88,10 +92,58 @@ export function piToolLines(reports: PiToolReport[]): string[] {
     .map((r) => `gentle-shell: Pi's ${r.tool.name} was not provisioned (${r.error}); Pi looks for it itself.`);
 }
 
-/** Before Pi starts, and in setup: the install's own source (config/install-source), this build's pins. */
-export async function provisionPiTools(install: BundledInstall, env: Env, args: string[], io: Pick<Output, "err">): Promise<void> {
+/** A launch whose download failed waits this long before a launch tries again (setup always tries). */
+export const LAUNCH_RETRY_MS = 24 * 60 * 60 * 1000;
+
+/** Where the last failed launch-time download is remembered, so a dead network costs one slow start, not every one. */
+export function toolFailureRecord(layout: Layout): string {
+  return join(layout.config, "pi-tools-failed.json");
+}
+
+async function failedRecently(layout: Layout, now: number): Promise<boolean> {
+  try {
+    const at = (JSON.parse((await readTextOrNull(toolFailureRecord(layout))) ?? "{}") as { at?: unknown }).at;
+    return typeof at === "number" && now - at >= 0 && now - at < LAUNCH_RETRY_MS;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Before Pi starts (`launch`), and in setup: the install's own source
+ * (config/install-source), this build's pins. After a launch's download
+ * failed, later launches use only what is already verified under runtime/
+ * for a day and say nothing; setup tries again at once, and a success
+ * forgets the failure.
+ */
+export async function provisionPiTools(
+  install: BundledInstall,
+  env: Env,
+  args: string[],
+  io: Pick<Output, "err">,
+  options: { launch: boolean },
+): Promise<void> {
   const { layout } = install;
+  const now = Date.now();
+  const quiet = options.launch && (await failedRecently(layout, now));
   const source = parseSource((await readTextOrNull(sourceFile(layout)))?.trim(), "");
-  const reports = await ensurePiTools({ layout, pins: buildPins(), source, target: hostTarget(), env, offline: launchIsOffline(env, args) });
+  const offline = launchIsOffline(env, args) || quiet;
+  const reports = await ensurePiTools({
+    layout,
+    pins: buildPins(),
+    source: quiet ? { kind: "official", registry: "" } : source,
+    target: hostTarget(),
+    env,
+    offline,
+  });
+  const failed = reports.some((r) => r.outcome === "failed");
+  if (failed && !quiet) {
+    await ensureRealFolder(layout.config, 0o700)
+      .then(() => writeFileAtomic(toolFailureRecord(layout), JSON.stringify({ at: now }) + "\n", 0o600))
+      .catch(() => undefined);
+  } else if (!failed && reports.some((r) => r.outcome === "placed")) {
+    await fs.rm(toolFailureRecord(layout), { force: true }).catch(() => undefined);
+  }
+  if (quiet) return;
   for (const line of piToolLines(reports)) io.err(tildifyText(line, layout.home));
 }

@@ -87,7 +87,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
   }
   // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH.
-  await (await import("./pi-tools")).provisionPiTools(install, env, args, io);
+  await (await import("./pi-tools")).provisionPiTools(install, env, args, io, { launch: true });
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
   if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
   return execPi(install, piArguments(install, args), childEnv, io);

@@ -186,7 +186,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     }
   }
   // Pi's own tools, from the same source while it is at hand (an offline bundle, a mirror).
-  if (!looksOnly) await (await import("./pi-tools")).provisionPiTools(install, env, [], io);
+  if (!looksOnly) await (await import("./pi-tools")).provisionPiTools(install, env, [], io, { launch: false });
   const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;

@@ -20,6 +20,7 @@ import { fixtures } from "../support/context";
 import { installed } from "../support/installed";
 import { FD_RESULT, FD_VERSION, RIPGREP_VERSION, toolScript } from "../support/pi-tools";
 import { Terminal } from "../support/tmux";
+import { runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
 
 const f = fixtures();
@@ -88,5 +89,20 @@ describe("Pi's own tools, provisioned verified into the Shell's agent home", () 
     expect(said).toHaveLength(1);
     expect(said[0]).toMatch(/^gentle-shell: Pi's fd was not provisioned \(.*\); Pi looks for it itself\.$/);
     expect(await fs.readdir(bin)).not.toContain("fd");
+
+    // The failure is remembered, so a dead network costs one slow start: for a day launches fetch nothing and say nothing...
+    const record = join(i.prefix, "config", "pi-tools-failed.json");
+    expect(JSON.parse(await fs.readFile(record, "utf8")).at).toBeTypeOf("number");
+    expect((await fs.stat(record)).mode & 0o777).toBe(0o600);
+    const quiet = await launch(false);
+    await quiet.waitFor((s) => /─{20,}/.test(s), "Pi's editor");
+    await quiet.close();
+    expect(await fs.readFile(stderr, "utf8")).not.toContain("not provisioned");
+    expect(await fs.readdir(bin)).not.toContain("fd");
+    // ...and gentle-shell setup tries again at once, and forgets the failure once it worked.
+    const setup = await runCommand(i.gs, ["setup"], { env: { ...env, GENTLE_AI_FIXTURE_RECORD: join(i.root, "ai-record") }, cwd: i.home, timeoutMs: 120_000 });
+    expect(setup.code, setup.stdout + setup.stderr).toBe(0);
+    expect(await fs.readFile(join(bin, "fd"), "utf8")).toBe(fdScript);
+    await expect(fs.stat(record)).rejects.toThrow();
   });
 });
