@@ -92,7 +92,9 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => s
  *   FIXTURE_ENGRAM_MIGRATE  fail-before-copy | fail-partial-copy | fail-migrate
  *                           (exit 1, after nothing / half the files / a complete copy);
  *                           wrong-identity | not-a-sibling | backup-exists | garbage
- *                           (exit 0 with a report Shell must not accept)
+ *                           (exit 0 with a report Shell must not accept);
+ *                           writer-active (another client appends to the source's WAL
+ *                           during the copy; exit 0 with a good report)
  *   FIXTURE_ENGRAM_PAUSE    a file: after copying half the files, write "paused <pid>"
  *                           there and block until killed
  */
@@ -118,6 +120,7 @@ if (process.env.FIXTURE_ENGRAM_PAUSE) {
   setInterval(() => {}, 1000);
   return;
 }
+if (knob === "writer-active") fs.appendFileSync(path.join(source, "engram.db-wal"), "a frame another client wrote\\n");
 if (knob === "fail-partial-copy") fail("copy of " + source + " interrupted (injected)");
 names.slice(half).forEach((n) => fs.cpSync(path.join(source, n), path.join(directory, n), { recursive: true, verbatimSymlinks: true }));
 if (knob === "fail-migrate") fail("migrating " + directory + " failed (injected)");

@@ -11,9 +11,10 @@
  *      verified core; no real ~/.engram or no identity in it; no Shell
  *      provenance record; a listener on the default endpoint; a core whose
  *      help, read in an isolated home, does not advertise migrate-copy.
- *   3. The provider copies and migrates a sibling. A failure, or a report
- *      that does not check out, keeps the original and the provenance and
- *      names what the run left beside ~/.engram (kept, never promoted).
+ *   3. The provider copies and migrates a sibling. A failure, a store that
+ *      changed while it ran, or a report that does not check out keeps the
+ *      original and the provenance and names what the run left beside
+ *      ~/.engram (kept, never promoted).
  *   4. The marker, written before the first change; the original renamed to
  *      backup_dir; the copy promoted; the provenance replaced atomically; the
  *      marker removed only once identity and provenance are reconciled.
@@ -22,7 +23,7 @@
  * the launcher never passes it.
  */
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { createReadStream, promises as fs } from "node:fs";
 import { basename, join } from "pathe";
 import type { Env } from "../../core/environment";
 import { engramCheckEnvironment } from "../../core/environment";
@@ -86,6 +87,31 @@ async function coreHelp(layout: Layout, env: Env): Promise<string> {
   } finally {
     await fs.rm(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * A digest of the store: every entry's path and type, a file's bytes, a link's target (never followed).
+ * Taken before and after the provider, it detects a writer seen during the run; it does not prove
+ * that every writer has stopped (the confirmation is the operator's assertion, not a lock).
+ */
+async function storeDigest(root: string): Promise<string> {
+  const hash = createHash("sha256");
+  async function walk(dir: string, rel: string): Promise<void> {
+    for (const name of (await fs.readdir(dir)).sort()) {
+      const path = join(dir, name);
+      const st = await fs.lstat(path);
+      if (st.isSymbolicLink()) hash.update(`link ${rel}${name} ${await fs.readlink(path)}\0`);
+      else if (st.isDirectory()) {
+        hash.update(`dir ${rel}${name}\0`);
+        await walk(path, `${rel}${name}/`);
+      } else if (st.isFile()) {
+        hash.update(`file ${rel}${name} ${st.size}\0`);
+        for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+      } else hash.update(`other ${rel}${name}\0`);
+    }
+  }
+  await walk(root, "");
+  return hash.digest("hex");
 }
 
 async function listNames(dir: string): Promise<string[]> {
@@ -170,12 +196,17 @@ export async function memoryMigrate(layout: Layout, env: Env, args: readonly str
 
   // 3. The provider: a copy beside ~/.engram, migrated; the original is only read.
   const before = await listNames(layout.home);
+  const digest = await storeDigest(source);
   const result = await run(layout.engram, [PROVIDER_COMMAND], { env: engramCheckEnvironment(env), cwd: layout.home });
   const left = newSiblings(before, await listNames(layout.home), source);
   if (result.code !== 0) {
     const why = result.code === null ? `was stopped by ${result.signal}` : `exited with code ${result.code}`;
     const detail = lastLine(result.stderr);
     io.err(SAY.providerFailed(detail ? `${why} (${detail})` : why, left));
+    return EXIT.failure;
+  }
+  if ((await storeDigest(source)) !== digest) {
+    io.err(SAY.sourceChanged(left));
     return EXIT.failure;
   }
   const report = parseProviderReport(result.stdout);

@@ -161,6 +161,8 @@ export const SAY = {
   badProvenance: (file: string, why: string) => `${PREFIX} ${file} ${why}, so nothing was migrated; ~/.engram and the record are unchanged.`,
   providerFailed: (why: string, kept: string[]) =>
     `${PREFIX} the bundled Engram's migrate-copy ${why}; ~/.engram and its provenance are unchanged${kept.length ? `, and ${kept.map((k) => JSON.stringify(k)).join(", ")} (what it left beside ~/.engram) ${kept.length === 1 ? "is" : "are"} kept for diagnosis, never promoted` : ""}.`,
+  sourceChanged: (kept: string[]) =>
+    `${PREFIX} ~/.engram changed while the bundled Engram's migrate-copy ran, so another Engram client or server may still be using it; nothing was promoted and its provenance is unchanged${kept.length ? `, and ${kept.map((k) => JSON.stringify(k)).join(", ")} ${kept.length === 1 ? "is" : "are"} kept for diagnosis` : ""}: stop every client and server, then run memory migrate again.`,
   stepFailed: (step: string, why: string, marker: string) =>
     `${PREFIX} memory migrate stopped while it ${step} (${why}); ${marker} records what was done: run gentle-shell memory migrate again to see it and how to recover.`,
 };
