@@ -5,80 +5,16 @@
  * (support/engram.ts: a core with migrate-copy and one without, failure knobs
  * at each provider step). Every test snapshots the scratch HOME (~/.engram and
  * everything beside it, the prefix aside) and the provenance record before and
- * after, and asserts exactly what changed. The kills at each step boundary run
- * the module in a child process (support/child-bundle.ts) that stops there.
+ * after, and asserts exactly what changed (support/engram-store.ts). The kills
+ * at each step boundary: engram-migrate-kill.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
-import { engramLaunchEnvironment } from "../../src/engine/engram/launch";
-import { memoryMigrate, provenancePath, type MigrateStep } from "../../src/engine/memory/migrate";
-import { bundleChild } from "../support/child-bundle";
-import { machine, serve, work, type Machine } from "../support/engram-machine";
-import { treeSnapshot, type TreeEntry } from "../support/tree";
-
-const CONFIRM = ["migrate", "--confirm-quiescent"];
-
-/** A Shell-provisioned store: identity, a database with its WAL, configuration; and its provenance record. */
-async function provisioned(m: Machine): Promise<{ id: string; provenance: string }> {
-  const id = createHash("md5").update(m.home).digest("hex");
-  const store = join(m.home, ".engram");
-  await fs.mkdir(join(store, "config"), { recursive: true });
-  const db = Buffer.alloc(4096);
-  db.write("SQLite format 3\0", 0, "latin1");
-  db.writeUInt16BE(4096, 16);
-  db[18] = 1;
-  db[19] = 1;
-  db.writeInt32BE(1, 60);
-  await fs.writeFile(join(store, "engram.db"), db);
-  await fs.writeFile(join(store, "engram.db-wal"), "wal frames not yet checkpointed\n");
-  await fs.writeFile(join(store, "config", "settings.json"), '{"project":"mine"}\n');
-  await fs.writeFile(join(store, ".instance-id"), `${id}\n`);
-  // A record as an earlier Shell wrote it (test data: the old core's hash is a stand-in, kept byte for byte).
-  const provenance = `${JSON.stringify({ store, instance_id: id, core: { version: "3.4.0", sha256: "e".repeat(64) } })}\n`;
-  await fs.mkdir(m.layout.config, { recursive: true });
-  await fs.writeFile(provenancePath(m.layout), provenance);
-  return { id, provenance };
-}
-
-type Snapshot = { home: Record<string, TreeEntry>; provenance: string | null; marker: string | null };
-
-/** The HOME (the prefix and the machine's own logs aside), the provenance record and the marker. */
-async function snapshot(m: Machine): Promise<Snapshot> {
-  const skip = [m.layout.prefix, join(m.home, "core-starts.log"), join(m.home, "core-pids.log"), join(m.home, "engram-runs.log")];
-  return {
-    home: await treeSnapshot(m.home, { skip }),
-    provenance: await fs.readFile(provenancePath(m.layout), "utf8").catch(() => null),
-    marker: await fs.readFile(join(m.layout.config, "engram-migration.json"), "utf8").catch(() => null),
-  };
-}
-
-/** The entries of `tree` under `from` (a top-level name), renamed to `to`. */
-function moved(tree: Record<string, TreeEntry>, from: string, to: string): Record<string, TreeEntry> {
-  const out: Record<string, TreeEntry> = {};
-  for (const [k, v] of Object.entries(tree)) if (k === from || k.startsWith(`${from}/`)) out[to + k.slice(from.length)] = v;
-  return out;
-}
-
-/** The top-level names of a snapshot that start with `prefix`. */
-function tops(tree: Record<string, TreeEntry>, prefix: string): string[] {
-  return Object.keys(tree).filter((k) => !k.includes("/") && k.startsWith(prefix));
-}
-
-const MIGRATED: TreeEntry = {
-  type: "file",
-  mode: 0o644,
-  sha256: createHash("sha256").update("migrated by the fixture migrate-copy 3.5.2\n").digest("hex"),
-};
-
-async function migrate(m: Machine, args = CONFIRM, env: Record<string, string | undefined> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await memoryMigrate(m.layout, { ...m.env, ...env }, args, { out: (l) => out.push(l), err: (l) => err.push(l) }, { endpoint: m.endpoint });
-  return { code, out, err };
-}
+import { memoryMigrate, provenancePath } from "../../src/engine/memory/migrate";
+import { machine, serve, work } from "../support/engram-machine";
+import { CONFIRM, MIGRATED, migrate, moved, provisioned, snapshot, tops } from "../support/engram-store";
 
 describe("refusals that change nothing", () => {
   it("without --confirm-quiescent: one sentence saying what to stop and back up first; the core is never run", async () => {
@@ -267,127 +203,55 @@ describe("a provider failure keeps the original and the provenance", () => {
   }
 });
 
-// --- kill -9 at each step boundary ------------------------------------------------------
-
-const DRIVER = `
-import { writeFileSync } from "node:fs";
-import { prefixLayout } from "../../src/core/layout";
-import { productionPins } from "../../src/pins/production";
-import { memoryMigrate } from "../../src/engine/memory/migrate";
-const [home, port, stopAt, flag] = process.argv.slice(2) as [string, string, string, string];
-const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
-const io = { out: (l: string) => process.stdout.write(l + "\\n"), err: (l: string) => process.stderr.write(l + "\\n") };
-memoryMigrate(layout, process.env, ["migrate", "--confirm-quiescent"], io, {
-  endpoint: { host: "127.0.0.1", port: Number(port) },
-  onStep: (step) => {
-    if (step !== stopAt) return;
-    writeFileSync(flag, step);
-    setInterval(() => {}, 1000);
-    return new Promise<void>(() => {});
-  },
-}).then((code) => process.exit(code));
-`;
-let driver: Promise<string> | undefined;
-
-async function waitFor(file: string, child: { exitCode: number | null; stderr: string[] }): Promise<string> {
-  for (let i = 0; i < 400; i++) {
-    const text = await fs.readFile(file, "utf8").catch(() => null);
-    if (text) return text;
-    if (child.exitCode !== null) throw new Error(`the driver exited ${child.exitCode} before stopping: ${child.stderr.join("")}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing wrote ${file}`);
-}
-
-/** Run the module in a child, stopped at `step` (or inside the provider with "provider"), then kill -9 it. */
-async function killedAt(m: Machine, step: MigrateStep | "provider"): Promise<void> {
-  driver ??= bundleChild(DRIVER, join(work, "migrate-driver.cjs"), "migrate-driver.ts");
-  const flag = join(work, `stopped-${Math.random().toString(16).slice(2)}`);
-  const env = { ...m.env, PATH: process.env.PATH, ...(step === "provider" ? { FIXTURE_ENGRAM_PAUSE: flag } : {}) };
-  const child = spawn(process.execPath, [await driver, m.home, String(m.endpoint.port), step, flag], { env, stdio: ["ignore", "ignore", "pipe"] });
-  const state = { exitCode: null as number | null, stderr: [] as string[] };
-  child.stderr.setEncoding("utf8").on("data", (d: string) => state.stderr.push(d));
-  const exited = new Promise<void>((done) =>
-    child.on("exit", (code) => {
-      state.exitCode = code ?? -1;
-      done();
-    }),
-  );
-  const stopped = await waitFor(flag, state);
-  child.kill("SIGKILL");
-  await exited;
-  // The paused fixture provider is the test's own process too: stop it as well.
-  const paused = /^paused (\d+)/.exec(stopped);
-  if (paused) process.kill(Number(paused[1]), "SIGKILL");
-}
-
-describe("kill -9 at each step boundary", () => {
-  it("inside the provider: no marker, nothing of the user's changed, the half copy kept; a second run migrates beside it", async () => {
+describe("what the provider cannot see, Shell checks", () => {
+  it("a store that changed while migrate-copy ran (another writer): nothing promoted, the copy kept, no marker", async () => {
     const m = await machine();
     await provisioned(m);
     const before = await snapshot(m);
-    await killedAt(m, "provider");
+    const r = await migrate(m, CONFIRM, { FIXTURE_ENGRAM_MIGRATE: "writer-active" });
+    expect(r.code).toBe(1);
+    expect(r.err).toEqual([expect.stringMatching(/~\/\.engram changed while .* another Engram client or server may still be using it; nothing was promoted/)]);
     const after = await snapshot(m);
-    const [half] = tops(after.home, ".engram.migrate-copy-");
-    expect(after).toEqual({ ...before, home: { ...before.home, ...moved(after.home, half!, half!) } });
-    const r = await migrate(m);
-    expect(r.code).toBe(0);
-    expect(moved((await snapshot(m)).home, half!, half!)).toEqual(moved(after.home, half!, half!));
-  });
-
-  it("after the provider: no marker, the migrated copy left beside an unchanged store and record", async () => {
-    const m = await machine();
-    await provisioned(m);
-    const before = await snapshot(m);
-    await killedAt(m, "provider-done");
-    const after = await snapshot(m);
+    expect(after.marker).toBeNull();
+    expect(after.provenance).toBe(before.provenance);
     const [copy] = tops(after.home, ".engram.migrate-copy-");
-    expect(after).toEqual({ ...before, home: { ...before.home, ...moved(before.home, ".engram", copy!), [`${copy}/.fixture-migrated`]: MIGRATED } });
+    expect(r.err[0]).toContain(JSON.stringify(join(m.home, copy!)));
+    // Only the other writer's change, in the store itself.
+    const changed = Object.keys(after.home).filter((k) => !k.startsWith(copy!) && JSON.stringify(after.home[k]) !== JSON.stringify(before.home[k]));
+    expect(changed).toEqual([".engram/engram.db-wal"]);
   });
 
-  for (const step of ["marker-written", "original-moved", "copy-promoted", "provenance-written"] as const) {
-    it(`after ${step}: the marker blocks memory before any probe, and a second run refuses and explains, changing nothing`, async () => {
-      const m = await machine();
-      const { id, provenance } = await provisioned(m);
-      const before = await snapshot(m);
-      await killedAt(m, step);
-      const after = await snapshot(m);
-      const marker = JSON.parse(after.marker!);
-      const copyName = marker.output.slice(m.home.length + 1);
-      const backupName = marker.backup.slice(m.home.length + 1);
-      expect(marker).toMatchObject({ source: join(m.home, ".engram"), instance_id: id, originalProvenance: provenance });
-      const original = moved(before.home, ".engram", ".engram");
-      const migrated = { ...original, ".engram/.fixture-migrated": MIGRATED };
-      const expected = {
-        "marker-written": { ...original, ...moved(migrated, ".engram", copyName) },
-        "original-moved": { ...moved(original, ".engram", backupName), ...moved(migrated, ".engram", copyName) },
-        "copy-promoted": { ...moved(original, ".engram", backupName), ...migrated },
-        "provenance-written": { ...moved(original, ".engram", backupName), ...migrated },
-      }[step];
-      expect(after.home).toEqual(expected);
-      if (step === "provenance-written") expect(after.provenance).not.toBe(provenance);
-      else expect(after.provenance).toBe(provenance);
-
-      // Memory is blocked before any probe: a ready server on the endpoint is never asked, no core is started.
-      const server = await serve("ready");
-      const launch = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: { host: "127.0.0.1", port: server.port } });
-      expect(launch.decision.row).toBe("migration-marker");
-      expect(launch.notice).toMatch(/engram-migration\.json.*run gentle-shell memory migrate to see what it records/);
-      expect(launch.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
-      expect(server.requests).toEqual([]);
-
-      const startsBefore = await m.starts();
-      const r = await migrate(m);
-      expect(r.code).toBe(1);
-      expect(r.out).toEqual([]);
-      const text = r.err.join("\n");
-      expect(r.err[0]).toContain("an interrupted memory migration is recorded in");
-      for (const value of [marker.source, marker.output, marker.backup, JSON.stringify(provenance)]) expect(text).toContain(value);
-      expect(text).toMatch(/quarantine name.*\n.*do not replace .* with the incomplete output/);
-      expect(text).toMatch(/Restore originalProvenance atomically.*preserving the old core hash exactly/);
-      expect(text).toMatch(/Only after the source identity and the provenance are reconciled, remove/);
-      expect(await m.starts()).toEqual(startsBefore);
-      expect(await snapshot(m)).toEqual(after);
-    });
-  }
+  it("a step of Shell's own that fails after the marker: the marker stays and says what was done", async () => {
+    const m = await machine();
+    const { provenance } = await provisioned(m);
+    const before = await snapshot(m);
+    const err: string[] = [];
+    let backup = "";
+    const code = await memoryMigrate(
+      m.layout,
+      m.env,
+      CONFIRM,
+      { out: () => undefined, err: (l) => err.push(l) },
+      {
+        endpoint: m.endpoint,
+        onStep: async (step) => {
+          if (step !== "marker-written") return;
+          // Something takes the backup name between the check and the rename (a folder with content: rename cannot replace it).
+          backup = JSON.parse(await fs.readFile(join(m.layout.config, "engram-migration.json"), "utf8")).backup;
+          await fs.mkdir(join(backup, "taken"), { recursive: true });
+        },
+      },
+    );
+    expect(code).toBe(1);
+    expect(err).toEqual([expect.stringMatching(/stopped while it renamed .*\.engram to .*engram-migration\.json records what was done/)]);
+    const after = await snapshot(m);
+    expect(JSON.parse(after.marker!).originalProvenance).toBe(provenance);
+    expect(after.provenance).toBe(provenance);
+    expect(moved(after.home, ".engram", ".engram")).toEqual(moved(before.home, ".engram", ".engram"));
+    expect(tops(after.home, ".engram.backup-")).toEqual([backup.slice(m.home.length + 1)]);
+    const again = await migrate(m);
+    expect(again.code).toBe(1);
+    expect(again.err[0]).toContain("an interrupted memory migration is recorded in");
+    expect(await snapshot(m)).toEqual(after);
+  });
 });
