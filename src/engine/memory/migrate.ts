@@ -199,14 +199,15 @@ export async function memoryMigrate(layout: Layout, env: Env, args: readonly str
   const digest = await storeDigest(source);
   const result = await run(layout.engram, [PROVIDER_COMMAND], { env: engramCheckEnvironment(env), cwd: layout.home });
   const left = newSiblings(before, await listNames(layout.home), source);
+  // Whatever the provider said: a store that changed meanwhile had another writer (or a provider that broke its word).
+  if ((await storeDigest(source)) !== digest) {
+    io.err(SAY.sourceChanged(left));
+    return EXIT.failure;
+  }
   if (result.code !== 0) {
     const why = result.code === null ? `was stopped by ${result.signal}` : `exited with code ${result.code}`;
     const detail = lastLine(result.stderr);
     io.err(SAY.providerFailed(detail ? `${why} (${detail})` : why, left));
-    return EXIT.failure;
-  }
-  if ((await storeDigest(source)) !== digest) {
-    io.err(SAY.sourceChanged(left));
     return EXIT.failure;
   }
   const report = parseProviderReport(result.stdout);
@@ -226,10 +227,15 @@ export async function memoryMigrate(layout: Layout, env: Env, args: readonly str
     originalProvenance,
     started: new Date().toISOString(),
   };
-  let doing = "wrote the marker";
   try {
     await fs.mkdir(layout.config, { recursive: true });
     await writeNew(markerFile, markerText(marker));
+  } catch (error) {
+    io.err(SAY.providerFailed(`could not be followed: ${markerFile} was not written (${(error as Error).message})`, left));
+    return EXIT.failure;
+  }
+  let doing = "";
+  try {
     await options.onStep?.("marker-written");
     doing = `renamed ${source} to ${report.backup_dir}`;
     await fs.rename(source, report.backup_dir);
