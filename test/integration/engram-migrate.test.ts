@@ -154,6 +154,25 @@ describe("success", () => {
   });
 });
 
+describe("from the agent's shell", () => {
+  it("the outer Shell's guard and URL are not a foreign selection; a marker is explained even without the flag", async () => {
+    const m = await machine();
+    const { id } = await provisioned(m);
+    const outer = { ENGRAM_BIN: m.layout.guard, ENGRAM_URL: `http://127.0.0.1:${m.endpoint.port}`, ENGRAM_STARTUP_POLICY: "allowed" };
+    const r = await migrate(m, CONFIRM, outer);
+    expect(r.err).toEqual([]);
+    expect(JSON.parse(r.out[0]!)).toMatchObject({ status: "migrated", instance_id: id });
+    // A marker (here: a folder at its path) is reported before the flag is even looked at, and nothing changes.
+    await fs.mkdir(join(m.layout.config, "engram-migration.json"));
+    const before = await snapshot(m);
+    const again = await migrate(m, ["migrate"], outer);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("(not a regular file: a folder)");
+    expect(again.err.at(-1)).toMatch(/ask for recovery assistance rather than guessing/);
+    expect(await snapshot(m)).toEqual(before);
+  });
+});
+
 describe("a provider failure keeps the original and the provenance", () => {
   for (const [knob, left] of [
     ["fail-before-copy", "nothing"],
