@@ -1,9 +1,10 @@
 /**
  * The engine: what bin/gentle-shell runs, from the active version (spec:
  * "Launcher in a bundled install"). It resolves the bundled install, then
- * dispatches: --version, upgrade, setup, self-uninstall, the startup update
- * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
- * safety"), Pi's npmCommand and Pi's own tools (./pi-tools.ts), then execs the exact pinned Pi, with the
+ * dispatches: --version, upgrade, setup, memory migrate, self-uninstall, the
+ * startup update offer. Anything else gets the final pre-Pi Engram decision
+ * ("Engram startup safety"), Pi's npmCommand and Pi's own tools
+ * (./pi-tools.ts), then execs the exact pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
@@ -56,6 +57,11 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   if (args[0] === "setup") {
     const { runSetup } = await import("./setup");
     return runSetup(install, env, args.slice(1), io);
+  }
+  if (args[0] === "memory" && args[1] === "migrate") {
+    // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
+    const { memoryMigrate } = await import("./memory/migrate");
+    return memoryMigrate(install.layout, env, args.slice(1), io);
   }
   if (args[0] === "self-uninstall") {
     const { parseUninstallArgs } = await import("./self-uninstall/plan");

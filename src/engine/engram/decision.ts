@@ -72,7 +72,7 @@ export const NOTICES = {
     `${PREFIX} Engram memory is marked disabled because you set ${names.join(", ")}: Gentle Shell neither checks nor starts an Engram server when Engram is selected explicitly, and keeps your ENGRAM_BIN/ENGRAM_URL as they are.`,
   invalidPolicy: () => `${PREFIX} Engram memory is disabled because ENGRAM_STARTUP_POLICY is neither "allowed" nor "disabled". ${WITHOUT}`,
   migration: (marker: string) =>
-    `${PREFIX} Engram memory is disabled: an interrupted memory migration is recorded in ${marker}. Keep Engram clients stopped and follow "Recovering an interrupted migration" in the Gentle Shell documentation; do not just remove the marker.`,
+    `${PREFIX} Engram memory is disabled: an interrupted memory migration is recorded in ${marker}. Keep Engram clients stopped, run gentle-shell memory migrate to see what it records and how to roll back, and do not just remove the marker.`,
   newerStore: (userVersion: number) =>
     `${PREFIX} Engram memory is disabled: ~/.engram/engram.db was migrated by a newer Engram (schema ${userVersion}), so Gentle Shell does not start its older bundled Engram on it. Start that newer Engram's server yourself (engram serve); Gentle Shell then reuses it. ${WITHOUT}`,
   coreMissing: () =>
