@@ -94,15 +94,15 @@ export class Terminal {
 
   /**
    * With keepOnExit: wait until the program has exited (tmux's pane_dead, not
-   * its "Pane is dead" line, which tmux does not always draw); its exit status
-   * and last screen.
+   * its "Pane is dead" line, which tmux does not always draw); its last
+   * screen, and its exit status when tmux collected it (null otherwise).
    */
-  async waitForExit(ms = 60_000): Promise<{ status: number; screen: string }> {
+  async waitForExit(ms = 60_000): Promise<{ status: number | null; screen: string }> {
     const end = Date.now() + ms;
     while (Date.now() < end) {
       const r = await runCommand("tmux", ["-L", this.socket, "list-panes", "-F", "#{pane_dead} #{pane_dead_status}"]);
       const [dead, status] = r.stdout.trim().split(" ");
-      if (dead === "1") return { status: Number(status), screen: await this.screen() };
+      if (dead === "1") return { status: status ? Number(status) : null, screen: await this.screen() };
       await new Promise((resolve) => setTimeout(resolve, 150));
     }
     throw new Error(`waited for the program to exit; the screen shows:\n${await this.screen()}`);
