@@ -126,6 +126,22 @@ describe("the gentle-engram companion", { timeout: 480_000 }, () => {
     expect((await readGentleEngramRecord(agent(i)))?.env).toMatchObject({ ENGRAM_BIN: join(i.prefix, "bin", "engram-guard") });
   });
 
+  it("reports a failed install in one line, starts Pi anyway, and does not try again on every launch", async () => {
+    const i = await home();
+    // The user's npm settings name a registry where nothing listens: npm fails, so does Pi's install.
+    const stderr = await interactive(i, { companion: false, extra: { npm_config_registry: "http://127.0.0.1:9/", npm_config_fetch_retries: "0" } });
+    const lines = stderr.split("\n").filter((l) => l.includes("gentle-engram"));
+    expect(lines, stderr).toHaveLength(2);
+    expect(lines[1]).toMatch(
+      /^gentle-shell: gentle-engram was not installed \(pi install it exited with code 1: [^\n]+\), so Pi starts without it and memory stays behind Gentle Shell's Engram guard; run gentle-shell install npm:gentle-engram to try again\.$/,
+    );
+    expect(await record(i)).toMatchObject({ status: "failed" });
+    expect(await packages(i)).toBeUndefined();
+    // The next launch, whose npm would succeed, does not try again: the attempt is recorded.
+    expect(await interactive(i, { companion: false })).not.toContain("gentle-engram");
+    expect(existsSync(join(agent(i), "npm", "node_modules", "gentle-engram"))).toBe(false);
+  });
+
   it("migrates the old npm:gentle-engram@0.4.2 registration without installing an update", async () => {
     const i = await home();
     // What an earlier Shell left: the pinned registration, 0.4.2 installed (a Pi subcommand: no companion work).

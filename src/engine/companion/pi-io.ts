@@ -33,7 +33,7 @@ export function companionRecordPath(layout: Layout): string {
 }
 
 function recordText(record: CompanionRecord, version: string): string {
-  return `${JSON.stringify({ schema: 1, ...record, shell: version, at: new Date().toISOString() }, null, 2)}\n`;
+  return `${JSON.stringify({ schema: 1, ...record, shellVersion: version, at: new Date().toISOString() }, null, 2)}\n`;
 }
 
 /** Pi's own lines end with its reason; the last one, without colours, as one line. */
