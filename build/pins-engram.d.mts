@@ -24,7 +24,7 @@ export declare function engramRecords(entries: EngramEntry[]): { records: Engram
 export declare function engramSourceText(version: string, recorded: boolean): string;
 export declare function rewriteEngramPins(text: string, version: string, records: EngramRecords): string;
 export declare function nullPins(pins: Pins): string[];
-export declare function parseMode(args: string[]): "verify" | "release" | "record-engram";
+export declare function parseMode(args: string[]): "verify" | "release" | "record-engram" | "record-tools";
 export declare function getText(url: string, init?: RequestInit): Promise<string>;
 export declare function fetchEngramSources(
   version: string,

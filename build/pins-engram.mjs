@@ -159,7 +159,8 @@ export function rewriteEngramPins(text, version, records) {
 /**
  * Every pin a release cannot ship with that is null: the Node archives'
  * sha256, pnpm's integrity, the Go archives' sha256 and size, the Engram
- * archives' sha256 and size, the Engram schema and the release signing key. (Node's sizes and the
+ * archives' sha256 and size, the Engram schema, the fd and ripgrep archives'
+ * sha256 and size, and the release signing key. (Node's sizes and the
  * pnpm file's own sha256/size are null by design: nodejs.org publishes no
  * sizes, and the pnpm tarball is checked by its integrity.)
  * @param {import("../src/pins/types").Pins} pins
@@ -177,6 +178,8 @@ export function nullPins(pins) {
   archives("go", pins.go.archives, ["sha256", "size"]);
   archives("engram", pins.engram.archives, ["sha256", "size"]);
   if (pins.engram.schema === null || pins.engram.schema === undefined) found.push("engram schema");
+  // Pi's own tools: a release provisions verified ones, never leaves them to Pi's unchecked download.
+  for (const tool of ["fd", "ripgrep"]) archives(tool, pins.tools?.[tool]?.archives ?? {}, ["sha256", "size"]);
   // A release whose binaries know no signing key could verify no release at all, its own included.
   if (!pins.release?.keys?.length) found.push("release signing key");
   return found;
@@ -184,16 +187,18 @@ export function nullPins(pins) {
 
 /**
  * verify-pins.mjs's mode from its arguments: none (verify; null pins are
- * notes), `--release` (verify; any null pin fails) or `--record-engram`.
+ * notes), `--release` (verify; any null pin fails), `--record-engram` or
+ * `--record-tools`.
  * Anything else throws.
  * @param {string[]} args process.argv.slice(2)
- * @returns {"verify" | "release" | "record-engram"}
+ * @returns {"verify" | "release" | "record-engram" | "record-tools"}
  */
 export function parseMode(args) {
   if (args.length === 0) return "verify";
   if (args.length === 1 && args[0] === "--release") return "release";
   if (args.length === 1 && args[0] === "--record-engram") return "record-engram";
-  throw new Error(`usage: node build/verify-pins.mjs [--release | --record-engram] (got ${args.join(" ")})`);
+  if (args.length === 1 && args[0] === "--record-tools") return "record-tools";
+  throw new Error(`usage: node build/verify-pins.mjs [--release | --record-engram | --record-tools] (got ${args.join(" ")})`);
 }
 
 /**

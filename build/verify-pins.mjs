@@ -1,11 +1,13 @@
 /**
- * node build/verify-pins.mjs [--release | --record-engram]
+ * node build/verify-pins.mjs [--release | --record-engram | --record-tools]
  *
  * Re-reads the public documents the production pins name and compares them
  * with src/pins/production.ts: nodejs.org's SHASUMS256.txt, the registry's
  * pnpm integrity (the registry npm's configuration names), go.dev's download
- * list, and the Engram release's checksums.txt and asset list (GitHub's
- * release download and REST API). Exits 1 on any disagreement.
+ * list, the Engram release's checksums.txt and asset list (GitHub's
+ * release download and REST API), and the fd and ripgrep releases (asset
+ * digests and sizes; ripgrep's .sha256 files; build/pins-tools.mjs). Exits 1
+ * on any disagreement.
  *
  * - no argument: a pin that is null is reported as a note, never filled in.
  * - --release (the release workflow): also exits 1 when any pin is null,
@@ -13,12 +15,15 @@
  * - --record-engram: checks nothing else; writes the six Engram archives'
  *   sha256 (checksums.txt) and size (asset list) into production.ts, or, when
  *   the release does not list one of them, writes nothing and exits 1.
+ * - --record-tools: the same for the fd and ripgrep archives (Pi's own
+ *   tools): all twelve are written, or none.
  */
 import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { compareEngram, engramEntries, engramRecords, fetchEngramSources, getText, nullPins, parseMode, rewriteEngramPins } from "./pins-engram.mjs";
+import { compareTools, fetchToolSources, rewriteToolPins, toolEntries, toolRecords } from "./pins-tools.mjs";
 import { productionPins } from "./toolchain.mjs";
 
 const PRODUCTION_TS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "src", "pins", "production.ts");
@@ -75,6 +80,14 @@ async function verify(pins, mode) {
   notes.push(...engram.notes);
   if (pins.engram.schema === null) notes.push("engram schema is null");
 
+  // fd and ripgrep: their releases' asset digests and sizes (ripgrep: its .sha256 files).
+  for (const tool of ["fd", "ripgrep"]) {
+    const entries = await toolSourceEntries(pins, tool);
+    const compared = compareTools(entries);
+    for (const [what, pinned, source] of compared.checks) check(what, pinned, source);
+    notes.push(...compared.notes);
+  }
+
   // A release ships no null pin.
   if (mode === "release") for (const pin of nullPins(pins)) problems.push(`null pin: ${pin}`);
 }
@@ -94,10 +107,38 @@ async function recordEngram(pins) {
   for (const [target, { sha256, size }] of Object.entries(result.records)) console.log(`recorded engram ${target}: sha256 ${sha256}, size ${size}`);
 }
 
+async function toolSourceEntries(pins, tool) {
+  const names = Object.values(pins.tools[tool].archives).map((pin) => path.posix.basename(pin.path));
+  const { checksums, sizes } = await fetchToolSources(tool, pins.tools[tool].version, names);
+  return toolEntries(pins, tool, checksums, sizes);
+}
+
+async function recordTools(pins) {
+  const all = {};
+  for (const tool of ["fd", "ripgrep"]) {
+    const result = toolRecords(await toolSourceEntries(pins, tool));
+    if ("missing" in result) {
+      throw new Error(
+        `not recording: the ${tool} ${pins.tools[tool].version} release does not give ${result.missing.join(", ")}, so src/pins/production.ts is unchanged`,
+      );
+    }
+    all[tool] = result.records;
+  }
+  let text = await fs.readFile(PRODUCTION_TS, "utf8");
+  for (const [tool, records] of Object.entries(all)) text = rewriteToolPins(text, tool, records);
+  const temp = `${PRODUCTION_TS}.tmp-${process.pid}`;
+  await fs.writeFile(temp, text);
+  await fs.rename(temp, PRODUCTION_TS);
+  for (const [tool, records] of Object.entries(all)) {
+    for (const [target, { sha256, size }] of Object.entries(records)) console.log(`recorded ${tool} ${target}: sha256 ${sha256}, size ${size}`);
+  }
+}
+
 async function main() {
   const mode = parseMode(process.argv.slice(2));
   const pins = await productionPins();
   if (mode === "record-engram") return recordEngram(pins);
+  if (mode === "record-tools") return recordTools(pins);
   await verify(pins, mode);
   for (const note of notes) console.log(`note  ${note}`);
   for (const problem of problems) console.error(`FAIL  ${problem}`);

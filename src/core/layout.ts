@@ -31,6 +31,11 @@ export interface Layout {
   goDir: string;
   engramDir: string;
   engram: string;
+  /** Pi's own tools, verified (runtime/fd-<v>, runtime/ripgrep-<v>), copied into agentBin when absent. */
+  fdDir: string;
+  ripgrepDir: string;
+  /** <agent home>/bin: where Pi looks for fd and rg before PATH (getBinDir in Pi's config.js). */
+  agentBin: string;
   /** registryRecord: the registry our npm reported by default, with what it was read from (install/registry.ts). */
   npm: { prefix: string; cache: string; globalconfig: string; registryRecord: string };
   pnpm: { home: string; store: string; cache: string; state: string; config: string; npmrc: string };
@@ -84,6 +89,9 @@ export function prefixLayout(options: LayoutOptions): Layout {
     goDir: join(runtime, "go", pins.go.version, "go"),
     engramDir,
     engram: join(engramDir, win ? "engram.exe" : "engram"),
+    fdDir: join(runtime, `fd-${pins.tools.fd.version}`),
+    ripgrepDir: join(runtime, `ripgrep-${pins.tools.ripgrep.version}`),
+    agentBin: join(agent, "bin"),
     npm: {
       prefix: join(prefix, "npm", "prefix"),
       cache: join(prefix, "npm", "cache"),

@@ -11,6 +11,9 @@ export type Source = { kind: "official"; registry: string } | { kind: "mirror"; 
 export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
 export const SHELL_RELEASES = "https://github.com/Gentleman-Programming/gentle-shell/releases/download";
 export const ENGRAM_RELEASES = "https://github.com/Gentleman-Programming/engram/releases/download";
+/** Where Pi itself downloads fd and ripgrep from (dist/utils/tools-manager.js). */
+export const FD_RELEASES = "https://github.com/sharkdp/fd/releases/download";
+export const RIPGREP_RELEASES = "https://github.com/BurntSushi/ripgrep/releases/download";
 
 export function releasePath(shell: string, file: string): string {
   return `releases/v${shell}/${file}`;
@@ -35,15 +38,20 @@ export function artifactLocation(source: Source, path: string): string {
       return `${ENGRAM_RELEASES}/${tail}`;
     case "releases":
       return `${SHELL_RELEASES}/${tail}`;
+    case "fd":
+      return `${FD_RELEASES}/${tail}`;
+    case "ripgrep":
+      return `${RIPGREP_RELEASES}/${tail}`;
     default:
       throw new Error(`no official location for ${path}`);
   }
 }
 
-/** Release assets may follow GitHub's redirect; runtimes never redirect. */
+/** GitHub release assets (ours, Engram, fd, ripgrep) may follow GitHub's redirect; other runtimes never redirect. */
 export function redirectHostsFor(source: Source, path: string): string[] {
   if (source.kind !== "official") return [];
-  return path.startsWith("releases/") || path.startsWith("engram/") ? RELEASE_REDIRECT_HOSTS : [];
+  const top = path.split("/")[0];
+  return top === "releases" || top === "engram" || top === "fd" || top === "ripgrep" ? RELEASE_REDIRECT_HOSTS : [];
 }
 
 export function parseSource(value: string | undefined, registry: string): Source {

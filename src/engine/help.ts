@@ -15,7 +15,7 @@ export const SHELL_COMMANDS: ReadonlyArray<readonly [command: string, what: stri
   ["upgrade --rollback", "Go back to the version that was current before the last upgrade"],
   ["update", "Move to Pi's newest release for this Shell, keeping the old one"],
   ["self-uninstall", "Remove Gentle Shell from this machine (--dry-run shows what goes)"],
-  // `memory migrate` joins this list when it is built (issue 12): help never names a command that would reach Pi as a prompt.
+  ["memory migrate", "Migrate a Shell-provisioned Engram store (--confirm-quiescent)"],
 ];
 
 /** The last line of the block, right before Pi's own help. */

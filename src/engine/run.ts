@@ -1,10 +1,11 @@
 /**
  * The engine: what bin/gentle-shell runs, from the active version (spec:
  * "Launcher in a bundled install"). It resolves the bundled install, then
- * dispatches: --version, upgrade, setup, self-uninstall, the startup update
- * offer. Anything else gets the final pre-Pi Engram decision ("Engram startup
- * safety"), Pi's npmCommand and the gentle-engram companion
- * (./companion/), then execs the exact pinned Pi, with the
+ * dispatches: --version, upgrade, setup, memory migrate, self-uninstall, the
+ * startup update offer. Anything else gets the final pre-Pi Engram decision
+ * ("Engram startup safety"), Pi's npmCommand, the gentle-engram companion
+ * (./companion/) and Pi's own tools (./pi-tools.ts), then execs the exact
+ * pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
@@ -58,6 +59,11 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     const { runSetup } = await import("./setup");
     return runSetup(install, env, args.slice(1), io);
   }
+  if (args[0] === "memory" && args[1] === "migrate") {
+    // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
+    const { memoryMigrate } = await import("./memory/migrate");
+    return memoryMigrate(install.layout, env, args.slice(1), io);
+  }
   if (args[0] === "self-uninstall") {
     const { parseUninstallArgs } = await import("./self-uninstall/plan");
     const { askOnTerminal, selfUninstall } = await import("./self-uninstall/run");
@@ -96,6 +102,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);
   }
+  // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH.
+  await (await import("./pi-tools")).provisionPiTools(install, env, args, io, { launch: true });
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
   if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
   return execPi(install, piArguments(install, args), childEnv, io);

@@ -168,11 +168,12 @@ interface Say {
 
 async function setupLocked(install: BundledInstall, env: Env, args: string[], { err, fail }: Say, io: Output): Promise<SetupResult> {
   const { layout } = install;
-  const dryRun = args.includes("--dry-run");
+  // A dry run and Gentle AI's help only look: nothing is published, downloaded or created for them.
+  const looksOnly = args.some((a) => a === "--dry-run" || a === "--help" || a === "-h");
   // Engram first: setup stops if the verified core cannot be published, whatever the memory decision.
   const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
   const source = parseSource(sourceArg, "");
-  if (!dryRun) {
+  if (!looksOnly) {
     const engram = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env }).catch((error: Error) => ({
       available: false as const,
       reason: error.message,
@@ -184,6 +185,8 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
       );
     }
   }
+  // Pi's own tools, from the same source while it is at hand (an offline bundle, a mirror).
+  if (!looksOnly) await (await import("./pi-tools")).provisionPiTools(install, env, [], io, { launch: false });
   const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;
@@ -199,8 +202,8 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     join(home, ".gentle-ai", "state.json"),
   ]);
   try {
-    // Never through a link: each folder is checked, and created 0700 when absent.
-    for (const folder of [layout.gentleAi, layout.config, layout.gentleAiConfig]) await ensureRealFolder(folder, 0o700);
+    // Never through a link: each folder is checked, and created 0700 when absent (not for a look).
+    if (!looksOnly) for (const folder of [layout.gentleAi, layout.config, layout.gentleAiConfig]) await ensureRealFolder(folder, 0o700);
   } catch (error) {
     const why = tildifyText((error as Error).message, home);
     return fail(`setup stopped: ${why}. Nothing was set up.`, why);

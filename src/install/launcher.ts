@@ -73,13 +73,21 @@ export function cmdLauncher(layout: Layout): string {
   ].join("\r\n");
 }
 
+/**
+ * The guard prints this launch's reason: the launcher puts the Engram
+ * decision's notice in ENGRAM_STARTUP_NOTICE for Pi and its children, and the
+ * guard prints that value as data (printf's %s: no expansion, no escapes, a
+ * leading - is not an option), or a fixed notice when it is unset.
+ */
 export function guardScript(): string {
   return `#!/bin/sh
 ${GUARD_MARKER}
 # Ignores its arguments; never runs Engram and never reads or writes its data.
-cat >&2 <<'GENTLE_SHELL_NOTICE'
-${ENGRAM_STARTUP_NOTICE}
-GENTLE_SHELL_NOTICE
+if [ -n "\${ENGRAM_STARTUP_NOTICE-}" ]; then
+  printf '%s\\n' "$ENGRAM_STARTUP_NOTICE" >&2
+else
+  printf '%s\\n' ${shQuote(ENGRAM_STARTUP_NOTICE)} >&2
+fi
 exit 78
 `;
 }

@@ -34,6 +34,35 @@ function engramArchive(target: Target, sha256: string | null, size: number | nul
   };
 }
 
+/**
+ * The release target suffix fd and ripgrep share (Pi's getReleaseTarget in
+ * dist/utils/tools-manager.js): musl builds on Linux, msvc zips on Windows.
+ */
+export function toolTargetSuffix(target: Target): string {
+  const [os, arch] = target.split("-") as [string, string];
+  const cpu = arch === "x64" ? "x86_64" : "aarch64";
+  if (os === "linux") return `${cpu}-unknown-linux-musl.tar.gz`;
+  if (os === "darwin") return `${cpu}-apple-darwin.tar.gz`;
+  return `${cpu}-pc-windows-msvc.zip`;
+}
+
+/** fd's release archive (tag v<version>, asset fd-v<version>-<suffix>). Sha256 and size from the release's asset list. */
+function fdArchive(target: Target, sha256: string | null, size: number | null): FilePin {
+  return { path: `fd/v${FD_VERSION}/fd-v${FD_VERSION}-${toolTargetSuffix(target)}`, sha256, size, maxBytes: 32 * MiB };
+}
+
+/** ripgrep's release archive (tag <version>, asset ripgrep-<version>-<suffix>). Sha256 from its .sha256 file, size from the asset list. */
+function ripgrepArchive(target: Target, sha256: string | null, size: number | null): FilePin {
+  return { path: `ripgrep/${RIPGREP_VERSION}/ripgrep-${RIPGREP_VERSION}-${toolTargetSuffix(target)}`, sha256, size, maxBytes: 32 * MiB };
+}
+
+/**
+ * fd 10.3.0: the release Pi 1.6.0 itself pins on darwin-x64 (later fd
+ * releases build no x86_64-apple-darwin), so one version serves every target.
+ */
+export const FD_VERSION = "10.3.0";
+export const RIPGREP_VERSION = "15.1.0";
+
 /** The pins a release binary is built with. */
 export const productionPins: Pins = {
   kind: "production",
@@ -84,6 +113,32 @@ export const productionPins: Pins = {
       "darwin-arm64": engramArchive("darwin-arm64", null, null),
       "win-x64": engramArchive("win-x64", null, null),
       "win-arm64": engramArchive("win-arm64", null, null),
+    },
+  },
+  tools: {
+    fd: {
+      version: FD_VERSION,
+      source: `fd v${FD_VERSION} GitHub release: sha256 and size from its asset list (null until recorded)`,
+      archives: {
+        "linux-x64": fdArchive("linux-x64", null, null),
+        "linux-arm64": fdArchive("linux-arm64", null, null),
+        "darwin-x64": fdArchive("darwin-x64", null, null),
+        "darwin-arm64": fdArchive("darwin-arm64", null, null),
+        "win-x64": fdArchive("win-x64", null, null),
+        "win-arm64": fdArchive("win-arm64", null, null),
+      },
+    },
+    ripgrep: {
+      version: RIPGREP_VERSION,
+      source: `ripgrep ${RIPGREP_VERSION} GitHub release: sha256 from each archive's .sha256 file, size from its asset list (null until recorded)`,
+      archives: {
+        "linux-x64": ripgrepArchive("linux-x64", null, null),
+        "linux-arm64": ripgrepArchive("linux-arm64", null, null),
+        "darwin-x64": ripgrepArchive("darwin-x64", null, null),
+        "darwin-arm64": ripgrepArchive("darwin-arm64", null, null),
+        "win-x64": ripgrepArchive("win-x64", null, null),
+        "win-arm64": ripgrepArchive("win-arm64", null, null),
+      },
     },
   },
 };

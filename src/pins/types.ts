@@ -29,6 +29,16 @@ export interface ReleaseKey {
   note: string;
 }
 
+/**
+ * One of Pi's own tools (fd, ripgrep): the release archives Pi itself would
+ * download from the tool's GitHub release into <agent home>/bin, pinned.
+ */
+export interface ToolPin {
+  version: string;
+  source: string;
+  archives: Partial<Record<Target, FilePin>>;
+}
+
 export interface Pins {
   /** "production" for the release build, "fixture" for a test build. */
   kind: "production" | "fixture";
@@ -65,5 +75,14 @@ export interface Pins {
     /** Database schema the pinned core writes (engram.db user_version), null if unverified. */
     schema: number | null;
     archives: Partial<Record<Target, FilePin>>;
+  };
+  /**
+   * Pi's own tools (spec: "Launcher in a bundled install", Pi's own tools):
+   * fd and ripgrep, provisioned verified into a Shell-owned agent home's bin
+   * folder. A null archive pin leaves that tool to Pi, as without Shell.
+   */
+  tools: {
+    fd: ToolPin;
+    ripgrep: ToolPin;
   };
 }

@@ -89,6 +89,12 @@ describe.concurrent("Engram startup safety through the launcher", () => {
     expect(run.env.ENGRAM_BIN).toBe(join(home, ".gentle-shell", "bin", "engram-guard"));
     expect(run.env).not.toHaveProperty("ENGRAM_URL");
     expect(run.stderr).toMatch(/gentle-shell setup/);
+    // A provider that runs the guard with Pi's environment is told this launch's reason, word for word.
+    const notice = run.stderr.split("\n").find((l) => l.includes("gentle-shell setup"))!;
+    expect(run.env.ENGRAM_STARTUP_NOTICE).toBe(notice);
+    const guard = await runCommand(run.env.ENGRAM_BIN!, ["mcp"], { env: run.env, cwd: home });
+    expect(guard.code).toBe(78);
+    expect(guard.stderr).toBe(`${notice}\n`);
   });
 
   it("never probes or starts anything for an explicit selection, and keeps it", async () => {

@@ -108,7 +108,7 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
       await expectWorking(home);
       // Engram's core: the setup step's gentle-shell setup publishes it.
       const runtime = await fs.readdir(join(home, ".gentle-shell", "runtime"));
-      expect(runtime.sort()).toEqual(["engram-3.5.2", "node-24.21.0", "pnpm-11.1.1"]);
+      expect(runtime.sort()).toEqual(["engram-3.5.2", "fd-10.3.0", "node-24.21.0", "pnpm-11.1.1", "ripgrep-15.1.0"]);
       expect(await fs.readdir(join(home, ".gentle-shell", "versions"))).toEqual([latest.id]);
       expect(existsSync(join(home, ".gentle-shell", ".gentle-shell-setup.lock"))).toBe(false);
       const bashrc = await fs.readFile(join(home, ".bashrc"), "utf8");
@@ -177,7 +177,13 @@ describe("parent folders of HOME change nothing", () => {
     await expectWorking(home);
     // Our pnpm ran (no other pnpm was fetched into the prefix) and gentle-pi's build ran.
     expect(existsSync(join(home, ".gentle-shell", "versions", latest.id, "node_modules", "gentle-pi", "bin", "gentle-ai"))).toBe(true);
-    expect((await fs.readdir(join(home, ".gentle-shell", "runtime"))).sort()).toEqual(["engram-3.5.2", "node-24.21.0", "pnpm-11.1.1"]);
+    expect((await fs.readdir(join(home, ".gentle-shell", "runtime"))).sort()).toEqual([
+      "engram-3.5.2",
+      "fd-10.3.0",
+      "node-24.21.0",
+      "pnpm-11.1.1",
+      "ripgrep-15.1.0",
+    ]);
   });
 });
 

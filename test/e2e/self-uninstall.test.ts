@@ -62,6 +62,10 @@ describe.concurrent("self-uninstall", () => {
     const text = "# my bashrc\nalias ll='ls -l'"; // no trailing newline
     const { home, gs, root } = await installed({ name: ".bashrc", text });
     await fs.writeFile(join(home, ".gentle-shell", "agent", "notes.md"), "my sessions\n");
+    // Setup placed Pi's own fd and rg in the agent home; the user keeps a tool of their own beside them.
+    const agentBin = join(home, ".gentle-shell", "agent", "bin");
+    expect((await fs.readdir(agentBin)).sort()).toEqual([".gentle-shell-fd", ".gentle-shell-rg", "fd", "rg"]);
+    await fs.writeFile(join(agentBin, "mytool"), "mine\n");
     const before = await outside(root, home);
     const r = await uninstall(home, gs, ["--yes"]);
     expect(await outside(root, home)).toEqual(before);
@@ -70,6 +74,8 @@ describe.concurrent("self-uninstall", () => {
     expect(await fs.readFile(join(home, ".bashrc"), "utf8")).toBe(text);
     expect((await fs.readdir(join(home, ".gentle-shell"))).sort()).toEqual(["agent"]);
     expect(await fs.readFile(join(home, ".gentle-shell", "agent", "notes.md"), "utf8")).toBe("my sessions\n");
+    // Only our marked fd and rg went; the user's tool, and so bin/, stay.
+    expect(await fs.readdir(agentBin)).toEqual(["mytool"]);
     expect(r.stdout).toContain("~/.gentle-shell still holds agent, so it was kept.");
     expect(await fs.readFile(join(home, ".npmrc"), "utf8")).toBe(`registry=${f.registryUrl}\n`);
   });

@@ -69,6 +69,31 @@ describe.concurrent("gentle-shell setup", () => {
     expect(existsSync(join(prefix, "config", "setup.json"))).toBe(false);
   });
 
+  it("--help and --dry-run only look: no Engram is published or downloaded, no folder is made, setup is not recorded", async () => {
+    const home = await installed();
+    const prefix = join(home, ".gentle-shell");
+    const record = join(scratchDir("gss-setup-look-"), "record");
+    for (const [i, args] of [
+      ["setup", "--help"],
+      ["setup", "--dry-run"],
+      ["setup", "-h"],
+    ].entries()) {
+      const r = await runCommand(join(prefix, "bin", "gentle-shell"), args, {
+        env: homeEnv(home, { GENTLE_AI_FIXTURE_RECORD: `${record}-${i}` }),
+        cwd: home,
+        timeoutMs: 120_000,
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      // Gentle AI itself answered (its help, its dry run)...
+      expect((await fs.readFile(`${record}-${i}`, "utf8")).split("\0")).toContain(args[1]);
+    }
+    // ...and nothing was installed for it.
+    expect(existsSync(join(prefix, "runtime", "engram-3.5.2"))).toBe(false);
+    expect(existsSync(join(prefix, "gentle-ai"))).toBe(false);
+    expect(existsSync(join(prefix, "config", "gentle-ai"))).toBe(false);
+    expect(existsSync(join(prefix, "config", "setup.json"))).toBe(false);
+  });
+
   it("restores the persona files Gentle AI rewrites, and removes one it created", async () => {
     const home = await installed();
     const prefix = join(home, ".gentle-shell");

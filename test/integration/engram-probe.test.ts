@@ -31,7 +31,12 @@ describe("a server already listening", () => {
       { ...m.env, ENGRAM_HTTP_TOKEN: "tok-123", GH_TOKEN: "gh" },
       { phase: "pre-pi", args: [], endpoint: m.endpoint },
     );
-    expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_URL: `http://127.0.0.1:${s.port}`, ENGRAM_STARTUP_POLICY: "allowed" });
+    expect(r.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_URL: `http://127.0.0.1:${s.port}`,
+      ENGRAM_STARTUP_POLICY: "allowed",
+      ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(r.unset).toEqual([]);
     expect(r.notice).toBeUndefined();
     expect(r.decision.row).toBe("reuse");
@@ -46,7 +51,11 @@ describe("a server already listening", () => {
       const s = await serve(variant);
       const m = await machine({ port: s.port });
       const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: ["-p", "hi"], endpoint: m.endpoint });
-      expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+      expect(r.set).toEqual({
+        ENGRAM_BIN: m.layout.guard,
+        ENGRAM_STARTUP_POLICY: "disabled",
+        ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+      });
       expect(r.decision.memory).toBe("disabled");
       expect(r.notice).toMatch(GENERIC);
       expect(await m.starts()).toEqual([]);
@@ -109,7 +118,11 @@ describe("no probe at all", () => {
       const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [...args], endpoint: m.endpoint });
       expect(s.requests).toEqual([]);
       expect(r.notice).toBeUndefined();
-      expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+      expect(r.set).toEqual({
+        ENGRAM_BIN: m.layout.guard,
+        ENGRAM_STARTUP_POLICY: "disabled",
+        ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+      });
     });
   }
 
@@ -132,16 +145,30 @@ describe("no probe at all", () => {
     const s = await serve("ready");
     const m = await machine({ port: s.port });
     const port = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_PORT: String(s.port) }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
-    expect(port.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(port.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: port.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(port.notice).toMatch(/ENGRAM_PORT/);
     const urlOnly = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_URL: s.url }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
-    expect(urlOnly.set).toEqual({ ENGRAM_BIN: m.layout.engram, ENGRAM_URL: s.url, ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(urlOnly.set).toEqual({
+      ENGRAM_BIN: m.layout.engram,
+      ENGRAM_URL: s.url,
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: urlOnly.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     const both = await engramLaunchEnvironment(
       m.layout,
       { ...m.env, ENGRAM_BIN: "/opt/engram", ENGRAM_URL: "http://10.1.2.3:1" },
       { phase: "pre-pi", args: [], endpoint: m.endpoint },
     );
-    expect(both.set).toEqual({ ENGRAM_BIN: "/opt/engram", ENGRAM_URL: "http://10.1.2.3:1", ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(both.set).toEqual({
+      ENGRAM_BIN: "/opt/engram",
+      ENGRAM_URL: "http://10.1.2.3:1",
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: both.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     const policy = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_STARTUP_POLICY: "on" }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     expect(policy.set.ENGRAM_STARTUP_POLICY).toBe("disabled");
     expect(s.requests).toEqual([]);
@@ -155,7 +182,11 @@ describe("no probe at all", () => {
     await fs.writeFile(migrationMarkerPath(m.layout), "{}");
     const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     expect(r.decision.row).toBe("migration-marker");
-    expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(r.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(s.requests).toEqual([]);
   });
 
@@ -165,7 +196,11 @@ describe("no probe at all", () => {
     const env = { ...m.env, ENGRAM_BIN: m.layout.guard, ENGRAM_URL: s.url, ENGRAM_STARTUP_POLICY: "allowed" };
     const r = await engramLaunchEnvironment(m.layout, env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     expect(s.requests.length).toBeGreaterThan(0);
-    expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(r.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(r.unset).toEqual(["ENGRAM_URL"]);
   });
 });

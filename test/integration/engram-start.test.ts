@@ -43,7 +43,12 @@ describe("nothing listening", () => {
     };
     const r = await engramLaunchEnvironment(m.layout, env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     expect(r.decision.row).toBe("started");
-    expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_URL: `http://127.0.0.1:${m.endpoint.port}`, ENGRAM_STARTUP_POLICY: "allowed" });
+    expect(r.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_URL: `http://127.0.0.1:${m.endpoint.port}`,
+      ENGRAM_STARTUP_POLICY: "allowed",
+      ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(r.notice).toBeUndefined();
     const report = await fixtureReport(m.endpoint);
     expect(report.argv).toEqual(["serve"]);
@@ -85,7 +90,11 @@ describe("nothing listening", () => {
     const m = await machine({ core: "fails" });
     const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     expect(r.decision.row).toBe("start-failed");
-    expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(r.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(r.notice).toMatch(/exited \(code 1\) before answering ready/);
     expect(await m.starts()).toEqual([`serve cwd=${m.home}`]);
   });
@@ -95,7 +104,11 @@ describe("nothing listening", () => {
     await writeStore(m.home, 2);
     const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     expect(r.decision.row).toBe("newer-store");
-    expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+    expect(r.set).toEqual({
+      ENGRAM_BIN: m.layout.guard,
+      ENGRAM_STARTUP_POLICY: "disabled",
+      ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+    });
     expect(r.notice).toMatch(/newer Engram/);
     expect(await m.starts()).toEqual([]);
   });
@@ -132,7 +145,11 @@ describe("nothing listening", () => {
       const env = { ...m.env, PATH: `${bin}:${m.env.PATH}` };
       const r = await engramLaunchEnvironment(m.layout, env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
       expect(r.decision.row).toBe("core-missing");
-      expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+      expect(r.set).toEqual({
+        ENGRAM_BIN: m.layout.guard,
+        ENGRAM_STARTUP_POLICY: "disabled",
+        ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+      });
       expect(r.notice).toMatch(/gentle-shell setup/);
       expect(existsSync(used)).toBe(false);
       expect(await m.starts()).toEqual([]);
@@ -154,7 +171,11 @@ describe("nothing listening", () => {
     const list = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: ["list"], endpoint: m.endpoint });
     for (const r of [setup, list]) {
       expect(r.decision.row).toBe("start-not-allowed");
-      expect(r.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+      expect(r.set).toEqual({
+        ENGRAM_BIN: m.layout.guard,
+        ENGRAM_STARTUP_POLICY: "disabled",
+        ENGRAM_STARTUP_NOTICE: r.notice ?? expect.stringMatching(/^gentle-shell: /),
+      });
       expect(r.notice).toBeUndefined();
     }
     expect(await m.starts()).toEqual([]);

@@ -13,6 +13,7 @@ import * as tar from "tar";
 import { beforeAll, describe, expect, it } from "vitest";
 import { productionPins } from "../../src/pins/production";
 import { fixtures } from "../support/context";
+import { FD_ARCHIVE_PATH, FD_RESULT, FD_VERSION, RG_RESULT, RIPGREP_ARCHIVE_PATH, RIPGREP_VERSION } from "../support/pi-tools";
 import { ENGRAM_ARCHIVE_PATH, ENGRAM_VERSION, engramProgramIn, startEngramServer, type EngramVariant } from "../support/engram";
 import { FIXTURE_BINARY, homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
@@ -244,6 +245,34 @@ describe("fixture Engram", () => {
       await expect(fetch(`${server.url}/compatibility`, { signal: AbortSignal.timeout(1000) })).rejects.toThrow();
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe("fixture fd and rg", () => {
+  it("each archive holds the program in its release-shaped folder, which answers --version like the real tool and prints its result", async () => {
+    for (const [tool, rel, exe, version, result] of [
+      ["fd", FD_ARCHIVE_PATH, "fd", `fd ${FD_VERSION}\n`, `${FD_RESULT}\n`],
+      ["ripgrep", RIPGREP_ARCHIVE_PATH, "rg", `ripgrep ${RIPGREP_VERSION}\n\nfeatures:+pcre2 (test fixture)\n`, `${RG_RESULT}\n`],
+    ] as const) {
+      const file = join(f.mirrorRoot, rel);
+      const pin = f.pins.tools[tool].archives["linux-x64"]!;
+      expect(pin.path).toBe(rel);
+      expect([await sha256File(file), (await stat(file)).size]).toEqual([pin.sha256, pin.size]);
+      expect(f.pins.tools[tool].archives["darwin-arm64"]!.sha256).toBeNull();
+      const entries: string[] = [];
+      await tar.t({ file, onReadEntry: (e) => entries.push(e.path) });
+      const top = rel
+        .split("/")
+        .pop()!
+        .replace(/\.tar\.gz$/, "");
+      expect(entries.sort()).toEqual([`${top}/`, `${top}/LICENSE-MIT`, `${top}/README.md`, `${top}/${exe}`].sort());
+      const dir = join(work, `tool-${exe}`);
+      await mkdir(dir, { recursive: true });
+      await tar.x({ file, cwd: dir });
+      const program = join(dir, top, exe);
+      expect((await runChecked(program, ["--version"])).stdout).toBe(version);
+      expect((await runChecked(program, ["--type", "f", "x"])).stdout).toBe(result);
     }
   });
 });

@@ -125,6 +125,9 @@ describe("gentle-shell-setup bundle", () => {
       nodePath,
       f.pins.pnpm.file.path,
       f.pins.engram.archives["linux-x64"]!.path,
+      // Pi's own tools, pinned for linux-x64 in the fixture pins.
+      f.pins.tools.fd.archives["linux-x64"]!.path,
+      f.pins.tools.ripgrep.archives["linux-x64"]!.path,
       `releases/v${release.shell}/gentle-shell-distribution.json`,
       `releases/v${release.shell}/gentle-shell-distribution-lock.yaml`,
       // The signed release: its manifest, the signature and the release's engine.
@@ -250,6 +253,8 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
     const version = join(home, ".gentle-shell", "versions", release.id);
     expect((await fs.stat(join(version, "node_modules", "gentle-pi", "bin", "gentle-ai"))).isFile()).toBe(true);
+    // Setup provisioned Pi's own fd and rg from the bundle, with no network, each with our marker.
+    expect((await fs.readdir(join(home, ".gentle-shell", "agent", "bin"))).sort()).toEqual([".gentle-shell-fd", ".gentle-shell-rg", "fd", "rg"]);
     // The store is the prefix's now, and writable by its user.
     expect((await fs.stat(join(home, ".gentle-shell", "pnpm", "store", "v11", "index.db"))).mode & 0o200).toBe(0o200);
     // Nothing was written into the bundle.

@@ -23,6 +23,7 @@ import { scratchDir } from "./scratch";
 /** This file's scratch folder: the machines' homes and anything else a test writes. */
 export const work = scratchDir("gss-engram-");
 let fixtureEngramPath: string;
+let olderEngramPath: string;
 
 /** Servers and processes the importing test file started, stopped after each test. */
 const servers: EngramServer[] = [];
@@ -32,6 +33,7 @@ const pidLogs: string[] = [];
 
 beforeAll(async () => {
   fixtureEngramPath = await engramProgramIn(join(work, "fixture-engram"));
+  olderEngramPath = await engramProgramIn(join(work, "fixture-engram-without-migrate-copy"), { migrateCopy: false });
 });
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
@@ -62,8 +64,11 @@ export interface Machine {
   starts(): Promise<string[]>;
 }
 
-/** A HOME with a bundled install's layout; `core` publishes the wrapped fixture core. */
-export async function machine(options: { core?: "verified" | "no-marker" | "missing" | "fails"; port?: number } = {}): Promise<Machine> {
+/**
+ * A HOME with a bundled install's layout; `core` publishes the wrapped fixture core,
+ * `migrateCopy: false` the fixture variant whose help does not advertise migrate-copy.
+ */
+export async function machine(options: { core?: "verified" | "no-marker" | "missing" | "fails"; port?: number; migrateCopy?: boolean } = {}): Promise<Machine> {
   const home = await fs.mkdtemp(join(work, "home-"));
   const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
   const port = options.port ?? (await freePort());
@@ -77,7 +82,7 @@ export async function machine(options: { core?: "verified" | "no-marker" | "miss
     const body =
       core === "fails"
         ? `echo "$* cwd=$PWD" >> '${log}'\nexit 1\n`
-        : `echo "$$" >> '${pidLog}'\necho "$* cwd=$PWD" >> '${log}'\nENGRAM_PORT=${port} exec '${fixtureEngramPath}' "$@"\n`;
+        : `echo "$$" >> '${pidLog}'\necho "$* cwd=$PWD" >> '${log}'\nENGRAM_PORT=${port} exec '${options.migrateCopy === false ? olderEngramPath : fixtureEngramPath}' "$@"\n`;
     await fs.writeFile(layout.engram, `#!/bin/sh\n${body}`, { mode: 0o755 });
   }
   return {

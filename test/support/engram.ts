@@ -8,7 +8,12 @@
  *    the real server it asks for `Authorization: Bearer <ENGRAM_HTTP_TOKEN>`
  *    when that variable is set. GET /__fixture (not part of Engram) reports
  *    the server's argv, cwd and environment, so tests can check how Shell
- *    started it. It never touches ~/.engram.
+ *    started it. `serve` never touches ~/.engram.
+ *    `engram --help` lists its commands; the default program lists and
+ *    implements `migrate-copy` (see MIGRATE_JS), the variant written with
+ *    `{ migrateCopy: false }` neither lists nor knows it (an older core).
+ *    FIXTURE_ENGRAM_LOG=<file> makes every run append one line: the command,
+ *    HOME and the working folder.
  *    `packEngramArchive()` packs it alone as engram_3.5.2_linux_amd64.tar.gz.
  * 2. In-process servers (`startEngramServer`) for every row of the decision
  *    table: ready, 401, 404, an older 3.3.2 server, malformed answers, a
@@ -78,14 +83,91 @@ server.listen(port, "127.0.0.1", () => process.stderr.write("engram fixture ${EN
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => server.close(() => process.exit(0)));
 `;
 
-/** The text of the fixture `engram` program. */
-export function engramScript(): string {
+/**
+ * `engram migrate-copy` as src/engine/memory/plan.ts assumes it (the v3.5.2
+ * source was not readable here; see that file): no arguments, the default
+ * data directory ($HOME/.engram, or ENGRAM_DATA_DIR as Engram reads it), the
+ * complete directory copied to a new sibling, only the copy "migrated" (it
+ * gains .fixture-migrated), one JSON report on stdout. Knobs, for tests:
+ *   FIXTURE_ENGRAM_MIGRATE  fail-before-copy | fail-partial-copy | fail-migrate
+ *                           (exit 1, after nothing / half the files / a complete copy);
+ *                           wrong-identity | not-a-sibling | backup-exists | garbage
+ *                           (exit 0 with a report Shell must not accept);
+ *                           writer-active (another client appends to the source's WAL
+ *                           during the copy; exit 0 with a good report)
+ *   FIXTURE_ENGRAM_PAUSE    a file: after copying half the files, write "paused <pid>"
+ *                           there and block until killed
+ */
+const MIGRATE_JS = `(() => {
+const fs = require("node:fs");
+const path = require("node:path");
+const crypto = require("node:crypto");
+const fail = (message) => { process.stderr.write("engram fixture migrate-copy: " + message + "\\n"); process.exit(1); };
+const source = process.env.ENGRAM_DATA_DIR || path.join(process.env.HOME || "", ".engram");
+if (!fs.existsSync(source)) fail("no store at " + source);
+const id = fs.readFileSync(path.join(source, ".instance-id"), "utf8").trim();
+const knob = process.env.FIXTURE_ENGRAM_MIGRATE || "";
+const tag = crypto.randomBytes(4).toString("hex");
+const directory = path.join(path.dirname(source), path.basename(source) + ".migrate-copy-" + tag);
+let backup = path.join(path.dirname(source), path.basename(source) + ".backup-" + tag);
+if (knob === "fail-before-copy") fail("cannot copy " + source + " (injected)");
+const names = fs.readdirSync(source).sort();
+fs.mkdirSync(directory);
+const half = Math.ceil(names.length / 2);
+names.slice(0, half).forEach((n) => fs.cpSync(path.join(source, n), path.join(directory, n), { recursive: true, verbatimSymlinks: true }));
+if (process.env.FIXTURE_ENGRAM_PAUSE) {
+  fs.writeFileSync(process.env.FIXTURE_ENGRAM_PAUSE, "paused " + process.pid + "\\n");
+  setInterval(() => {}, 1000);
+  return;
+}
+if (knob === "writer-active") fs.appendFileSync(path.join(source, "engram.db-wal"), "a frame another client wrote\\n");
+if (knob === "fail-partial-copy") fail("copy of " + source + " interrupted (injected)");
+names.slice(half).forEach((n) => fs.cpSync(path.join(source, n), path.join(directory, n), { recursive: true, verbatimSymlinks: true }));
+if (knob === "fail-migrate") fail("migrating " + directory + " failed (injected)");
+fs.writeFileSync(path.join(directory, ".fixture-migrated"), "migrated by the fixture migrate-copy ${ENGRAM_VERSION}\\n");
+let reported = directory;
+let instance = id;
+if (knob === "wrong-identity") { instance = crypto.randomBytes(16).toString("hex"); fs.writeFileSync(path.join(directory, ".instance-id"), instance + "\\n"); }
+if (knob === "not-a-sibling") reported = path.join(source, "copy");
+if (knob === "backup-exists") { backup = backup + "-taken"; fs.mkdirSync(backup); }
+if (knob === "garbage") { process.stdout.write("migrated, probably\\n"); return; }
+process.stdout.write(JSON.stringify({ source_dir: source, directory: reported, backup_dir: backup, source_instance_id: id, instance_id: instance }) + "\\n");
+})();
+`;
+
+/** The fixture's usage, as Engram prints its commands (indented, one a line). */
+function usage(migrateCopy: boolean): string {
+  const commands = [
+    ["serve [port]", "Start HTTP server"],
+    ["version", "Print the version"],
+    ...(migrateCopy ? [["migrate-copy", "Copy the store to a new sibling and migrate only the copy"]] : []),
+    ["help", "Show this help"],
+  ];
+  return ["engram TEST FIXTURE (not Engram)", "", "Commands:", ...commands.map(([c, w]) => `  ${c!.padEnd(16)}${w}`)].join("\n");
+}
+
+/** The text of the fixture `engram` program; `migrateCopy: false` is a core without migrate-copy. */
+export function engramScript(options: { migrateCopy?: boolean } = {}): string {
+  const migrateCopy = options.migrateCopy ?? true;
   return `#!/bin/sh
 # engram TEST FIXTURE for gentle-shell-setup (not Engram). See test/support/engram.ts.
+if [ -n "\${FIXTURE_ENGRAM_LOG:-}" ]; then echo "\${1:-} home=\${HOME:-} cwd=$PWD" >> "$FIXTURE_ENGRAM_LOG"; fi
 case "\${1:-}" in
   version)
     echo "engram ${ENGRAM_VERSION}"
     ;;
+  help|--help|-h)
+    cat <<'USAGE'
+${usage(migrateCopy)}
+USAGE
+    ;;${
+      migrateCopy
+        ? `
+  migrate-copy)
+    exec node -e '${MIGRATE_JS.replaceAll("'", "'\\''")}'
+    ;;`
+        : ""
+    }
   serve)
     shift
     __ENGRAM_FIXTURE_ARGS=$(node -e 'process.stdout.write(JSON.stringify(process.argv.slice(1)))' -- serve "$@") || exit 70
@@ -102,8 +184,8 @@ esac
 }
 
 /** Write the fixture program to `file` (mode 755). */
-export async function writeEngramProgram(file: string): Promise<void> {
-  await writeFile(file, engramScript(), { mode: 0o755 });
+export async function writeEngramProgram(file: string, options: { migrateCopy?: boolean } = {}): Promise<void> {
+  await writeFile(file, engramScript(options), { mode: 0o755 });
   await chmod(file, 0o755);
 }
 
@@ -232,9 +314,9 @@ export async function startEngramServer(options: EngramServerOptions = {}): Prom
 }
 
 /** Make a folder holding the fixture `engram` program; returns its path. */
-export async function engramProgramIn(dir: string): Promise<string> {
+export async function engramProgramIn(dir: string, options: { migrateCopy?: boolean } = {}): Promise<string> {
   await mkdir(dir, { recursive: true });
   const file = join(dir, "engram");
-  await writeEngramProgram(file);
+  await writeEngramProgram(file, options);
   return file;
 }

@@ -28,6 +28,7 @@ import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distributio
 import { buildDistribution } from "../../src/install/distribution";
 import { productionPins } from "../../src/pins/production";
 import type { Pins } from "../../src/pins/types";
+import { packToolArchives } from "./pi-tools";
 import { ENGRAM_ARCHIVE_PATH, packEngramArchive, startEngramServer, type EngramServer } from "./engram";
 import { GENTLE_PI_VERSIONS } from "./gentle-pi";
 import { startMirror, type Mirror } from "./mirror";
@@ -141,9 +142,11 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
       const engramArchive = join(mirrorRoot, ENGRAM_ARCHIVE_PATH);
       await mkdir(dirname(engramArchive), { recursive: true });
       await packEngramArchive(engramArchive);
+      const tools = await packToolArchives(mirrorRoot);
       const pins = fixturePins({
         node: { path: nodeArchive.path, sha256: nodeArchive.sha256, size: nodeArchive.size },
         engram: { path: ENGRAM_ARCHIVE_PATH, sha256: await sha256File(engramArchive), size: (await stat(engramArchive)).size },
+        ...tools,
       });
       await writeFile(pinsFile, JSON.stringify(pins, null, 2) + "\n");
       return pins;
@@ -257,7 +260,8 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
 }
 
 /** The fixture pins: production ones except the Node linux-x64 and Engram linux-x64 archives we built. */
-export function fixturePins(built: { node: { path: string; sha256: string; size: number }; engram: { path: string; sha256: string; size: number } }): Pins {
+type BuiltFile = { path: string; sha256: string; size: number };
+export function fixturePins(built: { node: BuiltFile; engram: BuiltFile; fd: BuiltFile; ripgrep: BuiltFile }): Pins {
   return {
     kind: "fixture",
     node: {
@@ -272,6 +276,18 @@ export function fixturePins(built: { node: { path: string; sha256: string; size:
       ...productionPins.engram,
       source: "test/support/engram.ts: fixture Engram archive (linux-x64 only)",
       archives: { ...productionPins.engram.archives, "linux-x64": { ...built.engram, maxBytes: 64 * MiB } },
+    },
+    tools: {
+      fd: {
+        ...productionPins.tools.fd,
+        source: "test/support/pi-tools.ts: fixture fd archive (linux-x64 only)",
+        archives: { ...productionPins.tools.fd.archives, "linux-x64": { ...built.fd, maxBytes: 32 * MiB } },
+      },
+      ripgrep: {
+        ...productionPins.tools.ripgrep,
+        source: "test/support/pi-tools.ts: fixture ripgrep archive (linux-x64 only)",
+        archives: { ...productionPins.tools.ripgrep.archives, "linux-x64": { ...built.ripgrep, maxBytes: 32 * MiB } },
+      },
     },
   };
 }

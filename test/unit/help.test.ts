@@ -13,6 +13,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
       "upgrade --rollback",
       "update",
       "self-uninstall",
+      "memory migrate",
     ]);
     // One column for the descriptions, and no line wider than a classic terminal.
     const column = new Set(rows.map((l, i) => l.indexOf(SHELL_COMMANDS[i]![1])));

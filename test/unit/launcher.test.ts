@@ -119,6 +119,33 @@ describe("the Engram guard", () => {
   });
 });
 
+describe("the Engram guard prints this launch's reason", () => {
+  it("prints ENGRAM_STARTUP_NOTICE as data in sh and dash: no command substitution, no escapes, a leading - is text", async () => {
+    await ensureLauncher(layout);
+    const canary = join(home, "pwned");
+    const notice = `-n $(touch ${canary}) \`touch ${canary}\` %s %d \\n 100%\nsecond line; $HOME`;
+    for (const shell of ["sh", "dash"]) {
+      const r = spawnSync(shell, [layout.guard, "serve"], { encoding: "utf8", env: { PATH: process.env.PATH, ENGRAM_STARTUP_NOTICE: notice } });
+      expect(r.status).toBe(78);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`${notice}\n`);
+    }
+    // Run directly too, as a provider does.
+    const direct = spawnSync(layout.guard, [], { encoding: "utf8", env: { ENGRAM_STARTUP_NOTICE: notice } });
+    expect(direct.stderr).toBe(`${notice}\n`);
+    await expect(fs.stat(canary)).rejects.toThrow();
+  });
+
+  it("an empty or unset notice prints the fixed one", async () => {
+    await ensureLauncher(layout);
+    for (const env of [{}, { ENGRAM_STARTUP_NOTICE: "" }]) {
+      const r = spawnSync(layout.guard, [], { encoding: "utf8", env });
+      expect(r.status).toBe(78);
+      expect(r.stderr).toBe(`${ENGRAM_STARTUP_NOTICE}\n`);
+    }
+  });
+});
+
 describe("the Windows launcher", () => {
   it("uses CRLF, turns delayed expansion off and keeps % literal", () => {
     const w = prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a!b%c/gentle-shell" });

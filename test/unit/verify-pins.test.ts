@@ -173,13 +173,20 @@ describe("engramRecords", () => {
 });
 
 describe("nullPins", () => {
-  it("production today: the twelve Engram archive values and the release signing key, nothing else", () => {
-    expect(nullPins(productionPins)).toEqual([...TARGETS.flatMap((t) => [`engram ${t} sha256`, `engram ${t} size`]), "release signing key"]);
+  it("production today: the twelve Engram archive values, the twenty-four fd and ripgrep ones and the release signing key, nothing else", () => {
+    expect(nullPins(productionPins)).toEqual([
+      ...TARGETS.flatMap((t) => [`engram ${t} sha256`, `engram ${t} size`]),
+      ...["fd", "ripgrep"].flatMap((tool) => TARGETS.flatMap((t) => [`${tool} ${t} sha256`, `${tool} ${t} size`])),
+      "release signing key",
+    ]);
   });
 
   it("every kind of null pin, one entry each; Node's sizes and the pnpm file's hash are not pins", () => {
     const pins = clone(productionPins);
     for (const t of TARGETS) pins.engram.archives[t] = { ...pins.engram.archives[t]!, sha256: fakeSha(t), size: 1 };
+    for (const tool of ["fd", "ripgrep"] as const) {
+      for (const t of TARGETS) pins.tools[tool].archives[t] = { ...pins.tools[tool].archives[t]!, sha256: fakeSha(t), size: 1 };
+    }
     pins.release.keys = [{ publicKey: "A".repeat(43), note: "test" }];
     expect(nullPins(pins)).toEqual([]);
     pins.node.archives["win-arm64"]!.sha256 = null;
@@ -234,6 +241,7 @@ describe("parseMode", () => {
     expect(parseMode([])).toBe("verify");
     expect(parseMode(["--release"])).toBe("release");
     expect(parseMode(["--record-engram"])).toBe("record-engram");
+    expect(parseMode(["--record-tools"])).toBe("record-tools");
     expect(() => parseMode(["--release", "--record-engram"])).toThrow(/^usage: /);
     expect(() => parseMode(["--releases"])).toThrow("(got --releases)");
   });

@@ -72,7 +72,7 @@ export const NOTICES = {
     `${PREFIX} Engram memory is marked disabled because you set ${names.join(", ")}: Gentle Shell neither checks nor starts an Engram server when Engram is selected explicitly, and keeps your ENGRAM_BIN/ENGRAM_URL as they are.`,
   invalidPolicy: () => `${PREFIX} Engram memory is disabled because ENGRAM_STARTUP_POLICY is neither "allowed" nor "disabled". ${WITHOUT}`,
   migration: (marker: string) =>
-    `${PREFIX} Engram memory is disabled: an interrupted memory migration is recorded in ${marker}. Keep Engram clients stopped and follow "Recovering an interrupted migration" in the Gentle Shell documentation; do not just remove the marker.`,
+    `${PREFIX} Engram memory is disabled: an interrupted memory migration is recorded in ${marker}. Keep Engram clients stopped, run gentle-shell memory migrate to see what it records and how to roll back, and do not just remove the marker.`,
   newerStore: (userVersion: number) =>
     `${PREFIX} Engram memory is disabled: ~/.engram/engram.db was migrated by a newer Engram (schema ${userVersion}), so Gentle Shell does not start its older bundled Engram on it. Start that newer Engram's server yourself (engram serve); Gentle Shell then reuses it. ${WITHOUT}`,
   coreMissing: () =>
@@ -142,6 +142,16 @@ export function afterStart(start: EngramDecision, outcome: { ready: true } | { r
 
 // --- what Pi gets ---------------------------------------------------------------
 
+/** The variable the guard prints (bin/engram-guard; spec: "The guard"). */
+export const NOTICE_VARIABLE = "ENGRAM_STARTUP_NOTICE";
+
+/** The guard's words on a launch that said nothing: memory, when allowed, is the shared server, never a local engram. */
+function guardNotice(decision: EngramDecision, url: string): string {
+  return decision.memory === "allowed"
+    ? `${PREFIX} this session reaches Engram memory only through the shared server at ${decision.ENGRAM_URL ?? url} (ENGRAM_URL); Gentle Shell's guard stands in for a local engram and never opens the store itself.`
+    : `${PREFIX} Engram memory is disabled for this session. ${WITHOUT}`;
+}
+
 /**
  * The variables to set for Pi and the ones to remove (an outer Shell's ENGRAM_URL
  * when this launch allows no memory). The user's own ENGRAM_BIN/ENGRAM_URL
@@ -171,5 +181,7 @@ export function piEngramVariables(
     if (key !== undefined) unset.push(key);
   }
   put(POLICY_VARIABLE, decision.policy);
+  // What the guard says when a provider runs it: this launch's reason, as data.
+  put(NOTICE_VARIABLE, decision.notice ?? guardNotice(decision, paths.url));
   return { set, unset };
 }

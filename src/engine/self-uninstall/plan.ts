@@ -2,7 +2,9 @@
  * The self-uninstall plan (spec: "Self-uninstall"): the PATH entry the
  * receipt records, then each entry the install wrote, each checked with
  * lstat, in the order they go; what the launcher needs to run goes last. The
- * agent home and the launcher's config.json are shared, kept unless asked.
+ * agent home and the launcher's config.json are shared, kept unless asked;
+ * only the fd and rg the launcher placed in its bin/ (still with the bytes
+ * their markers record) go with the install.
  * Anything that is not ours, or a link where ours would be, is kept and
  * named, and no protected folder (home, ~/.pi, the user's Pi home,
  * ~/.gentle-ai, ~/.engram) is touched, by name or by real path.
@@ -15,6 +17,8 @@ import type { PathReceipt } from "../../install/path/receipt";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { readPathReceipt } from "../../install/path/receipt-file";
 import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
+import { PI_TOOLS, toolFileName, toolMarkerName } from "../../core/pi-tools";
+import { toolPresence } from "../../install/runtime/pi-tools";
 
 export interface UninstallOptions {
   dryRun: boolean;
@@ -237,6 +241,9 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
   // (scheduleWindowsRemoval, not built yet); the marker stays until then.
   const agent = await look(join(layout.prefix, "agent"), "folder");
   if (agent) plan.shared.push(removal(join(layout.prefix, "agent"), agent, false));
+  // The agent home is shared and kept, but the fd and rg the launcher placed in its bin/ are ours:
+  // only while they still have the bytes our marker records (Pi's own tools); bin/ goes only if then empty.
+  if (!includeShared) plan.remove.push(...(await ownPiTools(layout, look)));
   if (includeShared) {
     // The shared entries go before the launch group.
     const firstLast = plan.remove.findIndex((r) => r.last);
@@ -244,4 +251,25 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     plan.shared = [];
   }
   return plan;
+}
+
+/** Our fd and rg in <agent home>/bin with their markers, and bin/ itself when nothing else is left in it. */
+async function ownPiTools(layout: Layout, look: (path: string, want: "folder" | "file") => Promise<Stats | null>): Promise<Removal[]> {
+  const agent = await lstatOrNull(layout.agent);
+  const binStat = await lstatOrNull(layout.agentBin);
+  // Only in the home as the install made it: never through a link to another folder.
+  if (!agent?.isDirectory() || !binStat?.isDirectory()) return [];
+  const out: Removal[] = [];
+  for (const tool of PI_TOOLS) {
+    const file = join(layout.agentBin, toolFileName(tool, layout.platform));
+    const marker = join(layout.agentBin, toolMarkerName(tool));
+    if ((await toolPresence(layout, tool)) === "ours") {
+      const stat = await look(file, "file");
+      if (stat) out.push(removal(file, stat, false));
+    }
+    const markerStat = (await lstatOrNull(marker))?.isFile() ? await look(marker, "file") : null;
+    if (markerStat) out.push(removal(marker, markerStat, false));
+  }
+  if (out.length) out.push({ ...removal(layout.agentBin, binStat, false), emptyOnly: true });
+  return out;
 }

@@ -17,6 +17,7 @@
  *     pnpm/pnpm-<pnpm>.tgz
  *     go/go<go>.windows-<arch>.zip        Windows targets only (gentle-pi builds Gentle AI with our Go there)
  *     engram/v<engram>/engram_<engram>_<os>_<arch>.tar.gz   only for targets whose Engram is pinned
+ *     fd/v<fd>/fd-v<fd>-<suffix>, ripgrep/<rg>/ripgrep-<rg>-<suffix>   Pi's own tools, only where pinned
  *     releases/v<shell>/                  the signed release: gentle-shell-release.json and .sig, the two
  *                                         distribution assets and the engine, byte for byte as published
  *     packages/<name>/-/<base>-<version>.tgz   every registry tarball of the lockfile the targets install
@@ -141,8 +142,8 @@ changes anything.
      ./${installerName(first)} install --source "$PWD"
 
    (Windows PowerShell: .\\gentle-shell-setup-win-x64.exe install --source "$PWD")
-   The path is remembered: \`gentle-shell setup\` takes Engram from here later,
-   if the folder is still there.
+   The path is remembered: \`gentle-shell setup\` takes Engram, and the
+   launcher Pi's fd and ripgrep, from here later, if the folder is still there.
 
 During the install, the packages are handed to pnpm by a small server on
 127.0.0.1 that lives only as long as the install, and pnpm checks each one

@@ -16,6 +16,7 @@
  * - A bundle is made in a staging folder beside --out and appears with one
  *   rename, so a failed or interrupted run leaves no half bundle.
  */
+import { PI_TOOLS, toolPin } from "../../core/pi-tools";
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
@@ -186,6 +187,13 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
       const engram = pins.engram.archives[target];
       if (engram?.sha256) downloads.push(fetchInto(source, engram, expectedFor(`Engram ${pins.engram.version} (${target})`, engram)));
       else notes.push(`Engram ${pins.engram.version} for ${target} has no pinned checksum in this build: not in the bundle (memory stays disabled there)`);
+      // Pi's own tools, when pinned: the launcher provisions them from the bundle; otherwise Pi looks for them itself.
+      for (const tool of PI_TOOLS) {
+        const { version, archives } = toolPin(pins, tool);
+        const pin = archives[target];
+        if (pin?.sha256) downloads.push(fetchInto(source, pin, expectedFor(`${tool.name} ${version} (${target})`, pin)));
+        else notes.push(`${tool.name} ${version} for ${target} has no pinned checksum in this build: not in the bundle (Pi looks for it itself there)`);
+      }
     }
     const settled = await Promise.allSettled(downloads);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");

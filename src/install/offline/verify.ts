@@ -14,6 +14,7 @@
  * Any other file is reported: a bundle holds nothing its checks do not
  * cover, but README.txt and SHA256SUMS, which are only text.
  */
+import { PI_TOOLS, toolPin } from "../../core/pi-tools";
 import { promises as fs } from "node:fs";
 import { join, relative } from "pathe";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";
@@ -106,6 +107,13 @@ export async function verifyBundle(root: string, pins: Pins): Promise<BundleChec
     const engram = pins.engram.archives[target];
     if (engram?.sha256 && (await fs.lstat(join(root, engram.path)).catch(() => null))) {
       await check(engram.path, pinExpected(`Engram ${pins.engram.version} (${target})`, engram), `Engram ${pins.engram.version} for ${target}, as pinned`);
+    }
+    for (const tool of PI_TOOLS) {
+      const { version, archives } = toolPin(pins, tool);
+      const pin = archives[target];
+      if (pin?.sha256 && (await fs.lstat(join(root, pin.path)).catch(() => null))) {
+        await check(pin.path, pinExpected(`${tool.name} ${version} (${target})`, pin), `${tool.name} ${version} for ${target}, as pinned`);
+      }
     }
   }
 

@@ -146,7 +146,7 @@ describe("the decision table", () => {
     const d = decideEngram(evidence({ env, compatibility: { kind: "other", reason: "HTTP 401" } }));
     expect(d).toMatchObject({ memory: "disabled", ENGRAM_BIN: paths.guard });
     expect(piEngramVariables(d, env, "linux", paths)).toEqual({
-      set: { ENGRAM_BIN: paths.guard, ENGRAM_STARTUP_POLICY: "disabled" },
+      set: { ENGRAM_BIN: paths.guard, ENGRAM_STARTUP_POLICY: "disabled", ENGRAM_STARTUP_NOTICE: d.notice },
       unset: ["ENGRAM_URL"],
     });
     // Our URL with somebody else's ENGRAM_BIN is the user's selection.
@@ -183,16 +183,33 @@ describe("piEngramVariables", () => {
   it("sets ENGRAM_BIN, ENGRAM_URL and the policy for an allowed launch", () => {
     const d = decideEngram(evidence({ compatibility: { kind: "ready" } }));
     expect(piEngramVariables(d, {}, "linux", paths)).toEqual({
-      set: { ENGRAM_BIN: paths.guard, ENGRAM_URL: paths.url, ENGRAM_STARTUP_POLICY: "allowed" },
+      set: {
+        ENGRAM_BIN: paths.guard,
+        ENGRAM_URL: paths.url,
+        ENGRAM_STARTUP_POLICY: "allowed",
+        ENGRAM_STARTUP_NOTICE: `gentle-shell: this session reaches Engram memory only through the shared server at ${paths.url} (ENGRAM_URL); Gentle Shell's guard stands in for a local engram and never opens the store itself.`,
+      },
       unset: [],
     });
+  });
+
+  it("hands the guard this launch's reason: the decision's notice, or memory off without one", () => {
+    const marker = decideEngram({ ...evidence({ migrationMarker: true }), compatibility: undefined });
+    expect(piEngramVariables(marker, {}, "linux", paths).set.ENGRAM_STARTUP_NOTICE).toBe(marker.notice);
+    expect(marker.notice).toMatch(/engram-migration\.json/);
+    const skipped = decideEngram({ ...evidence({ kind: "skip" }), compatibility: undefined });
+    expect(piEngramVariables(skipped, {}, "linux", paths).set.ENGRAM_STARTUP_NOTICE).toBe(
+      "gentle-shell: Engram memory is disabled for this session. Gentle Shell keeps working without memory and checks again on the next launch.",
+    );
+    // An outer Shell's notice is replaced under its own key on Windows.
+    expect(piEngramVariables(marker, { Engram_Startup_Notice: "old" }, "win32", paths).set).toHaveProperty("Engram_Startup_Notice", marker.notice);
   });
 
   it("keeps the user's explicit values under their own key on Windows and replaces an invalid policy", () => {
     const env = { Engram_Bin: "C:\\engram\\engram.exe", engram_startup_policy: "maybe" };
     const d = decideEngram({ ...evidence({ platform: "win32", env }), compatibility: undefined });
     expect(piEngramVariables(d, env, "win32", paths)).toEqual({
-      set: { Engram_Bin: "C:\\engram\\engram.exe", engram_startup_policy: "disabled" },
+      set: { Engram_Bin: "C:\\engram\\engram.exe", engram_startup_policy: "disabled", ENGRAM_STARTUP_NOTICE: d.notice },
       unset: [],
     });
   });

@@ -5,6 +5,7 @@
  * needs last.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
@@ -116,5 +117,43 @@ describe("forbiddenRemoval", () => {
   it("does not count the agent home as the user's Pi home when PI_CODING_AGENT_DIR names it", () => {
     const guarded = protectedFolders(layout, { HOME: home, PI_CODING_AGENT_DIR: layout.agent });
     expect(forbiddenRemoval(layout.agent, guarded)).toBe(false);
+  });
+});
+
+describe("uninstallPlan and Pi's own tools in the shared agent home", () => {
+  const toolText = "#!/bin/sh\necho fd\n";
+  const marker = (sha256: string) => `${JSON.stringify({ schema: 1, tool: "fd", version: "10.3.0", sha256 })}\n`;
+  const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
+  it("removes only our marked fd (still with the bytes its marker records), the markers, and bin/ when then empty; keeps the user's rg", async () => {
+    await fs.mkdir(layout.agentBin);
+    await fs.writeFile(join(layout.agentBin, "fd"), toolText);
+    await fs.writeFile(join(layout.agentBin, ".gentle-shell-fd"), marker(sha(toolText)));
+    await fs.writeFile(join(layout.agentBin, "rg"), "the user's rg\n");
+    const plan = await uninstallPlan(layout, { HOME: home }, false);
+    const agentRemovals = rel(plan.remove).filter((p) => p.startsWith("agent"));
+    expect(agentRemovals).toEqual(["agent/bin/fd", "agent/bin/.gentle-shell-fd", "agent/bin"]);
+    expect(plan.remove.find((r) => r.path === layout.agentBin)?.emptyOnly).toBe(true);
+    expect(rel(plan.shared)).toEqual(["agent"]);
+  });
+
+  it("keeps an fd that replaced ours (the marker alone goes), and plans nothing in the home without markers", async () => {
+    await fs.mkdir(layout.agentBin);
+    await fs.writeFile(join(layout.agentBin, "fd"), "the user's fd now\n");
+    await fs.writeFile(join(layout.agentBin, ".gentle-shell-fd"), marker(sha(toolText)));
+    expect(rel((await uninstallPlan(layout, { HOME: home }, false)).remove).filter((p) => p.startsWith("agent"))).toEqual([
+      "agent/bin/.gentle-shell-fd",
+      "agent/bin",
+    ]);
+    await fs.rm(join(layout.agentBin, ".gentle-shell-fd"));
+    expect(rel((await uninstallPlan(layout, { HOME: home }, false)).remove).filter((p) => p.startsWith("agent"))).toEqual([]);
+  });
+
+  it("with the shared entries, the whole agent home goes and no tool is planned on its own", async () => {
+    await fs.mkdir(layout.agentBin);
+    await fs.writeFile(join(layout.agentBin, "fd"), toolText);
+    await fs.writeFile(join(layout.agentBin, ".gentle-shell-fd"), marker(sha(toolText)));
+    const plan = await uninstallPlan(layout, { HOME: home }, true);
+    expect(rel(plan.remove).filter((p) => p.startsWith("agent"))).toEqual(["agent"]);
   });
 });

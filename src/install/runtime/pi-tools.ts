@@ -1,0 +1,174 @@
+/**
+ * Pi's own tools, acquired and placed (spec: "Launcher in a bundled
+ * install", Pi's own tools; the pure rules are in src/core/pi-tools.ts).
+ *
+ * - ensurePiToolRuntime: the pinned fd or ripgrep release archive, through
+ *   the one runtime protocol (./recipe.ts) exactly like Engram's core: fetched
+ *   verified against its pin, only the executable extracted into staging, its
+ *   `--version` checked there, marked and published as runtime/fd-<v> or
+ *   runtime/ripgrep-<v> with one rename.
+ * - placePiTool: a copy of that executable into <agent home>/bin, only when
+ *   nothing stands there (or our own file of another version, replaced). Our marker goes first, then the file is linked
+ *   into place from a staging copy (a link never replaces anything), so a
+ *   file that appears meanwhile (Pi's own download, another launch) is kept.
+ * - toolPresence / removeOwnTool: whether the file there is ours (the marker's
+ *   sha256 is the file's), and taking only ours away again.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fs } from "node:fs";
+import { join } from "pathe";
+import type { Layout } from "../../core/layout";
+import {
+  parseToolMarker,
+  toolCheckEnvironment,
+  toolFileName,
+  toolMarkerName,
+  toolMarkerText,
+  toolMember,
+  toolPin,
+  versionOutputMatches,
+  type PiTool,
+  type ToolPresence,
+} from "../../core/pi-tools";
+import { extractTarGz, type MemberPolicy } from "../../io/archive";
+import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../../io/files";
+import { run } from "../../io/process";
+import { stagingPath, sweepAbandoned } from "../../io/staging";
+import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+
+export function toolRuntimeDir(layout: Layout, tool: PiTool): string {
+  return tool.name === "fd" ? layout.fdDir : layout.ripgrepDir;
+}
+
+/** The verified executable under runtime/. */
+export function toolRuntimeFile(layout: Layout, tool: PiTool): string {
+  return join(toolRuntimeDir(layout, tool), toolFileName(tool, layout.platform));
+}
+
+export function toolPolicy(tool: PiTool, archivePath: string, layout: Layout): MemberPolicy {
+  const file = toolFileName(tool, layout.platform);
+  const win = layout.platform === "win32";
+  return {
+    name: `${tool.name} archive`,
+    links: "skip",
+    maxMembers: 1_000,
+    maxBytes: 128 * MiB,
+    select: (path, type) => (type === "file" && toolMember(tool, archivePath, layout.platform, path) ? file : null),
+    fileMode: () => (win ? 0o644 : 0o755),
+  };
+}
+
+/** The pinned tool under runtime/: reused when marked, else fetched, checked and published. */
+export async function ensurePiToolRuntime(ctx: RuntimeContext, tool: PiTool): Promise<RuntimeOutcome> {
+  const { layout } = ctx;
+  const pinned = toolPin(ctx.pins, tool);
+  const name = `${tool.name} ${pinned.version}`;
+  const pin = pinned.archives[ctx.target];
+  if (!pin?.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build`);
+  const dir = toolRuntimeDir(layout, tool);
+  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await cleanStaleStaging(layout.runtime);
+  if (await existingRuntime(dir, name, layout.runtime)) return { name, path: dir, status: "reused" };
+  const file = toolFileName(tool, layout.platform);
+  const archive = startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), layout.runtime);
+  return installRuntime(ctx, {
+    name,
+    dir,
+    tag: `${tool.name}-${pinned.version}`,
+    archive,
+    async unpack(downloaded, staging) {
+      if (pin.path.endsWith(".zip")) {
+        const { extractZip } = await import("../../io/zip");
+        await extractZip(downloaded, staging, toolPolicy(tool, pin.path, layout));
+      } else {
+        await extractTarGz(downloaded, staging, toolPolicy(tool, pin.path, layout));
+      }
+    },
+    async check(staging) {
+      const bin = join(staging, file);
+      if (!(await lstatOrNull(bin))?.isFile()) throw new Error(`the ${name} archive holds no ${file} file; it was rejected`);
+      const result = await run(bin, ["--version"], { env: toolCheckEnvironment(ctx.env), cwd: staging, timeoutMs: 30_000 });
+      if (result.code !== 0 || !versionOutputMatches(tool, pinned.version, result.stdout)) {
+        const printed = result.stdout.trim().split("\n")[0] || result.stderr.trim().slice(0, 200);
+        throw new Error(`${name} printed ${JSON.stringify(printed)} for ${file} --version, expected "${tool.name} ${pinned.version}"`);
+      }
+      return `${tool.name} ${pinned.version} sha256 ${pin.sha256}\n`;
+    },
+  });
+}
+
+export async function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/**
+ * What stands at <agent home>/bin/<exe>: nothing, our file (its marker's
+ * bytes; "ours-outdated" when its marker names another version than
+ * `version`), or anything else. With `version`, a file beside our marker of
+ * that version reads "ours" unread: the launch keeps it either way.
+ */
+export async function toolPresence(layout: Layout, tool: PiTool, version?: string): Promise<ToolPresence> {
+  const file = join(layout.agentBin, toolFileName(tool, layout.platform));
+  const stat = await lstatOrNull(file);
+  if (!stat) return "absent";
+  if (!stat.isFile()) return "other";
+  const marker = parseToolMarker(await readTextOrNull(join(layout.agentBin, toolMarkerName(tool))), tool);
+  if (!marker) return "other";
+  // A launch keeps a file beside our marker of the pinned version whoever's it is, so it need not read
+  // its bytes (a launch waits on this); removing or replacing one always does.
+  if (version !== undefined && marker.version === version) return "ours";
+  if ((await sha256Of(file)) !== marker.sha256) return "other";
+  return version === undefined || marker.version === version ? "ours" : "ours-outdated";
+}
+
+export type PlaceOutcome = "placed" | "taken";
+
+/**
+ * Copy the verified runtime file into <agent home>/bin when nothing is
+ * there. "taken": something appeared at the path meanwhile, and it was kept.
+ */
+export async function placePiTool(layout: Layout, tool: PiTool, version: string, options: { replace?: boolean } = {}): Promise<PlaceOutcome> {
+  const from = toolRuntimeFile(layout, tool);
+  const bin = layout.agentBin;
+  // Never through a link: the folder is checked, and created 0700 when absent.
+  await ensureRealFolder(bin, 0o700);
+  await sweepAbandoned(bin, ["staging"]);
+  const name = toolFileName(tool, layout.platform);
+  const dest = join(bin, name);
+  // Our own file of another version goes first, checked again right before.
+  if (options.replace && (await toolPresence(layout, tool, version)) === "ours-outdated") await fs.rm(dest);
+  if (await lstatOrNull(dest)) return "taken";
+  const staged = stagingPath(bin, "staging", { label: tool.exe });
+  try {
+    await fs.copyFile(from, staged, fs.constants.COPYFILE_EXCL);
+    await fs.chmod(staged, layout.platform === "win32" ? 0o644 : 0o755);
+    const sha256 = await sha256Of(staged);
+    await writeFileAtomic(join(bin, toolMarkerName(tool)), toolMarkerText({ tool: tool.name, version, sha256 }), 0o600);
+    try {
+      await fs.link(staged, dest);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") return "taken";
+      throw error;
+    }
+    return "placed";
+  } finally {
+    await fs.rm(staged, { force: true });
+  }
+}
+
+/** Remove our tool and its marker; a file that is not ours stays, and so does its marker's absence. True when ours went. */
+export async function removeOwnTool(layout: Layout, tool: PiTool): Promise<boolean> {
+  const presence = await toolPresence(layout, tool);
+  const marker = join(layout.agentBin, toolMarkerName(tool));
+  // (Without a version, our file of any version reads "ours".)
+  if (presence === "ours") {
+    await fs.rm(join(layout.agentBin, toolFileName(tool, layout.platform)));
+    await fs.rm(marker, { force: true });
+    return true;
+  }
+  // A marker whose file is gone (or was replaced) describes nothing of ours any more.
+  if ((await lstatOrNull(marker))?.isFile()) await fs.rm(marker);
+  return false;
+}
