@@ -3,8 +3,9 @@
  * "Launcher in a bundled install"). It resolves the bundled install, then
  * dispatches: --version, upgrade, setup, memory migrate, self-uninstall, the
  * startup update offer. Anything else gets the final pre-Pi Engram decision
- * ("Engram startup safety"), Pi's npmCommand and Pi's own tools
- * (./pi-tools.ts), then execs the exact pinned Pi, with the
+ * ("Engram startup safety"), Pi's npmCommand, the gentle-engram companion
+ * (./companion/) and Pi's own tools (./pi-tools.ts), then execs the exact
+ * pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
@@ -85,12 +86,21 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }), io);
   const { ensureNpmShim } = await import("../install/runtime/npm-shim");
   const { ensurePiNpmCommand } = await import("./pi-settings");
+  let npmReady = false;
   try {
     await ensureNpmShim(install.layout);
     const npmCommand = await ensurePiNpmCommand(install.layout);
     if (typeof npmCommand === "object") io.err(`gentle-shell: Pi's npmCommand was not set: ${npmCommand.warning}.`);
+    else npmReady = true;
   } catch (error) {
     io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
+  }
+  // The gentle-engram companion, in the launches first-use setup runs in (src/engine/companion/ensure.ts).
+  const { firstUseApplies } = await import("./first-use");
+  if (firstUseApplies(args, env, Boolean(process.stdin.isTTY && process.stdout.isTTY))) {
+    const { ensureCompanion } = await import("./companion/ensure");
+    const { companionIo } = await import("./companion/pi-io");
+    await ensureCompanion(companionIo(install, childEnv, npmReady), io);
   }
   // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH.
   await (await import("./pi-tools")).provisionPiTools(install, env, args, io, { launch: true });

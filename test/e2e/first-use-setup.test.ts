@@ -204,6 +204,8 @@ describe.concurrent("setup on first use", () => {
     expect(lines).toEqual([
       "gentle-shell: setting up Gentle AI for Pi once, before Pi starts (gentle-shell setup)...",
       "gentle-shell: first-use setup did not finish (Gentle AI exited with code 9), so Pi starts without Gentle AI's setup; run gentle-shell setup to try again.",
+      // The memory companion is Pi's package, installed in the same launch (e2e/companion.test.ts).
+      "gentle-shell: installing the gentle-engram memory companion for Pi once (pi install npm:gentle-engram)...",
     ]);
     const pi = JSON.parse(await fs.readFile(join(h.prefix, "agent", GENTLE_PI_MARKER), "utf8"));
     expect(pi.env.ENGRAM_BIN).toBe(join(h.prefix, "bin", "engram-guard"));

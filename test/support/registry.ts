@@ -1,7 +1,7 @@
 /**
  * A real npm registry for the tests: verdaccio 6.8.0 as a child process on
- * 127.0.0.1. `gentle-pi` is local only (the fixture is published fresh on
- * every start); everything else is proxied to the uplink, which is whatever
+ * 127.0.0.1. `gentle-pi` and `gentle-engram` are local only (the fixtures are
+ * published fresh on every start); everything else is proxied to the uplink, which is whatever
  * `npm config get registry` names at run time.
  *
  * Storage (so reruns do not fetch Pi's ~123 packages again, and two starts,
@@ -24,6 +24,7 @@ import { createWriteStream } from "node:fs";
 import { link, lstat, mkdir, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { GENTLE_ENGRAM_VERSIONS, packGentleEngram } from "./gentle-engram";
 import { GENTLE_PI_VERSIONS, packGentlePi, type PackedGentlePi } from "./gentle-pi";
 import { REPO_ROOT } from "./paths";
 import { configuredRegistry, freePort, runChecked, waitForHttp } from "./proc";
@@ -45,14 +46,14 @@ export interface Registry {
   storage: string;
   logFile: string;
   published: PackedGentlePi[];
-  /** Publish a package tarball with npm, tagged `latest`, as a maintainer would. */
-  publish(tarball: string): Promise<void>;
+  /** Publish a package tarball with npm, tagged `latest` (or `tag`), as a maintainer would. */
+  publish(tarball: string, tag?: string): Promise<void>;
   /** Copy what this run fetched into the shared cache. */
   persist(): Promise<void>;
   stop(): Promise<void>;
 }
 
-const SKIP_PERSIST = /(^|\/)(gentle-pi(\/|$)|\.verdaccio-db\.json$|\.sinopia-db\.json$)|\.tmp/;
+const SKIP_PERSIST = /(^|\/)(gentle-pi(\/|$)|gentle-engram(\/|$)|\.verdaccio-db\.json$|\.sinopia-db\.json$)|\.tmp/;
 
 export async function startRegistry(options: StartRegistryOptions = {}): Promise<Registry> {
   const { CACHE_DIR } = await toolchain();
@@ -101,16 +102,16 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const killOnExit = () => proc.kill("SIGKILL");
   process.once("exit", killOnExit);
 
-  let publisher: Promise<(tarball: string) => Promise<void>> | undefined;
+  let publisher: Promise<(tarball: string, tag: string) => Promise<void>> | undefined;
   const registry: Registry = {
     url,
     uplink,
     storage,
     logFile,
     published: [],
-    async publish(tarball) {
+    async publish(tarball, tag = "latest") {
       if (!publisher) publisher = npmPublisher(url, runDir);
-      await (await publisher)(tarball);
+      await (await publisher)(tarball, tag);
     },
     persist: async () => {
       if (!options.isolated) await linkTree(storage, cache, (rel) => !SKIP_PERSIST.test(rel));
@@ -133,6 +134,12 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
       const tarball = await packGentlePi(version, join(runDir, "packed"));
       await registry.publish(tarball.file);
       registry.published.push(tarball);
+    }
+    // The fixture memory companion (./gentle-engram.ts), in the shared registry only.
+    if (!options.isolated) {
+      for (const { version, tag, policy } of GENTLE_ENGRAM_VERSIONS) {
+        await registry.publish(await packGentleEngram(version, policy, join(runDir, "packed")), tag);
+      }
     }
   } catch (error) {
     await registry.stop();
@@ -168,6 +175,10 @@ packages:
     access: $all
     publish: $authenticated
     unpublish: $authenticated
+  "gentle-engram":
+    access: $all
+    publish: $authenticated
+    unpublish: $authenticated
   "@*/*":
     access: $all
     publish: $authenticated${proxy}
@@ -185,7 +196,7 @@ log:
 }
 
 /** npm publish into `url`, as a maintainer would, through a throwaway user and user config. */
-async function npmPublisher(url: string, runDir: string): Promise<(tarball: string) => Promise<void>> {
+async function npmPublisher(url: string, runDir: string): Promise<(tarball: string, tag: string) => Promise<void>> {
   const name = `fixture-${randomBytes(4).toString("hex")}`;
   const response = await fetch(new URL(`-/user/org.couchdb.user:${name}`, url), {
     method: "PUT",
@@ -197,8 +208,8 @@ async function npmPublisher(url: string, runDir: string): Promise<(tarball: stri
   const userconfig = join(runDir, "publish.npmrc");
   const authKey = url.replace(/^https?:/, "");
   await writeFile(userconfig, `registry=${url}\n${authKey}:_authToken=${body.token}\nupdate-notifier=false\nfund=false\naudit=false\n`, { mode: 0o600 });
-  return async (tarball) => {
-    await runChecked("npm", ["publish", tarball, "--registry", url, "--userconfig", userconfig, "--tag", "latest", "--ignore-scripts"], {
+  return async (tarball, tag) => {
+    await runChecked("npm", ["publish", tarball, "--registry", url, "--userconfig", userconfig, "--tag", tag, "--ignore-scripts"], {
       cwd: runDir,
       env: cleanNpmEnv(),
       timeoutMs: 60_000,
