@@ -20,21 +20,43 @@ function holderPid(text: string | null): number {
 }
 
 /**
- * Move a lock whose process is gone out of the way. The rename is atomic, so
- * of several installers only one moves a given file; if what it moved is not
- * the stale lock it saw (another installer took over meanwhile), it is put
- * back with link(), which never replaces a lock created in between.
+ * Remove a lock whose process is gone, under a short-lived breaker lock
+ * (`<lock>.break`, created exclusively), so only one installer at a time
+ * ever moves the lock file: it reads the lock again under the breaker and
+ * moves it only while it is still the stale lock it saw. Without the
+ * breaker, two installers could each move a lock aside in turn, and the
+ * second could move away the fresh lock the first had just created. A
+ * breaker left by a process that died mid-break is taken away once its
+ * process is gone.
  */
 async function takeOverStale(lock: string, staleText: string | null): Promise<void> {
-  const aside = `${lock}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  const breaker = `${lock}.break`;
+  const mine = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
+  if (!(await tryCreate(breaker, mine))) {
+    const holder = holderPid(await readTextOrNull(breaker));
+    if (Number.isFinite(holder) && !isAlive(holder)) await moveAsideIf(breaker, await readTextOrNull(breaker));
+    // Someone else is breaking it (or just did): look at the lock again.
+    await new Promise((r) => setTimeout(r, 20));
+    return;
+  }
   try {
-    await fs.rename(lock, aside);
+    if ((await readTextOrNull(lock)) === staleText) await moveAsideIf(lock, staleText);
+  } finally {
+    if ((await readTextOrNull(breaker)) === mine) await fs.rm(breaker, { force: true });
+  }
+}
+
+/** Rename `path` aside and delete it when it is `expected`; anything else is put back (link never replaces). */
+async function moveAsideIf(path: string, expected: string | null): Promise<void> {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
+  try {
+    await fs.rename(path, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
   const moved = await readTextOrNull(aside);
-  if (moved !== staleText) await fs.link(aside, lock).catch(() => undefined);
+  if (moved !== expected) await fs.link(aside, path).catch(() => undefined);
   await fs.rm(aside, { force: true });
 }
 

@@ -121,7 +121,11 @@ describe("kill -9 at each step boundary", () => {
       const launch = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: { host: "127.0.0.1", port: server.port } });
       expect(launch.decision.row).toBe("migration-marker");
       expect(launch.notice).toMatch(/engram-migration\.json.*run gentle-shell memory migrate to see what it records/);
-      expect(launch.set).toEqual({ ENGRAM_BIN: m.layout.guard, ENGRAM_STARTUP_POLICY: "disabled" });
+      expect(launch.set).toEqual({
+        ENGRAM_BIN: m.layout.guard,
+        ENGRAM_STARTUP_POLICY: "disabled",
+        ENGRAM_STARTUP_NOTICE: launch.notice ?? expect.stringMatching(/^gentle-shell: /),
+      });
       expect(server.requests).toEqual([]);
 
       const startsBefore = await m.starts();
