@@ -17,7 +17,7 @@ import { hostPlatform } from "../core/host";
 import { run } from "../io/process";
 import { bundledChildEnv } from "../core/environment";
 import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
-import { piArguments } from "./pi";
+import { launchKind, piArguments } from "./pi";
 import { shellHelpLines, showsShellHelp } from "./help";
 
 declare const __filename: string;
@@ -102,8 +102,9 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);
   }
-  // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH.
-  await (await import("./pi-tools")).provisionPiTools(install, env, args, io, { launch: true });
+  // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
+  // only for a Pi session (help, --version and Pi's subcommands never download anything).
+  if (launchKind(args) === "final") await (await import("./pi-tools")).provisionPiTools(install, env, args, io, { launch: true });
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
   if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
   return execPi(install, piArguments(install, args), childEnv, io);

@@ -58,6 +58,13 @@ describe("Pi's own tools, provisioned verified into the Shell's agent home", () 
         columns: 120,
         rows: 40,
       });
+    // Help, --version and Pi's subcommands are no Pi session: they download nothing.
+    for (const args of [["--help"], ["--version"], ["list"]]) {
+      const r = await runCommand(i.gs, args, { env, cwd: i.home, timeoutMs: 60_000 });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    }
+    await expect(fs.stat(bin)).rejects.toThrow();
+    await expect(fs.stat(join(i.prefix, "runtime", `fd-${FD_VERSION}`))).rejects.toThrow();
     const first = await launch(false);
     await first.waitForPi("idle", 90_000);
     await first.close();
