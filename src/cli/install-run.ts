@@ -11,6 +11,8 @@ import { hostPlatform, hostTarget } from "../core/host";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
+import { parseSource } from "../core/source";
+import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
@@ -33,6 +35,16 @@ export function hostContext(): HostContext {
   const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
   const pins = buildPins();
   return { env, platform, home, pins, layout: prefixLayout({ home, platform, pins }) };
+}
+
+/** --source is checked before anything is printed or asked: a URL with credentials is refused, never shown. */
+export function checkSource(source: string | undefined): void {
+  try {
+    parseSource(source, "");
+  } catch (error) {
+    const message = error instanceof TypeError ? "--source is neither a URL nor a folder" : (error as Error).message;
+    throw new UserError(`${message}; nothing was changed`, EXIT.usage);
+  }
 }
 
 /** --no-modify-path, or GENTLE_SHELL_NO_MODIFY_PATH=1. */

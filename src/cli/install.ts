@@ -2,7 +2,8 @@ import { defineCommand } from "citty";
 import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, removalCommand } from "../core/global-shell";
-import { hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { redactText } from "../core/secrets";
+import { checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
@@ -43,6 +44,7 @@ export const installCommand = defineCommand({
     const noSetup = args.setup === false;
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
+    checkSource(args.source);
     const found = await findGlobalShell(layout, env, pins, args.release ?? null);
     const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
     const owner = found.owner;
@@ -62,7 +64,7 @@ export const installCommand = defineCommand({
       const why = found.gate.migrate ? "--keep-global" : found.gate.reason;
       out(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
-    out(`Artifacts from: ${args.source ?? "the official downloads"}`);
+    out(`Artifacts from: ${redactText(args.source ?? "the official downloads")}`);
     out("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");

@@ -3,7 +3,7 @@ import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/global-shell";
 import { askLine } from "../io/prompt";
-import { hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 
 export const migrateCommand = defineCommand({
@@ -18,6 +18,7 @@ export const migrateCommand = defineCommand({
     const { env, home, pins, layout } = host;
     const noModifyPath = skipsPath(args, env);
 
+    checkSource(args.source);
     const found = await findGlobalShell(layout, env, pins, args.release ?? null, true);
     const { owner, gate } = found;
     if (!gate.migrate || owner.kind !== "manager") {

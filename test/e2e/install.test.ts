@@ -209,6 +209,20 @@ describe("install --dry-run", () => {
   });
 });
 
+describe("a --source with credentials", () => {
+  it("is refused before the plan is printed, and the secret is never shown", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    for (const command of ["install", "migrate"]) {
+      const r = await runCommand(f.binary!, [command, "--dry-run", "--source", "https://me:s3cret-pass@127.0.0.1:9/mirror"], { env: homeEnv(home), cwd: home });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim()).toBe("gentle-shell-setup: a --source URL must not carry credentials; nothing was changed");
+    }
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
+});
+
 describe("bad input loses nothing", () => {
   it("refuses a tampered Node archive, names it, and publishes nothing", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
