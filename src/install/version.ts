@@ -119,9 +119,9 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   try {
     // The marker lands complete (one rename), so a kill at any moment leaves either no marker or a whole one.
     await writeFileAtomic(join(dir, VERSION_MARKER), `installing ${id} ${process.pid}\n`, 0o644);
-    await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"]);
-    await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"]);
-    if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile);
+    await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"], { mode: 0o644 });
+    await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
+    if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
     // Explicit either way: pnpm's own default follows CI.
@@ -138,6 +138,8 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       env,
       echo: options.echo,
       timeoutMs: 30 * 60_000,
+      // pnpm writes the version's node_modules and the store: none of it group- or other-writable.
+      umask: 0o022,
     });
     if (result.code !== 0 && !locked) {
       throw new Error(`pnpm could not install ${SHELL_PACKAGE} ${shell} with Pi ${pi} without a lockfile (${pnpmFailure(result)})`);

@@ -20,19 +20,43 @@ export interface RunOptions {
   echo?: boolean;
   /** Windows: hand the arguments to cmd.exe exactly as given (they are already quoted for it). */
   verbatim?: boolean;
+  /**
+   * POSIX: bits the child's umask adds to ours (0o022: no group- or
+   * other-writable files, whatever the user's umask). Only the child gets it.
+   */
+  umask?: number;
+}
+
+/**
+ * Start `spawnIt` with our umask plus `extra` in effect, and put ours back at
+ * once: a child inherits the umask it was forked with. Reading the umask means
+ * setting one, so 0o077 stands in for the instant between, stricter than
+ * either, for any file another task creates meanwhile.
+ */
+function withUmask<T>(extra: number | undefined, spawnIt: () => T): T {
+  if (extra === undefined || process.platform === "win32") return spawnIt();
+  const ours = process.umask(0o077);
+  process.umask(ours | extra);
+  try {
+    return spawnIt();
+  } finally {
+    process.umask(ours);
+  }
 }
 
 export function run(command: string, args: string[], options: RunOptions): Promise<RunResult> {
   const max = options.maxOutput ?? 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd,
-      env: options.env as NodeJS.ProcessEnv,
-      stdio: ["ignore", "pipe", "pipe"],
-      shell: false,
-      windowsHide: true,
-      windowsVerbatimArguments: options.verbatim ?? false,
-    });
+    const child = withUmask(options.umask, () =>
+      spawn(command, args, {
+        cwd: options.cwd,
+        env: options.env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+        shell: false,
+        windowsHide: true,
+        windowsVerbatimArguments: options.verbatim ?? false,
+      }),
+    );
     let stdout = "";
     let stderr = "";
     const keep = (acc: string, chunk: Buffer) => {

@@ -209,6 +209,26 @@ describe("install --dry-run", () => {
   });
 });
 
+describe("under a umask of 002", () => {
+  it("leaves nothing group- or other-writable in the prefix: our own writes and pnpm's", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    const r = await runCommand("sh", ["-c", 'umask 002 && exec "$0" "$@"', f.binary!, "install", "--yes", "--no-setup", "--source", f.mirrorUrl], {
+      env: homeEnv(home, { SHELL: "/bin/bash" }),
+      cwd: home,
+      timeoutMs: 170_000,
+    });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const prefix = join(home, ".gentle-shell");
+    // Thousands of entries under versions/ and pnpm/store: not one is writable by the group or others.
+    const found = await runCommand("find", [prefix, "!", "-type", "l", "-perm", "/022", "-print"], { cwd: home });
+    expect(found.code).toBe(0);
+    expect(found.stdout.split("\n").filter(Boolean)).toEqual([]);
+    const count = await runCommand("sh", ["-c", 'find "$0" | wc -l', join(prefix, "versions")], { cwd: home });
+    expect(Number(count.stdout.trim())).toBeGreaterThan(1000);
+  });
+});
+
 describe("a --source with credentials", () => {
   it("is refused before the plan is printed, and the secret is never shown", async () => {
     const home = newHome();
