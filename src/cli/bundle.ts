@@ -1,6 +1,7 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
 import { homedir } from "node:os";
 import { defineCommand } from "citty";
+import { checkRelease } from "./install-run";
 import { ownScript } from "../io/self";
 import { buildPins } from "../pins/index";
 import { TARGETS, type Target } from "../pins/types";
@@ -60,7 +61,7 @@ export const bundleCommand = defineCommand({
         hostTarget: host,
         targets,
         source: args.source,
-        release: args.release,
+        release: checkRelease(args.release),
         binaries: found.binaries,
         ownEngine: ownScript,
         log: (line) => out(`  ${line}`),

@@ -8,6 +8,7 @@ import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";
 import { verifyCommand } from "./verify";
 import { migrateCommand } from "./migrate";
+import { strayArgument, type ArgDef } from "./strict";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -60,6 +61,15 @@ export async function runInstallerCli(args: string[]): Promise<void> {
   }
   if (!["install", "migrate", "bundle", "release", "verify"].includes(args[0]!)) {
     throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
+  }
+  // Strict: an option or argument the command does not define is refused before anything runs.
+  const commands: Record<string, { args?: unknown }> = { install: installCommand, migrate: migrateCommand, bundle: bundleCommand, verify: verifyCommand };
+  const subs = releaseCommand.subCommands as Record<string, { args?: unknown }>;
+  const [def, name, rest] =
+    args[0] === "release" ? [subs[args[1] ?? ""], `release ${args[1] ?? ""}`, args.slice(2)] : [commands[args[0]!], args[0]!, args.slice(1)];
+  if (def) {
+    const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, name);
+    if (stray) throw new UserError(stray, EXIT.usage);
   }
   await runCommand(main, { rawArgs: args });
 }

@@ -12,6 +12,7 @@ import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
 import { parseSource } from "../core/source";
+import { isExactVersion } from "../core/versions";
 import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
@@ -45,6 +46,15 @@ export function checkSource(source: string | undefined): void {
     const message = error instanceof TypeError ? "--source is neither a URL nor a folder" : (error as Error).message;
     throw new UserError(`${message}; nothing was changed`, EXIT.usage);
   }
+}
+
+/** --release: an exact version, or `latest` (the same as leaving it out); anything else is refused before any step. */
+export function checkRelease(release: string | undefined): string | undefined {
+  if (release === undefined || release === "latest") return undefined;
+  if (!isExactVersion(release)) {
+    throw new UserError(`--release takes an exact Gentle Shell version such as 4.1.0, or latest; not ${JSON.stringify(release)}`, EXIT.usage);
+  }
+  return release;
 }
 
 /** --no-modify-path, or GENTLE_SHELL_NO_MODIFY_PATH=1. */

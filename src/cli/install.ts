@@ -3,7 +3,7 @@ import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, removalCommand } from "../core/global-shell";
 import { redactText } from "../core/secrets";
-import { checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { checkRelease, checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
@@ -45,7 +45,8 @@ export const installCommand = defineCommand({
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
     checkSource(args.source);
-    const found = await findGlobalShell(layout, env, pins, args.release ?? null);
+    const release = checkRelease(args.release);
+    const found = await findGlobalShell(layout, env, pins, release ?? null);
     const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
     const owner = found.owner;
 
@@ -85,7 +86,7 @@ export const installCommand = defineCommand({
       host,
       {
         source: args.source,
-        release: args.release,
+        release,
         noModifyPath,
         verbose: args.verbose,
         setup: migrating ? "none" : noSetup ? "skip" : "run",

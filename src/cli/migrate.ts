@@ -3,7 +3,7 @@ import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/global-shell";
 import { askLine } from "../io/prompt";
-import { checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { checkRelease, checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 
 export const migrateCommand = defineCommand({
@@ -19,7 +19,8 @@ export const migrateCommand = defineCommand({
     const noModifyPath = skipsPath(args, env);
 
     checkSource(args.source);
-    const found = await findGlobalShell(layout, env, pins, args.release ?? null, true);
+    const release = checkRelease(args.release);
+    const found = await findGlobalShell(layout, env, pins, release ?? null, true);
     const { owner, gate } = found;
     if (!gate.migrate || owner.kind !== "manager") {
       const reason = gate.migrate ? "no global gentle-pi was found" : gate.reason;
@@ -31,7 +32,7 @@ export const migrateCommand = defineCommand({
       agent: layout.agent,
       manager: gate.manager,
       installed: gate.installed,
-      shell: args.release ?? null,
+      shell: release ?? null,
     })) {
       out(line);
     }
@@ -44,7 +45,7 @@ export const migrateCommand = defineCommand({
       host,
       {
         source: args.source,
-        release: args.release,
+        release,
         noModifyPath,
         verbose: args.verbose,
         setup: "none",

@@ -241,6 +241,22 @@ describe("a --source with credentials", () => {
     }
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
   });
+
+  it("an unknown option or a --release that is no version is refused the same way, before the plan", async () => {
+    const home = newHome();
+    await prepareHome(home);
+    for (const [args, message] of [
+      [["install", "--frobnicate"], "unknown option --frobnicate for gentle-shell-setup install; see gentle-shell-setup install --help"],
+      [["install", "--release", "banana", "--dry-run"], '--release takes an exact Gentle Shell version such as 4.1.0, or latest; not "banana"'],
+      [["migrate", "now"], 'unexpected argument "now" for gentle-shell-setup migrate; see gentle-shell-setup migrate --help'],
+    ] as const) {
+      const r = await runCommand(f.binary!, [...args], { env: homeEnv(home), cwd: home });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim()).toBe(`gentle-shell-setup: ${message}`);
+    }
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
 });
 
 describe("bad input loses nothing", () => {
