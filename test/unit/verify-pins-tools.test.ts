@@ -5,11 +5,9 @@
  * a loopback server of this file; the hashes are made up here (sha256 of a
  * word), never a real release's.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
 import {
@@ -26,6 +24,7 @@ import { FD_RELEASES, RIPGREP_RELEASES } from "../../src/core/source";
 import { productionPins } from "../../src/pins/production";
 import { TARGETS, type Pins } from "../../src/pins/types";
 import { REPO_ROOT } from "../support/paths";
+import { routeServer } from "../support/route-server";
 
 const fakeSha = (word: string) => createHash("sha256").update(word).digest("hex");
 const names = (tool: "fd" | "ripgrep") => TARGETS.map((t) => productionPins.tools[tool].archives[t]!.path.split("/").pop()!);
@@ -116,16 +115,10 @@ describe("fetchToolSources", () => {
     "/bad/api/releases/tags/15.1.0": JSON.stringify({ assets: [...release([RG_NAMES[0]!]).assets, { name: `${RG_NAMES[0]}.sha256`, size: 90 }] }),
     [`/bad/download/15.1.0/${RG_NAMES[0]}.sha256`]: `${fakeSha("different")}  ${RG_NAMES[0]}\n`,
   };
-  const server = createServer((req, res) => {
-    const body = routes[req.url!];
-    if (body === undefined) res.writeHead(404).end("Not Found");
-    else res.end(body);
+  const site = routeServer(routes);
+  beforeAll(() => {
+    base = site.base();
   });
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("defaults to the tools' own releases (the installer's FD_RELEASES and RIPGREP_RELEASES) and REST APIs", () => {
     expect(TOOL_SOURCES.fd.releases).toBe(FD_RELEASES);

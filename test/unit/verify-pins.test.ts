@@ -8,8 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { mkdtempSync, promises as fs, readFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,6 +31,7 @@ import { ENGRAM_RELEASES as SOURCE_ENGRAM_RELEASES } from "../../src/core/source
 import { productionPins } from "../../src/pins/production";
 import { TARGETS, type Pins } from "../../src/pins/types";
 import { REPO_ROOT } from "../support/paths";
+import { routeServer } from "../support/route-server";
 
 const PRODUCTION_TS = join(REPO_ROOT, "src", "pins", "production.ts");
 const MiB = 1024 * 1024;
@@ -258,17 +258,10 @@ describe("fetchEngramSources", () => {
     "/download/v9.9.9/checksums.txt": CHECKSUMS,
     "/api/releases/tags/v9.9.9": "<html>rate limited</html>",
   };
-  const server = createServer((req, res) => {
-    requests.push({ url: req.url!, headers: req.headers });
-    const body = routes[req.url!];
-    if (body === undefined) res.writeHead(404).end("Not Found");
-    else res.end(body);
+  const site = routeServer(routes, (req) => requests.push({ url: req.url!, headers: req.headers }));
+  beforeAll(() => {
+    base = site.base();
   });
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("defaults to the Engram repository's release downloads (the installer's ENGRAM_RELEASES) and its REST API", () => {
     expect(ENGRAM_RELEASES).toBe(SOURCE_ENGRAM_RELEASES);
