@@ -3,7 +3,7 @@
  * launcher of release 4.0.0 while the registry's latest is 4.1.0; keys are
  * typed with send-keys and the screen read with capture-pane.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -13,15 +13,11 @@ import { runCommand } from "../support/proc";
 import { classifyPiScreen } from "../support/screen";
 import { writeStubModelConfig } from "../support/stub-model";
 import { scratchDir } from "../support/scratch";
+import { Terminal } from "../support/tmux";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
-const sockets: string[] = [];
 const COLUMNS = 120;
-
-afterAll(async () => {
-  for (const s of sockets) await runCommand("tmux", ["-L", s, "kill-server"]).catch(() => undefined);
-});
 
 async function installedOlder() {
   const home = join(scratchDir("gss-offer-"), "home");
@@ -37,42 +33,12 @@ async function installedOlder() {
   return home;
 }
 
-class Terminal {
-  constructor(readonly socket: string) {}
-  static async open(home: string, command: string[]): Promise<Terminal> {
-    const socket = `gss-${process.pid}-${Math.random().toString(16).slice(2)}`;
-    sockets.push(socket);
-    const conf = join(home, "tmux.conf");
-    await fs.writeFile(conf, "set -g extended-keys on\nset -g remain-on-exit on\n");
-    // Memory off by the user's policy: after "update now" the new version's Engram core is published, and the
-    // relaunched Pi would otherwise start the shared server on this machine's default endpoint (127.0.0.1:7437).
-    const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
-    const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", String(COLUMNS), "-y", "40", "--", ...command], {
-      env,
-      cwd: home,
-    });
-    expect(r.code, r.stderr).toBe(0);
-    return new Terminal(socket);
-  }
-  async screen(): Promise<string> {
-    return (await runCommand("tmux", ["-L", this.socket, "capture-pane", "-p", "-J"])).stdout;
-  }
-  async keys(...keys: string[]) {
-    await runCommand("tmux", ["-L", this.socket, "send-keys", ...keys]);
-  }
-  async waitFor(test: (screen: string) => boolean, what: string, ms = 60_000): Promise<string> {
-    const end = Date.now() + ms;
-    let last = "";
-    while (Date.now() < end) {
-      last = await this.screen();
-      if (test(last)) return last;
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    throw new Error(`waited for ${what}; the screen shows:\n${last}`);
-  }
-  async close() {
-    await runCommand("tmux", ["-L", this.socket, "kill-server"]);
-  }
+/** The launcher in a real terminal, kept after it exits so its last lines can be read. */
+function openTerminal(home: string, command: string[]): Promise<Terminal> {
+  // Memory off by the user's policy: after "update now" the new version's Engram core is published, and the
+  // relaunched Pi would otherwise start the shared server on this machine's default endpoint (127.0.0.1:7437).
+  const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
+  return Terminal.open({ command, cwd: home, env, columns: COLUMNS, rows: 40, keepOnExit: true });
 }
 
 const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is available (you have ${older.shell}).`);
@@ -83,7 +49,7 @@ describe.concurrent("the startup update offer", () => {
   it("offers the newer release; Enter (not now) opens Pi without saving anything", async () => {
     const home = await installedOlder();
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
-    const t = await Terminal.open(home, [gs]);
+    const t = await openTerminal(home, [gs]);
     const screen = await t.waitFor(offered, "the offer");
     expect(screen).toContain(`releases/tag/v${latest.shell}`);
     expect(screen).toContain("❯ 2. Not now");
@@ -99,7 +65,7 @@ describe.concurrent("the startup update offer", () => {
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
     await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
     await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"keep":"me"}\n');
-    const t = await Terminal.open(home, [gs]);
+    const t = await openTerminal(home, [gs]);
     await t.waitFor(offered, "the offer");
     await t.keys("3");
     await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
@@ -110,7 +76,7 @@ describe.concurrent("the startup update offer", () => {
       keep: "me",
       skippedStartupRelease: latest.shell,
     });
-    const again = await Terminal.open(home, [gs]);
+    const again = await openTerminal(home, [gs]);
     await again.waitFor(piOpen, "Pi's editor without an offer");
     expect(offered(await again.screen())).toBe(false);
     await again.close();
@@ -122,7 +88,7 @@ describe.concurrent("the startup update offer", () => {
     // An install without --source writes no config/ (this one remembered its mirror there).
     await fs.rm(config, { recursive: true, force: true });
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
-    const t = await Terminal.open(home, [gs]);
+    const t = await openTerminal(home, [gs]);
     await t.waitFor(offered, "the offer");
     await t.keys("3");
     await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
@@ -138,7 +104,7 @@ describe.concurrent("the startup update offer", () => {
     const home = await installedOlder();
     // A shell around the launcher reports its exit status on the screen.
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
-    const t = await Terminal.open(home, ["sh", "-c", '"$0"; echo "launcher exited with $?"', gs]);
+    const t = await openTerminal(home, ["sh", "-c", '"$0"; echo "launcher exited with $?"', gs]);
     await t.waitFor(offered, "the offer");
     await t.keys("C-c");
     const screen = await t.waitFor((s) => s.includes("launcher exited with"), "the launcher to exit");
@@ -150,7 +116,7 @@ describe.concurrent("the startup update offer", () => {
   it("update now upgrades, then reopens the new Shell with the same arguments and no second offer", async () => {
     const home = await installedOlder();
     const agent = join(home, ".gentle-shell", "agent");
-    const t = await Terminal.open(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
+    const t = await openTerminal(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
     await t.waitFor(offered, "the offer");
     await t.keys("1");
     await t.keys("Enter");
