@@ -89,6 +89,11 @@ describe("the startup offer with npm's default registry", () => {
     expect(JSON.parse(await fs.readFile(record, "utf8"))).toEqual({ fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), registry: f.registryUrl });
     expect((await fs.stat(record)).mode & 0o777).toBe(0o600);
 
+    // The first interactive launch would also install the memory companion once, with our npm: that is not
+    // this test's subject, so its one attempt is recorded as made (config/companion.json, as the launcher writes it).
+    await fs.writeFile(join(i.prefix, "config", "companion.json"), `${JSON.stringify({ schema: 1, status: "failed", reason: "not this test's subject" })}\n`, {
+      mode: 0o600,
+    });
     // npm, from here on, only leaves a trace when it is started (its path and version, which the record depends on, unchanged).
     const trace = join(i.root, "npm-started");
     await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`);
