@@ -3,7 +3,7 @@
  * the same paths. POSIX puts the prefix at ~/.gentle-shell; Windows uses the
  * private folder chosen by the private-folder adapter and passes it in.
  */
-import { join } from "pathe";
+import { isAbsolute, join, relative } from "pathe";
 import type { Pins } from "../pins/types";
 
 export type Platform = "linux" | "darwin" | "win32";
@@ -135,4 +135,10 @@ export function tildifyText(text: string, home: string): string {
     .join("~/")
     .split(home)
     .join("~");
+}
+
+/** Is `inner` the same folder as `outer` or inside it (either separator; another drive never is)? */
+export function isWithin(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }

@@ -9,11 +9,11 @@
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { envValue, type Env } from "../core/environment";
-import type { Layout } from "../core/layout";
+import { isWithin, type Layout } from "../core/layout";
 import { installOwner, managerInvocation, PACKAGE_NAME, removalArgs, removalCommand, type Manager, type ManagerReport, type Owner } from "../core/global-shell";
 import { outputTail, run } from "../io/process";
 import { pathEntries } from "./path/plan";
-import { COMMAND_NAME } from "./path/shells";
+import { COMMAND_NAME, commandFileNames } from "./path/shells";
 import { isCommandFile } from "./path/step";
 
 const PROBE_TIMEOUT_MS = 60_000;
@@ -22,26 +22,15 @@ async function realOrNull(path: string): Promise<string | null> {
   return fs.realpath(path).catch(() => null);
 }
 
-function inside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith("/") || folder.endsWith("\\") ? folder : folder + (folder.includes("\\") ? "\\" : "/"));
-}
-
-/** Names a command has on this platform (Windows: PATHEXT's, lower case). */
-function commandNames(name: string, layout: Layout, env: Env): string[] {
-  if (layout.platform !== "win32") return [name];
-  const exts = (envValue(env, "PATHEXT", "win32") ?? ".COM;.EXE;.BAT;.CMD").split(";").filter(Boolean);
-  return exts.map((ext) => name + ext.toLowerCase());
-}
-
 /** The first `name` on the user's PATH outside our prefix, or null. Nothing is run. */
 export async function findOnPath(name: string, layout: Layout, env: Env): Promise<string | null> {
   const ourPrefix = (await realOrNull(layout.prefix)) ?? layout.prefix;
   for (const dir of pathEntries(envValue(env, "PATH", layout.platform), layout.platform)) {
-    for (const file of commandNames(name, layout, env)) {
+    for (const file of commandFileNames(name, layout.platform, env)) {
       const full = join(dir, file);
       if (!isCommandFile(full, { platform: layout.platform })) continue;
       const real = (await realOrNull(full)) ?? full;
-      if (inside(real, ourPrefix) || inside(full, layout.prefix)) continue;
+      if (isWithin(ourPrefix, real) || isWithin(layout.prefix, full)) continue;
       return full;
     }
   }

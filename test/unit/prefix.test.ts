@@ -3,7 +3,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { prefixLayout, type Layout } from "../../src/core/layout";
+import { isWithin, prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { activateVersion, pruneVersions } from "../../src/install/activate";
 import { acquireInstallLock } from "../../src/install/lock";
@@ -169,5 +169,18 @@ describe("claiming the prefix", () => {
     await fs.mkdir(layout.prefix);
     await fs.chown(layout.prefix, 12345, 12345);
     await expect(claimPrefix(layout)).rejects.toThrow(/belongs to another user \(uid 12345\)/);
+  });
+});
+
+describe("isWithin", () => {
+  it("is true for the folder itself and what lies inside it, with either separator", () => {
+    expect(isWithin("/h/.gentle-shell", "/h/.gentle-shell")).toBe(true);
+    expect(isWithin("/h/.gentle-shell", "/h/.gentle-shell/bin/gentle-shell")).toBe(true);
+    expect(isWithin("C:\\Users\\a\\gs", "C:\\Users\\a\\gs\\bin")).toBe(true);
+  });
+  it("is false for a sibling that shares a prefix, a parent, and another drive", () => {
+    expect(isWithin("/h/.gentle-shell", "/h/.gentle-shell-old/bin")).toBe(false);
+    expect(isWithin("/h/.gentle-shell", "/h")).toBe(false);
+    expect(isWithin("C:/Users/a", "D:/Users/a/x")).toBe(false);
   });
 });

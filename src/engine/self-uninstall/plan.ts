@@ -10,8 +10,8 @@
  * ~/.gentle-ai, ~/.engram) is touched, by name or by real path.
  */
 import { promises as fs, realpathSync, type Stats } from "node:fs";
-import { join, relative } from "pathe";
-import { tildify, type Layout } from "../../core/layout";
+import { join } from "pathe";
+import { isWithin, tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import type { PathReceipt } from "../../install/path/receipt";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
@@ -108,12 +108,6 @@ export function protectedFolders(layout: Layout, env: Env): { home: string[]; ot
   return { home: both([home]), others: both(named) };
 }
 
-/** Is `inner` the same as or inside `outer`? */
-function within(outer: string, inner: string): boolean {
-  const rel = relative(outer, inner);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith("/"));
-}
-
 /**
  * A removal may not be or contain any protected folder, nor lie inside one
  * other than the home folder itself (the prefix is in the home folder). Both
@@ -121,7 +115,7 @@ function within(outer: string, inner: string): boolean {
  */
 export function forbiddenRemoval(path: string, guarded: { home: string[]; others: string[] }): boolean {
   const forms = [...new Set([path, realOrNull(path) ?? path])];
-  return forms.some((p) => guarded.home.some((g) => within(p, g)) || guarded.others.some((g) => within(p, g) || within(g, p)));
+  return forms.some((p) => guarded.home.some((g) => isWithin(p, g)) || guarded.others.some((g) => isWithin(p, g) || isWithin(g, p)));
 }
 
 /** The prefix must be the real ~/.gentle-shell the engine runs from. */

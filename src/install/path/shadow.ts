@@ -9,7 +9,7 @@ import type { Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { tildify } from "../../core/layout";
 import { pathEntries, samePathEntry, type PathEntryPlan } from "./plan";
-import { COMMAND_NAME, rulesFor, type ShellName } from "./shells";
+import { COMMAND_NAME, commandFileNames, rulesFor, type ShellName } from "./shells";
 
 export interface ShadowInput {
   /** The PATH of the process deciding (the new terminal starts from it). */
@@ -82,13 +82,7 @@ export function shadowingCommand(plan: PathEntryPlan, input: ShadowInput): Shado
     dirs = position === "first" ? [bin, ...rest] : [...rest, bin];
   }
 
-  const names =
-    platform === "win32"
-      ? (input.env.PATHEXT ?? ".COM;.EXE;.BAT;.CMD")
-          .split(";")
-          .filter(Boolean)
-          .map((ext) => COMMAND_NAME + ext.toLowerCase())
-      : [COMMAND_NAME];
+  const names = commandFileNames(COMMAND_NAME, platform, input.env);
   for (const dir of dirs) {
     if (ourDirs.some((d) => samePathEntry(d, dir, platform))) {
       // Our bin holds the launcher; ~/.local/bin holds our link (planned or there).

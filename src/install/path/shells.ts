@@ -43,7 +43,7 @@
  *   single quotes only `\` and `'` need a backslash.
  */
 import { basename, join } from "pathe";
-import type { Env } from "../../core/environment";
+import { envValue, type Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { userPathEntry } from "./user-path";
 
@@ -51,6 +51,15 @@ export const PATH_MARKER = "# gentle-shell bundled install";
 export const USER_PATH_KEY = "HKCU\\Environment";
 export const USER_PATH_NAME = "Path";
 export const COMMAND_NAME = "gentle-shell";
+
+/** The file names a command has on PATH on this platform (Windows: one per PATHEXT entry, lower case). */
+export function commandFileNames(name: string, platform: Platform, env: Env): string[] {
+  if (platform !== "win32") return [name];
+  return (envValue(env, "PATHEXT", "win32") ?? ".COM;.EXE;.BAT;.CMD")
+    .split(";")
+    .filter(Boolean)
+    .map((ext) => name + ext.toLowerCase());
+}
 
 export type ShellName = "zsh" | "bash" | "fish" | "sh";
 
