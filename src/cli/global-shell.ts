@@ -53,7 +53,10 @@ export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner)
   }
 }
 
-/** What a new terminal runs now, as one warning when an old gentle-shell still wins (null otherwise). */
+/**
+ * What a new terminal runs now, as one warning when an old gentle-shell still
+ * wins (null otherwise): asked once the install (and any removal) is done.
+ */
 export function shadowWarning(layout: Layout, env: Env, result: InstallResult): string | null {
-  return result.path?.plan ? shadowWarningFor(layout, env, result.path.plan) : result.shadow;
+  return result.path?.plan ? shadowWarningFor(layout, env, result.path.plan) : null;
 }

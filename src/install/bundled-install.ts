@@ -28,7 +28,7 @@ import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./registry";
 import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/registry";
-import { bundledPathStep, shadowWarningFor, type PathStepOutcome } from "./path/step";
+import { bundledPathStep, type PathStepOutcome } from "./path/step";
 import { installBundleVersion } from "./offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
 import type { FetchedRelease } from "./release";
@@ -73,8 +73,6 @@ export interface InstallResult {
   outcomes: StepOutcome[];
   id: string | null;
   path: PathStepOutcome | null;
-  /** When an older gentle-shell would still win in a new terminal: what to do about it. */
-  shadow: string | null;
   /** Every install step passed (the setup step aside: its failure leaves a working install). */
   ok: boolean;
   /** The setup step's outcome, or null for a plan without one. */
@@ -88,7 +86,6 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   let distribution: Distribution | null = null;
   let id: string | null = null;
   let pathOutcome: PathStepOutcome | null = null;
-  let shadowWarning: string | null = null;
   // An offline bundle (a folder source with offline-bundle.json) and its release, its signature verified.
   let bundle: OfflineBundle | null = null;
   let bundleRelease: FetchedRelease | null = null;
@@ -231,7 +228,6 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       run: async () => {
         pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
         if (pathOutcome.status === "failed") throw new Error(pathOutcome.detail ?? pathOutcome.nextStep);
-        if (pathOutcome.plan) shadowWarning = shadowWarningFor(layout, env, pathOutcome.plan);
         return pathOutcome.status === "applied" && pathOutcome.file ? `added to ${pathOutcome.file}` : pathOutcome.status;
       },
     },
@@ -273,5 +269,5 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     if (ok) options.report(setup);
   }
   if (setup) outcomes.push(setup);
-  return { outcomes, id, path: pathOutcome, shadow: shadowWarning, ok, setup };
+  return { outcomes, id, path: pathOutcome, ok, setup };
 }
