@@ -40,12 +40,13 @@ export async function installSection(runs) {
   const npmCache = join(work, "npm-cache");
   const clean = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|pnpm_|NODE_OPTIONS$|PI_|GENTLE_)/i.test(k)) clean[k] = v;
-  const ours = async () => {
-    const home = join(work, `home-${Math.random().toString(16).slice(2)}`);
+  /** One timed install into a fresh HOME from `source` (with ~/.npmrc naming the registry when `npmrc`). */
+  const timedInstall = async (name, source, npmrc) => {
+    const home = join(work, `${name}-${Math.random().toString(16).slice(2)}`);
     await mkdir(home, { recursive: true });
-    await writeFile(join(home, ".npmrc"), `registry=${fixtures.registryUrl}\n`);
+    if (npmrc) await writeFile(join(home, ".npmrc"), `registry=${fixtures.registryUrl}\n`);
     const t = performance.now();
-    await run(fixtures.binary, ["install", "--yes", "--no-modify-path", "--source", fixtures.mirrorUrl], {
+    await run(fixtures.binary, ["install", "--yes", "--no-modify-path", "--source", source], {
       env: { ...clean, HOME: home },
       cwd: home,
       maxBuffer: 16 << 20,
@@ -54,6 +55,7 @@ export async function installSection(runs) {
     await rm(home, { recursive: true, force: true });
     return ms;
   };
+  const ours = () => timedInstall("home", fixtures.mirrorUrl, true);
   const theirs = async () => {
     const prefix = join(work, `npm-prefix-${Math.random().toString(16).slice(2)}`);
     const t = performance.now();
@@ -89,19 +91,7 @@ export async function installSection(runs) {
     env: { ...clean, HOME: maker },
     maxBuffer: 16 << 20,
   });
-  const offline = async () => {
-    const home = join(work, `offline-${Math.random().toString(16).slice(2)}`);
-    await mkdir(home, { recursive: true });
-    const t = performance.now();
-    await run(fixtures.binary, ["install", "--yes", "--no-modify-path", "--source", bundleDir], {
-      env: { ...clean, HOME: home },
-      cwd: home,
-      maxBuffer: 16 << 20,
-    });
-    const ms = performance.now() - t;
-    await rm(home, { recursive: true, force: true });
-    return ms;
-  };
+  const offline = () => timedInstall("offline", bundleDir, false);
   // The package step alone: the same project, lockfile and pnpm, a fresh store each run.
   const release = join(bundleDir, "releases", `v${latest.shell}`);
   const distribution = JSON.parse(readFileSync(join(release, "gentle-shell-distribution.json"), "utf8"));
