@@ -10,7 +10,11 @@
 # every runtime it downloads against the pins compiled into it.
 #
 # GENTLE_SHELL_SETUP_DOWNLOAD names another folder with the same files (a
-# mirror); it must be https, or http on the loopback address for tests.
+# mirror); it must be https, or http on the loopback address for tests. Its
+# credentials, if it has any, are never printed.
+#
+# On Windows, run install.ps1 from the same release in PowerShell instead:
+#   irm <release>/install.ps1 | iex
 set -eu
 
 download_base=${GENTLE_SHELL_SETUP_DOWNLOAD:-https://github.com/Gentleman-Programming/gentle-shell-setup/releases/latest/download}
@@ -18,10 +22,37 @@ download_base=${GENTLE_SHELL_SETUP_DOWNLOAD:-https://github.com/Gentleman-Progra
 say() { printf 'gentle-shell-setup: %s\n' "$*" >&2; }
 fail() { say "$*"; exit 1; }
 
+# A URL as we print it: `user:password@` becomes `***@`, and so does the
+# value of a query parameter whose name reads like a credential.
+mask_url() {
+  printf '%s\n' "$1" | awk '{
+    s = $0
+    if (match(s, /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\/?#@]*@/)) {
+      cut = index(s, "://") + 2
+      s = substr(s, 1, cut) "***@" substr(s, RLENGTH + 1)
+    }
+    q = index(s, "?")
+    if (q) {
+      head = substr(s, 1, q); rest = substr(s, q + 1); tail = ""
+      h = index(rest, "#")
+      if (h) { tail = substr(rest, h); rest = substr(rest, 1, h - 1) }
+      n = split(rest, part, "&"); out = ""
+      for (i = 1; i <= n; i++) {
+        p = part[i]; e = index(p, "=")
+        if (e && e < length(p) && tolower(substr(p, 1, e - 1)) ~ /token|auth|secret|pass|sig|key|credential/) p = substr(p, 1, e) "***"
+        out = out (i > 1 ? "&" : "") p
+      }
+      s = head out tail
+    }
+    print s
+  }'
+}
+shown_base=$(mask_url "$download_base")
+
 case $download_base in
   https://*) ;;
   http://127.0.0.1:*|http://127.0.0.1/*|http://localhost:*|http://localhost/*) ;;
-  *) fail "GENTLE_SHELL_SETUP_DOWNLOAD must be an https URL (got $download_base)" ;;
+  *) fail "GENTLE_SHELL_SETUP_DOWNLOAD must be an https URL (got $shown_base)" ;;
 esac
 
 detect_target() {
@@ -30,7 +61,8 @@ detect_target() {
   case $os in
     Linux) os=linux ;;
     Darwin) os=darwin ;;
-    *) fail "this installer is for macOS and Linux; on Windows run install.ps1 (found $os)" ;;
+    MINGW*|MSYS*|CYGWIN*) fail "this installer is for macOS and Linux; on Windows, run this in PowerShell instead: irm $shown_base/install.ps1 | iex" ;;
+    *) fail "this installer is for macOS and Linux, not $os" ;;
   esac
   case $arch in
     x86_64|amd64) arch=x64 ;;
@@ -79,15 +111,53 @@ sha256_of() {
   fi
 }
 
+tmp=
+made_parent=
+cleanup() {
+  if [ -n "$tmp" ]; then rm -rf "$tmp"; fi
+  if [ -n "$made_parent" ]; then rmdir "$made_parent" 2>/dev/null || true; fi
+}
+
+# A private folder we can run the binary from. The system's temporary folder
+# comes first; where it is mounted noexec (the binary would fail with
+# "Permission denied"), the user's cache folder. Each is proved by running a
+# tiny script from it.
+make_tmp() {
+  system_tmp=${TMPDIR:-/tmp}
+  for parent in "$system_tmp" "${XDG_CACHE_HOME:-${HOME:+$HOME/.cache}}"; do
+    [ -n "$parent" ] || continue
+    if [ ! -d "$parent" ]; then
+      [ "$parent" != "$system_tmp" ] || continue
+      mkdir -p "$parent" 2>/dev/null || continue
+      made_parent=$parent
+    fi
+    tmp=$(mktemp -d "$parent/gentle-shell-setup.XXXXXX" 2>/dev/null) || { tmp=; continue; }
+    chmod 700 "$tmp"
+    printf '#!/bin/sh\nexit 0\n' >"$tmp/probe"
+    chmod 700 "$tmp/probe"
+    if "$tmp/probe" 2>/dev/null; then
+      rm -f "$tmp/probe"
+      if [ "$parent" != "$system_tmp" ]; then say "$system_tmp does not let programs run (mounted noexec?); downloading into $parent instead"; fi
+      return 0
+    fi
+    rm -rf "$tmp"
+    tmp=
+  done
+  fail "no temporary folder lets a downloaded program run here ($system_tmp is mounted noexec?); set TMPDIR to one that does and run this again"
+}
+
 main() {
   target=$(detect_target)
   name="gentle-shell-setup-$target"
-  tmp=$(mktemp -d 2>/dev/null || mktemp -d -t gentle-shell-setup)
-  trap 'rm -rf "$tmp"' EXIT HUP INT TERM
+  trap cleanup EXIT
+  trap 'exit 129' HUP
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  make_tmp
 
   say "downloading $name"
-  fetch "$download_base/SHA256SUMS" "$tmp/SHA256SUMS" || fail "could not download SHA256SUMS from $download_base"
-  fetch "$download_base/$name" "$tmp/$name" || fail "could not download $name from $download_base"
+  fetch "$download_base/SHA256SUMS" "$tmp/SHA256SUMS" || fail "could not download SHA256SUMS from $shown_base"
+  fetch "$download_base/$name" "$tmp/$name" || fail "could not download $name from $shown_base"
 
   expected=$(awk -v f="$name" '$2 == f || $2 == "*" f { print $1; exit }' "$tmp/SHA256SUMS")
   [ -n "$expected" ] || fail "SHA256SUMS does not list $name"
