@@ -4,9 +4,10 @@ import { join } from "pathe";
 import { afterAll, describe, expect, it } from "vitest";
 import { distributionAsset, DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
 import { ENGINE_ASSET, keyId, readSignedRelease, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../src/core/release-manifest";
-import { checkSignedFolder, signRelease } from "../../src/install/release-sign";
+import { checkSignedFolder, releaseAssetNames, signRelease } from "../../src/install/release-sign";
 import { productionPins } from "../../src/pins/production";
 import type { Pins } from "../../src/pins/types";
+import { REPO_ROOT } from "../support/paths";
 import { FIXTURE_RELEASE_KEY, strangerKey } from "../support/release-key";
 
 const root = mkdtempSync(join(tmpdir(), "gss-sign-"));
@@ -23,6 +24,7 @@ async function releaseFolder(extra: Record<string, string> = {}): Promise<{ dir:
   await fs.writeFile(join(dir, ENGINE_ASSET), "// engine\n");
   await fs.writeFile(join(dir, "gentle-shell-setup-linux-x64"), "binary\n");
   await fs.writeFile(join(dir, "install.sh"), "#!/bin/sh\n");
+  await fs.writeFile(join(dir, "install.ps1"), "param()\n");
   await fs.writeFile(join(dir, "SHA256SUMS"), "not listed\n");
   for (const [name, text] of Object.entries(extra)) await fs.writeFile(join(dir, name), text);
   const key = join(root, `key-${n}.pem`);
@@ -40,7 +42,7 @@ describe("release sign", () => {
         shell: "4.1.0",
         pi: "1.6.0",
         key: keyId(FIXTURE_RELEASE_KEY.key.publicKey),
-        assets: [DISTRIBUTION_LOCK, DISTRIBUTION_JSON, ENGINE_ASSET, "gentle-shell-setup-linux-x64", "install.sh"],
+        assets: [DISTRIBUTION_LOCK, DISTRIBUTION_JSON, ENGINE_ASSET, "gentle-shell-setup-linux-x64", "install.ps1", "install.sh"],
       });
     } finally {
       process.umask(old);
@@ -48,7 +50,7 @@ describe("release sign", () => {
     expect((await fs.stat(join(dir, RELEASE_MANIFEST))).mode & 0o777).toBe(0o644);
     const release = readSignedRelease(await fs.readFile(join(dir, RELEASE_MANIFEST)), await fs.readFile(join(dir, RELEASE_SIGNATURE)), pins.release.keys, "x");
     expect(Object.keys(release.assets)).not.toContain("SHA256SUMS");
-    expect((await checkSignedFolder(dir, pins)).assets).toHaveLength(5);
+    expect((await checkSignedFolder(dir, pins)).assets).toHaveLength(6);
   });
 
   it("refuses a key this build does not compile in, and a build with none; nothing is written", async () => {
@@ -80,5 +82,17 @@ describe("release sign", () => {
     await signRelease({ assets: dir, keyFile: key, pins });
     await fs.writeFile(join(dir, "gentle-shell-setup-linux-x64"), "another binary\n");
     await expect(checkSignedFolder(dir, pins)).rejects.toThrow("gentle-shell-setup-linux-x64 in");
+  });
+
+  it("every bootstrap script in installers/ rides along in the release workflow, unconditionally, and is signed", async () => {
+    const scripts = (await fs.readdir(join(REPO_ROOT, "installers"))).sort();
+    expect(scripts).toEqual(["install.ps1", "install.sh"]);
+    const workflow = await fs.readFile(join(REPO_ROOT, ".github", "workflows", "release.yml"), "utf8");
+    const copies = workflow.split("\n").map((line) => line.trim());
+    for (const name of scripts) {
+      expect(releaseAssetNames()).toContain(name);
+      // A plain copy line: not one that a missing file would skip.
+      expect(copies).toContain(`cp installers/${name} dist/${name}`);
+    }
   });
 });
