@@ -51,6 +51,7 @@ shown_base=$(mask_url "$download_base")
 
 case $download_base in
   https://*) ;;
+  http://*@*) fail "GENTLE_SHELL_SETUP_DOWNLOAD must be an https URL (got $shown_base)" ;;
   http://127.0.0.1:*|http://127.0.0.1/*|http://localhost:*|http://localhost/*) ;;
   *) fail "GENTLE_SHELL_SETUP_DOWNLOAD must be an https URL (got $shown_base)" ;;
 esac

@@ -161,6 +161,13 @@ describe.concurrent("curl … | sh", () => {
     });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("must be an https URL (got http://***@mirror.example/dl?access_token=***&os=any)");
+    // Plain http to the loopback address only: here 127.0.0.1: is a user name and the host is mirror.example.
+    const disguised = await runCommand("sh", [script, "--yes"], {
+      env: homeEnv(h, { GENTLE_SHELL_SETUP_DOWNLOAD: "http://127.0.0.1:@mirror.example/dl" }),
+      cwd: h,
+    });
+    expect(disguised.code).toBe(1);
+    expect(disguised.stderr).toContain("must be an https URL (got http://***@mirror.example/dl)");
     // A closed loopback port: the download itself fails, and says where from, masked.
     const port = await freePort();
     const failed = await runCommand("sh", [script, "--yes"], {
@@ -180,7 +187,7 @@ describe.concurrent("curl … | sh", () => {
     // Git Bash's and MSYS2's uname, the only Windows part here.
     const bin = join(scratchDir("gss-uname-"), "bin");
     await fs.mkdir(bin);
-    await fs.writeFile(join(bin, "uname"), '#!/bin/sh\ncase $1 in -s) echo MINGW64_NT-10.0-26100 ;; *) echo x86_64 ;; esac\n', { mode: 0o755 });
+    await fs.writeFile(join(bin, "uname"), "#!/bin/sh\ncase $1 in -s) echo MINGW64_NT-10.0-26100 ;; *) echo x86_64 ;; esac\n", { mode: 0o755 });
     const r = await runCommand("sh", [script, "--yes"], { env: homeEnv(h, { PATH: `${bin}:${process.env.PATH}` }), cwd: h });
     expect(r.code).toBe(1);
     expect(r.stderr.trimEnd()).toBe(
