@@ -1,14 +1,15 @@
 /**
  * A body cut short while we read slowly (issue 14, "Downloads that cannot
- * crash"): a server advertises the Node archive's full Content-Length,
- * sends its first MiB and closes the connection (a FIN, as a proxy that
- * drops it does), while the reader holds back. On Node
- * 24.21.0 the built-in fetch dies there with an uncatchable AssertionError
- * from undici's parser (nodejs/undici#5360); the first test shows the
- * scenario really reaches that bug, so the second, which runs our download
- * path (ensureRuntimes, bundled like the release build) on the same Node in
- * the same scenario, cannot pass by missing it. Ours fails with one sentence
- * naming the artifact, no stack, and leaves nothing in runtime/.
+ * crash"): a server advertises the Node archive's full Content-Length, sends
+ * its first MiB and closes the connection (a FIN, as a proxy that drops it
+ * does), while the reader holds back. On Node 24.21.0 the built-in fetch
+ * dies there with an uncatchable AssertionError from undici's parser
+ * (nodejs/undici#5360). The first test shows the scenario really reaches
+ * that bug; the second runs our download path (ensureRuntimes, bundled like
+ * the release build) on the same Node in the same scenario, slowed by a slow
+ * disk, so it cannot pass by missing the bug (with the code that read
+ * through Node's fetch, its child died the same way). Ours fails with one
+ * sentence naming the artifact, no stack, and leaves nothing in runtime/.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs } from "node:fs";
@@ -40,17 +41,27 @@ const url = process.argv[2];
 })().catch((error) => console.log("caught: " + error.message));
 `;
 
-/** Our runtime acquisition, the reader slowed by a progress hook that blocks after every chunk. */
+/**
+ * Our runtime acquisition, on a slow disk: each write to a file starts 200 ms
+ * late and always makes the downloader wait for "drain", so the body is read
+ * slowly, as when the disk or the machine is busy.
+ */
 const OURS_CHILD = `
+import { WriteStream } from "node:fs";
 import { prefixLayout } from "../../src/core/layout";
 import { ensureRuntimes } from "../../src/install/runtime/index";
 
+const realWrite = WriteStream.prototype.write;
+WriteStream.prototype.write = function (chunk, ...rest) {
+  setTimeout(() => {
+    if (realWrite.call(this, chunk, ...rest)) this.emit("drain");
+  }, 200);
+  return false;
+};
 const args = JSON.parse(process.argv[2]);
-const pause = new Int32Array(new SharedArrayBuffer(4));
-const progress = { start: () => ({ update: () => Atomics.wait(pause, 0, 0, 200), done() {}, fail() {} }) };
 const layout = prefixLayout({ home: args.home, platform: "linux", pins: args.pins });
 ensureRuntimes(
-  { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, progress, fetch: { download: { attempts: 2, backoffMs: 10 } } },
+  { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { attempts: 2, backoffMs: 10 } } },
   { pnpm: false },
 ).then(
   () => { console.log("published"); },
