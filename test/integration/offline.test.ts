@@ -12,7 +12,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
@@ -178,27 +177,6 @@ describe("a bundle that cannot be made", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);
     expect((await fs.readdir(root)).filter((n) => n.includes("failed-bundle"))).toEqual([]);
-  });
-
-  it("removes its scratch prefix too, and the next run sweeps what a killed run left (its partial bundle, its scratch prefix)", async () => {
-    // What a run killed before its cleanup leaves, named with its (now dead) pid; and the same names of a live process.
-    const dead = Number(spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" }).stdout.trim());
-    const temp = join(root, "tmp-sweep");
-    const parent = join(root, "sweep");
-    await fs.mkdir(temp, { recursive: true });
-    await fs.mkdir(join(parent, `.partial-old-bundle-${dead}-0123abcd`, "node"), { recursive: true });
-    await fs.mkdir(join(temp, `.gss-bundle-${dead}-0123abcd`, "prefix"), { recursive: true });
-    await fs.mkdir(join(parent, `.partial-old-bundle-1-0123abcd`));
-    await fs.mkdir(join(temp, "unrelated-9-0123abcd"));
-    const out = join(parent, "failed-bundle");
-    const r = await runCommand(f.binary!, ["bundle", "--out", out, "--source", f.mirrorUrl, "--release", release.shell, "--target", "linux-x64,linux-arm64"], {
-      env: homeEnv(root, { TMPDIR: temp }),
-      timeoutMs: 120_000,
-    });
-    expect(r.code).not.toBe(0);
-    expect(r.stderr + r.stdout).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);
-    expect(await fs.readdir(parent)).toEqual([".partial-old-bundle-1-0123abcd"]);
-    expect(await fs.readdir(temp)).toEqual(["unrelated-9-0123abcd"]);
   });
 });
 
