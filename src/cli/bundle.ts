@@ -1,7 +1,7 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
 import { homedir } from "node:os";
 import { defineCommand } from "citty";
-import { checkRelease } from "./install-run";
+import { checkRelease, checkSource, out } from "./install-run";
 import { ownScript } from "../io/self";
 import { buildPins } from "../pins/index";
 import { TARGETS, type Target } from "../pins/types";
@@ -46,7 +46,7 @@ export const bundleCommand = defineCommand({
     const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
     const host = hostTarget();
     const targets = bundleTargets(rawArgs, host);
-    const out = (line: string) => process.stdout.write(line + "\n");
+    checkSource(args.source);
     const found = await findInstallerBinaries(targets, host, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
     out(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${args.source ?? "official"})`);
     const progress = progressFor(process.stderr, (line) => out(`  ${line}`));

@@ -14,6 +14,7 @@ import type { Pins } from "../pins/types";
 import { parseSource } from "../core/source";
 import { isExactVersion } from "../core/versions";
 import { EXIT, UserError } from "../core/errors";
+import { redactText } from "../core/secrets";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
@@ -62,8 +63,9 @@ export function skipsPath(args: { "modify-path"?: boolean }, env: Env): boolean 
   return args["modify-path"] === false || env.GENTLE_SHELL_NO_MODIFY_PATH === "1";
 }
 
+/** A line on stdout, masked (core/secrets.ts): every line the installer prints goes through here or main.ts. */
 export const out = (line: string): void => {
-  process.stdout.write(line + "\n");
+  process.stdout.write(redactText(line) + "\n");
 };
 
 /** The options `install` and `migrate` share. */

@@ -7,24 +7,33 @@
 
 const MASK = "***";
 
-/** Query parameters whose values are credentials (`?token=`, `?_authToken=`, `?sig=`, ...). */
-const SECRET_PARAM = /^(.*token.*|.*auth.*|.*secret.*|.*password.*|.*passwd.*|sig|.*signature|key|.*api[-_]?key|.*access[-_]?key.*|.*credential.*)$/i;
-
-/** A URL with any `user:password@` and secret-looking query values replaced by `***`. */
-export function redactUrl(url: string): string {
-  return redactText(url);
-}
+/**
+ * Query parameter names whose values are credentials: any name holding
+ * token, auth, secret, passw, pwd, credential, signature, session, jwt,
+ * bearer, cookie or apikey (`_authToken`, `X-Amz-Signature`,
+ * `X-Amz-Credential`, `access_token`, `password` ...), and the short ones
+ * signed URLs use (`sig`, `key`, `pass`, `pw`, `*_key`, `*-key`).
+ */
+const SECRET_PARAM = /token|auth|secret|passw|pwd|credential|signature|session|jwt|bearer|cookie|api[-_]?key|^(sig|key|pass|pw)$|[-_](key|sig)$/i;
 
 /**
- * Text (an error message, a plan line) with every URL's credentials masked:
- * `scheme://user:pass@` → `scheme://***@`, and the values of secret-looking
- * query parameters → `***`.
+ * The one masking of what we print: every URL's `user:password@` (a
+ * registry's, a proxy's, a source's), the values
+ * of secret-looking query parameters, npmrc credential keys written out
+ * (`_authToken=`, `_auth=`, `_password=`) and Authorization headers. Every
+ * line we print goes through it (the CLI's and the engine's output, every
+ * error, echoed child output); it may mask more than a secret, never less.
  */
 export function redactText(text: string): string {
   return text
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"'<>]+)@/gi, (_whole, scheme: string) => `${scheme}${MASK}@`)
-    .replace(/([?&])([^=&#\s"'<>]+)=([^&#\s"'<>]*)/g, (whole, sep: string, name: string, value: string) =>
+    .replace(/([?&;])([^=&#\s"'<>]+)=([^&#\s"'<>]*)/g, (whole, sep: string, name: string, value: string) =>
       SECRET_PARAM.test(decodeSafe(name)) && value !== "" ? `${sep}${name}=${MASK}` : whole,
+    )
+    .replace(/(_authToken|_auth|_password)(\s*=\s*)("?)[^\s"'&#]+/g, (_whole, key: string, eq: string, quote: string) => `${key}${eq}${quote}${MASK}`)
+    .replace(
+      /\b(authorization|proxy-authorization)(["']?\s*[:=]\s*["']?)(basic|bearer|token)?(\s*)[^\s"',}]+/gi,
+      (_whole, key: string, sep: string, scheme: string | undefined, gap: string) => `${key}${sep}${scheme ?? ""}${gap}${MASK}`,
     );
 }
 

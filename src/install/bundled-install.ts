@@ -13,6 +13,7 @@ import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
+import { redactText } from "../core/secrets";
 import type { Distribution } from "../core/distribution";
 import { run } from "../io/process";
 import { claimPrefix } from "./claim";
@@ -148,7 +149,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-        const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${line}\n`));
+        const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`));
         try {
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource });
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;

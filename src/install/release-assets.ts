@@ -15,7 +15,7 @@
  *   variable and without npm_config_prefix.
  */
 import { promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
+import { temporaryFolder } from "../io/staging";
 import { join } from "pathe";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
@@ -51,7 +51,7 @@ export interface ReleaseContext {
 
 /** A temporary prefix with our runtimes and the user's registry settings, removed whatever happens. */
 async function withTemporaryPrefix<T>(ctx: ReleaseContext, work: (layout: Layout, npmrc: string) => Promise<T>): Promise<T> {
-  const root = await fs.mkdtemp(join(tmpdir(), "gsd-"));
+  const root = await temporaryFolder("gss-release");
   try {
     const prefix = join(root, "prefix");
     await fs.mkdir(prefix, { mode: 0o700 });

@@ -15,7 +15,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import { redactText } from "../core/secrets";
-import { bodyChunks, causeText, failedInTransit, identityGet } from "./http";
+import { bodyChunks, causeText } from "./http";
+import { failedInTransit, type HttpResponse, identityGet } from "./http-get";
 import type { DownloadProgress } from "./progress";
 
 export interface Expected {
@@ -100,7 +101,7 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
     stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
   };
   try {
-    let response: Response;
+    let response: HttpResponse;
     try {
       response = await identityGet(url, options.headers, controller.signal);
     } catch (error) {
@@ -110,8 +111,8 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
       throw new DownloadError(`could not reach ${shown} (${cause})`, true);
     }
     if (response.status >= 300 && response.status < 400) {
-      const location = response.headers.get("location");
-      await response.body?.cancel().catch(() => undefined);
+      const location = response.header("location");
+      response.discard();
       const next = location ? new URL(location, url) : null;
       const allowed = options.redirectHosts ?? [];
       if (!next || !allowed.includes(next.host) || next.protocol !== "https:" || redirects >= 5) {
@@ -122,25 +123,24 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
       return downloadOnce(next.toString(), dest, expected, options, redirects + 1);
     }
     if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw new DownloadError(`${shown} answered HTTP ${response.status}`, response.status >= 500 || response.status === 429);
     }
-    const encoding = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+    const encoding = (response.header("content-encoding") ?? "identity").trim().toLowerCase();
     if (encoding !== "identity" && encoding !== "") {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw new DownloadError(`${shown} sent a ${encoding}-encoded body; only the exact bytes can be verified`, false);
     }
-    const lengthHeader = response.headers.get("content-length");
+    const lengthHeader = response.header("content-length");
     const length = lengthHeader === null ? null : Number(lengthHeader);
     if (length !== null && (!Number.isFinite(length) || length > expected.maxBytes)) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw new DownloadError(`${shown} announces ${lengthHeader} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`, false);
     }
     if (length !== null && expected.size != null && length !== expected.size) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw new DownloadError(`${shown} announces ${length} bytes; ${expected.name} is exactly ${expected.size}`, false);
     }
-    if (!response.body) throw new DownloadError(`${shown} sent no body`, true);
 
     const sha256 = createHash("sha256");
     const integrityAlgo = expected.integrity ? expected.integrity.split("-")[0]! : null;

@@ -6,45 +6,9 @@
  * redirects only to the listed hosts over https, and bounded retries with
  * backoff for connect errors, 5xx and truncation; none for 4xx.
  */
-import { ofetch } from "ofetch";
-import { redactText, splitUrlCredentials } from "../core/secrets";
-
-/**
- * One GET for the exact bytes: identity encoding asked for, redirects handed
- * back to the caller (who decides which hosts they may go to), no retries of
- * ofetch's own, the body left as a stream.
- */
-export function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<Response> {
-  // Credentials written into the URL (npm accepts `http://user:password@host/`) go in a Basic
-  // header, as npm sends them: fetch refuses to build a request from such a URL.
-  const split = splitUrlCredentials(url);
-  const sent: Record<string, string> = { "accept-encoding": "identity", ...(headers ?? {}) };
-  if (split.authorization && !Object.keys(sent).some((k) => k.toLowerCase() === "authorization")) sent.authorization = split.authorization;
-  return ofetch.raw(split.url, {
-    method: "GET",
-    headers: sent,
-    redirect: "manual",
-    retry: false,
-    ignoreResponseError: true,
-    responseType: "stream",
-    signal,
-  }) as Promise<Response>;
-}
-
-/**
- * Did the request fail on the way (a socket, DNS or TLS error, worth another
- * try), rather than never being built (a malformed URL or header, which no
- * retry mends)? fetch reports the first as "fetch failed" with a coded cause.
- */
-export function failedInTransit(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; current instanceof Error && depth < 6; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if ((typeof code === "string" && code !== "") || current.message === "fetch failed") return true;
-    current = (current as Error & { cause?: unknown }).cause;
-  }
-  return false;
-}
+import type { Readable } from "node:stream";
+import { redactText } from "../core/secrets";
+import { failedInTransit, type HttpResponse, identityGet } from "./http-get";
 
 export interface TextFetchOptions {
   name: string;
@@ -89,7 +53,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
     controller.abort();
   }, timeoutMs);
   try {
-    let response: Response;
+    let response: HttpResponse;
     try {
       response = await identityGet(url, options.headers, controller.signal);
     } catch (error) {
@@ -99,8 +63,8 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
       throw new Retry(`could not reach ${shown} for ${options.name} (${cause})`);
     }
     if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel().catch(() => undefined);
-      const location = response.headers.get("location");
+      response.discard();
+      const location = response.header("location");
       const next = location ? new URL(location, url) : null;
       if (next?.protocol !== "https:" || !(options.redirectHosts ?? []).includes(next.host) || redirects >= 5) {
         throw new Error(`${shown} redirected ${options.name} to ${next?.host ?? "nowhere"}, which is not allowed`);
@@ -109,27 +73,26 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
       return fetchBoundedBytes(next.toString(), options, redirects + 1);
     }
     if (response.status === 404) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw Object.assign(new Error(`${options.name} was not found at ${shown} (HTTP 404)`), { status: 404 });
     }
     if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       const message = `${shown} answered HTTP ${response.status} for ${options.name}`;
       if (response.status >= 500 || response.status === 429) throw new Retry(message);
       throw Object.assign(new Error(message), { status: response.status });
     }
-    const encoding = (response.headers.get("content-encoding") ?? "identity").trim().toLowerCase();
+    const encoding = (response.header("content-encoding") ?? "identity").trim().toLowerCase();
     if (encoding !== "identity" && encoding !== "") {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw new Error(`${shown} sent ${options.name} ${encoding}-encoded; only identity is accepted`);
     }
-    const header = response.headers.get("content-length");
+    const header = response.header("content-length");
     const length = header === null ? null : Number(header);
     if (length !== null && (!Number.isFinite(length) || length > options.maxBytes)) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       throw new Error(`${options.name} at ${shown} is larger than ${options.maxBytes} bytes`);
     }
-    if (!response.body) throw new Retry(`${shown} sent no body for ${options.name}`);
     const chunks: Buffer[] = [];
     let size = 0;
     const failures = {
@@ -154,22 +117,24 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
 
 /**
  * A response body's chunks, with the byte cap both readers enforce: over
- * `maxBytes` the stream is cancelled and `tooLarge()` thrown; a read that
- * fails (reset, truncation, our own abort) throws `broke(error, received)`.
+ * `maxBytes` the body is dropped and `tooLarge()` thrown; a read that fails
+ * (reset, truncation, our own abort) throws `broke(error, received)`. The
+ * next chunk is read only when the caller asks for it, so a slow caller slows
+ * the socket, never the other way round.
  */
 export async function* bodyChunks(
-  body: ReadableStream<Uint8Array>,
+  body: Readable,
   maxBytes: number,
   failures: { broke(error: unknown, received: number): Error; tooLarge(): Error },
 ): AsyncGenerator<Uint8Array> {
-  const reader = body.getReader();
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let received = 0;
   let finished = false;
   try {
     for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: IteratorResult<Buffer>;
       try {
-        chunk = await reader.read();
+        chunk = await chunks.next();
       } catch (error) {
         finished = true;
         throw failures.broke(error, received);
@@ -184,7 +149,7 @@ export async function* bodyChunks(
     }
   } finally {
     // Over the cap, or the reader stopped early (a write failed): the rest is not wanted.
-    if (!finished) await reader.cancel().catch(() => undefined);
+    if (!finished) body.destroy();
   }
 }
 

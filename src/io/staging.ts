@@ -13,6 +13,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { isAlive } from "./process";
 
@@ -43,16 +44,37 @@ export function stagingOwner(name: string, kinds: readonly string[]): number | n
 /**
  * Remove the staging entries with one of `tags` in `dir` whose process is
  * gone (never our own, never a live installer's). Returns what it removed.
+ * Links are never followed: a `dir` that is a link is not swept, an entry
+ * that is a link loses only the link, and a folder's removal unlinks the
+ * links inside it.
  */
 export async function sweepAbandoned(dir: string, tags: readonly string[]): Promise<string[]> {
   const removed: string[] = [];
+  const top = await fs.lstat(dir).catch(() => null);
+  if (!top?.isDirectory()) return removed;
   for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
     const pid = stagingOwner(name, tags);
     if (pid === null || pid === process.pid || isAlive(pid)) continue;
-    await fs.rm(join(dir, name), { recursive: true, force: true });
+    const path = join(dir, name);
+    const stat = await fs.lstat(path).catch(() => null);
+    if (!stat) continue;
+    if (stat.isDirectory()) await fs.rm(path, { recursive: true, force: true });
+    else await fs.unlink(path).catch(() => undefined);
     removed.push(name);
   }
   return removed;
+}
+
+/**
+ * A new private folder of ours in the system's temporary folder,
+ * `.<kind>-<pid>-<8 hex>`, after sweeping those of `kind` whose process is
+ * gone (a run killed before its own cleanup). The caller removes it.
+ */
+export async function temporaryFolder(kind: string): Promise<string> {
+  await sweepAbandoned(tmpdir(), [kind]);
+  const dir = stagingPath(tmpdir(), kind);
+  await fs.mkdir(dir, { mode: 0o700 });
+  return dir;
 }
 
 /**

@@ -5,9 +5,11 @@
  * download, and right before the rename (through the context's
  * beforePublish hook, which only an importing script can pass). Nothing is
  * published, and the next run cleans the dead child's leftovers and succeeds.
+ * The same for an offline bundle: a failed `bundle` leaves neither its
+ * partial folder nor its scratch prefix, and sweeps a killed run's.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
@@ -17,8 +19,10 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { bundleChild } from "../support/child-bundle";
+import { runCommand } from "../support/proc";
 
 const f = fixtures();
+const release = f.releases[f.releases.length - 1]!;
 const NODE_PATH = f.pins.node.archives["linux-x64"]!.path;
 
 const CHILD = `
@@ -127,5 +131,28 @@ describe("kill -9 of an installer", () => {
 
   it("right before the rename: nothing published, the next run cleans the dead staging folder and succeeds", async () => {
     await crashAndRecover("publish");
+  });
+});
+
+describe("a bundle that cannot be made, after a killed one", () => {
+  it("removes its scratch prefix too, and the next run sweeps what a killed run left (its partial bundle, its scratch prefix)", async () => {
+    // What a run killed before its cleanup leaves, named with its (now dead) pid; and the same names of a live process.
+    const dead = Number(spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" }).stdout.trim());
+    const temp = join(work, "tmp-sweep");
+    const parent = join(work, "sweep");
+    await fs.mkdir(temp, { recursive: true });
+    await fs.mkdir(join(parent, `.partial-old-bundle-${dead}-0123abcd`, "node"), { recursive: true });
+    await fs.mkdir(join(temp, `.gss-bundle-${dead}-0123abcd`, "prefix"), { recursive: true });
+    await fs.mkdir(join(parent, `.partial-old-bundle-1-0123abcd`));
+    await fs.mkdir(join(temp, "unrelated-9-0123abcd"));
+    const out = join(parent, "failed-bundle");
+    const r = await runCommand(f.binary!, ["bundle", "--out", out, "--source", f.mirrorUrl, "--release", release.shell, "--target", "linux-x64,linux-arm64"], {
+      env: homeEnv(work, { TMPDIR: temp }),
+      timeoutMs: 120_000,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr + r.stdout).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);
+    expect(await fs.readdir(parent)).toEqual([".partial-old-bundle-1-0123abcd"]);
+    expect(await fs.readdir(temp)).toEqual(["unrelated-9-0123abcd"]);
   });
 });

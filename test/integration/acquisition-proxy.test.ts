@@ -1,12 +1,13 @@
 /**
  * Proxies the way curl users expect: the single executable runs with
- * --use-env-proxy (sea-config.json), so Node's own fetch honours HTTP_PROXY,
- * HTTPS_PROXY and NO_PROXY. These tests prove our download path really goes
- * through that fetch: verifiedDownload, bundled like the release build
- * (esbuild, CommonJS), runs on our Node 24.21.0 with --use-env-proxy against
- * a small local proxy (Node tunnels with CONNECT, for http and https alike;
- * absolute-form requests are forwarded too); and the
- * fixture binary itself sends its downloads through HTTP_PROXY.
+ * --use-env-proxy (sea-config.json), so the global agents of node:http and
+ * node:https, which every download of ours goes through (src/io/http-get.ts),
+ * honour HTTP_PROXY, HTTPS_PROXY and NO_PROXY. These tests prove our download
+ * path really goes through them: verifiedDownload, bundled like the release
+ * build (esbuild, CommonJS), runs on our Node 24.21.0 with --use-env-proxy
+ * against a small local proxy (absolute-form requests for http, CONNECT
+ * tunnels for https); and the fixture binary itself sends its downloads
+ * through HTTP_PROXY.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
@@ -96,7 +97,7 @@ afterAll(async () => {
   await fs.rm(work, { recursive: true, force: true });
 });
 
-/** The proxy carried a request for `url`: absolute-form for plain HTTP, or a tunnel (undici tunnels plain HTTP too). */
+/** The proxy carried a request for `url`: absolute-form for plain HTTP, or a tunnel. */
 function carried(url: string): string[] {
   const u = new URL(url);
   return proxy.log.lines.filter((line) => line === `GET ${url}` || line === `CONNECT ${u.host}`);
@@ -111,7 +112,7 @@ async function download(url: string, env: NodeJS.ProcessEnv, redirectHosts: stri
   return { ...r, bytes: await fs.readFile(dest).catch(() => null) };
 }
 
-describe("downloads through proxies (Node's fetch with --use-env-proxy)", () => {
+describe("downloads through proxies (node:http and node:https with --use-env-proxy)", () => {
   it("HTTP_PROXY: a plain-http source is fetched through the proxy, and verified", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     proxy.log.lines.length = 0;

@@ -2,9 +2,11 @@
  * Secrets never reach what we print (issue 8, defect 2): credentials in a
  * URL are masked, and sent as npm sends them, in a Basic header.
  */
-import { describe, expect, it } from "vitest";
-import { redactText, redactUrl, splitUrlCredentials } from "../../src/core/secrets";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { redactText, splitUrlCredentials } from "../../src/core/secrets";
 import { npmrcAuthHeader, npmrcRegistry, registryCredentialsToAuth } from "../../src/core/npmrc";
+import { stdOutput } from "../../src/io/output";
+import { out } from "../../src/cli/install-run";
 
 const basic = (pair: string) => `Basic ${Buffer.from(pair).toString("base64")}`;
 
@@ -16,7 +18,7 @@ describe("redactText", () => {
   });
 
   it("masks the values of token-like query parameters and keeps the others", () => {
-    expect(redactUrl("https://r.test/pkg?_authToken=abc&page=2&X-Amz-Signature=zz&sig=1")).toBe(
+    expect(redactText("https://r.test/pkg?_authToken=abc&page=2&X-Amz-Signature=zz&sig=1")).toBe(
       "https://r.test/pkg?_authToken=***&page=2&X-Amz-Signature=***&sig=***",
     );
   });
@@ -25,9 +27,38 @@ describe("redactText", () => {
     expect(redactText("proxy http://u:p@proxy.test:3128 refused")).toBe("proxy http://***@proxy.test:3128 refused");
   });
 
+  it("masks every credential-like query parameter of signed and tokened URLs", () => {
+    const url =
+      "https://cdn.test/a.tgz?X-Amz-Credential=AK%2F1&X-Amz-Security-Token=T1&access_token=T2&api_key=K1&apikey=K2&key=K3&" +
+      "sv=2024&sig=S1&password=P1&pwd=P2&session_id=S2&jwt=J1&client_secret=C1&auth=A1&private-key=K4&page=3&id=7";
+    const masked = redactText(url);
+    for (const secret of ["AK%2F1", "T1", "T2", "K1", "K2", "K3", "S1", "P1", "P2", "S2", "J1", "C1", "A1", "K4"]) {
+      expect(masked).not.toContain(`=${secret}`);
+    }
+    expect(masked).toContain("sv=2024&");
+    expect(masked).toContain("&page=3&id=7");
+  });
+
+  it("masks npmrc credential keys and Authorization headers written out in a line", () => {
+    expect(redactText("//r.test/:_authToken=npm_abc123 and //r.test/:_auth=YWxpY2U6cA== and //r.test/:_password=cA==")).toBe(
+      "//r.test/:_authToken=*** and //r.test/:_auth=*** and //r.test/:_password=***",
+    );
+    expect(redactText('headers: {"authorization":"Bearer abc.def"} Proxy-Authorization: Basic YWxpY2U6cA==')).toBe(
+      'headers: {"authorization":"Bearer ***"} Proxy-Authorization: Basic ***',
+    );
+  });
+
+  it("masks a proxy's credentials however the proxy URL is written", () => {
+    expect(redactText("HTTPS_PROXY=http://bob:pr0xy@proxy.test:3128/")).toBe("HTTPS_PROXY=http://***@proxy.test:3128/");
+    expect(redactText("tunnel through https://bob:p%40ss@[::1]:8443 failed")).toBe("tunnel through https://***@[::1]:8443 failed");
+    expect(redactText("socks5://u:p@127.0.0.1:1080")).toBe("socks5://***@127.0.0.1:1080");
+  });
+
   it("leaves text without secrets as it is", () => {
     const text = "Node 24.21.0 from http://127.0.0.1:4873/node/v24.21.0/x.tar.gz answered HTTP 404 (a@b is not a URL)";
     expect(redactText(text)).toBe(text);
+    const pnpm = "+ gentle-pi 4.1.0 (npm:gentle-pi@4.1.0) from http://127.0.0.1:4873/?page=2&name=pi; the author: Gentle";
+    expect(redactText(pnpm)).toBe(pnpm);
   });
 });
 
@@ -68,5 +99,25 @@ describe("registryCredentialsToAuth", () => {
     const text = "registry=https://${USER}:${PASS}@r.test/\nproxy=http://proxy.test:3128\n";
     expect(registryCredentialsToAuth(text)).toBe(text);
     expect(registryCredentialsToAuth("")).toBe("");
+  });
+});
+
+describe("the printers", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("mask every line: the engine's and the installer's output alike", () => {
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stdout, "write").mockImplementation(capture);
+    vi.spyOn(process.stderr, "write").mockImplementation(capture);
+    stdOutput.out("registry http://alice:S3CRET@r.test/");
+    stdOutput.err("proxy https://bob:S3CRET@p.test:3128 refused");
+    out("Artifacts from: https://cdn.test/x?token=S3CRET");
+    expect(written).toEqual(["registry http://***@r.test/\n", "proxy https://***@p.test:3128 refused\n", "Artifacts from: https://cdn.test/x?token=***\n"]);
   });
 });

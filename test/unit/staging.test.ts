@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { publishByRename, stagingName, stagingOwner, stagingPath, sweepAbandoned } from "../../src/io/staging";
+import { publishByRename, stagingName, stagingOwner, stagingPath, sweepAbandoned, temporaryFolder } from "../../src/io/staging";
 
 let dir: string;
 beforeEach(() => {
@@ -57,6 +57,54 @@ describe("sweepAbandoned", () => {
     const removed = await sweepAbandoned(dir, ["staging", "download"]);
     expect(removed.sort()).toEqual([`.download-${dead}-89abcdef`, `.staging-node-${dead}-0123abcd`]);
     expect((await fs.readdir(dir)).sort()).toEqual(names.slice(2).sort());
+  });
+});
+
+describe("sweepAbandoned and links", () => {
+  it("never follows a link: a dead staging that is a link loses only the link, and one holding a link keeps the link's target", async () => {
+    const dead = deadPid();
+    const outside = join(dir, "outside");
+    await fs.mkdir(outside);
+    await fs.writeFile(join(outside, "keep"), "mine");
+    const swept = join(dir, "swept");
+    await fs.mkdir(swept);
+    await fs.symlink(outside, join(swept, `.staging-node-${dead}-0123abcd`));
+    await fs.mkdir(join(swept, `.download-${dead}-89abcdef`));
+    await fs.symlink(outside, join(swept, `.download-${dead}-89abcdef`, "inner"));
+    const removed = await sweepAbandoned(swept, ["staging", "download"]);
+    expect(removed.sort()).toEqual([`.download-${dead}-89abcdef`, `.staging-node-${dead}-0123abcd`]);
+    expect(await fs.readdir(swept)).toEqual([]);
+    expect(await fs.readFile(join(outside, "keep"), "utf8")).toBe("mine");
+  });
+
+  it("does not sweep through a folder that is itself a link", async () => {
+    const dead = deadPid();
+    const real = join(dir, "real");
+    await fs.mkdir(join(real, `.download-${dead}-89abcdef`), { recursive: true });
+    await fs.symlink(real, join(dir, "runtime"));
+    expect(await sweepAbandoned(join(dir, "runtime"), ["download"])).toEqual([]);
+    expect(await fs.readdir(real)).toEqual([`.download-${dead}-89abcdef`]);
+  });
+});
+
+describe("temporaryFolder", () => {
+  it("makes a private folder named with our pid in the system's temporary folder, after sweeping a dead run's", async () => {
+    const kind = `gss-test-${process.pid}`;
+    const dead = deadPid();
+    const left = join(tmpdir(), `.${kind}-${dead}-0123abcd`);
+    await fs.mkdir(join(left, "prefix"), { recursive: true });
+    const made = await temporaryFolder(kind);
+    try {
+      expect(made).toMatch(new RegExp(`/\\.${kind}-${process.pid}-[0-9a-f]{8}$`));
+      expect((await fs.stat(made)).mode & 0o777).toBe(0o700);
+      expect(existsSync(left)).toBe(false);
+      // Our own folder survives the next sweep: it is ours and we are alive.
+      await fs.rm(await temporaryFolder(kind), { recursive: true });
+      expect(existsSync(made)).toBe(true);
+    } finally {
+      await fs.rm(made, { recursive: true, force: true });
+      await fs.rm(left, { recursive: true, force: true });
+    }
   });
 });
 

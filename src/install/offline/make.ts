@@ -19,7 +19,6 @@
 import { PI_TOOLS, toolPin } from "../../core/pi-tools";
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "pathe";
 import { prefixLayout, type Platform } from "../../core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
@@ -29,7 +28,7 @@ import { parseSource, releasePath, type Source } from "../../core/source";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Expected } from "../../io/download";
 import { lstatOrNull } from "../../io/files";
-import { publishByRename, stagingPath } from "../../io/staging";
+import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
 import { ensureRuntimes } from "../runtime/index";
@@ -154,8 +153,10 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
   if (source.kind === "folder" && resolve(source.root) === out) throw new Error("--source and --out name the same folder");
 
   await fs.mkdir(dirname(out), { recursive: true });
+  // A run killed before its cleanup left its partial bundle and its scratch prefix: swept here, by their dead owner's pid.
+  await sweepAbandoned(dirname(out), ["partial"]);
   const staging = stagingPath(dirname(out), "partial", { label: basename(out) });
-  const scratch = await fs.mkdtemp(join(tmpdir(), "gss-bundle-"));
+  const scratch = await temporaryFolder("gss-bundle");
   const notes: string[] = [];
   try {
     await fs.mkdir(staging, { mode: 0o755 });

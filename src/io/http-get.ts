@@ -1,0 +1,91 @@
+/**
+ * The one HTTP GET every download and fetch of ours goes through, on
+ * node:http and node:https rather than Node's built-in fetch.
+ *
+ * Why not fetch: Node 24.21.0's fetch (its bundled undici 7) dies with an
+ * uncatchable AssertionError when a server advertises the full
+ * Content-Length, sends part of the body and closes while the reader holds
+ * back (nodejs/undici#5360). The fix (nodejs/undici#5474) is only in undici
+ * 8.6 and later, which needs Node 22.19 or later to load, and the tests and
+ * CI run this code in-process on Node 20. node:http has no such state: a body
+ * cut short is an ordinary stream error ("aborted", ECONNRESET), and reading
+ * slowly just pauses the socket.
+ *
+ * Proxies: the single executable runs with --use-env-proxy (sea-config.json),
+ * under which Node 24 gives http.request's and https.request's global agents
+ * HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as it did for fetch. We therefore use
+ * the global agents and pass no agent of our own.
+ */
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { Readable } from "node:stream";
+import { splitUrlCredentials } from "../core/secrets";
+
+export interface HttpResponse {
+  status: number;
+  /** A response header's value, or null; a repeated header's values joined with ", ". */
+  header(name: string): string | null;
+  /** The body as it arrives; reading it slowly pauses the socket. */
+  body: Readable;
+  /** Drop the body unread and close the connection. */
+  discard(): void;
+}
+
+/** The request was never sent (a malformed URL or header, an unknown scheme): no retry mends it. */
+export class RequestNotMade extends Error {}
+
+/**
+ * One GET for the exact bytes: identity encoding asked for, no redirect
+ * followed (the caller decides which hosts they may go to), no retries.
+ * Resolves at the response's headers; a failure on the way rejects with the
+ * socket's, DNS's or TLS's own error (with its code).
+ */
+export function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
+  // Credentials written into the URL (npm accepts `http://user:password@host/`) go in a Basic
+  // header, as npm sends them, and never in the request line.
+  const split = splitUrlCredentials(url);
+  const sent: Record<string, string> = { "accept-encoding": "identity", ...(headers ?? {}) };
+  if (split.authorization && !Object.keys(sent).some((k) => k.toLowerCase() === "authorization")) sent.authorization = split.authorization;
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    let request: ReturnType<typeof httpRequest>;
+    try {
+      target = new URL(split.url);
+      const send = target.protocol === "https:" ? httpsRequest : target.protocol === "http:" ? httpRequest : null;
+      if (!send) throw new Error(`${target.protocol} is neither http: nor https:`);
+      request = send(target, { method: "GET", headers: sent, signal });
+    } catch (error) {
+      reject(new RequestNotMade((error as Error).message, { cause: error }));
+      return;
+    }
+    request.on("error", reject);
+    request.on("response", (response: IncomingMessage) => {
+      // An abort after the headers (our timeouts) ends the body's reads too, with the same error.
+      const abort = () => response.destroy(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+      signal.addEventListener("abort", abort, { once: true });
+      response.once("close", () => signal.removeEventListener("abort", abort));
+      resolve({
+        status: response.statusCode ?? 0,
+        header: (name) => {
+          const value = response.headers[name.toLowerCase()];
+          return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+        },
+        body: response,
+        discard: () => {
+          response.destroy();
+          request.destroy();
+        },
+      });
+    });
+    request.end();
+  });
+}
+
+/**
+ * Did the request fail on the way (a socket, DNS or TLS error, worth another
+ * try), rather than never being made (a malformed URL or header, which no
+ * retry mends)?
+ */
+export function failedInTransit(error: unknown): boolean {
+  return !(error instanceof RequestNotMade);
+}

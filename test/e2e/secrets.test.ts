@@ -1,0 +1,152 @@
+/**
+ * No secret reaches what the installer prints or writes in the clear
+ * (issue 14, Secrets): credentials in ~/.npmrc's registry (written out, and
+ * as `${VAR}` references npm and we expand), in npm's own configuration
+ * variables (npm_config_registry), in HTTP_PROXY and HTTPS_PROXY, and in
+ * --source. The fixture binary runs real installs, one that succeeds through
+ * a proxy and ones that fail where each credential is in play; every stream
+ * (stdout, stderr) and every file we write under the prefix is searched for
+ * each secret.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { promises as fs } from "node:fs";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { freePort, runCommand } from "../support/proc";
+import { carriedBy, startProxy, stopProxy } from "../support/proxy";
+import { scratchDir } from "../support/scratch";
+
+const f = fixtures();
+const SECRETS = {
+  npmrc: "S3CRET-npmrc-registry",
+  token: "npm_S3CRETtoken0123456789",
+  variable: "S3CRET-from-a-variable",
+  npmConfig: "S3CRET-npm-config-registry",
+  proxy: "S3CRET-proxy-password",
+  source: "S3CRET-source-password",
+};
+
+let proxy: Awaited<ReturnType<typeof startProxy>>;
+beforeAll(async () => {
+  proxy = await startProxy();
+});
+afterAll(async () => {
+  await stopProxy(proxy);
+});
+
+/** A user's proxy URL with credentials, for a proxy listening at `url`. */
+function withCredentials(url: string, user: string, password: string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${user}:${password}@${u.host}`;
+}
+
+/**
+ * The files we wrote under the prefix, without the runtimes, pnpm's store
+ * and the installed packages (bytes of others, verified), and without the
+ * fixture gentle-ai's fixture-runs/ (the test double records the whole
+ * environment it was started with, which holds the user's proxy variables,
+ * as the real gentle-ai's does).
+ */
+async function ourFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (["runtime", "store", "node_modules", "fixture-runs"].includes(entry.name)) continue;
+      files.push(...(await ourFiles(path)));
+    } else if (entry.isFile()) files.push(path);
+  }
+  return files;
+}
+
+/**
+ * Every secret is absent from the output and from every file of ours under
+ * the prefix. One exception, on purpose: the prefix npmrc is the user's npm
+ * settings copied for pnpm (private, 0600), so it keeps a per-host
+ * `_authToken` line as the user wrote it; a password written into a
+ * registry URL is moved into `_auth` there, never kept in the clear.
+ */
+async function expectNoSecret(r: { stdout: string; stderr: string }, prefix: string) {
+  for (const [where, secret] of Object.entries(SECRETS)) {
+    expect(r.stdout, `stdout holds the ${where} secret`).not.toContain(secret);
+    expect(r.stderr, `stderr holds the ${where} secret`).not.toContain(secret);
+  }
+  const files = await ourFiles(prefix);
+  const npmrc = join(prefix, "pnpm", "config", "npmrc");
+  for (const file of files) {
+    const text = await fs.readFile(file, "latin1");
+    for (const [where, secret] of Object.entries(SECRETS)) {
+      if (file === npmrc && where === "token") continue;
+      expect(text, `${file} holds the ${where} secret`).not.toContain(secret);
+    }
+  }
+  if (files.includes(npmrc)) expect((await fs.stat(npmrc)).mode & 0o777).toBe(0o600);
+  return files;
+}
+
+async function newHome(npmrc: string): Promise<string> {
+  const home = join(scratchDir("gss-secrets-"), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), npmrc);
+  return home;
+}
+
+function install(home: string, args: string[], env: NodeJS.ProcessEnv) {
+  return runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--verbose", ...args], {
+    env: homeEnv(home, { SHELL: "/bin/bash", npm_config_registry: `http://dave:${SECRETS.npmConfig}@127.0.0.1:9/`, ...env }),
+    cwd: home,
+    timeoutMs: 170_000,
+  });
+}
+
+describe("secrets in the user's settings", () => {
+  it("an install through a proxy with credentials, from a registry with credentials, prints and writes none of them", async () => {
+    const registry = new URL(f.registryUrl);
+    const home = await newHome(`registry=http://alice:${SECRETS.npmrc}@${registry.host}${registry.pathname}\n//127.0.0.1:9/:_authToken=${SECRETS.token}\n`);
+    const proxyUrl = withCredentials(proxy.url, "bob", SECRETS.proxy);
+    proxy.log.lines.length = 0;
+    const r = await install(home, ["--source", f.mirrorUrl], { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // The proxy really carried our downloads, so its credentials were in play.
+    expect(carriedBy(proxy.log, `${f.mirrorUrl}/${f.pins.node.archives["linux-x64"]!.path}`).length).toBeGreaterThan(0);
+    const files = await expectNoSecret(r, join(home, ".gentle-shell"));
+    expect(files.some((file) => file.endsWith(join("pnpm", "config", "npmrc")))).toBe(true);
+  });
+
+  it("a proxy with credentials that does not answer: the download error masks them", async () => {
+    const home = await newHome(`registry=${f.registryUrl}\n`);
+    const closed = await freePort();
+    const proxyUrl = `http://bob:${SECRETS.proxy}@127.0.0.1:${closed}`;
+    const r = await install(home, ["--source", f.mirrorUrl], { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" });
+    expect(r.code).toBe(1);
+    // The first request of the install (the release list, or an artifact) goes to the proxy, which refuses it.
+    expect(r.stdout + r.stderr).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+\/\S+ .*\(ECONNREFUSED\)/);
+    await expectNoSecret(r, join(home, ".gentle-shell"));
+  });
+
+  it("a registry whose credentials come from variables and which does not answer: the error names it masked", async () => {
+    const closed = await freePort();
+    const home = await newHome(`registry=http://\${GSS_TEST_USER}:\${GSS_TEST_PASSWORD}@127.0.0.1:${closed}/\n`);
+    const r = await install(home, ["--source", f.mirrorUrl], { GSS_TEST_USER: "carol", GSS_TEST_PASSWORD: SECRETS.variable });
+    expect(r.code).toBe(1);
+    expect(r.stdout + r.stderr).toContain(`http://***@127.0.0.1:${closed}/gentle-pi`);
+    await expectNoSecret(r, join(home, ".gentle-shell"));
+  });
+
+  it("--source with credentials is refused before anything is printed, for install, its dry run and bundle", async () => {
+    const home = await newHome(`registry=${f.registryUrl}\n`);
+    const source = `http://erin:${SECRETS.source}@127.0.0.1:9/`;
+    for (const args of [
+      ["install", "--yes", "--source", source],
+      ["install", "--dry-run", "--source", source],
+      ["bundle", "--out", join(home, "b"), "--source", source],
+    ]) {
+      const r = await runCommand(f.binary!, args, { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      await expectNoSecret(r, join(home, ".gentle-shell"));
+    }
+  });
+});
