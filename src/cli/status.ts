@@ -13,7 +13,9 @@ import { envValue } from "../core/environment";
 import { prefixLayout, type Layout } from "../core/layout";
 import { stdOutput } from "../io/output";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
-import { runStatus } from "../engine/status/command";
+import { runStatus, statusReport } from "../engine/status/command";
+import { statusDocument } from "../engine/status/render";
+import { jsonError, jsonFields } from "./json";
 import { hostStatusProbes } from "../engine/status/probes";
 import { hostContext, type HostContext } from "./install-run";
 
@@ -29,17 +31,24 @@ function installedLayout(host: HostContext): Layout {
 export const statusCommand = defineCommand({
   meta: { name: "status", description: "Show what is installed: versions, runtimes, launcher, PATH entry, source and memory; changes nothing" },
   args: {
-    json: { type: "boolean", description: "Write one JSON document on stdout (src/cli/schema/result.schema.json)" },
+    json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (README: --json)" },
     memory: { type: "boolean", description: "Check the memory decision on the local Engram endpoint (default: yes, but no with --json)" },
   },
   async run({ args }) {
     const host = hostContext();
     const layout = installedLayout(host);
-    const code = await runStatus(
-      { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env) },
-      { json: Boolean(args.json), memory: args.memory },
-      stdOutput,
-    );
+    const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env) };
+    const options = { json: Boolean(args.json), memory: args.memory };
+    const fields = jsonFields();
+    if (fields) {
+      // The document is ./json.ts's to write: the report goes into its fields.
+      const doc = statusDocument(await statusReport(context, options));
+      fields.status = doc.status;
+      if (typeof doc.error === "string") jsonError(doc.error);
+      process.exitCode = Number(doc.exitCode);
+      return;
+    }
+    const code = await runStatus(context, options, stdOutput);
     if (code !== 0) process.exitCode = code;
   },
 });

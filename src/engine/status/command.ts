@@ -10,7 +10,7 @@ import { EXIT, type Output } from "../../core/errors";
 import { resultDocument, resultText } from "../../core/json-result";
 import type { Layout } from "../../core/layout";
 import type { Pins } from "../../pins/types";
-import { gatherStatus, type StatusProbes } from "./gather";
+import { gatherStatus, type StatusProbes, type StatusReport } from "./gather";
 import { statusDocument, statusExitCode, statusLines } from "./render";
 
 export interface StatusArgs {
@@ -32,12 +32,15 @@ export function parseStatusArgs(args: readonly string[]): StatusArgs | string {
   return out;
 }
 
-export async function runStatus(
-  context: { layout: Layout; pins: Pins; env: Env; probes: StatusProbes },
-  args: StatusArgs,
-  io: Pick<Output, "out">,
-): Promise<number> {
-  const report = await gatherStatus({ ...context, memory: args.memory ?? !args.json });
+export type StatusContext = { layout: Layout; pins: Pins; env: Env; probes: StatusProbes };
+
+/** The report for these arguments (the memory decision only when they ask for it). */
+export function statusReport(context: StatusContext, args: StatusArgs): Promise<StatusReport> {
+  return gatherStatus({ ...context, memory: args.memory ?? !args.json });
+}
+
+export async function runStatus(context: StatusContext, args: StatusArgs, io: Pick<Output, "out">): Promise<number> {
+  const report = await statusReport(context, args);
   if (args.json) io.out(resultText(statusDocument(report)).trimEnd());
   else for (const line of statusLines(report)) io.out(line);
   return statusExitCode(report);
