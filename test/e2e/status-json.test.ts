@@ -15,6 +15,7 @@ import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 import { treeWithTimes } from "../support/tree";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
+import { BUNDLE_MANIFEST } from "../../src/install/offline/format";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
@@ -144,5 +145,34 @@ describe("a full install under --json, then status", () => {
     } finally {
       await fs.symlink(target, current);
     }
+  });
+});
+
+describe("bundle --json", () => {
+  it("a bundle: its folder, release, files and size, with the progress on stderr", async () => {
+    const home = await newHome("bundler");
+    const out = join(home, "gs-bundle");
+    const r = await setup(home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell]);
+    const doc = documentOf(r);
+    expect(doc, r.stderr).toMatchObject({
+      command: "bundle",
+      ok: true,
+      exitCode: 0,
+      bundle: { out: "~/gs-bundle", shell: latest.shell, pi: latest.pi, targets: ["linux-x64"] },
+    });
+    const manifest = JSON.parse(await fs.readFile(join(out, BUNDLE_MANIFEST), "utf8")) as { files: unknown[] };
+    expect((doc.bundle as { files: number }).files).toBe(manifest.files.length + 1);
+    expect(doc.next).toMatch(/install --source "\$PWD"/);
+    expect(r.stderr).toMatch(/^Making an offline bundle for linux-x64/m);
+  });
+
+  it("a bundle that cannot be made: the error, exit 1", async () => {
+    const home = await newHome("bundler-fails");
+    const out = join(home, "failed-bundle");
+    const r = await setup(home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell, "--target", "linux-x64,linux-arm64"]);
+    const doc = documentOf(r);
+    expect(doc).toMatchObject({ command: "bundle", ok: false, exitCode: 1 });
+    expect(doc.error).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);
+    expect(doc).not.toHaveProperty("bundle");
   });
 });
