@@ -3,7 +3,7 @@
  * the same envelope for every command: which command, whether it did what
  * was asked (no error; a dry run or a healthy status is ok),
  * its exit code and its one-sentence error, then the command's own fields.
- * Its JSON Schema is src/cli/schema/result.schema.json. Pure.
+ * Its JSON Schema is src/cli/schema/result.schema.json (with status.schema.json). Pure.
  */
 import { redactText } from "./secrets";
 

@@ -1,5 +1,6 @@
 /**
- * The --json document's schema (src/cli/schema/result.schema.json), compiled
+ * The --json document's schema (src/cli/schema/result.schema.json, with
+ * status.schema.json for what status reports), compiled
  * with ajv's draft 2020-12 validator in strict mode: validate(doc) gives the
  * errors, [] when the document fits.
  */
@@ -7,9 +8,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "src", "cli", "schema", "result.schema.json"), "utf8"));
+const read = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "src", "cli", "schema", name), "utf8"));
 const ajv = new Ajv2020({ allErrors: true, strict: true });
-const check = ajv.compile(schema);
+ajv.addSchema(read("status.schema.json"));
+const check = ajv.compile(read("result.schema.json"));
 
 export function schemaErrors(document: unknown): string[] {
   if (check(document)) return [];

@@ -222,5 +222,11 @@ describe("the schema", () => {
     expect(schemaErrors({ schema: 1, command: "status", ok: true, exitCode: 0, error: "x" })).not.toEqual([]);
     expect(schemaErrors({ schema: 1, command: "install", ok: false, exitCode: 1, error: "x", bogus: 1 })).not.toEqual([]);
     expect(schemaErrors({ schema: 1, command: "install", ok: false, exitCode: 2, error: "unknown option" })).toEqual([]);
+    // What status reports is checked through status.schema.json, in a status and in an install's state.
+    const status = { installed: "yes" };
+    expect(schemaErrors({ schema: 1, command: "status", ok: true, exitCode: 0, error: null, status })).not.toEqual([]);
+    const install = { prefix: "~/.gentle-shell", source: "official", dryRun: true, plan: [], steps: [], next: null };
+    expect(schemaErrors({ schema: 1, command: "install", ok: true, exitCode: 0, error: null, ...install, state: status })).not.toEqual([]);
+    expect(schemaErrors({ schema: 1, command: "install", ok: true, exitCode: 0, error: null, ...install, state: null })).toEqual([]);
   });
 });
