@@ -11,6 +11,8 @@ import { progressFor } from "../io/progress";
 import { installerName } from "../install/offline/format";
 import { findInstallerBinaries, makeBundle } from "../install/offline/make";
 import { hostPlatform, hostTarget } from "../core/host";
+import { tildify, tildifyText } from "../core/layout";
+import { jsonFields } from "./json";
 
 /** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */
 export function bundleTargets(rawArgs: string[], host: Target): Target[] {
@@ -39,6 +41,7 @@ export const bundleCommand = defineCommand({
     source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or a folder" },
     target: { type: "string", description: "A target to bundle for (repeatable: linux-x64, darwin-arm64, win-x64, ... or all); default this machine's" },
     verbose: { type: "boolean", description: "Show pnpm's output" },
+    json: { type: "boolean", description: "Write one JSON document on stdout (the bundle's folder, release, files, size); progress goes to stderr" },
   },
   async run({ args, rawArgs }) {
     const env = process.env as Env;
@@ -75,6 +78,18 @@ export const bundleCommand = defineCommand({
     out(
       `Offline bundle for Gentle Shell ${made.manifest.shell} (Pi ${made.manifest.pi}): ${made.out}, ${made.manifest.files.length + 1} files, ${(made.bytes / 1024 / 1024).toFixed(1)} MiB`,
     );
-    out(`On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source "$PWD" (see its README.txt)`);
+    const next = `On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source "$PWD" (see its README.txt)`;
+    out(next);
+    const { shell, pi } = made.manifest;
+    const bundle = {
+      out: tildify(made.out, home),
+      shell,
+      pi,
+      targets,
+      files: made.manifest.files.length + 1,
+      bytes: made.bytes,
+      notes: [...found.notes, ...made.notes].map((n) => tildifyText(n, home)),
+    };
+    Object.assign(jsonFields() ?? {}, { bundle, next });
   },
 });

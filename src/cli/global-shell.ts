@@ -38,18 +38,15 @@ export async function findGlobalShell(layout: Layout, env: Env, pins: Pins, rele
   return { onPath, owner, gate: migrationGate({ owner, targetSupported: targetSupported(pins), release }) };
 }
 
-/** The removal once every step passed; its outcome line, and whether it failed. */
-export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner): Promise<{ line: string; removed: boolean; failed: boolean }> {
-  if (owner.kind !== "manager") return { line: "", removed: false, failed: false };
+/** The removal once every step passed; its outcome line and detail (for --json), and whether it failed. */
+export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner): Promise<{ line: string; detail: string; removed: boolean; failed: boolean }> {
+  if (owner.kind !== "manager") return { line: "", detail: "", removed: false, failed: false };
   try {
     const detail = await removeGlobalShell(layout, env, owner);
-    return { line: `✔ remove-global-shell: ${detail}`, removed: true, failed: false };
+    return { line: `✔ remove-global-shell: ${detail}`, detail, removed: true, failed: false };
   } catch (error) {
-    return {
-      line: `✖ remove-global-shell failed: ${(error as Error).message}. The bundled install stands; to remove the old one yourself, run ${removalCommand(owner.manager)}`,
-      removed: false,
-      failed: true,
-    };
+    const detail = `${(error as Error).message}. The bundled install stands; to remove the old one yourself, run ${removalCommand(owner.manager)}`;
+    return { line: `✖ remove-global-shell failed: ${detail}`, detail, removed: false, failed: true };
   }
 }
 

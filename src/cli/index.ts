@@ -9,6 +9,8 @@ import { releaseCommand } from "./release";
 import { verifyCommand } from "./verify";
 import { migrateCommand } from "./migrate";
 import { strayArgument, type ArgDef } from "./strict";
+import { statusCommand } from "./status";
+import { jsonCommand, jsonFields, runWithJson } from "./json";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -20,7 +22,14 @@ const main = defineCommand({
     version: SETUP_VERSION,
     description: "Installs Gentle Shell (Pi with gentle-pi, and their own Node and pnpm) into ~/.gentle-shell, verified against pins built into this file.",
   },
-  subCommands: { install: installCommand, migrate: migrateCommand, bundle: bundleCommand, release: releaseCommand, verify: verifyCommand },
+  subCommands: {
+    install: installCommand,
+    migrate: migrateCommand,
+    bundle: bundleCommand,
+    release: releaseCommand,
+    verify: verifyCommand,
+    status: statusCommand,
+  },
 });
 
 /** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
@@ -40,6 +49,9 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
+  // --json: one document on stdout, whatever happens below (./json.ts).
+  const json = jsonCommand(args);
+  if (json && !jsonFields()) return runWithJson(json, () => runInstallerCli(args));
   if (args[0] === "install" && (args.includes("--help") || args.includes("-h"))) {
     process.stdout.write(plain(await renderUsage(installCommand, main as never)) + "\n");
     return;
@@ -54,16 +66,26 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     process.stdout.write(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
     return;
   }
-  const simple: Record<string, typeof verifyCommand> = { verify: verifyCommand, migrate: migrateCommand as typeof verifyCommand };
+  const simple: Record<string, typeof verifyCommand> = {
+    verify: verifyCommand,
+    migrate: migrateCommand as typeof verifyCommand,
+    status: statusCommand as typeof verifyCommand,
+  };
   if (simple[args[0]!] && (args.includes("--help") || args.includes("-h"))) {
     process.stdout.write(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n");
     return;
   }
-  if (!["install", "migrate", "bundle", "release", "verify"].includes(args[0]!)) {
+  if (!["install", "migrate", "bundle", "release", "verify", "status"].includes(args[0]!)) {
     throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   // Strict: an option or argument the command does not define is refused before anything runs.
-  const commands: Record<string, { args?: unknown }> = { install: installCommand, migrate: migrateCommand, bundle: bundleCommand, verify: verifyCommand };
+  const commands: Record<string, { args?: unknown }> = {
+    install: installCommand,
+    migrate: migrateCommand,
+    bundle: bundleCommand,
+    verify: verifyCommand,
+    status: statusCommand,
+  };
   const subs = releaseCommand.subCommands as Record<string, { args?: unknown }>;
   const [def, name, rest] =
     args[0] === "release" ? [subs[args[1] ?? ""], `release ${args[1] ?? ""}`, args.slice(2)] : [commands[args[0]!], args[0]!, args.slice(1)];

@@ -7,6 +7,8 @@ import { checkRelease, checkSource, hostContext, installHere, out, SHARED_ARGS, 
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
+import { jsonError, jsonFields } from "./json";
+import { recordEnd, recordPlan, type PlanEntry } from "./install-json";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
 export const SETUP_FAILED_EXIT = 3;
@@ -35,6 +37,7 @@ export const installCommand = defineCommand({
       description: `Run ${SETUP_COMMAND} at the end (--no-setup to skip; the first interactive gentle-shell then runs it once)`,
     },
     "keep-global": { type: "boolean", description: "Keep a global gentle-pi that npm or pnpm installed (by default the plan removes it at the end)" },
+    json: { type: "boolean", description: "Write one JSON document on stdout (plan, steps, final state, next action); progress and prompts go to stderr" },
     ...SHARED_ARGS,
   },
   async run({ args }) {
@@ -51,31 +54,40 @@ export const installCommand = defineCommand({
     const owner = found.owner;
 
     out(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
+    const plan: PlanEntry[] = [];
     for (const id of STEP_ORDER) {
-      if (id === "path" && noModifyPath) out(`  - path: skipped (--no-modify-path); the line to add is printed at the end`);
-      else if (id === "setup" && migrating) out(`  - setup: not in this plan; the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
-      else if (id === "setup" && noSetup) out(`  - setup: skipped (--no-setup); the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
-      else out(`  - ${id}: ${STEP_TEXT[id]}`);
+      if (id === "path" && noModifyPath) plan.push({ id, action: "skip", text: "skipped (--no-modify-path); the line to add is printed at the end" });
+      else if (id === "setup" && migrating)
+        plan.push({ id, action: "none", text: `not in this plan; the first interactive gentle-shell runs ${SETUP_COMMAND} once` });
+      else if (id === "setup" && noSetup)
+        plan.push({ id, action: "skip", text: `skipped (--no-setup); the first interactive gentle-shell runs ${SETUP_COMMAND} once` });
+      else plan.push({ id, action: "run", text: STEP_TEXT[id]! });
     }
     if (migrating && owner.kind === "manager") {
-      out(
-        `  - remove-global-shell: once every step above passed, remove your global gentle-pi ${migrating.installed} with ${migrating.manager} (${removalCommand(migrating.manager)}); --keep-global keeps it`,
-      );
-    } else if (found.onPath) {
+      const text = `once every step above passed, remove your global gentle-pi ${migrating.installed} with ${migrating.manager} (${removalCommand(migrating.manager)}); --keep-global keeps it`;
+      plan.push({ id: "remove-global-shell", action: "run", text });
+    }
+    for (const entry of plan) out(`  - ${entry.id}: ${entry.text}`);
+    if (!(migrating && owner.kind === "manager") && found.onPath) {
       const why = found.gate.migrate ? "--keep-global" : found.gate.reason;
       out(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
     out(`Artifacts from: ${redactText(args.source ?? "the official downloads")}`);
     out("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
+    recordPlan(home, { prefix: tildify(layout.prefix, home), source: args.source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
+      await recordEnd(host, [], "Run the same command without --dry-run to install.");
       return;
     }
     if (!args.yes) {
-      const reply = await askLine("Proceed? [Y/n] ", process.stdout);
+      // Under --json the question goes to stderr, with the rest of what is not the document.
+      const reply = await askLine("Proceed? [Y/n] ", jsonFields() ? process.stderr : process.stdout);
       if ("noTerminal" in reply) throw new Error("no terminal to ask for confirmation; run again with --yes to install");
       if (!("answer" in reply) || !/^(y|yes|)$/i.test(reply.answer.trim())) {
         out("Cancelled: nothing was changed.");
+        jsonError("the install was cancelled at its question; nothing was changed");
+        await recordEnd(host, [], "Run the installer again and answer yes, or pass --yes.");
         process.exitCode = 1;
         return;
       }
@@ -100,16 +112,27 @@ export const installCommand = defineCommand({
       const failed = result.outcomes.find((o) => o.status === "failed");
       const kept = migrating ? " Your global gentle-pi was left untouched." : "";
       out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.${kept}`);
+      jsonError(`the ${failed?.id} step failed: ${failed?.detail}`);
+      await recordEnd(
+        { ...host, layout: used },
+        result.outcomes,
+        `Fix what the ${failed?.id} step says and run the installer again; finished steps are reused.${kept}`,
+      );
       process.exitCode = 1;
       return;
     }
-    let removal = { line: "", removed: false, failed: false };
+    let removal = { line: "", detail: "", removed: false, failed: false };
     if (migrating) {
       // The gate again, now that the release is known: never replace a newer global Gentle Shell.
       const gate = migrationGate({ owner, targetSupported: true, release: gateRelease });
       removal = gate.migrate
         ? await removeAfterInstall(used, env, owner)
-        : { line: `- remove-global-shell: skipped (${gate.reason}); your global gentle-pi stays`, removed: false, failed: false };
+        : {
+            line: `- remove-global-shell: skipped (${gate.reason}); your global gentle-pi stays`,
+            detail: `${gate.reason}; your global gentle-pi stays`,
+            removed: false,
+            failed: false,
+          };
       out(removal.line);
     }
     out(`Gentle Shell is installed: ${tildify(used.launcher, home)}`);
@@ -117,11 +140,26 @@ export const installCommand = defineCommand({
     const shadow = shadowWarning(used, env, result);
     if (shadow) out(shadow);
     if (removal.failed) process.exitCode = 1;
+    let next = result.path?.nextStep ?? null;
+    if (removal.failed) jsonError(`the remove-global-shell step failed: ${removal.detail}`);
     if (result.setup?.status === "failed") {
       out(
         `Gentle AI is not set up yet, because the setup step failed; Gentle Shell works without it, and you can run ${SETUP_COMMAND} to try again (the first interactive gentle-shell also tries it once).`,
       );
+      jsonError(`the setup step failed: ${result.setup.detail}; Gentle Shell is installed and works without Gentle AI`);
+      next = `Run ${SETUP_COMMAND} to set up Gentle AI for Pi.`;
       process.exitCode = SETUP_FAILED_EXIT;
     }
+    const removalStep = migrating
+      ? [
+          {
+            id: "remove-global-shell",
+            title: "global Gentle Shell",
+            status: removal.removed ? "done" : removal.failed ? "failed" : "skipped",
+            detail: removal.detail,
+          } as const,
+        ]
+      : [];
+    await recordEnd({ ...host, layout: used }, [...result.outcomes, ...removalStep], next);
   },
 });

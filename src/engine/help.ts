@@ -11,6 +11,7 @@ import { piPrintsMainHelp } from "./pi";
 /** Gentle Shell's own commands, each with one line of what it does. */
 export const SHELL_COMMANDS: ReadonlyArray<readonly [command: string, what: string]> = [
   ["setup", "Set up Gentle AI for Pi in this Shell, with the verified Engram"],
+  ["status", "Show what is installed and whether it is healthy (--json)"],
   ["upgrade", "Install the newest Gentle Shell release and make it current"],
   ["upgrade --rollback", "Go back to the version that was current before the last upgrade"],
   ["update", "Move to Pi's newest release for this Shell, keeping the old one"],

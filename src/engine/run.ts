@@ -55,6 +55,18 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     const updated = await updateCommand(install, env, args.slice(1), io);
     if (updated !== null) return updated;
   }
+  if (args[0] === "status") {
+    // issue 14: reads only; the memory decision probes the loopback endpoint (src/engine/status/).
+    const { parseStatusArgs, runStatus, statusUsageDocument } = await import("./status/command");
+    const { hostStatusProbes } = await import("./status/probes");
+    const options = parseStatusArgs(args.slice(1));
+    if (typeof options === "string") {
+      if (args.includes("--json")) io.out(statusUsageDocument(options));
+      io.err(`gentle-shell: ${options}`);
+      return 2;
+    }
+    return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, io);
+  }
   if (args[0] === "setup") {
     const { runSetup } = await import("./setup");
     return runSetup(install, env, args.slice(1), io);

@@ -9,7 +9,7 @@
  *
  * A failed setup leaves the install as it is: the step fails on its own, and
  * the launcher's first interactive start runs setup once more (first-use
- * setup, src/engine/first-use.ts).
+ * setup, src/engine/first-use.ts). Under --json its stdout is our stderr.
  */
 import { spawn } from "node:child_process";
 import { join } from "pathe";
@@ -17,6 +17,7 @@ import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { ENGINE_PATH } from "./version";
+import { stdoutForChild } from "../io/stdout-divert";
 
 /** What the user runs to set up again. */
 export const SETUP_COMMAND = "gentle-shell setup";
@@ -34,7 +35,12 @@ export function runSetupStep(layout: Layout, options: { env: Env; id: string }):
   const { command, args } = setupCommand(layout, options.id);
   const env = setupEnvironment(layout, { env: options.env, id: options.id });
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: "inherit", env: env as NodeJS.ProcessEnv, cwd: layout.home, windowsHide: false });
+    const child = spawn(command, args, {
+      stdio: ["inherit", stdoutForChild(), "inherit"],
+      env: env as NodeJS.ProcessEnv,
+      cwd: layout.home,
+      windowsHide: false,
+    });
     child.on("error", (error) => reject(new Error(`${SETUP_COMMAND} could not be started (${error.message})`)));
     child.on("exit", (code, signal) => {
       if (code === 0) resolve(`${SETUP_COMMAND} set up Gentle AI for Pi`);

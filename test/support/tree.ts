@@ -40,3 +40,11 @@ export async function treeSnapshot(root: string, options: { skip?: string[] } = 
   await walk(root);
   return out;
 }
+
+/** treeSnapshot with every entry's mtime as well: proves a command wrote nothing at all inside `root`, not even the same bytes. */
+export async function treeWithTimes(root: string): Promise<Record<string, TreeEntry & { mtimeMs: number }>> {
+  const entries = await treeSnapshot(root);
+  const out: Record<string, TreeEntry & { mtimeMs: number }> = {};
+  for (const [rel, entry] of Object.entries(entries)) out[rel] = { ...entry, mtimeMs: (await fs.lstat(join(root, rel))).mtimeMs };
+  return out;
+}

@@ -9,6 +9,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
     const rows = lines.slice(1, 1 + SHELL_COMMANDS.length);
     expect(rows.map((l) => /^ {2}gentle-shell (\S+(?: \S+)?) {2,}\S/.exec(l)?.[1])).toEqual([
       "setup",
+      "status",
       "upgrade",
       "upgrade --rollback",
       "update",

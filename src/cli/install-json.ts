@@ -1,0 +1,49 @@
+/**
+ * `install --json`'s fields (issue 14), from the same data the lines are
+ * printed from: the plan's entries, each step's outcome (runPlan's, already
+ * with the home as ~ and secrets masked), the final state as `status` reads
+ * it (without the launcher's second run: verify-launcher just ran it, and
+ * without probing memory), and the one action left for the user.
+ */
+import { tildifyText, type Layout } from "../core/layout";
+import type { Env } from "../core/environment";
+import { redactText } from "../core/secrets";
+import type { Pins } from "../pins/types";
+import type { StepOutcome } from "../install/plan";
+import { gatherStatus } from "../engine/status/gather";
+import { hostStatusProbes } from "../engine/status/probes";
+import { jsonFields } from "./json";
+
+export interface PlanEntry {
+  id: string;
+  /** run: the step is in this plan; skip: asked not to run; none: not in this plan. */
+  action: "run" | "skip" | "none";
+  text: string;
+}
+
+export interface JsonStep {
+  id: string;
+  title: string;
+  status: StepOutcome["status"];
+  detail: string;
+}
+
+/** The plan, as printed before any question. */
+export function recordPlan(home: string, fields: { prefix: string; source: string; dryRun: boolean; plan: PlanEntry[] }): void {
+  const doc = jsonFields();
+  if (doc) Object.assign(doc, { ...fields, source: redactText(tildifyText(fields.source, home)), steps: [], state: null, next: null });
+}
+
+/** The steps' outcomes, the state the install left, and what the user does next. */
+export async function recordEnd(context: { layout: Layout; pins: Pins; env: Env }, steps: JsonStep[], next: string | null): Promise<void> {
+  const doc = jsonFields();
+  if (!doc) return;
+  const { layout, pins, env } = context;
+  const state = await gatherStatus({ layout, pins, env, probes: hostStatusProbes(layout, env), memory: false, launcherCheck: false }).catch(() => null);
+  const home = layout.home;
+  Object.assign(doc, {
+    steps: steps.map((s) => ({ id: s.id, title: s.title, status: s.status, detail: redactText(tildifyText(s.detail, home)) })),
+    state,
+    next: next === null ? null : redactText(tildifyText(next, home)),
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * --json for `install`, `bundle` and `status` (issue 14): the command runs
+ * with stdout diverted to stderr (src/io/stdout-divert.ts), fills in its
+ * fields, and one document (src/core/json-result.ts, schema in
+ * ./schema/result.schema.json) is written on stdout at the end, whether it
+ * succeeded, failed, or was refused as a usage error. A thrown error goes on
+ * to src/main.ts, which prints its sentence on stderr and sets the exit code.
+ */
+import { homedir } from "node:os";
+import { EXIT, isBug, UserError } from "../core/errors";
+import { tildifyText } from "../core/layout";
+import { resultDocument, resultText, type ResultCommand } from "../core/json-result";
+import { divertStdout } from "../io/stdout-divert";
+
+const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status"];
+
+interface Run {
+  fields: Record<string, unknown>;
+  error: string | null;
+}
+
+let current: Run | null = null;
+
+/** The command --json asks a document of (the first argument is the command), or null: no --json, help, or another command. */
+export function jsonCommand(args: readonly string[]): ResultCommand | null {
+  const end = args.indexOf("--");
+  const own = end === -1 ? args : args.slice(0, end);
+  if (!own.includes("--json") || own.some((a) => a === "--help" || a === "-h")) return null;
+  return (JSON_COMMANDS as readonly string[]).includes(own[0] ?? "") ? (own[0] as ResultCommand) : null;
+}
+
+/** The fields of the document being built, or null when this run is not --json. */
+export function jsonFields(): Record<string, unknown> | null {
+  return current?.fields ?? null;
+}
+
+/** A failure the command reports without throwing (a failed step, a declined prompt): the document's error. */
+export function jsonError(message: string): void {
+  if (current) current.error = message;
+}
+
+export async function runWithJson(command: ResultCommand, body: () => Promise<void>): Promise<void> {
+  const run: Run = { fields: {}, error: null };
+  current = run;
+  const stdout = divertStdout();
+  let thrown: unknown = null;
+  let failed = false;
+  try {
+    await body();
+  } catch (error) {
+    thrown = error;
+    failed = true;
+  } finally {
+    stdout.restore();
+    current = null;
+  }
+  const exitCode = failed ? (thrown instanceof UserError ? thrown.exitCode : isBug(thrown) ? EXIT.bug : EXIT.failure) : Number(process.exitCode ?? EXIT.ok);
+  const message = failed ? (thrown instanceof Error ? thrown.message : String(thrown)) : (run.error ?? (exitCode === EXIT.ok ? null : `exit code ${exitCode}`));
+  const home = (process.platform === "win32" ? process.env.USERPROFILE : process.env.HOME) || homedir();
+  await stdout.write(resultText(resultDocument(command, exitCode, message === null ? null : tildifyText(message, home), run.fields)));
+  if (failed) throw thrown;
+}

@@ -1,0 +1,79 @@
+/**
+ * --json's one document (src/cli/json.ts): whatever the command writes on
+ * stdout goes to stderr, the document alone reaches stdout, on success, on a
+ * reported failure and on a thrown one; and it fits the schema.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EXIT, UserError } from "../../src/core/errors";
+import { jsonCommand, jsonError, jsonFields, runWithJson } from "../../src/cli/json";
+import { stdoutForChild } from "../../src/io/stdout-divert";
+import { onlyDocument, schemaErrors } from "../support/result-schema";
+
+let stdout: string;
+let stderr: string;
+const real = { out: process.stdout.write, err: process.stderr.write };
+
+beforeEach(() => {
+  stdout = "";
+  stderr = "";
+  const collect = (into: "out" | "err") =>
+    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      if (into === "out") stdout += String(chunk);
+      else stderr += String(chunk);
+      const callback = rest.find((r) => typeof r === "function") as (() => void) | undefined;
+      callback?.();
+      return true;
+    }) as typeof process.stdout.write;
+  process.stdout.write = collect("out");
+  process.stderr.write = collect("err");
+  process.exitCode = undefined;
+});
+
+afterEach(() => {
+  process.stdout.write = real.out;
+  process.stderr.write = real.err;
+  process.exitCode = undefined;
+});
+
+describe("runWithJson", () => {
+  it("sends the command's lines to stderr and writes only the document on stdout", async () => {
+    await runWithJson("status", async () => {
+      process.stdout.write("a plan line\n");
+      expect(stdoutForChild()).toBe(2);
+      Object.assign(jsonFields()!, {});
+    });
+    expect(stderr).toBe("a plan line\n");
+    expect(onlyDocument(stdout)).toEqual({ schema: 1, command: "status", ok: true, exitCode: 0, error: null });
+    expect(stdoutForChild()).toBe("inherit");
+    expect(jsonFields()).toBeNull();
+  });
+
+  it("reports a failure the command named, with its exit code, the home as ~ and secrets masked", async () => {
+    const home = process.env.HOME!;
+    await runWithJson("install", async () => {
+      jsonError(`the runtime step failed: ${home}/x from http://u:pw@127.0.0.1:9/`);
+      process.exitCode = 1;
+    });
+    const doc = onlyDocument(stdout);
+    expect(doc).toEqual({ schema: 1, command: "install", ok: false, exitCode: 1, error: "the runtime step failed: ~/x from http://***@127.0.0.1:9/" });
+    expect(schemaErrors(doc)).toEqual([]);
+  });
+
+  it("still writes the document when the command throws, then lets the error go on", async () => {
+    const thrown = new UserError("--release takes an exact Gentle Shell version", EXIT.usage);
+    await expect(runWithJson("install", async () => Promise.reject(thrown))).rejects.toBe(thrown);
+    expect(onlyDocument(stdout)).toMatchObject({ ok: false, exitCode: 2, error: "--release takes an exact Gentle Shell version" });
+  });
+});
+
+describe("jsonCommand", () => {
+  it("names install, bundle and status under --json, never help or another command", () => {
+    expect(jsonCommand(["install", "--json"])).toBe("install");
+    expect(jsonCommand(["bundle", "--out", "x", "--json"])).toBe("bundle");
+    expect(jsonCommand(["status", "--json"])).toBe("status");
+    expect(jsonCommand(["install", "--json", "--help"])).toBeNull();
+    expect(jsonCommand(["verify", "--json"])).toBeNull();
+    expect(jsonCommand(["install", "--", "--json"])).toBeNull();
+    expect(jsonCommand(["install"])).toBeNull();
+  });
+});
