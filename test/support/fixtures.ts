@@ -21,7 +21,7 @@
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import * as tar from "tar";
 import { prefixLayout, versionId } from "../../src/core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
@@ -197,7 +197,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
           shell: release.shell,
           pi: release.pi,
           engine: await readFile(files[i]!),
-          listed: binary ? { "gentle-shell-setup-linux-x64": binary } : {},
+          listed: binary ? { [basename(binary)]: binary } : {},
         });
       }
     });
