@@ -29,7 +29,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { Fixtures } from "../support/fixtures";
@@ -62,7 +62,9 @@ import { userPathReader, type UserPathReader } from "./user-path";
 const platform = lanePlatform();
 const target = laneTarget(platform);
 const win = platform === "win32";
-const root = mkdtempSync(join(tmpdir(), "gss-lane-"));
+// Its real path: macOS's temp folder is reached through a link (/var -> /private/var), Windows' by an
+// 8.3 short name (RUNNER~1); the launchers report the folder as the system resolves it.
+const root = realpathSync.native(mkdtempSync(join(tmpdir(), "gss-lane-")));
 let f: Fixtures;
 let site: DownloadSite;
 let binaryName: string;
@@ -140,7 +142,9 @@ async function uninstallAndWait(user: LaneUser, before: Awaited<ReturnType<typeo
   const r = await launch(user, ["self-uninstall", "--yes", "--include-shared"]);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   // Windows: node.exe and the launcher go after this process exits (scheduleWindowsRemoval); ~60 s at most.
-  await waitUntil(async () => JSON.stringify(await treeSnapshot(user.base)) === JSON.stringify(before), win ? 120_000 : 5_000);
+  // A file the helper removes while the folder is read is no answer yet.
+  const settled = async () => JSON.stringify(await treeSnapshot(user.base).catch(() => null)) === JSON.stringify(before);
+  await waitUntil(settled, win ? 120_000 : 5_000);
   expect(await treeSnapshot(user.base)).toEqual(before);
   return r;
 }

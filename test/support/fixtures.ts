@@ -162,8 +162,12 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
         Promise.all(
           releases.map(async (release) => {
             // One throwaway prefix per release, so the two resolutions share no pnpm folders.
-            const layout = prefixLayout({ home: join(runDir, `distribution-home-${release.shell}`), platform: "linux", pins });
+            // On Windows (the end-to-end lane) pnpm runs with that system's PATH key and separator.
+            const platform = process.platform === "win32" ? "win32" : "linux";
+            const layout = prefixLayout({ home: join(runDir, `distribution-home-${release.shell}`), platform, pins });
             await mkdir(dirname(layout.pnpm.npmrc), { recursive: true });
+            // There TEMP and TMP name the prefix's tmp folder.
+            if (platform === "win32") await mkdir(layout.tmp, { recursive: true });
             await writeFile(layout.pnpm.npmrc, `registry=${registry.url}\n`);
             const built = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins });
             const dir = join(mirrorRoot, "releases", `v${release.shell}`);
