@@ -156,10 +156,13 @@ describe.each(Object.entries(LANE_FOLDERS))("the whole sequence in the %s folder
     const before = await treeSnapshot(user.base);
     const pathBefore = await userPath.read();
 
+    site.requests.length = 0;
     const installed = await install(user, older().shell);
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
     expect(installed.stdout).toContain(`gentle-pi ${older().shell} with Pi ${older().pi} installed in versions/${older().id}`);
     if (win) expect(await userPath.read()).not.toEqual(pathBefore);
+    // Elsewhere install.sh fetched the binary and SHA256SUMS from the download folder.
+    else expect(site.requests).toEqual(expect.arrayContaining(["install.sh", "SHA256SUMS", binaryName]));
 
     const version = await launch(user, ["--version"]);
     expect(version.code, version.stdout + version.stderr).toBe(0);

@@ -152,9 +152,11 @@ export async function startDownloadSite(files: Record<string, { file: string } |
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end(content.text);
       return;
     }
+    // Scripts as text (what `irm` hands to `iex` is then a string), the rest as bytes.
+    const type = /\.(ps1|sh)$/.test(name) ? "text/plain; charset=utf-8" : "application/octet-stream";
     fs.stat(content.file).then(
       (stat) => {
-        res.writeHead(200, { "content-type": "application/octet-stream", "content-length": stat.size });
+        res.writeHead(200, { "content-type": type, "content-length": stat.size });
         createReadStream(content.file).pipe(res);
       },
       () => res.writeHead(404).end("Not Found"),
