@@ -78,7 +78,7 @@ export const bundleCommand = defineCommand({
     out(
       `Offline bundle for Gentle Shell ${made.manifest.shell} (Pi ${made.manifest.pi}): ${made.out}, ${made.manifest.files.length + 1} files, ${(made.bytes / 1024 / 1024).toFixed(1)} MiB`,
     );
-    const next = `On the offline machine, from that folder: ./${installerName(targets[0]!)} install --source "$PWD" (see its README.txt)`;
+    const next = `On the offline machine: install.cmd (Windows) or sh install.sh (macOS, Linux) in that folder, or ./${installerName(targets[0]!)} install --source "$PWD" from it (see its README.txt)`;
     out(next);
     const { shell, pi } = made.manifest;
     const bundle = {

@@ -26,6 +26,7 @@ import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
 import { openBundle } from "../../src/install/offline/open";
 import { findInstallerBinaries } from "../../src/install/offline/make";
 import { bundleTargets } from "../../src/cli/bundle";
+import { BUNDLE_INSTALL_CMD, BUNDLE_INSTALL_SH, bundleLauncher } from "../../src/install/offline/launchers";
 
 const f = fixtures();
 const release = f.releases[f.releases.length - 1]!;
@@ -120,6 +121,9 @@ describe("gentle-shell-setup bundle", () => {
     const expected = [
       "README.txt",
       BUNDLE_MANIFEST,
+      // The launchers a person double-clicks.
+      BUNDLE_INSTALL_CMD,
+      BUNDLE_INSTALL_SH,
       ...packages.map((p) => `${BUNDLE_PACKAGES}/${tarballPath(p)}`),
       binaryName,
       nodePath,
@@ -142,6 +146,12 @@ describe("gentle-shell-setup bundle", () => {
     // sha256sum reads it as written.
     await runChecked("sha256sum", ["--strict", "-c", BUNDLE_SUMS], { cwd: bundle });
     expect(sumsBefore.trim().split("\n")).toHaveLength(expected.length);
+    // The launchers: the same bytes in every bundle; install.sh executable, install.cmd with CRLF line ends.
+    expect(await fs.readFile(join(bundle, BUNDLE_INSTALL_SH), "utf8")).toBe(bundleLauncher(BUNDLE_INSTALL_SH));
+    expect((await fs.stat(join(bundle, BUNDLE_INSTALL_SH))).mode & 0o777).toBe(0o755);
+    await runChecked("shellcheck", ["--shell=sh", "--severity=style", join(bundle, BUNDLE_INSTALL_SH)]);
+    // cmd.exe reads a batch file in the console's code page: ASCII only.
+    expect(await fs.readFile(join(bundle, BUNDLE_INSTALL_CMD), "utf8")).toMatch(/^@echo off\r\n(?:[\x20-\x7e]*\r\n)+$/);
     // The pinned artifacts are byte for byte what the pins name; the binary is the running one.
     expect(await sha256(join(bundle, nodePath))).toBe(f.pins.node.archives["linux-x64"]!.sha256);
     expect(await sha256(join(bundle, binaryName))).toBe(await sha256(f.binary!));
@@ -267,6 +277,39 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     const again = await offline(bundle, home, `exec ./${binaryName} install --yes --source "$1"`);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} reused in versions/${release.id} offline\n`);
+  });
+
+  it("install.sh, from a copy of the bundle in a folder named with a space, a quote and a non-ASCII letter, installs from that folder", async () => {
+    const stick = join(root, `USB "Stick" Ärger`);
+    await fs.mkdir(stick);
+    const copy = join(stick, "gs bundle");
+    await runChecked("cp", ["-a", bundle, copy]);
+    const home = await newHome("home-launcher");
+    // Started by path from elsewhere, as a file manager would, under dash (sh here).
+    const r = await offline(copy, home, `cd / && sh "$1/${BUNDLE_INSTALL_SH}" --yes || exit $?\nexec "$HOME/.gentle-shell/bin/gentle-shell" --version`);
+    expect(r.stderr).toBe("");
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(`^✔ runtime: .*offline bundle ${release.id.replace(/\./g, "\\.")}, its signature and ${packages.length} packages verified$`, "m"),
+    );
+    expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline`);
+    expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
+    // The source the install recorded is the copy's folder, spelled as it is mounted.
+    expect(await fs.readFile(join(home, ".gentle-shell", "config", "install-source"), "utf8")).toBe(`${copy}\n`);
+  });
+
+  it("install.sh refuses in one sentence when the bundle has no binary for this machine, and runs nothing", async () => {
+    const copy = join(root, "no-binary");
+    await runChecked("cp", ["-al", bundle, copy]);
+    await fs.rm(join(copy, binaryName), { force: true });
+    const home = await newHome("home-no-binary");
+    const r = await runCommand("sh", [join(copy, BUNDLE_INSTALL_SH), "--yes"], { env: homeEnv(home), cwd: home });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe(
+      `gentle-shell-setup: this bundle has no ${binaryName} for this machine (linux-x64): make one with --target linux-x64, or run a gentle-shell-setup you trust with: install --source "${copy}"\n`,
+    );
+    expect(await fs.lstat(join(home, ".gentle-shell")).catch(() => null)).toBeNull();
   });
 
   it("adds to a prefix's own pnpm store and keeps what is in it", async () => {

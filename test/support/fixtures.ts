@@ -21,7 +21,7 @@
 import { randomBytes } from "node:crypto";
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import * as tar from "tar";
 import { prefixLayout, versionId } from "../../src/core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
@@ -162,8 +162,12 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
         Promise.all(
           releases.map(async (release) => {
             // One throwaway prefix per release, so the two resolutions share no pnpm folders.
-            const layout = prefixLayout({ home: join(runDir, `distribution-home-${release.shell}`), platform: "linux", pins });
+            // On Windows (the end-to-end lane) pnpm runs with that system's PATH key and separator.
+            const platform = process.platform === "win32" ? "win32" : "linux";
+            const layout = prefixLayout({ home: join(runDir, `distribution-home-${release.shell}`), platform, pins });
             await mkdir(dirname(layout.pnpm.npmrc), { recursive: true });
+            // There TEMP and TMP name the prefix's tmp folder.
+            if (platform === "win32") await mkdir(layout.tmp, { recursive: true });
             await writeFile(layout.pnpm.npmrc, `registry=${registry.url}\n`);
             const built = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins });
             const dir = join(mirrorRoot, "releases", `v${release.shell}`);
@@ -197,7 +201,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
           shell: release.shell,
           pi: release.pi,
           engine: await readFile(files[i]!),
-          listed: binary ? { "gentle-shell-setup-linux-x64": binary } : {},
+          listed: binary ? { [basename(binary)]: binary } : {},
         });
       }
     });

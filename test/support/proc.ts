@@ -1,6 +1,7 @@
 /** Small process and network helpers shared by the fixtures. */
 import { spawn, type SpawnOptions } from "node:child_process";
 import { createServer } from "node:net";
+import { dirname, join } from "node:path";
 
 export interface RunResult {
   code: number | null;
@@ -9,11 +10,24 @@ export interface RunResult {
   stderr: string;
 }
 
+/**
+ * Windows: `npm` and `npx` are .cmd shims there, which Node does not start
+ * without a shell; the npm beside the running node is started by its
+ * JavaScript entry instead. Elsewhere the command is left as it is.
+ */
+export function hostCommand(command: string, args: string[]): [string, string[]] {
+  if (process.platform === "win32" && (command === "npm" || command === "npx")) {
+    return [process.execPath, [join(dirname(process.execPath), "node_modules", "npm", "bin", `${command}-cli.js`), ...args]];
+  }
+  return [command, args];
+}
+
 /** Run a command to completion, capturing its output (never throws for a non-zero exit). */
 export function runCommand(command: string, args: string[], options: SpawnOptions & { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   const { input, timeoutMs, ...spawnOptions } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...spawnOptions, stdio: ["pipe", "pipe", "pipe"] });
+    const [file, argv] = hostCommand(command, args);
+    const child = spawn(file, argv, { ...spawnOptions, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));

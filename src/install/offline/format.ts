@@ -12,6 +12,7 @@
  *     offline-bundle.json                 the manifest (below); its presence makes a folder a bundle
  *     SHA256SUMS                          `<sha256>  <path>` for every other file (`sha256sum -c SHA256SUMS`)
  *     README.txt                          what to run and how to check the stick first, in plain words
+ *     install.sh, install.cmd             the launchers (./launchers.ts): this machine's installer, --source this folder
  *     gentle-shell-setup-<target>[.exe]   the release's own installer binaries that were at hand
  *     node/v<node>/node-v<node>-<target>.tar.gz (.zip on Windows)   one per target
  *     pnpm/pnpm-<pnpm>.tgz
@@ -128,16 +129,18 @@ only for itself, so do not use the stick's own for this:
      gentle-shell-setup verify /path/to/this/folder
 
 It checks the release's signature, every file the signed release lists
-(the installer binaries included), the runtimes against the checksums built
-into the installer, and each of the ${manifest.packages} packages under ${BUNDLE_PACKAGES}/ against the
+(the installer binaries included), the two launchers, the runtimes against
+the checksums built into the installer, and each of the ${manifest.packages} packages under ${BUNDLE_PACKAGES}/ against the
 signed lockfile. An existing install can run the same check:
 gentle-shell upgrade --source /path/to/this/folder checks it before it
 changes anything.
 
 1. Copy this folder to the machine (a read-only stick is fine: the installer
    never writes here).
-2. From this folder, run the installer for the machine with the folder's
-   full path, for example:
+2. Run the launcher for the machine: install.cmd on Windows (double-click
+   it), install.sh on macOS and Linux (sh install.sh, from anywhere). It runs
+   this machine's installer from this folder with the folder as its source,
+   and passes its arguments on (--yes: ask nothing). By hand, the same is:
 
      ./${installerName(first)} install --source "$PWD"
 

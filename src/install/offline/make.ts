@@ -37,6 +37,7 @@ import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from ".
 import { userNpmrc, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../registry";
 import { downloadPackages } from "./packages";
+import { BUNDLE_LAUNCHERS } from "./launchers";
 import { BUNDLE_MANIFEST, BUNDLE_README, BUNDLE_SUMS, bundleReadme, formatSums, installerName, parseSums, type BundleManifest } from "./format";
 
 export interface MakeBundleOptions {
@@ -256,7 +257,13 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
       await fs.chmod(join(staging, name), 0o755);
     }
 
-    // 7. Manifest, README, SHA256SUMS over everything else.
+    // 7. The launchers a person double-clicks (./launchers.ts): the same bytes in every bundle, which verify checks.
+    for (const launcher of BUNDLE_LAUNCHERS) {
+      await fs.writeFile(join(staging, launcher.name), launcher.text, { mode: launcher.mode });
+      await fs.chmod(join(staging, launcher.name), launcher.mode);
+    }
+
+    // 8. Manifest, README, SHA256SUMS over everything else.
     const manifest: BundleManifest = {
       schema: 2,
       shell: release.shell,

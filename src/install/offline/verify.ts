@@ -6,10 +6,12 @@
  *
  * - the signed release manifest, under a compiled-in key, and through it the
  *   two distribution assets, the engine, and every setup binary and
- *   installer script in the bundle (each must be one the release lists);
+ *   install.ps1 in the bundle (each must be one the release lists);
  * - the runtimes (Node, pnpm, Go, Engram) against the compiled-in pins;
  * - every package tarball against the signed lockfile's integrity, and no
- *   tarball the lockfile does not name.
+ *   tarball the lockfile does not name;
+ * - the launchers install.sh and install.cmd byte for byte against the ones
+ *   this binary writes (./launchers.ts).
  *
  * Any other file is reported: a bundle holds nothing its checks do not
  * cover, but README.txt and SHA256SUMS, which are only text.
@@ -24,6 +26,7 @@ import { releasePath } from "../../core/source";
 import type { FilePin, Pins } from "../../pins/types";
 import { verifyFile, type Expected } from "../../io/download";
 import { BUNDLE_MANIFEST, BUNDLE_PACKAGES, BUNDLE_README, BUNDLE_SUMS, installerName, PACKAGE_MAX } from "./format";
+import { BUNDLE_LAUNCHERS } from "./launchers";
 import { openBundle, readBundleRelease } from "./open";
 
 export interface BundleCheck {
@@ -82,7 +85,7 @@ export async function verifyBundle(root: string, pins: Pins): Promise<BundleChec
 
   // 2. Setup binaries and installer scripts: only the release's own.
   const top = await fs.readdir(root);
-  for (const name of top.filter((n) => /^gentle-shell-setup-/.test(n) || n === "install.sh" || n === "install.ps1")) {
+  for (const name of top.filter((n) => /^gentle-shell-setup-/.test(n) || n === "install.ps1")) {
     const entry = release.signed.assets[name];
     if (!entry) {
       covered.add(name);
@@ -94,7 +97,19 @@ export async function verifyBundle(root: string, pins: Pins): Promise<BundleChec
     }
   }
 
-  // 3. The runtimes, against the pins this binary was built with.
+  // 3. The launchers at the root (./launchers.ts): byte for byte the ones this gentle-shell-setup writes.
+  for (const { name, text } of BUNDLE_LAUNCHERS) {
+    if (!top.includes(name)) continue;
+    covered.add(name);
+    const bytes = await fs.lstat(join(root, name)).then(
+      (stat) => (stat.isFile() ? fs.readFile(join(root, name)) : null),
+      () => null,
+    );
+    if (bytes?.equals(Buffer.from(text, "utf8"))) lines.push(`${name}: the bundle's launcher, as this gentle-shell-setup writes it`);
+    else problems.push(`${name} is not the bundle's launcher as this gentle-shell-setup writes it: do not run it`);
+  }
+
+  // 4. The runtimes, against the pins this binary was built with.
   await check(pins.pnpm.file.path, pinExpected(`pnpm ${pins.pnpm.version}`, pins.pnpm.file, pins.pnpm.integrity), `pnpm ${pins.pnpm.version}, as pinned`);
   for (const target of bundle.manifest.targets) {
     if (!top.includes(installerName(target))) lines.push(`note: no ${installerName(target)} in the bundle; bring a trusted one for ${target}`);
@@ -117,7 +132,7 @@ export async function verifyBundle(root: string, pins: Pins): Promise<BundleChec
     }
   }
 
-  // 4. Every package tarball the targets install, against the signed lockfile; nothing else under packages/.
+  // 5. Every package tarball the targets install, against the signed lockfile; nothing else under packages/.
   const wanted = packagesForTargets(lockedPackages(release.distribution.lockfile), bundle.manifest.targets);
   let good = 0;
   for (const pkg of wanted) {
@@ -134,7 +149,7 @@ export async function verifyBundle(root: string, pins: Pins): Promise<BundleChec
   }
   lines.push(`${good} of ${wanted.length} packages: as the signed lockfile records them`);
 
-  // 5. Nothing the checks above did not cover.
+  // 6. Nothing the checks above did not cover.
   for (const rel of await listFiles(root)) {
     if (covered.has(rel)) continue;
     problems.push(
