@@ -3,13 +3,16 @@ import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, removalCommand } from "../core/global-shell";
 import { redactText } from "../core/secrets";
-import { checkRelease, checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { EXIT, UserError } from "../core/errors";
+import { checkSourceReachable } from "../install/source-check";
+import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
+import { settle } from "./knobs";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
-export const SETUP_FAILED_EXIT = 3;
+export const SETUP_FAILED_EXIT = EXIT.setupFailed;
 
 const STEP_TEXT: Record<string, string> = {
   claim: "claim the Gentle Shell folder (mode 0700) and the agent home",
@@ -28,7 +31,7 @@ export const installCommand = defineCommand({
   args: {
     yes: { type: "boolean", alias: "y", description: "Install without asking" },
     "dry-run": { type: "boolean", description: "Print the plan and change nothing" },
-    release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest" },
+    release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
     setup: {
       type: "boolean",
       default: true,
@@ -37,46 +40,49 @@ export const installCommand = defineCommand({
     "keep-global": { type: "boolean", description: "Keep a global gentle-pi that npm or pnpm installed (by default the plan removes it at the end)" },
     ...SHARED_ARGS,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const host = hostContext();
     const { env, home, pins, layout } = host;
-    const noModifyPath = skipsPath(args, env);
+    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, env);
     const noSetup = args.setup === false;
+    // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.
+    const asks = !args.yes && !args["dry-run"];
+    const plan = quiet && !asks ? () => undefined : out;
+    await checkSourceReachable(source, { from: sourceFrom });
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
-    checkSource(args.source);
-    const release = checkRelease(args.release);
     const found = await findGlobalShell(layout, env, pins, release ?? null);
     const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
     const owner = found.owner;
 
-    out(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
+    plan(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
     for (const id of STEP_ORDER) {
-      if (id === "path" && noModifyPath) out(`  - path: skipped (--no-modify-path); the line to add is printed at the end`);
-      else if (id === "setup" && migrating) out(`  - setup: not in this plan; the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
-      else if (id === "setup" && noSetup) out(`  - setup: skipped (--no-setup); the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
-      else out(`  - ${id}: ${STEP_TEXT[id]}`);
+      if (id === "path" && noModifyPath) plan(`  - path: skipped (--no-modify-path); the line to add is printed at the end`);
+      else if (id === "setup" && migrating) plan(`  - setup: not in this plan; the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
+      else if (id === "setup" && noSetup) plan(`  - setup: skipped (--no-setup); the first interactive gentle-shell runs ${SETUP_COMMAND} once`);
+      else plan(`  - ${id}: ${STEP_TEXT[id]}`);
     }
     if (migrating && owner.kind === "manager") {
-      out(
+      plan(
         `  - remove-global-shell: once every step above passed, remove your global gentle-pi ${migrating.installed} with ${migrating.manager} (${removalCommand(migrating.manager)}); --keep-global keeps it`,
       );
     } else if (found.onPath) {
       const why = found.gate.migrate ? "--keep-global" : found.gate.reason;
-      out(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
+      plan(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
-    out(`Artifacts from: ${redactText(args.source ?? "the official downloads")}`);
-    out("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
+    plan(`Artifacts from: ${redactText(source ?? "the official downloads")}`);
+    plan("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
+      process.exitCode = EXIT.unchanged;
       return;
     }
     if (!args.yes) {
       const reply = await askLine("Proceed? [Y/n] ", process.stdout);
-      if ("noTerminal" in reply) throw new Error("no terminal to ask for confirmation; run again with --yes to install");
+      if ("noTerminal" in reply) throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
       if (!("answer" in reply) || !/^(y|yes|)$/i.test(reply.answer.trim())) {
         out("Cancelled: nothing was changed.");
-        process.exitCode = 1;
+        process.exitCode = EXIT.unchanged;
         return;
       }
     }
@@ -85,10 +91,11 @@ export const installCommand = defineCommand({
     const { result, layout: used } = await installHere(
       host,
       {
-        source: args.source,
+        source,
         release,
         noModifyPath,
         verbose: args.verbose,
+        quiet,
         setup: migrating ? "none" : noSetup ? "skip" : "run",
         onRelease: (shell) => {
           gateRelease = shell;
@@ -100,7 +107,7 @@ export const installCommand = defineCommand({
       const failed = result.outcomes.find((o) => o.status === "failed");
       const kept = migrating ? " Your global gentle-pi was left untouched." : "";
       out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.${kept}`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.failure;
       return;
     }
     let removal = { line: "", removed: false, failed: false };
@@ -116,7 +123,7 @@ export const installCommand = defineCommand({
     if (result.path) out(result.path.nextStep);
     const shadow = shadowWarning(used, env, result);
     if (shadow) out(shadow);
-    if (removal.failed) process.exitCode = 1;
+    if (removal.failed) process.exitCode = EXIT.failure;
     if (result.setup?.status === "failed") {
       out(
         `Gentle AI is not set up yet, because the setup step failed; Gentle Shell works without it, and you can run ${SETUP_COMMAND} to try again (the first interactive gentle-shell also tries it once).`,
