@@ -24,7 +24,7 @@ export const KNOB_LINES: readonly string[] = [
   "  NO_COLOR, CI, or output that is no terminal: plain lines, no colours or progress bars",
 ];
 
-/** The block after a command's usage. */
-export function helpEpilogue(): string {
-  return `${[...KNOB_LINES, "", ...EXIT_CODE_LINES].join("\n")}\n`;
+/** The block after a command's usage; `knobs` false for a command that reads none (uninstall). */
+export function helpEpilogue(knobs = true): string {
+  return `${[...(knobs ? [...KNOB_LINES, ""] : []), ...EXIT_CODE_LINES].join("\n")}\n`;
 }

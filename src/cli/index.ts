@@ -70,7 +70,7 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     uninstall: uninstallCommand as typeof verifyCommand,
   };
   if (simple[args[0]!] && (args.includes("--help") || args.includes("-h"))) {
-    const epilogue = args[0] === "verify" ? "" : `\n${helpEpilogue()}`;
+    const epilogue = args[0] === "verify" ? "" : `\n${helpEpilogue(args[0] !== "uninstall")}`;
     process.stdout.write(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n" + epilogue);
     return;
   }

@@ -32,8 +32,18 @@ describe("before anything is done", () => {
     const missing = join(home, "no-such-bundle");
     for (const [args, env, code, message] of [
       [["install", "--dry-run", "--source", missing], {}, 2, `the --source folder ${missing} does not exist; nothing was changed`],
-      [["bundle", "--out", join(home, "b")], { GENTLE_SHELL_SOURCE: missing }, 2, `the GENTLE_SHELL_SOURCE folder ${missing} does not exist; nothing was changed`],
-      [["install", "--dry-run"], { GENTLE_SHELL_RELEASE: "banana" }, 2, 'GENTLE_SHELL_RELEASE takes an exact Gentle Shell version such as 4.1.0, or latest; not "banana"'],
+      [
+        ["bundle", "--out", join(home, "b")],
+        { GENTLE_SHELL_SOURCE: missing },
+        2,
+        `the GENTLE_SHELL_SOURCE folder ${missing} does not exist; nothing was changed`,
+      ],
+      [
+        ["install", "--dry-run"],
+        { GENTLE_SHELL_RELEASE: "banana" },
+        2,
+        'GENTLE_SHELL_RELEASE takes an exact Gentle Shell version such as 4.1.0, or latest; not "banana"',
+      ],
       [["uninstall", "--frobnicate"], {}, 2, "unknown option --frobnicate for gentle-shell-setup uninstall; see gentle-shell-setup uninstall --help"],
     ] as const) {
       const r = await setup(home, [...args], env);
@@ -42,6 +52,14 @@ describe("before anything is done", () => {
       expect(r.stderr.trim()).toBe(`gentle-shell-setup: ${message}`);
     }
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+    // The help documents the exit codes and the knobs, in plain text off a terminal.
+    for (const args of [["--help"], ["install", "--help"]]) {
+      const help = await setup(home, args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain("  4   nothing was changed: a dry run, a declined question, or blocked");
+      expect(help.stdout).toContain("  GENTLE_SHELL_QUIET=1                  as --quiet");
+      expect(help.stdout).not.toContain("\u001b[");
+    }
     const none = await setup(home, ["uninstall", "--yes"]);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout.trim()).toBe("Gentle Shell is not installed (no launcher at ~/.gentle-shell/bin/gentle-shell); nothing to uninstall.");
