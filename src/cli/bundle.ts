@@ -1,7 +1,9 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
 import { homedir } from "node:os";
 import { defineCommand } from "citty";
-import { checkRelease, checkSource, out } from "./install-run";
+import { out } from "./install-run";
+import { checkSourceReachable } from "../install/source-check";
+import { settle } from "./knobs";
 import { ownScript } from "../io/self";
 import { buildPins } from "../pins/index";
 import { TARGETS, type Target } from "../pins/types";
@@ -13,6 +15,7 @@ import { findInstallerBinaries, makeBundle } from "../install/offline/make";
 import { hostPlatform, hostTarget } from "../core/host";
 import { tildify, tildifyText } from "../core/layout";
 import { jsonFields } from "./json";
+import { redactText } from "../core/secrets";
 
 /** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */
 export function bundleTargets(rawArgs: string[], host: Target): Target[] {
@@ -37,11 +40,12 @@ export const bundleCommand = defineCommand({
   meta: { name: "bundle", description: "Write an offline bundle: everything `install --source <folder>` needs on a machine with no network" },
   args: {
     out: { type: "string", required: true, description: "The new folder to write the bundle into" },
-    release: { type: "string", description: "Bundle this exact Gentle Shell version instead of the latest" },
-    source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or a folder" },
+    release: { type: "string", description: "Bundle this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
+    source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or a folder (or GENTLE_SHELL_SOURCE)" },
     target: { type: "string", description: "A target to bundle for (repeatable: linux-x64, darwin-arm64, win-x64, ... or all); default this machine's" },
     verbose: { type: "boolean", description: "Show pnpm's output" },
     json: { type: "boolean", description: "Write one JSON document on stdout (the bundle's folder, release, files, size); progress goes to stderr" },
+    quiet: { type: "boolean", alias: "q", description: "Print only failures and the result (or GENTLE_SHELL_QUIET=1)" },
   },
   async run({ args, rawArgs }) {
     const env = process.env as Env;
@@ -49,10 +53,13 @@ export const bundleCommand = defineCommand({
     const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
     const host = hostTarget();
     const targets = bundleTargets(rawArgs, host);
-    checkSource(args.source);
+    const { source, sourceFrom, release, quiet } = settle(args, rawArgs, env);
+    await checkSourceReachable(source, { from: sourceFrom });
+    // Quiet: the notes and the result only.
+    const detail = quiet ? () => undefined : out;
     const found = await findInstallerBinaries(targets, host, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
-    out(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${args.source ?? "official"})`);
-    const progress = progressFor(process.stderr, (line) => out(`  ${line}`));
+    detail(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${redactText(source ?? "official")})`);
+    const progress = progressFor(process.stderr, (line) => out(`  ${line}`), env, quiet);
     let made: Awaited<ReturnType<typeof makeBundle>>;
     try {
       made = await makeBundle({
@@ -63,11 +70,11 @@ export const bundleCommand = defineCommand({
         platform,
         hostTarget: host,
         targets,
-        source: args.source,
-        release: checkRelease(args.release),
+        source,
+        release,
         binaries: found.binaries,
         ownEngine: ownScript,
-        log: (line) => out(`  ${line}`),
+        log: (line) => detail(`  ${line}`),
         progress,
         verbose: args.verbose,
       });

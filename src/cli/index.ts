@@ -8,6 +8,9 @@ import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";
 import { verifyCommand } from "./verify";
 import { migrateCommand } from "./migrate";
+import { uninstallCommand } from "./uninstall";
+import { helpEpilogue } from "./conventions";
+import { fancyOutput } from "../io/progress";
 import { strayArgument, type ArgDef } from "./strict";
 import { statusCommand } from "./status";
 import { jsonCommand, jsonFields, runWithJson } from "./json";
@@ -25,6 +28,7 @@ const main = defineCommand({
   subCommands: {
     install: installCommand,
     migrate: migrateCommand,
+    uninstall: uninstallCommand,
     bundle: bundleCommand,
     release: releaseCommand,
     verify: verifyCommand,
@@ -32,9 +36,9 @@ const main = defineCommand({
   },
 });
 
-/** citty colours its usage text; plain text when output is not a terminal or NO_COLOR is set. */
+/** citty colours its usage text; plain text when output is not a terminal, or NO_COLOR or CI is set. */
 function plain(text: string): string {
-  const color = process.stdout.isTTY && !process.env.NO_COLOR;
+  const color = fancyOutput(process.stdout);
   // eslint-disable-next-line no-control-regex
   return color ? text : text.replace(/\u001b\[[0-9;]*m/g, "");
 }
@@ -45,7 +49,7 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     return;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
-    process.stdout.write(plain(await renderUsage(main)) + "\n\nRun `gentle-shell-setup install --help` for the install options.\n");
+    process.stdout.write(plain(await renderUsage(main)) + "\n\nRun `gentle-shell-setup install --help` for the install options.\n\n" + helpEpilogue());
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
@@ -53,11 +57,11 @@ export async function runInstallerCli(args: string[]): Promise<void> {
   const json = jsonCommand(args);
   if (json && !jsonFields()) return runWithJson(json, () => runInstallerCli(args));
   if (args[0] === "install" && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write(plain(await renderUsage(installCommand, main as never)) + "\n");
+    process.stdout.write(plain(await renderUsage(installCommand, main as never)) + "\n\n" + helpEpilogue());
     return;
   }
   if (args[0] === "bundle" && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write(plain(await renderUsage(bundleCommand, main as never)) + "\n");
+    process.stdout.write(plain(await renderUsage(bundleCommand, main as never)) + "\n\n" + helpEpilogue());
     return;
   }
   if (args[0] === "release" && (args.includes("--help") || args.includes("-h"))) {
@@ -70,18 +74,21 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     verify: verifyCommand,
     migrate: migrateCommand as typeof verifyCommand,
     status: statusCommand as typeof verifyCommand,
+    uninstall: uninstallCommand as typeof verifyCommand,
   };
   if (simple[args[0]!] && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n");
+    const epilogue = args[0] === "verify" ? "" : `\n${helpEpilogue(args[0] !== "uninstall")}`;
+    process.stdout.write(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n" + epilogue);
     return;
   }
-  if (!["install", "migrate", "bundle", "release", "verify", "status"].includes(args[0]!)) {
+  if (!["install", "migrate", "uninstall", "bundle", "release", "verify", "status"].includes(args[0]!)) {
     throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   // Strict: an option or argument the command does not define is refused before anything runs.
   const commands: Record<string, { args?: unknown }> = {
     install: installCommand,
     migrate: migrateCommand,
+    uninstall: uninstallCommand,
     bundle: bundleCommand,
     verify: verifyCommand,
     status: statusCommand,

@@ -39,28 +39,26 @@ export function hostContext(): HostContext {
   return { env, platform, home, pins, layout: prefixLayout({ home, platform, pins }) };
 }
 
-/** --source is checked before anything is printed or asked: a URL with credentials is refused, never shown. */
-export function checkSource(source: string | undefined): void {
+/**
+ * --source is checked before anything is printed or asked: a URL with credentials is refused, never shown.
+ * `from` names where the value came from: the flag, or its environment knob.
+ */
+export function checkSource(source: string | undefined, from = "--source"): void {
   try {
     parseSource(source, "");
   } catch (error) {
-    const message = error instanceof TypeError ? "--source is neither a URL nor a folder" : (error as Error).message;
+    const message = error instanceof TypeError ? `${from} is neither a URL nor a folder` : (error as Error).message.replace("a --source URL", `a ${from} URL`);
     throw new UserError(`${message}; nothing was changed`, EXIT.usage);
   }
 }
 
 /** --release: an exact version, or `latest` (the same as leaving it out); anything else is refused before any step. */
-export function checkRelease(release: string | undefined): string | undefined {
+export function checkRelease(release: string | undefined, from = "--release"): string | undefined {
   if (release === undefined || release === "latest") return undefined;
   if (!isExactVersion(release)) {
-    throw new UserError(`--release takes an exact Gentle Shell version such as 4.1.0, or latest; not ${JSON.stringify(release)}`, EXIT.usage);
+    throw new UserError(`${from} takes an exact Gentle Shell version such as 4.1.0, or latest; not ${JSON.stringify(release)}`, EXIT.usage);
   }
   return release;
-}
-
-/** --no-modify-path, or GENTLE_SHELL_NO_MODIFY_PATH=1. */
-export function skipsPath(args: { "modify-path"?: boolean }, env: Env): boolean {
-  return args["modify-path"] === false || env.GENTLE_SHELL_NO_MODIFY_PATH === "1";
 }
 
 /** A line on stdout, masked (core/secrets.ts): every line the installer prints goes through here or main.ts. */
@@ -70,9 +68,10 @@ export const out = (line: string): void => {
 
 /** The options `install` and `migrate` share. */
 export const SHARED_ARGS = {
-  source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder" },
-  "modify-path": { type: "boolean", default: true, description: "Add gentle-shell to PATH (--no-modify-path to skip)" },
+  source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder (or GENTLE_SHELL_SOURCE)" },
+  "modify-path": { type: "boolean", default: true, description: "Add gentle-shell to PATH (--no-modify-path or GENTLE_SHELL_NO_MODIFY_PATH=1 to skip)" },
   verbose: { type: "boolean", description: "Show pnpm's output" },
+  quiet: { type: "boolean", alias: "q", description: "Print only questions, failures and the result (or GENTLE_SHELL_QUIET=1)" },
 } as const;
 
 export interface RunArgs {
@@ -80,6 +79,7 @@ export interface RunArgs {
   release?: string;
   noModifyPath: boolean;
   verbose?: boolean;
+  quiet?: boolean;
   setup: NonNullable<InstallOptions["setup"]>;
   onRelease?: InstallOptions["onRelease"];
 }
@@ -129,13 +129,15 @@ export async function installHere(host: HostContext, args: RunArgs, out: (line: 
       engine: ownScript,
       claimed,
       verbose: args.verbose,
+      quiet: args.quiet,
       setup: args.setup,
       onRelease: args.onRelease,
       installed: async () => {
         await rememberSource(installLayout, remembered);
         await lock.release();
       },
-      report: (o: StepOutcome) => out(reportLine(o)),
+      // Quiet: a failed step's line only.
+      report: (o: StepOutcome) => (args.quiet && o.status !== "failed" ? undefined : out(reportLine(o))),
     });
     return { result, layout: installLayout };
   } finally {

@@ -3,7 +3,10 @@ import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, removalCommand } from "../core/global-shell";
 import { redactText } from "../core/secrets";
-import { checkRelease, checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { EXIT, UserError } from "../core/errors";
+import { checkSourceReachable } from "../install/source-check";
+import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
+import { settle } from "./knobs";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
@@ -11,7 +14,7 @@ import { jsonError, jsonFields } from "./json";
 import { recordEnd, recordPlan, type PlanEntry } from "./install-json";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
-export const SETUP_FAILED_EXIT = 3;
+export const SETUP_FAILED_EXIT = EXIT.setupFailed;
 
 const STEP_TEXT: Record<string, string> = {
   claim: "claim the Gentle Shell folder (mode 0700) and the agent home",
@@ -30,7 +33,7 @@ export const installCommand = defineCommand({
   args: {
     yes: { type: "boolean", alias: "y", description: "Install without asking" },
     "dry-run": { type: "boolean", description: "Print the plan and change nothing" },
-    release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest" },
+    release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
     setup: {
       type: "boolean",
       default: true,
@@ -40,20 +43,22 @@ export const installCommand = defineCommand({
     json: { type: "boolean", description: "Write one JSON document on stdout (plan, steps, final state, next action); progress and prompts go to stderr" },
     ...SHARED_ARGS,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const host = hostContext();
     const { env, home, pins, layout } = host;
-    const noModifyPath = skipsPath(args, env);
+    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, env);
     const noSetup = args.setup === false;
+    // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.
+    const asks = !args.yes && !args["dry-run"];
+    const say = quiet && !asks ? () => undefined : out;
+    await checkSourceReachable(source, { from: sourceFrom });
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
-    checkSource(args.source);
-    const release = checkRelease(args.release);
     const found = await findGlobalShell(layout, env, pins, release ?? null);
     const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
     const owner = found.owner;
 
-    out(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
+    say(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
     const plan: PlanEntry[] = [];
     for (const id of STEP_ORDER) {
       if (id === "path" && noModifyPath) plan.push({ id, action: "skip", text: "skipped (--no-modify-path); the line to add is printed at the end" });
@@ -67,28 +72,29 @@ export const installCommand = defineCommand({
       const text = `once every step above passed, remove your global gentle-pi ${migrating.installed} with ${migrating.manager} (${removalCommand(migrating.manager)}); --keep-global keeps it`;
       plan.push({ id: "remove-global-shell", action: "run", text });
     }
-    for (const entry of plan) out(`  - ${entry.id}: ${entry.text}`);
+    for (const entry of plan) say(`  - ${entry.id}: ${entry.text}`);
     if (!(migrating && owner.kind === "manager") && found.onPath) {
       const why = found.gate.migrate ? "--keep-global" : found.gate.reason;
-      out(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
+      say(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
-    out(`Artifacts from: ${redactText(args.source ?? "the official downloads")}`);
-    out("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
-    recordPlan(home, { prefix: tildify(layout.prefix, home), source: args.source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
+    say(`Artifacts from: ${redactText(source ?? "the official downloads")}`);
+    say("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
+    recordPlan(home, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
+      process.exitCode = EXIT.unchanged;
       await recordEnd(host, [], "Run the same command without --dry-run to install.");
       return;
     }
     if (!args.yes) {
       // Under --json the question goes to stderr, with the rest of what is not the document.
       const reply = await askLine("Proceed? [Y/n] ", jsonFields() ? process.stderr : process.stdout);
-      if ("noTerminal" in reply) throw new Error("no terminal to ask for confirmation; run again with --yes to install");
+      if ("noTerminal" in reply) throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
       if (!("answer" in reply) || !/^(y|yes|)$/i.test(reply.answer.trim())) {
         out("Cancelled: nothing was changed.");
+        process.exitCode = EXIT.unchanged;
         jsonError("the install was cancelled at its question; nothing was changed");
         await recordEnd(host, [], "Run the installer again and answer yes, or pass --yes.");
-        process.exitCode = 1;
         return;
       }
     }
@@ -97,10 +103,11 @@ export const installCommand = defineCommand({
     const { result, layout: used } = await installHere(
       host,
       {
-        source: args.source,
+        source,
         release,
         noModifyPath,
         verbose: args.verbose,
+        quiet,
         setup: migrating ? "none" : noSetup ? "skip" : "run",
         onRelease: (shell) => {
           gateRelease = shell;
@@ -118,7 +125,7 @@ export const installCommand = defineCommand({
         result.outcomes,
         `Fix what the ${failed?.id} step says and run the installer again; finished steps are reused.${kept}`,
       );
-      process.exitCode = 1;
+      process.exitCode = EXIT.failure;
       return;
     }
     let removal = { line: "", detail: "", removed: false, failed: false };
@@ -139,7 +146,7 @@ export const installCommand = defineCommand({
     if (result.path) out(result.path.nextStep);
     const shadow = shadowWarning(used, env, result);
     if (shadow) out(shadow);
-    if (removal.failed) process.exitCode = 1;
+    if (removal.failed) process.exitCode = EXIT.failure;
     let next = result.path?.nextStep ?? null;
     if (removal.failed) jsonError(`the remove-global-shell step failed: ${removal.detail}`);
     if (result.setup?.status === "failed") {

@@ -3,28 +3,30 @@ import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/global-shell";
 import { askLine } from "../io/prompt";
-import { checkRelease, checkSource, hostContext, installHere, out, SHARED_ARGS, skipsPath } from "./install-run";
+import { checkSourceReachable } from "../install/source-check";
+import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
+import { settle } from "./knobs";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
 
 export const migrateCommand = defineCommand({
   meta: { name: "migrate", description: "Move a Gentle Shell that npm or pnpm installed globally to the bundled install in ~/.gentle-shell" },
   args: {
-    release: { type: "string", description: "Move to this exact Gentle Shell version instead of the latest" },
+    release: { type: "string", description: "Move to this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
     "dry-run": { type: "boolean", description: "Say what would happen and change nothing" },
     ...SHARED_ARGS,
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const host = hostContext();
     const { env, home, pins, layout } = host;
-    const noModifyPath = skipsPath(args, env);
-
-    checkSource(args.source);
-    const release = checkRelease(args.release);
+    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, env);
+    // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
+    const explain = quiet && args["dry-run"] ? () => undefined : out;
+    await checkSourceReachable(source, { from: sourceFrom });
     const found = await findGlobalShell(layout, env, pins, release ?? null, true);
     const { owner, gate } = found;
     if (!gate.migrate || owner.kind !== "manager") {
       const reason = gate.migrate ? "no global gentle-pi was found" : gate.reason;
-      throw new UserError(`Nothing to migrate: ${reason}; nothing was changed (a new install is gentle-shell-setup install)`, EXIT.failure);
+      throw new UserError(`Nothing to migrate: ${reason}; nothing was changed (a new install is gentle-shell-setup install)`, EXIT.unchanged);
     }
     for (const line of migrationExplanation({
       prefix: layout.prefix,
@@ -34,20 +36,22 @@ export const migrateCommand = defineCommand({
       installed: gate.installed,
       shell: release ?? null,
     })) {
-      out(line);
+      explain(line);
     }
     if (args["dry-run"]) {
       out(`Dry run: nothing was changed. The removal would be asked at the end: ${removalCommand(gate.manager)}`);
+      process.exitCode = EXIT.unchanged;
       return;
     }
 
     const { result, layout: used } = await installHere(
       host,
       {
-        source: args.source,
+        source,
         release,
         noModifyPath,
         verbose: args.verbose,
+        quiet,
         setup: "none",
         onRelease: (shell) => {
           // The gate's last condition, as soon as the signed release says which one it is.

@@ -87,21 +87,30 @@ export function distributionAsset(manifest: ReleaseManifest, lockfile: string, g
 /**
  * Accepts a release only when its versions are exact, the lockfile matches
  * the recorded sha256 and the files are exactly what installVersion writes.
- * generatedWith is recorded, never compared.
+ * generatedWith is recorded, never compared. `where` (a folder, or "the
+ * mirror <url>") is named in every refusal, with the file: a damaged file is
+ * said to be one, never reported by the first field it lacks.
  */
-export function readDistribution(json: string, lockfile: string): Distribution {
+export function readDistribution(json: string, lockfile: string, where?: string): Distribution {
+  const file = where ? `${DISTRIBUTION_JSON} from ${where}` : DISTRIBUTION_JSON;
   let data: unknown;
   try {
     data = JSON.parse(json);
   } catch {
-    throw new Error(`${DISTRIBUTION_JSON} is not valid JSON`);
+    throw new Error(`${file} is not valid JSON: the file is damaged; get it again`);
   }
-  if (!isObject(data)) throw new Error(`${DISTRIBUTION_JSON} is not a JSON object`);
-  if (data.schema !== 1) throw new Error(`${DISTRIBUTION_JSON} has schema ${JSON.stringify(data.schema)}; this installer reads schema 1`);
-  const shell = assertExactVersion("the release's gentle-pi version", data.shell);
-  const pi = assertExactVersion("the release's Pi version", data.pi);
+  if (!isObject(data)) throw new Error(`${file} is not a JSON object`);
+  if (data.schema !== 1) throw new Error(`${file} has schema ${JSON.stringify(data.schema)}; this installer reads schema 1`);
+  let shell: string;
+  let pi: string;
+  try {
+    shell = assertExactVersion("the release's gentle-pi version", data.shell);
+    pi = assertExactVersion("the release's Pi version", data.pi);
+  } catch (error) {
+    throw new Error(`${file} is not a valid Gentle Shell distribution: ${(error as Error).message}`);
+  }
   const id = `${shell}-${pi}`;
-  if (data.id !== id) throw new Error(`${DISTRIBUTION_JSON} names id ${JSON.stringify(data.id)}, expected ${id}`);
+  if (data.id !== id) throw new Error(`${file} names id ${JSON.stringify(data.id)}, expected ${id}`);
   const expected = distributionFiles({ shell, pi });
   const files = data.files;
   if (
@@ -110,15 +119,16 @@ export function readDistribution(json: string, lockfile: string): Distribution {
     files["package.json"] !== expected["package.json"] ||
     files["pnpm-workspace.yaml"] !== expected["pnpm-workspace.yaml"]
   ) {
-    throw new Error(`${DISTRIBUTION_JSON} for ${id} does not carry exactly the files this installer installs`);
+    throw new Error(`${file} for ${id} does not carry exactly the files this installer installs`);
   }
   const lock = data.lockfile;
   if (!isObject(lock) || lock.name !== DISTRIBUTION_LOCK || typeof lock.sha256 !== "string") {
-    throw new Error(`${DISTRIBUTION_JSON} for ${id} does not record its lockfile`);
+    throw new Error(`${file} for ${id} does not record its lockfile`);
   }
   const actual = sha256Hex(lockfile);
   if (!/^[0-9a-f]{64}$/.test(lock.sha256) || actual !== lock.sha256) {
-    throw new Error(`${DISTRIBUTION_LOCK} for ${id} does not match the sha256 its distribution records (got ${actual})`);
+    const lockName = where ? `${DISTRIBUTION_LOCK} from ${where}` : DISTRIBUTION_LOCK;
+    throw new Error(`${lockName} for ${id} does not match the sha256 its distribution records (got ${actual})`);
   }
   return { manifest: { shell, pi, id }, lockfile, files: expected };
 }

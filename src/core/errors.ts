@@ -10,6 +10,10 @@ export const EXIT = {
   ok: 0,
   failure: 1,
   usage: 2,
+  /** Installed, but the install's last step, gentle-shell setup, failed (the install stands). */
+  setupFailed: 3,
+  /** Nothing was changed: a dry run, a declined question, or a command blocked before it changed anything (no terminal to ask, nothing to do). */
+  unchanged: 4,
   /** An internal error: a bug, with its stack printed. */
   bug: 70,
 } as const;

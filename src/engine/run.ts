@@ -10,7 +10,7 @@
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
 import { spawn } from "node:child_process";
-import type { Output } from "../core/errors";
+import { EXIT, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
@@ -40,6 +40,9 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     io.err(`gentle-shell: versions/${install.id} is not the active version`);
     return 1;
   }
+  // Shell's own commands are strict, and answer --help with their usage (./strict.ts).
+  const own = await ownCommandCheck(args, io);
+  if (own !== null) return own;
   if (args[0] === "upgrade") {
     const { parseUpgradeArgs, upgradeBundled } = await import("./upgrade");
     const options = parseUpgradeArgs(args.slice(1));
@@ -162,6 +165,24 @@ function execPi(install: BundledInstall, args: string[], env: Env, io: Output): 
     });
     child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
   });
+}
+
+/** For Shell's own commands: their usage for --help (0), a refusal for a stray word (2); null otherwise. */
+async function ownCommandCheck(args: string[], io: Output): Promise<number | null> {
+  const { ownCommand, parseShellCommand } = await import("./strict");
+  const own = ownCommand(args);
+  if (!own) return null;
+  const parsed = parseShellCommand(own.spec, own.rest);
+  if (parsed.kind === "help") {
+    for (const line of parsed.lines) io.out(line);
+    return EXIT.ok;
+  }
+  // memory migrate refuses a stray word itself, naming the one store it migrates (./memory/plan.ts).
+  if (parsed.kind === "refuse" && own.spec.name !== "memory migrate") {
+    io.err(`gentle-shell: ${parsed.message}`);
+    return EXIT.usage;
+  }
+  return null;
 }
 
 /** Windows' real HKCU user Path adapter, through the one PowerShell runner (bound here, at the engine's edge). */

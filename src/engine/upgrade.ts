@@ -27,6 +27,7 @@ import { buildPins } from "../pins/index";
 import { installVersion, versionState } from "../install/version";
 import { callModule, checkModule, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import type { BundledInstall } from "./bundled";
+import { parseShellCommand, UPGRADE, usageLine } from "./strict";
 
 export interface UpgradeArgs {
   rollback: boolean;
@@ -34,19 +35,17 @@ export interface UpgradeArgs {
 }
 
 export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
-  const out: UpgradeArgs = { rollback: false };
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "--rollback") out.rollback = true;
-    else if (a === "--source") out.source = args[++i];
-    else if (a.startsWith("--source=")) out.source = a.slice("--source=".length);
-    else if (a === "--channel" || a.startsWith("--channel=")) {
-      const value = a === "--channel" ? args[++i] : a.slice("--channel=".length);
-      if (value !== "release") return `the ${value} channel is not supported by a bundled install yet; it follows releases`;
-    } else return `unknown option ${a}; usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]`;
+  const parsed = parseShellCommand(UPGRADE, args);
+  // --help is answered by the engine before this (./strict.ts).
+  if (parsed.kind !== "ok") return parsed.kind === "refuse" ? parsed.message : usageLine(UPGRADE);
+  const { given } = parsed;
+  const channel = given.get("--channel");
+  if (channel !== undefined && channel !== "release") return `the ${channel} channel is not supported by a bundled install yet; it follows releases`;
+  const source = given.get("--source") as string | undefined;
+  if (given.has("--rollback") && source !== undefined) {
+    return `--rollback switches to a version that is already installed and takes no --source; ${usageLine(UPGRADE)}`;
   }
-  if (out.source === undefined && args.includes("--source")) return "--source needs a value";
-  return out;
+  return { rollback: given.has("--rollback"), ...(source === undefined ? {} : { source }) };
 }
 
 /** Where the installer was told to get artifacts, remembered for upgrades (config/install-source). */

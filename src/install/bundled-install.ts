@@ -48,6 +48,8 @@ export interface InstallOptions {
   registry?: RegistryAdapter;
   engine: () => string;
   verbose?: boolean;
+  /** --quiet: no download progress. */
+  quiet?: boolean;
   /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
   claimed?: string;
   /**
@@ -149,7 +151,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-        const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`));
+        const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`), env, options.quiet);
         try {
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource });
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;

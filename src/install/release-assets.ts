@@ -107,7 +107,7 @@ export async function verifyReleaseAssets(ctx: ReleaseContext & { assets: string
       throw new Error(`${name} is not in ${ctx.assets} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   };
-  const distribution = readDistribution(await read(DISTRIBUTION_JSON), await read(DISTRIBUTION_LOCK));
+  const distribution = readDistribution(await read(DISTRIBUTION_JSON), await read(DISTRIBUTION_LOCK), ctx.assets);
   const { id, shell, pi } = distribution.manifest;
   await withTemporaryPrefix(ctx, async (layout, npmrc) => {
     await installVersion({ layout, distribution, env: ctx.env, engine: ctx.engine, go: layout.platform === "win32" });

@@ -76,7 +76,11 @@ export async function signRelease(options: {
   for (const name of [DISTRIBUTION_JSON, DISTRIBUTION_LOCK, ENGINE_ASSET]) {
     if (!bytes.has(name)) throw new Error(`${options.assets} has no ${name}; a release needs it`);
   }
-  const { shell, pi } = readDistribution(bytes.get(DISTRIBUTION_JSON)!.toString("utf8"), bytes.get(DISTRIBUTION_LOCK)!.toString("utf8")).manifest;
+  const { shell, pi } = readDistribution(
+    bytes.get(DISTRIBUTION_JSON)!.toString("utf8"),
+    bytes.get(DISTRIBUTION_LOCK)!.toString("utf8"),
+    options.assets,
+  ).manifest;
   if (options.shell && options.shell !== shell) throw new Error(`the assets are for Gentle Shell ${shell}, not ${options.shell}`);
   const assets: Record<string, AssetEntry> = {};
   for (const [name, data] of bytes) assets[name] = { sha256: sha256Of(data), size: data.byteLength };

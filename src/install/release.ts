@@ -110,7 +110,7 @@ export async function fetchRelease(source: Source, shell: string, pins: Pins, ow
   };
   const json = await asset(DISTRIBUTION_JSON, JSON_MAX);
   const lock = await asset(DISTRIBUTION_LOCK, LOCK_MAX);
-  const distribution = readDistribution(json.toString("utf8"), lock.toString("utf8"));
+  const distribution = readDistribution(json.toString("utf8"), lock.toString("utf8"), where);
   if (distribution.manifest.shell !== signed.shell || distribution.manifest.pi !== signed.pi) {
     throw new Error(
       `the distribution of Gentle Shell ${shell} names ${distribution.manifest.id}, its signed manifest ${signed.shell}-${signed.pi}; nothing was changed`,

@@ -1,7 +1,8 @@
 /**
  * Download progress: one bar per download (cli-progress) when stderr is a
  * terminal, plain lines otherwise (a start line and an outcome line per
- * download, so logs of CI runs and pipes stay readable).
+ * download, so logs of CI runs and pipes stay readable): also under NO_COLOR,
+ * CI and TERM=dumb. --quiet shows none.
  */
 import cliProgress from "cli-progress";
 
@@ -98,7 +99,25 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
   };
 }
 
-/** Bars when `stream` is a terminal (not TERM=dumb), plain lines through `line` otherwise. */
-export function progressFor(stream: NodeJS.WriteStream, line: (text: string) => void, env: Record<string, string | undefined> = process.env): ProgressReporter {
-  return stream.isTTY && env.TERM !== "dumb" ? barProgress(stream) : lineProgress(line);
+/** No progress at all (--quiet): the caller still reports each failure. */
+export const silentProgress: ProgressReporter = {
+  start: () => ({ update() {}, done() {}, fail() {} }),
+  stop() {},
+};
+
+/** Whether `stream` may get bars and colours: a terminal, not TERM=dumb, no NO_COLOR (any non-empty value) and no CI (other than false or 0). */
+export function fancyOutput(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): boolean {
+  const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
+  return Boolean(stream.isTTY) && env.TERM !== "dumb" && !env.NO_COLOR && !ci;
+}
+
+/** Bars when `stream` may have them (fancyOutput), plain lines through `line` otherwise, nothing when quiet. */
+export function progressFor(
+  stream: NodeJS.WriteStream,
+  line: (text: string) => void,
+  env: Record<string, string | undefined> = process.env,
+  quiet = false,
+): ProgressReporter {
+  if (quiet) return silentProgress;
+  return fancyOutput(stream, env) ? barProgress(stream) : lineProgress(line);
 }

@@ -192,7 +192,8 @@ describe("install --dry-run", () => {
     const home = newHome();
     await prepareHome(home);
     const r = await install(home, ["--dry-run"]);
-    expect(r.code).toBe(0);
+    // 4: nothing was changed (src/core/errors.ts EXIT.unchanged).
+    expect(r.code).toBe(4);
     expect(r.stdout).toContain("Dry run: nothing was changed.");
     expect(r.stdout).toMatch(/claim[\s\S]*npm-settings[\s\S]*runtime[\s\S]*version[\s\S]*activate[\s\S]*launcher[\s\S]*verify-launcher[\s\S]*path[\s\S]*setup/);
     expect(r.stdout).toContain("  - setup: run gentle-shell setup: Gentle AI for Pi");
@@ -203,7 +204,7 @@ describe("install --dry-run", () => {
     const home = newHome();
     await prepareHome(home);
     const r = await install(home, ["--dry-run", "--no-setup"]);
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(4);
     expect(r.stdout).toContain("  - setup: skipped (--no-setup); the first interactive gentle-shell runs gentle-shell setup once");
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
   });

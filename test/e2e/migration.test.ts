@@ -11,6 +11,7 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 import { Terminal } from "../support/tmux";
@@ -144,7 +145,8 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
   it("warns when the old gentle-shell still wins on PATH, and refuses a release older than the global one", async () => {
     const g = await npmGlobal(latest.shell);
     const older_ = await setup(g, ["migrate", "--source", f.mirrorUrl, "--release", older.shell]);
-    expect(older_.code).toBe(1);
+    // 4: blocked, nothing was changed.
+    expect(older_.code).toBe(4);
     expect(older_.stderr + older_.stdout).toContain(
       `Nothing to migrate: Gentle Shell ${older.shell} is older than the global gentle-pi ${latest.shell}; nothing was changed`,
     );
@@ -163,7 +165,10 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
 
   it("a failed step says so and leaves the global gentle-pi untouched", async () => {
     const g = await npmGlobal(older.shell);
-    const r = await setup(g, ["migrate", "--source", "http://127.0.0.1:9/"]);
+    // A mirror that answers but serves a damaged Node archive: the runtime step fails.
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    await scope.setFault(f.pins.node.archives["linux-x64"]!.path, { kind: "flip", offset: 1000 });
+    const r = await setup(g, ["migrate", "--source", scope.url]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/The migration stopped at the runtime step \(.+\); your global gentle-pi was left untouched and still works\./);
     expect(await stillGlobal(g)).toBe(true);
@@ -212,7 +217,7 @@ describe("gentle-shell-setup install on a machine with a global Gentle Shell (th
       /Your other gentle-shell, .*gentle-shell, stays as it is \(the global gentle-pi is an npm link to .*my-gentle-pi, which is never moved\)\./,
     );
     const m = await setup(g, ["migrate", "--source", f.mirrorUrl]);
-    expect(m.code).toBe(1);
+    expect(m.code).toBe(4);
     expect(m.stderr + m.stdout).toContain("Nothing to migrate: the global gentle-pi is an npm link to");
     expect(existsSync(join(g.prefix, "bin"))).toBe(false);
     expect(existsSync(join(linked, "package.json"))).toBe(true);

@@ -42,7 +42,8 @@ describe.concurrent("self-uninstall", () => {
   it("--dry-run prints the plan and removes nothing", async () => {
     const { home, gs } = await installed();
     const r = await uninstall(home, gs, ["--dry-run"]);
-    expect(r.code).toBe(0);
+    // 4: nothing was changed (src/core/errors.ts EXIT.unchanged).
+    expect(r.code).toBe(4);
     expect(r.stdout).toContain("PATH: the marked line in ~/.bashrc");
     expect(r.stdout).toContain("  - ~/.gentle-shell/runtime");
     expect(r.stdout).toContain("Dry run: nothing was removed.");
@@ -53,7 +54,7 @@ describe.concurrent("self-uninstall", () => {
   it("without a terminal and without --yes removes nothing", async () => {
     const { home, gs } = await installed();
     const r = await uninstall(home, gs, []);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.stdout).toContain("No answer: nothing was removed.");
     expect(existsSync(join(home, ".gentle-shell", "bin", "gentle-shell"))).toBe(true);
   });

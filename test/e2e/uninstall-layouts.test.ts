@@ -118,7 +118,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
       },
     });
     const dry = await uninstall(i, ["--dry-run"]);
-    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.code, dry.stdout + dry.stderr).toBe(4);
     expect(dry.stdout).toContain("This removes Gentle Shell from ~/.gentle-shell:");
     expect(dry.stdout).toContain("  - PATH: the marked line in ~/.bashrc");
     expect(dry.stdout).toContain("  - ~/.gentle-shell/runtime");

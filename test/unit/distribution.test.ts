@@ -91,4 +91,19 @@ describe("readDistribution", () => {
     expect(() => readDistribution(JSON.stringify({ ...JSON.parse(json), id: "4.1.0-1.5.0" }), lock)).toThrow(/id/);
     expect(() => readDistribution("not json", lock)).toThrow(/not valid JSON/);
   });
+
+  it("says a damaged file is damaged, naming it and where it came from, never by the first field it lacks", () => {
+    const where = "the mirror https://m.test/gs";
+    expect(() => readDistribution(json.slice(0, 40), lock, where)).toThrow(
+      "gentle-shell-distribution.json from the mirror https://m.test/gs is not valid JSON: the file is damaged; get it again",
+    );
+    const lost = JSON.parse(json);
+    delete lost.pi;
+    expect(() => readDistribution(JSON.stringify(lost), lock, "/media/assets")).toThrow(
+      /^gentle-shell-distribution\.json from \/media\/assets is not a valid Gentle Shell distribution: the release's Pi version must be an exact version .*got undefined$/,
+    );
+    expect(() => readDistribution(json, lock + "#", "/media/assets")).toThrow(
+      /^gentle-shell-distribution-lock\.yaml from \/media\/assets for 4\.1\.0-1\.6\.0 does not match/,
+    );
+  });
 });

@@ -19,6 +19,7 @@ import { readPathReceipt } from "../../install/path/receipt-file";
 import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
 import { PI_TOOLS, toolFileName, toolMarkerName } from "../../core/pi-tools";
 import { toolPresence } from "../../install/runtime/pi-tools";
+import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../strict";
 
 export interface UninstallOptions {
   dryRun: boolean;
@@ -29,14 +30,10 @@ export interface UninstallOptions {
 }
 
 export function parseUninstallArgs(args: string[]): UninstallOptions | string {
-  const options: UninstallOptions = { dryRun: false, yes: false, includeShared: false };
-  for (const arg of args) {
-    if (arg === "--dry-run") options.dryRun = true;
-    else if (arg === "--yes" || arg === "-y") options.yes = true;
-    else if (arg === "--include-shared") options.includeShared = true;
-    else return `unknown option ${arg}; usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]`;
-  }
-  return options;
+  const parsed = parseShellCommand(SELF_UNINSTALL, args);
+  // --help is answered by the engine before this (../strict.ts).
+  if (parsed.kind !== "ok") return parsed.kind === "refuse" ? parsed.message : usageLine(SELF_UNINSTALL);
+  return { dryRun: parsed.given.has("--dry-run"), yes: parsed.given.has("--yes"), includeShared: parsed.given.has("--include-shared") };
 }
 
 /**

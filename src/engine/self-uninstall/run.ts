@@ -7,7 +7,7 @@
  * failed removal can be retried with gentle-shell self-uninstall.
  */
 import { promises as fs } from "node:fs";
-import type { Output } from "../../core/errors";
+import { EXIT, type Output } from "../../core/errors";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
@@ -111,13 +111,13 @@ async function uninstallLocked(
   if (plan.pathManual) out(plan.pathManual);
   if (options.dryRun) {
     out("Dry run: nothing was removed.");
-    return 0;
+    return EXIT.unchanged;
   }
   if (!options.yes) {
     const go = await io.ask("Remove Gentle Shell? [y/N] ");
     if (go !== true) {
       out(go === null ? "No answer: nothing was removed." : "Cancelled: nothing was removed.");
-      return 1;
+      return EXIT.unchanged;
     }
     if (plan.shared.length) {
       const shared = await io.ask(`Also remove the Gentle Shell home (${plan.shared.map((r) => show(r.path)).join(", ")})? [y/N] `);

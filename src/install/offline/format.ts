@@ -86,28 +86,36 @@ export function unsafeRelative(path: string): boolean {
   return path.startsWith("/") || /^[A-Za-z]:/.test(path) || path.includes("\\") || path.split("/").some((s) => s === ".." || s === "." || s === "");
 }
 
-export function readBundleManifest(text: string): BundleManifest {
+/** `where`: the bundle's folder, named with the file in every refusal. */
+export function readBundleManifest(text: string, where?: string): BundleManifest {
+  const file = where ? `${BUNDLE_MANIFEST} in ${where}` : BUNDLE_MANIFEST;
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    throw new Error(`${BUNDLE_MANIFEST} is not valid JSON`);
+    throw new Error(`${file} is not valid JSON: the bundle is damaged; copy it again`);
   }
   const d = data as Partial<Record<keyof BundleManifest, unknown>>;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error(`${BUNDLE_MANIFEST} is not a JSON object`);
+  if (typeof data !== "object" || data === null || Array.isArray(data)) throw new Error(`${file} is not a JSON object`);
   if (d.schema === 1) {
     throw new Error("this offline bundle was made by an older gentle-shell-setup, without a signed release or checkable packages; make it again with this one");
   }
-  if (d.schema !== 2) throw new Error(`${BUNDLE_MANIFEST} has schema ${JSON.stringify(d.schema)}; this installer reads schema 2`);
-  const shell = assertExactVersion("the bundle's gentle-pi version", d.shell);
-  const pi = assertExactVersion("the bundle's Pi version", d.pi);
-  if (d.id !== `${shell}-${pi}`) throw new Error(`${BUNDLE_MANIFEST} names id ${JSON.stringify(d.id)}, expected ${shell}-${pi}`);
-  if (!Array.isArray(d.targets) || !d.targets.every((t) => (TARGETS as readonly unknown[]).includes(t))) {
-    throw new Error(`${BUNDLE_MANIFEST} does not list its targets`);
+  if (d.schema !== 2) throw new Error(`${file} has schema ${JSON.stringify(d.schema)}; this installer reads schema 2`);
+  let shell: string;
+  let pi: string;
+  try {
+    shell = assertExactVersion("the bundle's gentle-pi version", d.shell);
+    pi = assertExactVersion("the bundle's Pi version", d.pi);
+  } catch (error) {
+    throw new Error(`${file} is not a valid offline bundle manifest: ${(error as Error).message}`);
   }
-  if (!Number.isSafeInteger(d.packages) || (d.packages as number) < 0) throw new Error(`${BUNDLE_MANIFEST} does not count its packages`);
+  if (d.id !== `${shell}-${pi}`) throw new Error(`${file} names id ${JSON.stringify(d.id)}, expected ${shell}-${pi}`);
+  if (!Array.isArray(d.targets) || !d.targets.every((t) => (TARGETS as readonly unknown[]).includes(t))) {
+    throw new Error(`${file} does not list its targets`);
+  }
+  if (!Number.isSafeInteger(d.packages) || (d.packages as number) < 0) throw new Error(`${file} does not count its packages`);
   if (!Array.isArray(d.files) || !d.files.every((f) => typeof f === "string" && !unsafeRelative(f))) {
-    throw new Error(`${BUNDLE_MANIFEST} does not list its files`);
+    throw new Error(`${file} does not list its files`);
   }
   return { schema: 2, shell, pi, id: d.id as string, targets: d.targets as Target[], packages: d.packages as number, files: d.files as string[] };
 }

@@ -45,7 +45,7 @@ export async function openBundle(root: string, target: Target | null): Promise<O
   if (sums.get(BUNDLE_MANIFEST) !== sha256Hex(manifestBytes)) {
     throw new Error(`${BUNDLE_MANIFEST} in ${root} does not match its line in ${BUNDLE_SUMS}: the bundle is damaged; copy it again`);
   }
-  const manifest = readBundleManifest(manifestBytes.toString("utf8"));
+  const manifest = readBundleManifest(manifestBytes.toString("utf8"), root);
   if (target && !manifest.targets.includes(target)) {
     throw new Error(`this offline bundle was made for ${manifest.targets.join(", ")}, not for this machine (${target}); make one with --target ${target}`);
   }

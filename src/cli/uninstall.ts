@@ -1,0 +1,88 @@
+/**
+ * `gentle-shell-setup uninstall [--dry-run] [--yes] [--include-shared]`
+ * (issue 14): hands over to the installed launcher's own
+ * `gentle-shell self-uninstall`, which owns the plan, the questions and the
+ * removal (spec: "gentle-shell self-uninstall"), and exits with its code.
+ * When no install exists it says so and exits 0, changing nothing. On
+ * Windows the .cmd launcher cannot start without a shell, so the active
+ * version's engine runs with our node, as the .cmd does.
+ */
+import { spawn } from "node:child_process";
+import { defineCommand } from "citty";
+import { join } from "pathe";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
+import type { Env } from "../core/environment";
+import { EXIT } from "../core/errors";
+import { prefixLayout, tildify, type Layout } from "../core/layout";
+import { lstatOrNull, readTextOrNull } from "../io/files";
+import { readCurrent } from "../install/activate";
+import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
+import { ENGINE_PATH } from "../install/version";
+import { hostContext, out } from "./install-run";
+
+export const uninstallCommand = defineCommand({
+  meta: { name: "uninstall", description: "Remove Gentle Shell: hands over to the installed gentle-shell self-uninstall" },
+  args: {
+    "dry-run": { type: "boolean", description: "Print what would be removed and remove nothing" },
+    yes: { type: "boolean", alias: "y", description: "Remove without asking" },
+    "include-shared": { type: "boolean", description: "Also remove the Gentle Shell home (~/.gentle-shell/agent) and the launcher's config.json" },
+  },
+  async run({ args }) {
+    const host = hostContext();
+    const forwarded = [...(args["dry-run"] ? ["--dry-run"] : []), ...(args.yes ? ["--yes"] : []), ...(args["include-shared"] ? ["--include-shared"] : [])];
+    const layout = await installedLayout(host.layout, host.env);
+    if (!layout) {
+      out(`Gentle Shell is not installed (no launcher at ${tildify(host.layout.launcher, host.home)}); nothing to uninstall.`);
+      return;
+    }
+    process.exitCode = await handOver(layout, forwarded, host.env);
+  },
+});
+
+/** The layout whose launcher exists: POSIX ~/.gentle-shell; Windows %LOCALAPPDATA%\gentle-shell, then the fallback folder. */
+async function installedLayout(layout: Layout, env: Env): Promise<Layout | null> {
+  const candidates = [layout];
+  if (layout.platform === "win32") {
+    const { buildPins } = await import("../pins/index");
+    for (const folder of [env.LOCALAPPDATA ? join(env.LOCALAPPDATA, "gentle-shell") : null, join(layout.home, ".gentle-shell-bundle")]) {
+      if (folder) candidates.unshift(prefixLayout({ home: layout.home, platform: "win32", pins: buildPins(), windowsPrefix: folder }));
+    }
+  }
+  for (const candidate of candidates) if ((await lstatOrNull(candidate.launcher))?.isFile()) return candidate;
+  return null;
+}
+
+/** `gentle-shell self-uninstall <flags>` with the terminal inherited; its exit code. */
+async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<number> {
+  // Only our own launcher is run: a file of someone else's at its path is never started.
+  const marker = layout.platform === "win32" ? CMD_MARKER : LAUNCHER_MARKER;
+  if (!((await readTextOrNull(layout.launcher)) ?? "").split(/\r?\n/).includes(marker)) {
+    process.stderr.write(
+      `gentle-shell-setup: ${tildify(layout.launcher, layout.home)} was not written by gentle-shell-setup, so it is not run; nothing was removed.\n`,
+    );
+    return EXIT.failure;
+  }
+  let command = layout.launcher;
+  let argv = ["self-uninstall", ...forwarded];
+  let childEnv: Env = env;
+  if (layout.platform === "win32") {
+    const id = await readCurrent(layout);
+    if (!id) {
+      process.stderr.write("gentle-shell-setup: no active Gentle Shell version; run the Gentle Shell installer again, then uninstall.\n");
+      return EXIT.failure;
+    }
+    command = layout.node;
+    argv = [...ENGINE_NODE_OPTIONS, join(layout.versions, id, ENGINE_PATH), ENGINE_FLAG, ...argv];
+    // As the .cmd does: the engine runs without the user's NODE_OPTIONS, kept aside for Pi.
+    const { NODE_OPTIONS, ...rest } = env;
+    childEnv = NODE_OPTIONS === undefined ? rest : { ...rest, GENTLE_SHELL_USER_NODE_OPTIONS: NODE_OPTIONS };
+  }
+  return new Promise((resolve) => {
+    const child = spawn(command, argv, { stdio: "inherit", env: childEnv as NodeJS.ProcessEnv, cwd: layout.home, windowsHide: false });
+    child.on("error", (error) => {
+      process.stderr.write(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.\n`);
+      resolve(EXIT.failure);
+    });
+    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : EXIT.failure)));
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * Before any download (issue 14, CLI conventions): a --source folder that
+ * does not exist, or a mirror that does not answer, is named in one sentence,
+ * instead of failing later once per artifact. A mirror answers when it sends
+ * any HTTP response to one GET of its base URL (a 404 too: the layout is
+ * checked per artifact, against the pins); only a request that never gets a
+ * response (refused, unknown host, TLS, timeout) stops here.
+ */
+import { promises as fs } from "node:fs";
+import { EXIT, UserError } from "../core/errors";
+import { redactText } from "../core/secrets";
+import { parseSource } from "../core/source";
+import { causeText } from "../io/http";
+import { failedInTransit, identityGet } from "../io/http-get";
+
+export interface ReachOptions {
+  /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
+  from?: string;
+  timeoutMs?: number;
+}
+
+/** Resolves when `value` (a --source) can be read; throws one sentence (a UserError) when it cannot. */
+export async function checkSourceReachable(value: string | undefined, options: ReachOptions = {}): Promise<void> {
+  const source = parseSource(value, "");
+  const from = options.from ?? "--source";
+  if (source.kind === "official") return;
+  if (source.kind === "folder") {
+    const stat = await fs.stat(source.root).catch((error: NodeJS.ErrnoException) => error);
+    if (stat instanceof Error) {
+      const why = stat.code === "ENOENT" ? "does not exist" : `cannot be read (${stat.code ?? stat.message})`;
+      throw new UserError(`the ${from} folder ${source.root} ${why}; nothing was changed`, EXIT.usage);
+    }
+    if (!stat.isDirectory()) throw new UserError(`${from} ${source.root} is not a folder; nothing was changed`, EXIT.usage);
+    return;
+  }
+  const shown = redactText(source.base);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    const response = await identityGet(source.base, undefined, controller.signal);
+    response.discard();
+  } catch (error) {
+    if (timedOut) throw new UserError(`the ${from} mirror ${shown} did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
+    if (!failedInTransit(error))
+      throw new UserError(`the ${from} mirror ${shown} cannot be asked (${redactText(causeText(error))}); nothing was changed`, EXIT.usage);
+    throw new UserError(`the ${from} mirror ${shown} does not answer (${redactText(causeText(error))}); nothing was changed`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

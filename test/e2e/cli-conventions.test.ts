@@ -1,0 +1,110 @@
+/**
+ * The command-line conventions on the fixture binary and a real install
+ * (issue 14): an install made through the environment knobs and --quiet;
+ * the launcher's own commands strict; `gentle-shell-setup uninstall`
+ * handing over to the launcher's self-uninstall; a --source that cannot be
+ * read named before anything is done.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, promises as fs } from "node:fs";
+import { join } from "pathe";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
+
+const f = fixtures();
+
+async function newHome(): Promise<string> {
+  const home = join(scratchDir("gss-cli-"), "home");
+  await fs.mkdir(home, { recursive: true });
+  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  return home;
+}
+
+function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
+  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home, timeoutMs: 170_000 });
+}
+
+describe("before anything is done", () => {
+  it("a --source folder that does not exist, or a knob with a bad value, is one sentence and changes nothing", async () => {
+    const home = await newHome();
+    const missing = join(home, "no-such-bundle");
+    for (const [args, env, code, message] of [
+      [["install", "--dry-run", "--source", missing], {}, 2, `the --source folder ${missing} does not exist; nothing was changed`],
+      [
+        ["bundle", "--out", join(home, "b")],
+        { GENTLE_SHELL_SOURCE: missing },
+        2,
+        `the GENTLE_SHELL_SOURCE folder ${missing} does not exist; nothing was changed`,
+      ],
+      [
+        ["install", "--dry-run"],
+        { GENTLE_SHELL_RELEASE: "banana" },
+        2,
+        'GENTLE_SHELL_RELEASE takes an exact Gentle Shell version such as 4.1.0, or latest; not "banana"',
+      ],
+      [["uninstall", "--frobnicate"], {}, 2, "unknown option --frobnicate for gentle-shell-setup uninstall; see gentle-shell-setup uninstall --help"],
+    ] as const) {
+      const r = await setup(home, [...args], env);
+      expect(r.code, JSON.stringify(args)).toBe(code);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.trim()).toBe(`gentle-shell-setup: ${message}`);
+    }
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+    // The help documents the exit codes and the knobs, in plain text off a terminal.
+    for (const args of [["--help"], ["install", "--help"]]) {
+      const help = await setup(home, args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain("  4   nothing was changed: a dry run, a declined question, or blocked");
+      expect(help.stdout).toContain("  GENTLE_SHELL_QUIET=1                  as --quiet");
+      expect(help.stdout).not.toContain("\u001b[");
+    }
+    const none = await setup(home, ["uninstall", "--yes"]);
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout.trim()).toBe("Gentle Shell is not installed (no launcher at ~/.gentle-shell/bin/gentle-shell); nothing to uninstall.");
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
+});
+
+describe("an install through the knobs, then the launcher's strict commands and uninstall", () => {
+  it("installs quietly from GENTLE_SHELL_SOURCE, refuses stray words to its own commands, and uninstalls through the launcher", async () => {
+    const home = await newHome();
+    const r = await setup(home, ["install", "--yes", "--no-setup"], { GENTLE_SHELL_SOURCE: f.mirrorUrl, GENTLE_SHELL_QUIET: "1" });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    // Quiet: no plan, no step lines and no download lines; the result and what to do next.
+    expect(r.stdout).not.toContain("Gentle Shell will be installed into");
+    expect(r.stdout).not.toMatch(/✔ |downloading /);
+    expect(r.stdout).toContain("Gentle Shell is installed: ~/.gentle-shell/bin/gentle-shell");
+    // The knob's source was used and remembered for upgrades, as --source is.
+    expect((await fs.readFile(join(home, ".gentle-shell", "config", "install-source"), "utf8")).trim()).toBe(f.mirrorUrl);
+
+    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const launch = (args: string[]) => runCommand(gs, args, { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
+    const stray = await launch(["upgrade", "--frobnicate"]);
+    expect(stray.code).toBe(2);
+    expect(stray.stdout).toBe("");
+    expect(stray.stderr.trim()).toBe(
+      "gentle-shell: unknown option --frobnicate for gentle-shell upgrade; usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]",
+    );
+    const word = await launch(["self-uninstall", "everything"]);
+    expect(word.code).toBe(2);
+    expect(word.stderr.trim()).toMatch(/^gentle-shell: unexpected argument "everything" for gentle-shell self-uninstall; usage: /);
+    const help = await launch(["self-uninstall", "--help"]);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout.split("\n")[0]).toBe("usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]");
+    expect(existsSync(gs)).toBe(true);
+
+    const dry = await setup(home, ["uninstall", "--dry-run"]);
+    expect(dry.code, dry.stdout + dry.stderr).toBe(4);
+    expect(dry.stdout).toContain("This removes Gentle Shell from ~/.gentle-shell:");
+    expect(dry.stdout).toContain("Dry run: nothing was removed.");
+    expect(existsSync(join(home, ".gentle-shell", "runtime"))).toBe(true);
+
+    const gone = await setup(home, ["uninstall", "--yes", "--include-shared"]);
+    expect(gone.code, gone.stdout + gone.stderr).toBe(0);
+    expect(gone.stdout).toContain("Gentle Shell is uninstalled.");
+    expect(existsSync(join(home, ".gentle-shell"))).toBe(false);
+    expect(await fs.readFile(join(home, ".bashrc"), "utf8").catch(() => "")).not.toContain("gentle-shell");
+  });
+});
