@@ -3,7 +3,7 @@
 // .cmd launcher, node.exe, the agent home at %USERPROFILE%\.gentle-shell\agent, the HKCU Path receipt).
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "pathe";
+import { dirname, join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../../src/core/layout";
 import { productionPins } from "../../../src/pins/production";
 import { ensureLauncher } from "../../../src/install/launcher";
@@ -41,6 +41,7 @@ export async function layOut(root: string, platform: Platform): Promise<Laid> {
   await fs.writeFile(join(layout.versions, ID, "node_modules", "gentle-pi", "package.json"), "{}\n");
   await fs.mkdir(join(layout.nodeDir, "node_modules", "npm"), { recursive: true });
   await fs.writeFile(join(layout.nodeDir, "node_modules", "npm", "package.json"), "{}\n");
+  await fs.mkdir(dirname(layout.node), { recursive: true });
   await fs.writeFile(layout.node, "a stand-in for node\n");
   await fs.mkdir(join(layout.pnpmDir, "package", "bin"), { recursive: true });
   await fs.writeFile(layout.pnpmEntry, "// pnpm\n");
