@@ -114,7 +114,7 @@ async function uninstallLocked(
   if (plan.path) out(`  - PATH: ${plan.path.description}`);
   for (const r of plan.remove) out(`  - ${show(r.path)}`);
   if (plan.windows) {
-    for (const r of windowsRemovalPlan(layout, { ...plan.windows, prefixMayGo: false }).filter((d) => d.kind === "file"))
+    for (const r of windowsRemovalPlan(layout, { ...plan.windows, prefixMayGo: false }).entries.filter((d) => d.kind === "file"))
       out(`  - ${show(r.path)} (once gentle-shell has exited)`);
   }
   for (const k of plan.keep) out(`  ! kept: ${show(k.path)} (${k.why})`);
@@ -215,11 +215,11 @@ async function scheduleOnWindows(
   err: (l: string) => void,
   show: (p: string) => string,
 ): Promise<number> {
-  const entries = windowsRemovalPlan(layout, { ...facts, prefixMayGo });
-  const files = entries.filter((e) => e.kind === "file").map((e) => show(e.path));
+  const removal = windowsRemovalPlan(layout, { ...facts, prefixMayGo });
+  const files = removal.entries.filter((e) => e.kind === "file").map((e) => show(e.path));
   try {
     if (!io.scheduleWindowsRemoval) throw new Error("no delayed removal is available");
-    await io.scheduleWindowsRemoval(entries);
+    await io.scheduleWindowsRemoval(removal);
   } catch (error) {
     for (const m of messages) out(m);
     err(

@@ -4,7 +4,7 @@
  * removed by this process, so a hidden Windows PowerShell removes them after
  * it exits (scheduleWindowsRemoval).
  *
- *   windowsRemovalPlan(layout, { launcher, prefixMayGo }) → WindowsRemoval[]
+ *   windowsRemovalPlan(layout, { launcher, marker, prefixMayGo }) → { prefix, entries }
  *     Pure: node.exe, the launcher (when the plan found it ours), the marker,
  *     then each folder above them inside the prefix, deepest first, and the
  *     prefix when it may go. A file goes only while it is a plain file (no
@@ -13,10 +13,13 @@
  *     while anything is left at the other two paths and a failed removal can
  *     be retried. A folder goes only when it is a real folder and empty;
  *     otherwise it stays and the script goes on. Nothing is removed
- *     recursively.
- *   windowsRemovalData(entries, waitFor) → the script's environment
+ *     recursively, and nothing through a link: a file below a folder (up to
+ *     and with the prefix) that is a link or a junction stops the script, a
+ *     folder there stays.
+ *   windowsRemovalData(plan, waitFor) → the script's environment
  *     GENTLE_SHELL_REMOVE_PID, _SINCE (its start, in ms since the epoch, so
- *     a process that later got the same id is not waited for), _COUNT, and
+ *     a process that later got the same id is not waited for), _ROOT (the
+ *     prefix), _COUNT, and
  *     per entry _<i>_KIND, _<i>_PATH and _<i>_HOLDS. The paths are data only:
  *     WINDOWS_REMOVAL_SCRIPT holds none.
  *   windowsRemovalScheduler(start, waitFor?) → ScheduleWindowsRemoval
@@ -34,7 +37,13 @@ export interface WindowsRemoval {
   holds?: string;
 }
 
-export type ScheduleWindowsRemoval = (entries: WindowsRemoval[]) => Promise<void>;
+/** The ordered entries, all inside `prefix` (or the prefix itself). */
+export interface WindowsRemovalPlan {
+  prefix: string;
+  entries: WindowsRemoval[];
+}
+
+export type ScheduleWindowsRemoval = (plan: WindowsRemovalPlan) => Promise<void>;
 
 /** The process to wait for: its id and when it started. */
 export interface WaitFor {
@@ -51,7 +60,7 @@ export interface WindowsRemovalFacts {
   prefixMayGo: boolean;
 }
 
-export function windowsRemovalPlan(layout: Layout, facts: WindowsRemovalFacts): WindowsRemoval[] {
+export function windowsRemovalPlan(layout: Layout, facts: WindowsRemovalFacts): WindowsRemovalPlan {
   const files: WindowsRemoval[] = [{ path: layout.node, kind: "file" }];
   if (facts.launcher) {
     files.push({ path: layout.launcher, kind: "file", holds: facts.launcher.holds });
@@ -65,7 +74,7 @@ export function windowsRemovalPlan(layout: Layout, facts: WindowsRemovalFacts): 
   }
   const out: WindowsRemoval[] = [...files, ...folders.map((path) => ({ path, kind: "emptyFolder" as const }))];
   if (facts.prefixMayGo && facts.launcher) out.push({ path: layout.prefix, kind: "emptyFolder" });
-  return out;
+  return { prefix: layout.prefix, entries: out };
 }
 
 const PREFIX = "GENTLE_SHELL_REMOVE_";
@@ -73,10 +82,11 @@ const PREFIX = "GENTLE_SHELL_REMOVE_";
 /** Windows paths with backslashes, as PowerShell's .NET calls read them. */
 const windowsPath = (path: string) => path.replace(/\//g, "\\");
 
-export function windowsRemovalData(entries: WindowsRemoval[], waitFor: WaitFor): Record<string, string> {
+export function windowsRemovalData({ prefix, entries }: WindowsRemovalPlan, waitFor: WaitFor): Record<string, string> {
   const data: Record<string, string> = {
     [`${PREFIX}PID`]: String(waitFor.pid),
     [`${PREFIX}SINCE`]: String(Math.floor(waitFor.startedMs)),
+    [`${PREFIX}ROOT`]: windowsPath(prefix).replace(/\\+$/, ""),
     [`${PREFIX}COUNT`]: String(entries.length),
   };
   entries.forEach((entry, i) => {
@@ -91,7 +101,8 @@ export function windowsRemovalData(entries: WindowsRemoval[], waitFor: WaitFor):
  * Windows PowerShell 5.1 and later; .NET calls only, so no module has to load.
  * Exit codes (nobody reads them; they name the step for a person): 3 the
  * process did not exit within ten minutes, 4 a file's path holds a link or a
- * folder, 5 a file no longer holds its line, 6 a file would not go.
+ * folder, 5 a file no longer holds its line, 6 a file would not go, 7 a file
+ * lies below a link or a junction.
  */
 export const WINDOWS_REMOVAL_SCRIPT = [
   "$ErrorActionPreference='Stop'",
@@ -107,8 +118,12 @@ export const WINDOWS_REMOVAL_SCRIPT = [
   "[Threading.Thread]::Sleep(500)",
   // FILE_ATTRIBUTE_REPARSE_POINT (a link or a junction) and FILE_ATTRIBUTE_DIRECTORY.
   "$R=0x400;$D=0x10",
+  // Is any folder above it, up to and with the prefix, a link or a junction?
+  "$T=G 'ROOT'",
+  "function L($f){$u=[IO.Path]::GetDirectoryName($f);while($u -and $u.Length -ge $T.Length){$b=A $u;if($null -ne $b -and ($b -band $R) -ne 0){return $true};$u=[IO.Path]::GetDirectoryName($u)};$false}",
   "for($i=0;$i -lt [int](G 'COUNT');$i++){",
   '$q=G "${i}_PATH";$k=G "${i}_KIND";$a=A $q',
+  "if(L $q){if($k -eq 'file'){exit 7};continue}",
   "if($null -eq $a){continue}",
   "if($k -eq 'file'){",
   "if(($a -band ($R -bor $D)) -ne 0){exit 4}",
@@ -132,5 +147,5 @@ export function windowsRemovalScheduler(
   start: (script: string, data: Record<string, string>) => Promise<void>,
   waitFor: WaitFor = thisProcess(),
 ): ScheduleWindowsRemoval {
-  return (entries) => start(WINDOWS_REMOVAL_SCRIPT, windowsRemovalData(entries, waitFor));
+  return (plan) => start(WINDOWS_REMOVAL_SCRIPT, windowsRemovalData(plan, waitFor));
 }

@@ -36,7 +36,7 @@ const rel = (entries: WindowsRemoval[]) => entries.map((e) => `${e.kind} ${e.pat
 
 describe("windowsRemovalPlan", () => {
   it("node.exe, the launcher, the marker, then each folder above them deepest first, then the prefix", () => {
-    const entries = windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: true });
+    const entries = windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: true }).entries;
     expect(rel(entries)).toEqual([
       `file runtime/node-${productionPins.node.version}/node.exe`,
       "file bin/gentle-shell.cmd",
@@ -53,8 +53,8 @@ describe("windowsRemovalPlan", () => {
   });
 
   it("keeps the prefix when something was kept, and the launcher and the marker when the launcher is not ours", () => {
-    expect(rel(windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: false }))).not.toContain("emptyFolder <prefix>");
-    const notOurs = windowsRemovalPlan(layout, { launcher: null, marker, prefixMayGo: true });
+    expect(rel(windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: false }).entries)).not.toContain("emptyFolder <prefix>");
+    const notOurs = windowsRemovalPlan(layout, { launcher: null, marker, prefixMayGo: true }).entries;
     expect(rel(notOurs)).toEqual([
       `file runtime/node-${productionPins.node.version}/node.exe`,
       `emptyFolder runtime/node-${productionPins.node.version}`,
@@ -65,19 +65,21 @@ describe("windowsRemovalPlan", () => {
 });
 
 describe("the script and its data", () => {
-  const entries = windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: true });
-  const data = windowsRemovalData(entries, { pid: 4321, startedMs: 1_700_000_000_123.7 });
+  const entries = windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: true }).entries;
+  const data = windowsRemovalData({ prefix: `${layout.prefix}/`, entries }, { pid: 4321, startedMs: 1_700_000_000_123.7 });
 
   it("every path is environment data, with backslashes, in the plan's order", () => {
     expect(data.GENTLE_SHELL_REMOVE_PID).toBe("4321");
     expect(data.GENTLE_SHELL_REMOVE_SINCE).toBe("1700000000123");
     expect(data.GENTLE_SHELL_REMOVE_COUNT).toBe(String(entries.length));
+    // The prefix, up to which (and with which) no folder above an entry may be a link.
+    expect(data.GENTLE_SHELL_REMOVE_ROOT).toBe(layout.prefix.replace(/\//g, "\\"));
     entries.forEach((e, i) => {
       expect(data[`GENTLE_SHELL_REMOVE_${i}_PATH`]).toBe(e.path.replace(/\//g, "\\"));
       expect(data[`GENTLE_SHELL_REMOVE_${i}_KIND`]).toBe(e.kind);
       expect(data[`GENTLE_SHELL_REMOVE_${i}_HOLDS`]).toBe(e.holds);
     });
-    expect(Object.keys(data)).toHaveLength(3 + entries.length * 2 + 2);
+    expect(Object.keys(data)).toHaveLength(4 + entries.length * 2 + 2);
   });
 
   it("the script holds no path, no name of ours and no user text: only the variables' names", () => {
@@ -98,6 +100,8 @@ describe("the script and its data", () => {
     // A link (reparse point) is never deleted as a file nor entered as a folder.
     expect(WINDOWS_REMOVAL_SCRIPT).toContain("if(($a -band ($R -bor $D)) -ne 0){exit 4}");
     expect(WINDOWS_REMOVAL_SCRIPT).toContain("($a -band $R) -eq 0 -and ($a -band $D) -ne 0");
+    // Nor anything below a link or a junction, up to and with the prefix: a file there stops it, a folder stays.
+    expect(WINDOWS_REMOVAL_SCRIPT).toContain("if(L $q){if($k -eq 'file'){exit 7};continue}");
   });
 });
 
@@ -117,7 +121,7 @@ describe("windowsRemovalScheduler through the real detached runner", () => {
         }),
       { pid: 4321, startedMs: 1 },
     );
-    await schedule(entries());
+    await schedule({ prefix: layout.prefix, entries: entries() });
     const [req] = requests;
     expect(req.command).toBe("C:\\Windows\\System32\\cmd.exe");
     expect(req.detached).toBe(true);
@@ -138,7 +142,7 @@ describe("windowsRemovalScheduler through the real detached runner", () => {
     expect(line).not.toMatch(/[%!^&|<>"()]/);
     expect(line).not.toContain("Users");
     expect(line.length + req.command.length + 1).toBeLessThan(8191);
-    expect(req.env).toEqual(windowsRemovalData(entries(), { pid: 4321, startedMs: 1 }));
+    expect(req.env).toEqual(windowsRemovalData({ prefix: layout.prefix, entries: entries() }, { pid: 4321, startedMs: 1 }));
     // The parent's environment does not come along: SystemRoot, windir, TEMP only.
     expect(bases[0]).toEqual({ SystemRoot: "C:\\Windows", windir: "C:\\Windows", TEMP: "C:\\Temp" });
   });
@@ -157,5 +161,5 @@ describe("windowsRemovalScheduler through the real detached runner", () => {
 });
 
 function entries(): WindowsRemoval[] {
-  return windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: true });
+  return windowsRemovalPlan(layout, { launcher, marker, prefixMayGo: true }).entries;
 }

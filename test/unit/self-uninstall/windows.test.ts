@@ -13,7 +13,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { selfUninstall } from "../../../src/engine/self-uninstall/run";
 import { uninstallPlan } from "../../../src/engine/self-uninstall/plan";
-import type { WindowsRemoval } from "../../../src/engine/self-uninstall/windows-removal";
+import type { WindowsRemoval, WindowsRemovalPlan } from "../../../src/engine/self-uninstall/windows-removal";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
 import { fakeUserPath, layOut, recordingIo, scratchRoot, tree, type Laid } from "./fixture";
 
@@ -32,11 +32,11 @@ const nodeDir = () => laid.layout.nodeDir.slice(laid.layout.prefix.length + 1);
 
 /** A scheduler that records its plan and what was left in the prefix when it was called. */
 function recordingScheduler(fail?: string) {
-  const calls: { entries: WindowsRemoval[]; left: string[]; pathThen: string }[] = [];
+  const calls: { prefix: string; entries: WindowsRemoval[]; left: string[]; pathThen: string }[] = [];
   return {
     calls,
-    make: (state: { value: string }) => async (entries: WindowsRemoval[]) => {
-      calls.push({ entries, left: await tree(laid.layout.prefix), pathThen: state.value });
+    make: (state: { value: string }) => async (plan: WindowsRemovalPlan) => {
+      calls.push({ prefix: plan.prefix, entries: plan.entries, left: await tree(plan.prefix), pathThen: state.value });
       if (fail) throw new Error(fail);
     },
   };
@@ -52,6 +52,7 @@ describe("self-uninstall on a win32 layout", () => {
 
     expect(scheduler.calls).toHaveLength(1);
     const [call] = scheduler.calls;
+    expect(call.prefix).toBe(layout.prefix);
     // The Path entry went before, and is back to the raw value without ours.
     expect(call.pathThen).toBe("C:\\Tools;%USERPROFILE%\\bin");
     // Only what this process cannot remove is left when the delayed removal is started.
