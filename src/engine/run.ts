@@ -87,8 +87,10 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
       io.err(`gentle-shell: ${options}`);
       return 2;
     }
-    const registry = install.layout.platform === "win32" ? await windowsRegistryAdapter() : undefined;
-    return selfUninstall(install.layout, env, options, { ...io, ask: askOnTerminal, registry });
+    const win = install.layout.platform === "win32";
+    const registry = win ? await windowsRegistryAdapter() : undefined;
+    const scheduleWindowsRemoval = win ? await windowsRemovalAdapter() : undefined;
+    return selfUninstall(install.layout, env, options, { ...io, ask: askOnTerminal, registry, scheduleWindowsRemoval });
   }
   const { startupOffer } = await import("./startup-offer");
   const offered = await startupOffer(install, env, args, io);
@@ -190,4 +192,11 @@ async function windowsRegistryAdapter() {
   const { windowsRegistry } = await import("../install/path/registry");
   const { runWindowsPowerShell } = await import("../io/powershell");
   return windowsRegistry(runWindowsPowerShell);
+}
+
+/** Windows' delayed removal for self-uninstall: the fixed script in a detached, hidden Windows PowerShell (bound here, at the engine's edge). */
+async function windowsRemovalAdapter() {
+  const { windowsRemovalScheduler } = await import("./self-uninstall/windows-removal");
+  const { startDetachedPowerShell } = await import("../io/powershell");
+  return windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data));
 }

@@ -30,6 +30,18 @@
  *                           (Add-Type compiles there), which otherwise falls
  *                           back to the Windows folder.
  *     Nothing else (PATH, PSModulePath, proxies, tokens) is passed.
+ *   - startDetachedPowerShell starts the script in a hidden Windows
+ *     PowerShell that outlives this process (self-uninstall's delayed
+ *     removal): %SystemRoot%\System32\cmd.exe /d /v:off /c start /min
+ *     <powershell.exe> ... -WindowStyle Hidden -ExecutionPolicy Bypass
+ *     -EncodedCommand <script>, run through windowsProcessCheck with
+ *     `detached` (no pipes, its own process group), which waits only for
+ *     cmd.exe to have started it. cmd.exe reads that line as command text,
+ *     so SystemRoot must hold only letters, digits, `\`, `_`, `.` and `-`
+ *     (C:\Windows does), and the whole line must fit cmd.exe's 8191
+ *     characters; otherwise WindowsPowerShellUnavailableError and nothing
+ *     starts. The data reaches PowerShell through cmd.exe's environment
+ *     (`start` passes it on), never on that line.
  *   - runPowerShellForStatus gives a failed run back as its status instead of
  *     throwing (the exit status, or 1 when there is none, with the sanitized
  *     output); a missing SystemRoot still throws.
@@ -117,6 +129,46 @@ export function runPowerShell(script: string, data: Readonly<Record<string, stri
   if (options.spawn) deps.spawn = options.spawn;
   if (options.platform) deps.platform = options.platform;
   return (options.check ?? windowsProcessCheck)(request, deps);
+}
+
+/** What cmd.exe may be handed in the one command line it reads: no space, quote, %, !, ^, &, (, ), <, > or |. */
+const CMD_SAFE_ROOT = /^[A-Za-z]:\\[A-Za-z0-9_.\\-]*$/;
+/** cmd.exe's own limit on a command line. */
+export const CMD_LINE_LIMIT = 8191;
+export const DETACHED_POWERSHELL_ARGS = ["-WindowStyle", "Hidden", "-ExecutionPolicy", "Bypass"] as const;
+
+/** The cmd.exe request that starts `script` in a hidden, detached Windows PowerShell; throws WindowsPowerShellUnavailableError when it cannot be said safely. */
+export function detachedPowerShellRequest(script: string, data: Readonly<Record<string, string>>, env: Env): WindowsProcessRequest {
+  const root = windowsSystemRoot(env);
+  if (root === null || !CMD_SAFE_ROOT.test(root)) throw new WindowsPowerShellUnavailableError();
+  const args = [
+    "/d",
+    "/v:off",
+    "/c",
+    "start",
+    "/min",
+    windowsPowerShellPath(env),
+    ...POWERSHELL_ARGS,
+    ...DETACHED_POWERSHELL_ARGS,
+    "-EncodedCommand",
+    Buffer.from(script, "utf16le").toString("base64"),
+  ];
+  const command = `${root}\\System32\\cmd.exe`;
+  if (command.length + 1 + args.join(" ").length > CMD_LINE_LIMIT) throw new Error("the PowerShell script is too long for cmd.exe's command line");
+  return { command, args, env: data, detached: true };
+}
+
+/**
+ * Start `script` in a hidden Windows PowerShell that outlives this process; resolves once cmd.exe has started it.
+ * The data is its environment, laid over powerShellEnvironment(options.env), as for runPowerShell.
+ */
+export async function startDetachedPowerShell(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions = {}): Promise<void> {
+  const env = options.env ?? process.env;
+  const request = detachedPowerShellRequest(script, data, env);
+  const deps: WindowsProcessDeps = { baseEnv: powerShellEnvironment(env) };
+  if (options.spawn) deps.spawn = options.spawn;
+  if (options.platform) deps.platform = options.platform;
+  await (options.check ?? windowsProcessCheck)(request, deps);
 }
 
 export async function runPowerShellForStatus(

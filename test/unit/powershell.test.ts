@@ -12,6 +12,7 @@ import {
   powerShellEnvironment,
   runPowerShell,
   runPowerShellForStatus,
+  startDetachedPowerShell,
   windowsPowerShellPath,
 } from "../../src/io/powershell";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
@@ -176,5 +177,33 @@ describe("failures are windowsProcessCheck's", () => {
       stdout: "",
       stderr: "Access is denied.",
     });
+  });
+});
+
+describe("startDetachedPowerShell: cmd.exe's start, with no pipes, in its own process group", () => {
+  it("windowsProcessCheck starts %SystemRoot%\\System32\\cmd.exe detached, with stdio ignored and no window, and waits only for it", async () => {
+    const fake = fakeSpawnExiting(0);
+    await startDetachedPowerShell(
+      "'x'",
+      { GSS_DATA: "C:\\a b" },
+      { env: { SystemRoot: "C:\\Windows", PATH: "C:\\evil" }, spawn: fake.spawn, platform: "win32" },
+    );
+    const [call] = fake.calls;
+    expect(call.command).toBe("C:\\Windows\\System32\\cmd.exe");
+    expect(call.options).toMatchObject({ cwd: "C:\\Windows\\System32", shell: false, windowsHide: true, detached: true, stdio: "ignore" });
+    expect(call.options.env).toEqual({ SystemRoot: "C:\\Windows", windir: "C:\\Windows", GSS_DATA: "C:\\a b" });
+    expect(decoded(call.args)).toBe("'x'");
+  });
+
+  it("a cmd.exe that fails to start it is windowsProcessCheck's failure", async () => {
+    const fake = fakeSpawnExiting(9059);
+    const error = await startDetachedPowerShell("'x'", {}, { env: { SystemRoot: "C:\\Windows" }, spawn: fake.spawn, platform: "win32" }).catch((e) => e);
+    expect(isWindowsPrerequisiteError(error)).toBe(true);
+  });
+
+  it("runPowerShell still pipes and waits: detached is only asked for", async () => {
+    const fake = fakeSpawnExiting(0);
+    await runPowerShell("'x'", {}, { env: { SystemRoot: "C:\\Windows" }, spawn: fake.spawn, platform: "win32" });
+    expect(fake.calls[0].options).toMatchObject({ detached: false, stdio: ["ignore", "pipe", "pipe"] });
   });
 });

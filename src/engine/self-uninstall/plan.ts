@@ -8,9 +8,12 @@
  * Anything that is not ours, or a link where ours would be, is kept and
  * named, and no protected folder (home, ~/.pi, the user's Pi home,
  * ~/.gentle-ai, ~/.engram) is touched, by name or by real path.
+ * On Windows the running node.exe, the .cmd launcher and the marker are left
+ * to the delayed removal (./windows-removal.ts): runtime/ goes entry by entry
+ * around node.exe, and the plan's `windows` names what that removal gets.
  */
 import { promises as fs, realpathSync, type Stats } from "node:fs";
-import { join } from "pathe";
+import { basename, dirname, join } from "pathe";
 import { isWithin, tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import type { PathReceipt } from "../../install/path/receipt";
@@ -20,6 +23,8 @@ import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launche
 import { PI_TOOLS, toolFileName, toolMarkerName } from "../../core/pi-tools";
 import { toolPresence } from "../../install/runtime/pi-tools";
 import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../strict";
+import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../install/windows-private/rule";
+import type { WindowsRemovalFacts } from "./windows-removal";
 
 export interface UninstallOptions {
   dryRun: boolean;
@@ -82,6 +87,8 @@ export interface UninstallPlan {
   shared: Removal[];
   /** Not ours, or a link where ours would be: kept and named. */
   keep: Array<{ path: string; why: string }>;
+  /** Windows: what the delayed removal gets once this process has exited (the prefix is decided after the removal). */
+  windows: Omit<WindowsRemovalFacts, "prefixMayGo"> | null;
 }
 
 function realOrNull(path: string): string | null {
@@ -115,13 +122,35 @@ export function forbiddenRemoval(path: string, guarded: { home: string[]; others
   return forms.some((p) => guarded.home.some((g) => isWithin(p, g)) || guarded.others.some((g) => isWithin(p, g) || isWithin(g, p)));
 }
 
+/** The bundle marker's path in the prefix. */
+export const markerPath = (layout: Layout) => join(layout.prefix, WINDOWS_BUNDLE_MARKER);
+
+/**
+ * Is the marker a plain file (lstat: never a link) holding exactly our text? The file is opened only
+ * after lstat, and read only when the opened file is the one lstat saw.
+ */
+export async function ourMarker(layout: Layout): Promise<Stats | null> {
+  const path = markerPath(layout);
+  const stat = await lstatOrNull(path).catch(() => null);
+  if (!stat?.isFile() || stat.size > 4096) return null;
+  const handle = await fs.open(path, "r").catch(() => null);
+  if (!handle) return null;
+  try {
+    const opened = await handle.stat();
+    if (!opened.isFile() || opened.dev !== stat.dev || opened.ino !== stat.ino) return null;
+    return (await handle.readFile("utf8")) === WINDOWS_BUNDLE_MARKER_TEXT ? stat : null;
+  } catch {
+    return null;
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The prefix must be the real ~/.gentle-shell the engine runs from. */
 export async function checkOwnership(layout: Layout): Promise<string | null> {
   if (layout.platform === "win32") {
-    // Windows: the private folder must carry the .gentle-shell-bundle marker with its exact text.
-    const { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } = await import("../../install/windows-private/rule");
-    const marker = await readTextOrNull(join(layout.prefix, WINDOWS_BUNDLE_MARKER)).catch(() => null);
-    return marker === WINDOWS_BUNDLE_MARKER_TEXT ? null : `${layout.prefix} does not carry the ${WINDOWS_BUNDLE_MARKER} marker`;
+    // Windows: the private folder must carry the .gentle-shell-bundle marker with its exact text, itself no link.
+    return (await ourMarker(layout)) ? null : `${layout.prefix} does not carry the ${WINDOWS_BUNDLE_MARKER} marker`;
   }
   const expected = join(layout.home, ".gentle-shell");
   const stat = await lstatOrNull(expected);
@@ -146,7 +175,8 @@ async function ourBinFile(path: string): Promise<boolean> {
 }
 
 export async function uninstallPlan(layout: Layout, env: Env, includeShared: boolean): Promise<UninstallPlan> {
-  const plan: UninstallPlan = { path: null, pathManual: null, remove: [], shared: [], keep: [] };
+  const win = layout.platform === "win32";
+  const plan: UninstallPlan = { path: null, pathManual: null, remove: [], shared: [], keep: [], windows: null };
   const receipt = readPathReceipt(layout, { env });
   if (receipt.status === "valid") {
     const r = receipt.receipt;
@@ -216,25 +246,52 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     }
     if (rel === "bin") {
       // Only the files that carry our marker: a tool of the user's in bin/ is kept and named.
+      let launcherOurs = false;
       for (const name of (await fs.readdir(path).catch(() => [] as string[])).sort()) {
         const child = join(path, name);
         const childStat = await lstatOrNull(child);
         if (!childStat) continue;
-        if (childStat.isFile() && (await ourBinFile(child))) plan.remove.push(removal(child, childStat, true));
+        const ours = childStat.isFile() && (await ourBinFile(child));
+        // Windows: the running .cmd launcher is the delayed removal's.
+        if (ours && win && child === layout.launcher) launcherOurs = true;
+        else if (ours) plan.remove.push(removal(child, childStat, true));
         else plan.keep.push({ path: child, why: "it was not written by gentle-shell-setup" });
       }
-      plan.remove.push({ ...removal(path, stat, true), emptyOnly: true });
+      // Windows: bin/ goes with the delayed removal, when then empty.
+      if (win) plan.windows = { launcher: launcherOurs ? { holds: CMD_MARKER } : null, marker: { path: markerPath(layout), holds: MARKER_LINE } };
+      else plan.remove.push({ ...removal(path, stat, true), emptyOnly: true });
       continue;
+    }
+    if (rel === "runtime" && win) {
+      const around = await aroundRunningNode(layout);
+      if (around) {
+        // Everything in runtime/ but the running node.exe goes now; it and the folders above it go with the delayed removal.
+        plan.remove.push(...around);
+        continue;
+      }
     }
     plan.remove.push(removal(path, stat, last));
   }
-  // Windows: the running node.exe, the .cmd launcher and the marker go after this process exits
-  // (scheduleWindowsRemoval, not built yet); the marker stays until then.
-  const agent = await look(join(layout.prefix, "agent"), "folder");
-  if (agent) plan.shared.push(removal(join(layout.prefix, "agent"), agent, false));
+  // Windows: node.exe, the .cmd launcher and the marker go after this process exits (./windows-removal.ts).
+  if (win && !plan.windows) plan.windows = { launcher: null, marker: { path: markerPath(layout), holds: MARKER_LINE } };
+  // Elsewhere a marker of ours (a plain file with the exact text) goes at once, last.
+  const marker = win ? null : await ourMarker(layout);
+  if (marker) plan.remove.push(removal(markerPath(layout), marker, true));
+  // The agent home where it really is: inside the prefix on POSIX, %USERPROFILE%\.gentle-shell\agent on Windows.
+  // Outside the prefix (Windows), the folder that holds it must be a real folder too: nothing is removed through a link.
+  const agentParent = dirname(layout.agent);
+  const parentStat = agentParent === layout.prefix ? null : await lstatOrNull(agentParent);
+  const agent = parentStat?.isSymbolicLink() ? null : await look(layout.agent, "folder");
+  if (parentStat?.isSymbolicLink()) plan.keep.push({ path: layout.agent, why: "it lies in a folder reached through a link" });
+  if (agent) plan.shared.push(removal(layout.agent, agent, false));
+  // Windows: %USERPROFILE%\.gentle-shell, which holds only the agent home, goes with it when then empty.
+  if (agent && includeShared && parentStat) {
+    const parent = await look(agentParent, "folder");
+    if (parent) plan.shared.push({ ...removal(agentParent, parent, false), emptyOnly: true });
+  }
   // The agent home is shared and kept, but the fd and rg the launcher placed in its bin/ are ours:
   // only while they still have the bytes our marker records (Pi's own tools); bin/ goes only if then empty.
-  if (!includeShared) plan.remove.push(...(await ownPiTools(layout, look)));
+  if (!includeShared && !parentStat?.isSymbolicLink()) plan.remove.push(...(await ownPiTools(layout, look)));
   if (includeShared) {
     // The shared entries go before the launch group.
     const firstLast = plan.remove.findIndex((r) => r.last);
@@ -242,6 +299,33 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     plan.shared = [];
   }
   return plan;
+}
+
+/** The marker's one line, as the delayed removal checks it. */
+const MARKER_LINE = WINDOWS_BUNDLE_MARKER_TEXT.replace(/\r?\n$/, "");
+
+/**
+ * Windows: runtime/'s entries but the folders that lead to the running node.exe, and that folder's entries but
+ * node.exe, each as lstat saw it; null when node.exe is not a plain file in real folders (then runtime/ goes whole).
+ */
+async function aroundRunningNode(layout: Layout): Promise<Removal[] | null> {
+  const chain = [layout.runtime, layout.nodeDir];
+  for (const dir of chain) if (!(await lstatOrNull(dir))?.isDirectory()) return null;
+  if (!(await lstatOrNull(layout.node))?.isFile()) return null;
+  const out: Removal[] = [];
+  for (const [dir, skip] of [
+    [layout.runtime, basename(layout.nodeDir)],
+    [layout.nodeDir, basename(layout.node)],
+  ]) {
+    for (const name of (await fs.readdir(dir)).sort()) {
+      if (name === skip) continue;
+      const child = join(dir, name);
+      const stat = await lstatOrNull(child);
+      // A link is removed itself, never followed (removeOne unlinks it).
+      if (stat) out.push(removal(child, stat, true));
+    }
+  }
+  return out;
 }
 
 /** Our fd and rg in <agent home>/bin with their markers, and bin/ itself when nothing else is left in it. */

@@ -4,7 +4,10 @@
  * the prefix meanwhile: the PATH entry first, then the plan's entries, each
  * lstat-checked again right before it goes; an error is reported per entry,
  * and what the launcher needs goes only after everything else did, so a
- * failed removal can be retried with gentle-shell self-uninstall.
+ * failed removal can be retried with gentle-shell self-uninstall. On Windows
+ * the running node.exe, the .cmd launcher and the marker are then handed to
+ * the delayed removal (./windows-removal.ts), which runs after this process
+ * has exited.
  */
 import { promises as fs } from "node:fs";
 import { EXIT, type Output } from "../../core/errors";
@@ -16,6 +19,7 @@ import { removePathEntry } from "../../install/path/apply";
 import type { RegistryAdapter } from "../../install/path/registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
+import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 
 async function ask(question: string): Promise<boolean | null> {
   const reply = await askLine(question);
@@ -28,6 +32,7 @@ async function changedSincePlan(r: Removal): Promise<string | null> {
   const stat = await lstatOrNull(r.path);
   if (!stat) return "it is gone";
   const kind = stat.isSymbolicLink() ? "link" : stat.isDirectory() ? "folder" : "file";
+  if (kind === "link" && r.kind !== "link") return "it became a link after the plan was made, and a link is never followed";
   if (kind !== r.kind || stat.dev !== r.dev || stat.ino !== r.ino) return "it changed after the plan was made";
   return null;
 }
@@ -87,6 +92,8 @@ export interface UninstallIo extends Output {
   ask(question: string): Promise<boolean | null>;
   /** Windows: the HKCU user Path adapter the PATH entry is taken back through. */
   registry?: RegistryAdapter;
+  /** Windows: starts the delayed removal of node.exe, the launcher and the marker (bound by the engine). */
+  scheduleWindowsRemoval?: ScheduleWindowsRemoval;
 }
 
 /** The terminal's question, for the edge to bind: readline on stdin, the prompt on stderr, Ctrl+C exits 130. */
@@ -106,6 +113,10 @@ async function uninstallLocked(
   out(`This removes Gentle Shell from ${show(layout.prefix)}:`);
   if (plan.path) out(`  - PATH: ${plan.path.description}`);
   for (const r of plan.remove) out(`  - ${show(r.path)}`);
+  if (plan.windows) {
+    for (const r of windowsRemovalPlan(layout, { ...plan.windows, prefixMayGo: false }).entries.filter((d) => d.kind === "file"))
+      out(`  - ${show(r.path)} (once gentle-shell has exited)`);
+  }
   for (const k of plan.keep) out(`  ! kept: ${show(k.path)} (${k.why})`);
   if (plan.shared.length) out(`Kept unless you agree below (or pass --include-shared): ${plan.shared.map((r) => show(r.path)).join(", ")}`);
   if (plan.pathManual) out(plan.pathManual);
@@ -170,6 +181,7 @@ async function uninstallLocked(
   }
   // The lock goes before the prefix, which may then be empty.
   await lock.release();
+  if (plan.windows) return scheduleOnWindows(layout, plan.windows, kept.length === 0, messages, plan.pathManual, io, out, err, show);
   const left = await fs.readdir(layout.prefix).catch(() => null);
   if (left && left.length === 0 && kept.length === 0) {
     try {
@@ -182,6 +194,42 @@ async function uninstallLocked(
     messages.push(`${show(layout.prefix)} still holds ${left.sort().join(", ")}, so it was kept.`);
   }
   if (plan.pathManual) messages.push(plan.pathManual);
+  for (const m of messages) out(m);
+  out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
+  return 0;
+}
+
+/**
+ * Windows: everything else is gone; node.exe, the launcher, the marker, the folders above them and (when nothing was
+ * kept) the prefix go once this process has exited. When the removal cannot be started, the marker stays, and the
+ * sentence names what to remove by hand.
+ */
+async function scheduleOnWindows(
+  layout: Layout,
+  facts: NonNullable<Awaited<ReturnType<typeof uninstallPlan>>["windows"]>,
+  prefixMayGo: boolean,
+  messages: string[],
+  pathManual: string | null,
+  io: UninstallIo,
+  out: (l: string) => void,
+  err: (l: string) => void,
+  show: (p: string) => string,
+): Promise<number> {
+  const removal = windowsRemovalPlan(layout, { ...facts, prefixMayGo });
+  const files = removal.entries.filter((e) => e.kind === "file").map((e) => show(e.path));
+  try {
+    if (!io.scheduleWindowsRemoval) throw new Error("no delayed removal is available");
+    await io.scheduleWindowsRemoval(removal);
+  } catch (error) {
+    for (const m of messages) out(m);
+    err(
+      `the removal of ${files.join(", ")} could not be started (${(error as Error).message}); remove ${files.length === 1 ? "it" : "them"} by hand once gentle-shell has exited.`,
+    );
+    return 1;
+  }
+  out(`✔ ${files.join(", ")} ${files.length === 1 ? "goes" : "go"} once gentle-shell has exited${prefixMayGo ? `, then ${show(layout.prefix)}` : ""}`);
+  if (!prefixMayGo) messages.push(`${show(layout.prefix)} holds what the install did not write, so it is kept.`);
+  if (pathManual) messages.push(pathManual);
   for (const m of messages) out(m);
   out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
   return 0;

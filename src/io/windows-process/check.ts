@@ -22,6 +22,11 @@
  *     root of the executable's drive; `/` off Windows), with stdin ignored and
  *     no window. It is killed with SIGKILL after 15 seconds. Each stream is
  *     captured up to 1 MiB; more output kills it too.
+ *   - detached: the child gets no pipes at all (stdin, stdout and stderr
+ *     ignored) and its own process group outside this process's job, so
+ *     what it starts outlives us (self-uninstall's delayed removal: cmd.exe
+ *     running `start`). Its own exit is still awaited, with the same
+ *     timeout, and nothing is captured.
  *   - Success is exit status 0 without a signal. Anything else throws the
  *     WindowsPrerequisiteError of ./failure.ts ("Windows prerequisite process
  *     failed", classification "process-failed"), its cause sanitized as
@@ -47,6 +52,8 @@ export interface WindowsProcessRequest {
   args?: readonly string[];
   /** Extra variables (data for the script), laid over the inherited environment. */
   env?: Readonly<Record<string, string>>;
+  /** No pipes and its own process group: what it starts may outlive this process. */
+  detached?: boolean;
 }
 
 export interface WindowsProcessOutput {
@@ -102,7 +109,8 @@ export async function windowsProcessCheck(request: WindowsProcessRequest, deps: 
     cwd: neutralCwd(platform, baseEnv, command),
     env,
     shell: false,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: request.detached ? "ignore" : ["ignore", "pipe", "pipe"],
+    detached: request.detached === true,
     windowsHide: true,
     windowsVerbatimArguments: false,
   };
