@@ -55,7 +55,11 @@ export async function runWithJson(command: ResultCommand, body: () => Promise<vo
     current = null;
   }
   const exitCode = failed ? (thrown instanceof UserError ? thrown.exitCode : isBug(thrown) ? EXIT.bug : EXIT.failure) : Number(process.exitCode ?? EXIT.ok);
-  const message = failed ? (thrown instanceof Error ? thrown.message : String(thrown)) : (run.error ?? (exitCode === EXIT.ok ? null : `exit code ${exitCode}`));
+  const message = failed
+    ? thrown instanceof Error
+      ? thrown.message
+      : String(thrown)
+    : (run.error ?? (exitCode === EXIT.ok || exitCode === EXIT.unchanged ? null : `exit code ${exitCode}`));
   const home = (process.platform === "win32" ? process.env.USERPROFILE : process.env.HOME) || homedir();
   await stdout.write(resultText(resultDocument(command, exitCode, message === null ? null : tildifyText(message, home), run.fields)));
   if (failed) throw thrown;

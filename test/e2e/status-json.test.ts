@@ -57,7 +57,7 @@ describe("install --json", () => {
     const home = await newHome("dry");
     const r = await setup(home, ["install", "--json", "--dry-run", "--source", f.mirrorUrl]);
     const doc = documentOf(r);
-    expect(doc).toMatchObject({ command: "install", ok: true, error: null, dryRun: true, prefix: "~/.gentle-shell", steps: [] });
+    expect(doc).toMatchObject({ command: "install", ok: true, exitCode: 4, error: null, dryRun: true, prefix: "~/.gentle-shell", steps: [] });
     expect((doc.plan as Array<{ id: string }>).map((p) => p.id)).toEqual(STEPS);
     expect(doc.state).toMatchObject({ installed: false });
     expect(doc.next).toMatch(/without --dry-run/);
