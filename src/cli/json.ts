@@ -1,5 +1,5 @@
 /**
- * --json for `install`, `bundle` and `status` (issue 14): the command runs
+ * --json for `install`, `bundle`, `status` and `uninstall` (issue 14): the command runs
  * with stdout diverted to stderr (src/io/stdout-divert.ts), fills in its
  * fields, and one document (src/core/json-result.ts, schema in
  * ./schema/result.schema.json) is written on stdout at the end, whether it
@@ -12,7 +12,7 @@ import { tildifyText } from "../core/layout";
 import { resultDocument, resultText, type ResultCommand } from "../core/json-result";
 import { divertStdout } from "../io/stdout-divert";
 
-const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status"];
+const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status", "uninstall"];
 
 interface Run {
   fields: Record<string, unknown>;

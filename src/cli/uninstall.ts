@@ -18,7 +18,9 @@ import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/version";
+import { stdoutForChild } from "../io/stdout-divert";
 import { hostContext, out } from "./install-run";
+import { jsonFields } from "./json";
 
 export const uninstallCommand = defineCommand({
   meta: { name: "uninstall", description: "Remove Gentle Shell: hands over to the installed gentle-shell self-uninstall" },
@@ -26,11 +28,20 @@ export const uninstallCommand = defineCommand({
     "dry-run": { type: "boolean", description: "Print what would be removed and remove nothing" },
     yes: { type: "boolean", alias: "y", description: "Remove without asking" },
     "include-shared": { type: "boolean", description: "Also remove the Gentle Shell home (~/.gentle-shell/agent) and the launcher's config.json" },
+    json: {
+      type: "boolean",
+      description: "Write one JSON document on stdout (whether an install was found, and its folder); the launcher's lines go to stderr",
+    },
   },
   async run({ args }) {
     const host = hostContext();
     const forwarded = [...(args["dry-run"] ? ["--dry-run"] : []), ...(args.yes ? ["--yes"] : []), ...(args["include-shared"] ? ["--include-shared"] : [])];
     const layout = await installedLayout(host.layout, host.env);
+    Object.assign(jsonFields() ?? {}, {
+      installed: layout !== null,
+      prefix: layout ? tildify(layout.prefix, host.home) : null,
+      dryRun: Boolean(args["dry-run"]),
+    });
     if (!layout) {
       out(`Gentle Shell is not installed (no launcher at ${tildify(host.layout.launcher, host.home)}); nothing to uninstall.`);
       return;
@@ -78,7 +89,12 @@ async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<
     childEnv = NODE_OPTIONS === undefined ? rest : { ...rest, GENTLE_SHELL_USER_NODE_OPTIONS: NODE_OPTIONS };
   }
   return new Promise((resolve) => {
-    const child = spawn(command, argv, { stdio: "inherit", env: childEnv as NodeJS.ProcessEnv, cwd: layout.home, windowsHide: false });
+    const child = spawn(command, argv, {
+      stdio: ["inherit", stdoutForChild(), "inherit"],
+      env: childEnv as NodeJS.ProcessEnv,
+      cwd: layout.home,
+      windowsHide: false,
+    });
     child.on("error", (error) => {
       process.stderr.write(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.\n`);
       resolve(EXIT.failure);

@@ -50,6 +50,13 @@ describe("an empty home", () => {
     expect(doc).toMatchObject({ command: "status", ok: true, error: null, status: { installed: false, prefix: "~/.gentle-shell" } });
     await expect(fs.lstat(join(home, ".gentle-shell"))).rejects.toThrow();
   });
+
+  it("uninstall --json finds no install, exits 0 and creates nothing", async () => {
+    const home = await newHome("empty-uninstall");
+    const doc = documentOf(await setup(home, ["uninstall", "--json", "--yes"]));
+    expect(doc).toMatchObject({ command: "uninstall", ok: true, exitCode: 0, installed: false, prefix: null });
+    await expect(fs.lstat(join(home, ".gentle-shell"))).rejects.toThrow();
+  });
 });
 
 describe("install --json", () => {
@@ -128,6 +135,14 @@ describe("a full install under --json, then status", () => {
     expect(documentOf(engine)).toMatchObject({ command: "status", ok: true, status: { healthy: true, active: { id: latest.id } } });
     const usage = await runCommand(launcher, ["status", "--json", "--bogus"], { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
     expect(documentOf(usage)).toMatchObject({ ok: false, exitCode: 2 });
+    expect(await treeWithTimes(prefix)).toEqual(before);
+  });
+
+  it("uninstall --json --dry-run: one document, the launcher's plan on stderr, nothing removed", async () => {
+    const before = await treeWithTimes(prefix);
+    const r = await setup(home, ["uninstall", "--json", "--dry-run"]);
+    expect(documentOf(r), r.stderr).toMatchObject({ command: "uninstall", ok: true, exitCode: 4, installed: true, prefix: "~/.gentle-shell", dryRun: true });
+    expect(r.stderr).toContain("~/.gentle-shell");
     expect(await treeWithTimes(prefix)).toEqual(before);
   });
 
