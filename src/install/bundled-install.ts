@@ -7,7 +7,6 @@
  * Once they all passed, a new install runs its setup step
  * (src/install/setup-step.ts), whose failure leaves a working install.
  */
-import { promises as fs } from "node:fs";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
@@ -16,6 +15,7 @@ import { parseSource, type Source } from "../core/source";
 import { redactText } from "../core/secrets";
 import type { Distribution } from "../core/distribution";
 import { run } from "../io/process";
+import { removeOwnFolder } from "../io/own-dir";
 import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
@@ -253,7 +253,8 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   }
 
   const outcomes = await runPlan(steps, layout.home, options.report);
-  await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+  // tmp/ only when it is a real folder of ours; a link there is left, its target untouched.
+  await removeOwnFolder(layout.tmp).catch(() => undefined);
   const ok = outcomes.every((o) => o.status === "done");
   const mode = options.setup ?? "none";
   let setup: StepOutcome | null = null;

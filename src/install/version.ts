@@ -19,6 +19,7 @@ import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";
 import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
+import { ensureOwnDir } from "../io/own-dir";
 
 export const VERSION_MARKER = ".gentle-shell-version";
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -99,7 +100,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   if (layout.platform === "win32" && !options.go) {
     throw new Error("on Windows a version is installed only with the pinned Go under runtime/go, so gentle-pi never builds with the user's Go");
   }
-  await fs.mkdir(layout.versions, { recursive: true, mode: 0o755 });
+  await ensureOwnDir(layout.prefix, layout.versions);
   const state = await versionState(layout, id);
   if (state.kind === "valid") return { id, path: dir, status: "reused" };
   if (state.kind === "foreign") {
@@ -128,7 +129,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     const args = [layout.pnpmEntry, "install", locked ? "--frozen-lockfile" : "--no-frozen-lockfile"];
     if (options.offline) {
       const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
-      await fs.mkdir(layout.tmp, { recursive: true, mode: 0o700 });
+      await ensureOwnDir(layout.prefix, layout.tmp, 0o700);
       await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
       env.pnpm_config_npmrc_auth_file = rc;
       env.pnpm_config_registry = options.offline.registry;
