@@ -19,7 +19,8 @@ import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";
 import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
-import { ensureOwnDir } from "../io/own-dir";
+import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
+import { isDiskFull } from "../core/space";
 
 export const VERSION_MARKER = ".gentle-shell-version";
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -141,7 +142,12 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       timeoutMs: 30 * 60_000,
       // pnpm writes the version's node_modules and the store: none of it group- or other-writable.
       umask: 0o022,
+      // A full disk ends pnpm at once, rather than after its retries' waits.
+      stopOn: DISK_FULL_OUTPUT,
     });
+    if (result.stopped !== undefined) {
+      throw Object.assign(new Error(`pnpm ran out of disk space installing ${id} (${result.stopped})`), { code: "ENOSPC" });
+    }
     if (result.code !== 0 && !locked) {
       throw new Error(`pnpm could not install ${SHELL_PACKAGE} ${shell} with Pi ${pi} without a lockfile (${pnpmFailure(result)})`);
     }
@@ -156,9 +162,24 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     return { id, path: dir, status: "installed" };
   } catch (error) {
     await fs.rm(dir, { recursive: true, force: true });
+    if (isDiskFull(error)) await freeStoreIfUnused(layout);
     throw error;
   }
 }
+
+/**
+ * After a full disk, pnpm's store is removed when no version is left to use
+ * it (a first install): the disk is given back as it was, but for the
+ * runtimes kept for the next run. With versions installed it stays.
+ */
+async function freeStoreIfUnused(layout: Layout): Promise<void> {
+  const left = await fs.readdir(layout.versions).catch(() => null);
+  if (left && left.length === 0) await removeOwnFolder(layout.pnpm.store).catch(() => undefined);
+}
+
+/** pnpm's report of a full disk (its ERR_PNPM_ENOSPC line, or the system's message). */
+// No word boundary before the code: pnpm writes it as ERR_PNPM_ENOSPC.
+export const DISK_FULL_OUTPUT = /ENOSPC|EDQUOT|no space left on device|disk quota exceeded/i;
 
 async function checkInstalled(dir: string, name: string, version: string): Promise<void> {
   const text = await readTextOrNull(join(dir, "node_modules", name, "package.json"));
