@@ -124,6 +124,8 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"], { mode: 0o644 });
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
     if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
+    // pnpm writes its store, cache and state there: real folders of ours, never through a link.
+    for (const folder of [layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config]) await ensureOwnDir(layout.prefix, folder, 0o700);
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
     // Explicit either way: pnpm's own default follows CI.

@@ -42,28 +42,32 @@ async function checkedFolder(path: string): Promise<boolean> {
 export async function ensureOwnDir(prefix: string, path: string, mode = 0o755): Promise<"created" | "present"> {
   const rel = relative(prefix, path);
   if (rel.startsWith("..") || isAbsolute(rel)) throw new Error(`${path} is not inside ${prefix}`);
-  if (!(await checkedFolder(prefix))) throw new Error(`${prefix} does not exist`);
-  let current = prefix;
   let status: "created" | "present" = "present";
+  // The prefix itself is normally claimed first (install/claim.ts); a missing one is made private, as there.
+  if (!(await checkedFolder(prefix))) status = await makeFolder(prefix, 0o700);
+  let current = prefix;
   for (const name of rel.split("/").filter(Boolean)) {
     current = join(current, name);
     if (await checkedFolder(current)) {
       status = "present";
       continue;
     }
-    try {
-      await fs.mkdir(current, { mode });
-    } catch (error) {
-      // Another installer made it meanwhile: check what stands there now.
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      await checkedFolder(current);
-      status = "present";
-      continue;
-    }
-    if (process.platform !== "win32") await fs.chmod(current, mode);
-    status = "created";
+    status = await makeFolder(current, mode);
   }
   return status;
+}
+
+/** mkdir with `mode` whatever the umask; one another process made meanwhile is checked instead. */
+async function makeFolder(path: string, mode: number): Promise<"created" | "present"> {
+  try {
+    await fs.mkdir(path, { mode });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    await checkedFolder(path);
+    return "present";
+  }
+  if (process.platform !== "win32") await fs.chmod(path, mode);
+  return "created";
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Links inside the prefix (issue 14, Careful writes and removals), through
- * the real fixture installer: a link at bin/, config/, gentle-ai/ or
- * config/gentle-ai/ is refused with a sentence naming it, and what it points
+ * the real fixture installer: a link at pnpm/store/, bin/, config/, gentle-ai/
+ * or config/gentle-ai/ is refused with a sentence naming it, and what it points
  * to is never written; a link at tmp/ is kept at the end of the install, its
  * target untouched. One HOME, installed once, then each link in turn.
  */
@@ -32,13 +32,22 @@ function install(extra: string[] = ["--no-setup"]) {
 }
 
 describe("links inside the prefix", () => {
-  it("refuses a linked bin/ with a sentence, writes nothing into its target, and keeps a linked tmp/ and its target", async () => {
-    await fs.mkdir(prefix, { recursive: true, mode: 0o700 });
+  it("refuses a linked pnpm/store/ and bin/ with a sentence, writes nothing into their targets, and keeps a linked tmp/ and its target", async () => {
+    await fs.mkdir(join(prefix, "pnpm"), { recursive: true, mode: 0o700 });
     await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+    const store = await target("store-target");
     const bin = await target("bin-target");
     const tmp = await target("tmp-target");
-    await fs.symlink(bin.dir, join(prefix, "bin"));
+    await fs.symlink(store.dir, join(prefix, "pnpm", "store"));
     await fs.symlink(tmp.dir, join(prefix, "tmp"));
+    // pnpm would write its store through the link: the version step refuses before pnpm runs.
+    const noStore = await install();
+    expect(noStore.code).toBe(1);
+    expect(noStore.stdout).toContain("✖ version failed: ~/.gentle-shell/pnpm/store is a link, not a folder of Gentle Shell's; nothing was written through it.");
+    await store.untouched();
+    await fs.unlink(join(prefix, "pnpm", "store"));
+
+    await fs.symlink(bin.dir, join(prefix, "bin"));
     const refused = await install();
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
@@ -56,6 +65,7 @@ describe("links inside the prefix", () => {
     expect((await fs.lstat(join(prefix, "tmp"))).isSymbolicLink()).toBe(true);
     await tmp.untouched();
     await bin.untouched();
+    await store.untouched();
   });
 
   for (const rel of ["gentle-ai", "config/gentle-ai"]) {
