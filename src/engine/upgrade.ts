@@ -14,7 +14,7 @@ import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core
 import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
-import { ensureOwnDir } from "../io/own-dir";
+import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/registry";
@@ -78,7 +78,7 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
   } finally {
     if (lock) {
       // Fetched assets and a staged bundle store: ours, under the lock.
-      await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+      await removeOwnFolder(layout.tmp).catch(() => undefined);
       await lock.release();
     }
   }
