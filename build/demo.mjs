@@ -8,13 +8,16 @@
  *    use, at dist/fixture/gentle-shell-setup-linux-x64);
  * 2. starts the fixtures: a local npm registry holding the fixture gentle-pi
  *    (and proxying the real Pi), the artifact mirror, a stub model;
- * 3. installs Gentle Shell into a throwaway HOME whose .npmrc names that
- *    registry, exactly as `gentle-shell-setup install --yes --source <mirror>`;
- * 4. asks the real Pi one question through the installed launcher.
+ * 3. installs Gentle Shell into a throwaway HOME that holds only an .npmrc
+ *    naming that registry, exactly as `gentle-shell-setup install --yes
+ *    --source <mirror>`: the installer creates ~/.gentle-shell itself, so
+ *    what the demo leaves is the canonical layout (the prefix 0700);
+ * 4. points the installed agent home at the stub model, then asks the real
+ *    Pi one question through the installed launcher.
  * --keep <dir> leaves that HOME at <dir> for inspection.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadFixturesModule } from "../test/support/load-support.mjs";
@@ -62,10 +65,17 @@ const home = keep ?? (await mkdtemp(join(tmpdir(), "gss-demo-home-")));
 try {
   say(`Fixtures ready in ${seconds()} s: registry ${fixtures.registryUrl}, mirror ${fixtures.mirrorUrl}, stub model ${fixtures.modelUrl}`);
   say(`Throwaway HOME: ${home} (its .npmrc names the local registry)`);
-  const testHome = await fixtures.makeHome(home);
-  const env = testHome.env;
+  // Only the .npmrc before the install: ~/.gentle-shell is the installer's to create.
+  await mkdir(home, { recursive: true });
+  await writeFile(join(home, ".npmrc"), `registry=${fixtures.registryUrl}\n`);
+  const env = support.homeEnv(home);
   const install = await runShown(fixtures.binary, ["install", "--yes", "--source", fixtures.mirrorUrl], env);
   if (install.code !== 0) throw new Error(`the installer exited with ${install.code}`);
+  const prefixMode = (await stat(join(home, ".gentle-shell"))).mode & 0o777;
+  if (prefixMode !== 0o700) throw new Error(`~/.gentle-shell has mode ${prefixMode.toString(8)}, not 700`);
+  // The stub model afterwards, in the agent home the installer made.
+  await support.writeStubModelConfig(join(home, ".gentle-shell", "agent"), `${fixtures.modelUrl}/v1`);
+  say(`Pointed ~/.gentle-shell/agent at the stub model (models.json, settings.json)`);
   const launcher = join(home, ".gentle-shell", "bin", "gentle-shell");
   const version = await runShown(launcher, ["--version"], env);
   if (version.code !== 0) throw new Error(`gentle-shell --version exited with ${version.code}`);

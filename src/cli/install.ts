@@ -12,6 +12,10 @@ import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
 import { jsonError, jsonFields } from "./json";
 import { recordEnd, recordPlan, type PlanEntry } from "./install-json";
+import { spaceLine } from "../core/space";
+import { hostTarget } from "../core/host";
+import { freeSpace } from "../io/disk";
+import { installSpace } from "../install/space";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
 export const SETUP_FAILED_EXIT = EXIT.setupFailed;
@@ -78,6 +82,7 @@ export const installCommand = defineCommand({
       say(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
     say(`Artifacts from: ${redactText(source ?? "the official downloads")}`);
+    say(spaceLine(await installSpace(layout, pins, hostTarget()), await freeSpace(layout.prefix), tildify(layout.prefix, home)));
     say("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
     recordPlan(home, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {

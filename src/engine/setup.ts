@@ -15,7 +15,8 @@ import { type Env, bundledSetupEnv } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
 import { hostTarget } from "../core/host";
-import { ensureRealFolder, lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
+import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
+import { ensureOwnDir } from "../io/own-dir";
 import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime/engram";
 import type { BundledInstall } from "./bundled";
@@ -203,7 +204,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   ]);
   try {
     // Never through a link: each folder is checked, and created 0700 when absent (not for a look).
-    if (!looksOnly) for (const folder of [layout.gentleAi, layout.config, layout.gentleAiConfig]) await ensureRealFolder(folder, 0o700);
+    if (!looksOnly) for (const folder of [layout.gentleAi, layout.gentleAiConfig]) await ensureOwnDir(layout.prefix, folder, 0o700);
   } catch (error) {
     const why = tildifyText((error as Error).message, home);
     return fail(`setup stopped: ${why}. Nothing was set up.`, why);

@@ -20,6 +20,7 @@ import { packageRegistry } from "../core/npmrc";
 import { classifyUpdate, stablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { readTextOrNull } from "../io/files";
+import { removeOwnFolder } from "../io/own-dir";
 import { configuredRegistry } from "../install/registry";
 import { latestTag } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
@@ -43,7 +44,7 @@ export async function updateCommand(install: BundledInstall, env: Env, args: str
       await updatePi(install, env, io.out);
     } finally {
       // A staged launcher check: ours, under the lock.
-      await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+      await removeOwnFolder(layout.tmp).catch(() => undefined);
       await lock.release();
     }
   } catch (error) {

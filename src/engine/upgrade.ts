@@ -13,7 +13,8 @@ import { compareVersions } from "../core/versions";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
-import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/registry";
@@ -56,10 +57,11 @@ export function sourceFile(layout: Layout): string {
 export async function rememberSource(layout: Layout, source: string | undefined): Promise<void> {
   const file = sourceFile(layout);
   if (!source || source === "official") {
-    if ((await lstatOrNull(file))?.isFile()) await fs.rm(file);
+    // Only from a real config/ folder: never through a link put there.
+    if ((await lstatOrNull(layout.config))?.isDirectory() && (await lstatOrNull(file))?.isFile()) await fs.rm(file);
     return;
   }
-  await ensureRealFolder(layout.config, 0o700);
+  await ensureOwnDir(layout.prefix, layout.config, 0o700);
   await writeFileAtomic(file, source + "\n", 0o600);
 }
 
@@ -76,7 +78,7 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
   } finally {
     if (lock) {
       // Fetched assets and a staged bundle store: ours, under the lock.
-      await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+      await removeOwnFolder(layout.tmp).catch(() => undefined);
       await lock.release();
     }
   }

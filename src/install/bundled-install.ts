@@ -7,7 +7,6 @@
  * Once they all passed, a new install runs its setup step
  * (src/install/setup-step.ts), whose failure leaves a working install.
  */
-import { promises as fs } from "node:fs";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
@@ -16,6 +15,8 @@ import { parseSource, type Source } from "../core/source";
 import { redactText } from "../core/secrets";
 import type { Distribution } from "../core/distribution";
 import { run } from "../io/process";
+import { removeOwnFolder } from "../io/own-dir";
+import { watchSpace } from "./space";
 import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
@@ -102,6 +103,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     return onlineRelease;
   };
   const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
+  const space = watchSpace(layout, pins, options.target);
 
   const steps: Step[] = [
     {
@@ -124,6 +126,8 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "runtime",
       title: "runtimes",
       run: async () => {
+        // Before the first download: the space the pins know of, against what is free.
+        await space.check();
         let offline = "";
         if (source.kind === "folder") {
           bundle = await openBundle(source.root, options.target);
@@ -252,8 +256,13 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${done.result.status} in versions/${done.result.id} offline${done.packagesNote}`;
   }
 
-  const outcomes = await runPlan(steps, layout.home, options.report);
-  await fs.rm(layout.tmp, { recursive: true, force: true }).catch(() => undefined);
+  const outcomes = await runPlan(
+    steps.map((step) => space.guard(step)),
+    layout.home,
+    options.report,
+  );
+  // tmp/ only when it is a real folder of ours; a link there is left, its target untouched.
+  await removeOwnFolder(layout.tmp).catch(() => undefined);
   const ok = outcomes.every((o) => o.status === "done");
   const mode = options.setup ?? "none";
   let setup: StepOutcome | null = null;

@@ -14,6 +14,7 @@ import { assertExactVersion } from "../core/versions";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { outputTail, run } from "../io/process";
 import { readTextOrNull } from "../io/files";
+import { ensureOwnDir } from "../io/own-dir";
 
 export interface BuildDistributionOptions {
   shell: string;
@@ -38,7 +39,7 @@ export async function buildDistribution(options: BuildDistributionOptions): Prom
   const files = distributionFiles(manifest);
   const { layout } = options;
   for (const dir of [layout.tmp, layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config]) {
-    await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+    await ensureOwnDir(layout.prefix, dir, 0o700);
   }
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const env = pnpmEnvironment(layout, { env: options.env ?? process.env, npmrc });

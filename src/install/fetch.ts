@@ -1,8 +1,10 @@
 /** Getting one artifact from a source into a folder of ours, verified. */
-import { promises as fs } from "node:fs";
+import { createWriteStream, promises as fs } from "node:fs";
+import { pipeline } from "node:stream/promises";
 import { artifactLocation, redirectHostsFor, type Source } from "../core/source";
 import { verifiedDownload, verifyFile, type DownloadOptions, type Expected } from "../io/download";
 import { stagingPath } from "../io/staging";
+import { openSourceFile, readSourceFile } from "../io/own-dir";
 
 export interface FetchOptions {
   headers?: Record<string, string>;
@@ -16,13 +18,12 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
   const location = artifactLocation(source, path);
   try {
     if (source.kind === "folder") {
-      // Checked before the copy (no link, no special file, not over the cap), and the copy verified.
-      const stat = await fs.lstat(location).catch(() => null);
-      if (!stat?.isFile()) throw new Error(`${expected.name} is not a regular file in ${source.root} (${path})`);
-      if (stat.size > expected.maxBytes) throw new Error(`${expected.name} in ${source.root} is larger than the ${expected.maxBytes} bytes allowed`);
-      await fs.copyFile(location, dest);
+      // Opened without following a link (no special file, not over the cap), copied from that descriptor, and the copy verified.
+      const handle = await openSourceFile(source.root, location, expected.name, expected.maxBytes);
+      const { size } = await handle.stat();
+      await pipeline(handle.createReadStream({ end: expected.maxBytes - 1 }), createWriteStream(dest, { flags: "wx", mode: 0o600 }));
       await verifyFile(dest, expected);
-      options.download?.progress?.update(stat.size, stat.size);
+      options.download?.progress?.update(size, size);
       options.download?.progress?.done();
     } else {
       await verifiedDownload(location, dest, expected, {
@@ -42,11 +43,7 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
 export async function fetchBytes(source: Source, path: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<Buffer> {
   const location = artifactLocation(source, path);
   if (source.kind === "folder") {
-    const stat = await fs.lstat(location).catch(() => null);
-    if (!stat) throw Object.assign(new Error(`${name} is not in ${source.root} (${path})`), { status: 404 });
-    if (!stat.isFile()) throw new Error(`${name} in ${source.root} is not a regular file (${path})`);
-    if (stat.size > maxBytes) throw new Error(`${name} in ${source.root} is larger than ${maxBytes} bytes`);
-    return fs.readFile(location);
+    return readSourceFile(source.root, location, name, maxBytes);
   }
   const { fetchBoundedBytes } = await import("../io/http");
   return fetchBoundedBytes(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });

@@ -8,6 +8,7 @@ import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import { envValue, type Env } from "../core/environment";
 import { writeFileAtomic } from "../io/files";
+import { ensureOwnDir } from "../io/own-dir";
 
 export const NPMRC_MAX_BYTES = 1024 * 1024;
 
@@ -42,6 +43,6 @@ export async function userNpmrc(env: Env, home: string): Promise<{ path: string;
 
 /** writeNpmrcAuth: the filtered settings at pnpm/config/npmrc, mode 0600, one rename. */
 export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void> {
-  await fs.mkdir(layout.pnpm.config, { recursive: true, mode: 0o700 });
+  await ensureOwnDir(layout.prefix, layout.pnpm.config, 0o700);
   await writeFileAtomic(layout.pnpm.npmrc, text, 0o600);
 }

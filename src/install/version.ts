@@ -19,6 +19,8 @@ import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";
 import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
+import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
+import { isDiskFull } from "../core/space";
 
 export const VERSION_MARKER = ".gentle-shell-version";
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -99,7 +101,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   if (layout.platform === "win32" && !options.go) {
     throw new Error("on Windows a version is installed only with the pinned Go under runtime/go, so gentle-pi never builds with the user's Go");
   }
-  await fs.mkdir(layout.versions, { recursive: true, mode: 0o755 });
+  await ensureOwnDir(layout.prefix, layout.versions);
   const state = await versionState(layout, id);
   if (state.kind === "valid") return { id, path: dir, status: "reused" };
   if (state.kind === "foreign") {
@@ -122,13 +124,15 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"], { mode: 0o644 });
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
     if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
+    // pnpm writes its store, cache and state there: real folders of ours, never through a link.
+    for (const folder of [layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config]) await ensureOwnDir(layout.prefix, folder, 0o700);
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
     // Explicit either way: pnpm's own default follows CI.
     const args = [layout.pnpmEntry, "install", locked ? "--frozen-lockfile" : "--no-frozen-lockfile"];
     if (options.offline) {
       const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
-      await fs.mkdir(layout.tmp, { recursive: true, mode: 0o700 });
+      await ensureOwnDir(layout.prefix, layout.tmp, 0o700);
       await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
       env.pnpm_config_npmrc_auth_file = rc;
       env.pnpm_config_registry = options.offline.registry;
@@ -140,7 +144,12 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       timeoutMs: 30 * 60_000,
       // pnpm writes the version's node_modules and the store: none of it group- or other-writable.
       umask: 0o022,
+      // A full disk ends pnpm at once, rather than after its retries' waits.
+      stopOn: DISK_FULL_OUTPUT,
     });
+    if (result.stopped !== undefined) {
+      throw Object.assign(new Error(`pnpm ran out of disk space installing ${id} (${result.stopped})`), { code: "ENOSPC" });
+    }
     if (result.code !== 0 && !locked) {
       throw new Error(`pnpm could not install ${SHELL_PACKAGE} ${shell} with Pi ${pi} without a lockfile (${pnpmFailure(result)})`);
     }
@@ -155,9 +164,24 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     return { id, path: dir, status: "installed" };
   } catch (error) {
     await fs.rm(dir, { recursive: true, force: true });
+    if (isDiskFull(error)) await freeStoreIfUnused(layout);
     throw error;
   }
 }
+
+/**
+ * After a full disk, pnpm's store is removed when no version is left to use
+ * it (a first install): the disk is given back as it was, but for the
+ * runtimes kept for the next run. With versions installed it stays.
+ */
+async function freeStoreIfUnused(layout: Layout): Promise<void> {
+  const left = await fs.readdir(layout.versions).catch(() => null);
+  if (left && left.length === 0) await removeOwnFolder(layout.pnpm.store).catch(() => undefined);
+}
+
+/** pnpm's report of a full disk (its ERR_PNPM_ENOSPC line, or the system's message). */
+// No word boundary before the code: pnpm writes it as ERR_PNPM_ENOSPC.
+export const DISK_FULL_OUTPUT = /ENOSPC|EDQUOT|no space left on device|disk quota exceeded/i;
 
 async function checkInstalled(dir: string, name: string, version: string): Promise<void> {
   const text = await readTextOrNull(join(dir, "node_modules", name, "package.json"));

@@ -8,6 +8,8 @@ export interface RunResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** The output line that matched `stopOn`, when the child was ended for it. */
+  stopped?: string;
 }
 
 export interface RunOptions {
@@ -25,6 +27,12 @@ export interface RunOptions {
    * other-writable files, whatever the user's umask). Only the child gets it.
    */
   umask?: number;
+  /**
+   * Output that ends the child at once (SIGKILL): a line matching it is kept
+   * in the result's `stopped`. pnpm meets a full disk with ENOSPC and would
+   * otherwise retry each download after a 10-second wait.
+   */
+  stopOn?: RegExp;
 }
 
 /**
@@ -74,13 +82,28 @@ export function run(command: string, args: string[], options: RunOptions): Promi
     };
     const pendingOut = { text: "" };
     const pendingErr = { text: "" };
+    let stopped: string | undefined;
+    // The last partial line of each stream, so a match split across chunks is still seen.
+    const tails = { out: "", err: "" };
+    const watch = (which: "out" | "err", c: Buffer) => {
+      if (!options.stopOn || stopped !== undefined) return;
+      const text = tails[which] + c.toString("utf8");
+      const lines = text.split(/\r?\n/);
+      tails[which] = (lines.pop() ?? "").slice(-4096);
+      const hit = [...lines, tails[which]].find((line) => options.stopOn!.test(line));
+      if (hit === undefined) return;
+      stopped = redactText(hit.trim().slice(0, 300));
+      child.kill("SIGKILL");
+    };
     child.stdout.on("data", (c: Buffer) => {
       stdout = keep(stdout, c);
       echo(pendingOut, c);
+      watch("out", c);
     });
     child.stderr.on("data", (c: Buffer) => {
       stderr = keep(stderr, c);
       echo(pendingErr, c);
+      watch("err", c);
     });
     let timer: NodeJS.Timeout | undefined;
     if (options.timeoutMs) {
@@ -94,7 +117,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       if (timer) clearTimeout(timer);
       echo(pendingOut, null);
       echo(pendingErr, null);
-      resolve({ code, signal, stdout, stderr });
+      resolve({ code, signal, stdout, stderr, ...(stopped !== undefined ? { stopped } : {}) });
     });
   });
 }

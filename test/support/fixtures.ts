@@ -45,6 +45,7 @@ export const FIXTURE_PI = "1.6.0";
 /** The gentle-shell-setup version the newest fixture release's engine reports (the others': package.json's). */
 export const FIXTURE_NEXT_ENGINE = "0.0.0-fixture.next";
 export { FIXTURE_BINARY, FIXTURE_DIST } from "./fixture-binary";
+export { writeStubModelConfig } from "./stub-model";
 
 const MiB = 1024 * 1024;
 

@@ -227,7 +227,7 @@ describe("ensurePiTools", () => {
     expect(reports.map((r) => r.outcome)).toEqual(["failed", "failed"]);
     const lines = piToolLines(reports);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^gentle-shell: Pi's fd was not provisioned \(fd 10\.3\.0 \(linux-x64\) is not a regular file in .*\); Pi looks for it itself\.$/);
+    expect(lines[0]).toMatch(/^gentle-shell: Pi's fd was not provisioned \(fd 10\.3\.0 \(linux-x64\) is not in .*\); Pi looks for it itself\.$/);
     expect(await fs.readdir(layout.agentBin).catch(() => [])).toEqual([]);
   });
 });

@@ -49,6 +49,7 @@ import {
   provenanceText,
   type MigrationMarker,
 } from "./plan";
+import { ensureOwnDir } from "../../io/own-dir";
 
 /** The boundaries after which a step is durable. */
 export type MigrateStep = "provider-done" | "marker-written" | "original-moved" | "copy-promoted" | "provenance-written";
@@ -75,7 +76,7 @@ async function readIdentity(dir: string): Promise<string | null> {
 
 /** The core's help, read in an isolated home (a scratch HOME under <prefix>/tmp, so it reads no user configuration). */
 async function coreHelp(layout: Layout, env: Env): Promise<string> {
-  await fs.mkdir(layout.tmp, { recursive: true });
+  await ensureOwnDir(layout.prefix, layout.tmp, 0o700);
   const home = await fs.mkdtemp(join(layout.tmp, "engram-help-"));
   try {
     const isolated = engramCheckEnvironment(env);
@@ -228,7 +229,7 @@ export async function memoryMigrate(layout: Layout, env: Env, args: readonly str
     started: new Date().toISOString(),
   };
   try {
-    await fs.mkdir(layout.config, { recursive: true });
+    await ensureOwnDir(layout.prefix, layout.config, 0o700);
     await writeNew(markerFile, markerText(marker));
   } catch (error) {
     io.err(SAY.providerFailed(`could not be followed: ${markerFile} was not written (${(error as Error).message})`, left));

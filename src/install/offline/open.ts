@@ -11,6 +11,7 @@ import { fetchRelease, type FetchedRelease } from "../release";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";
 import { lstatOrNull } from "../../io/files";
 import { verifyFile } from "../../io/download";
+import { readSourceFile } from "../../io/own-dir";
 import {
   BUNDLE_MANIFEST,
   BUNDLE_PACKAGES,
@@ -29,19 +30,17 @@ export interface OfflineBundle {
   sums: Map<string, string>;
 }
 
-async function readSmallFile(path: string, name: string, maxBytes: number): Promise<Buffer> {
-  const stat = await fs.lstat(path).catch(() => null);
-  if (!stat?.isFile()) throw new Error(`${name} is not a regular file in the bundle`);
-  if (stat.size > maxBytes) throw new Error(`${name} in the bundle is larger than ${maxBytes} bytes`);
-  return fs.readFile(path);
+/** A small file of the bundle, opened without following a link (none between the bundle's root and it). */
+function readSmallFile(root: string, path: string, name: string, maxBytes: number): Promise<Buffer> {
+  return readSourceFile(root, path, name, maxBytes);
 }
 
 /** The bundle at `root`, or null when `root` is a plain folder source (no manifest). `target` null: for any machine (verify). */
 export async function openBundle(root: string, target: Target | null): Promise<OfflineBundle | null> {
   const manifestPath = join(root, BUNDLE_MANIFEST);
   if (!(await lstatOrNull(manifestPath))) return null;
-  const manifestBytes = await readSmallFile(manifestPath, BUNDLE_MANIFEST, MANIFEST_MAX);
-  const sums = parseSums((await readSmallFile(join(root, BUNDLE_SUMS), BUNDLE_SUMS, SUMS_MAX)).toString("utf8"));
+  const manifestBytes = await readSmallFile(root, manifestPath, BUNDLE_MANIFEST, MANIFEST_MAX);
+  const sums = parseSums((await readSmallFile(root, join(root, BUNDLE_SUMS), BUNDLE_SUMS, SUMS_MAX)).toString("utf8"));
   if (sums.get(BUNDLE_MANIFEST) !== sha256Hex(manifestBytes)) {
     throw new Error(`${BUNDLE_MANIFEST} in ${root} does not match its line in ${BUNDLE_SUMS}: the bundle is damaged; copy it again`);
   }

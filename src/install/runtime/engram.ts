@@ -5,13 +5,13 @@
  * staging before the folder is published. An unknown pin makes it
  * unavailable; nothing is downloaded then.
  */
-import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { engramCheckEnvironment } from "../../core/environment";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+import { ensureOwnDir } from "../../io/own-dir";
 
 export type EngramOutcome = (RuntimeOutcome & { available: true }) | { name: string; available: false; status: "unavailable"; path: null; reason: string };
 
@@ -47,7 +47,7 @@ export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> 
       reason: `${name} for ${ctx.target} has no pinned checksum in this build, so it is not downloaded; memory stays disabled (the bundled core is missing)`,
     };
   }
-  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await ensureOwnDir(layout.prefix, layout.runtime);
   await cleanStaleStaging(layout.runtime);
   if (await existingRuntime(layout.engramDir, name, layout.runtime)) return { name, path: layout.engramDir, status: "reused", available: true };
   const win = layout.platform === "win32";

@@ -4,13 +4,13 @@
  * it, and checked with go version in an environment without the user's GO*
  * settings.
  */
-import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
 import { goCheckEnvironment } from "../../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+import { ensureOwnDir } from "../../io/own-dir";
 
 export function goPolicy(win: boolean): MemberPolicy {
   return {
@@ -34,7 +34,7 @@ export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {
   const { layout, pins } = ctx;
   const name = `Go ${pins.go.version}`;
   const versionDir = dirname(layout.goDir);
-  await fs.mkdir(dirname(versionDir), { recursive: true, mode: 0o755 });
+  await ensureOwnDir(layout.prefix, dirname(versionDir));
   await cleanStaleStaging(dirname(versionDir));
   if (await existingRuntime(versionDir, name, layout.runtime)) return { name, path: layout.goDir, status: "reused" };
   const pin = pins.go.archives[ctx.target];

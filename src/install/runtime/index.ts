@@ -4,13 +4,13 @@
  * them together, the Node and pnpm archives downloading at once, each
  * installed by the one protocol in ./recipe.ts.
  */
-import { promises as fs } from "node:fs";
 import type { Source } from "../../core/source";
 import { cleanStaleStaging, existingRuntime, installRuntime, type PendingArchive, type RuntimeContext, type RuntimeOutcome } from "./recipe";
 import { nodePending, nodeRecipe } from "./node";
 import { ensureNpmShim } from "./npm-shim";
 import { pnpmPending, pnpmRecipe } from "./pnpm";
 import { ensureEngram, type EngramOutcome } from "./engram";
+import { ensureOwnDir } from "../../io/own-dir";
 
 export interface EnsureRuntimesOptions {
   /** Default true. */
@@ -54,7 +54,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
   const wantPnpm = options.pnpm ?? true;
   const nodeName = `Node ${pins.node.version}`;
   const pnpmName = `pnpm ${pins.pnpm.version}`;
-  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await ensureOwnDir(layout.prefix, layout.runtime);
   await cleanStaleStaging(layout.runtime);
   const nodeThere = await existingRuntime(layout.nodeDir, nodeName, layout.runtime);
   const pnpmThere = wantPnpm && (await existingRuntime(layout.pnpmDir, pnpmName, layout.runtime));

@@ -5,10 +5,10 @@
  * only when its content differs; a link or anything but a regular file in
  * its place stops it.
  */
-import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../../core/layout";
-import { lstatOrNull, writeIfChanged } from "../../io/files";
+import { writeIfChanged } from "../../io/files";
+import { ensureOwnDir } from "../../io/own-dir";
 
 /** The CommonJS entry Pi's npmCommand runs: its basename is exactly `npm`. */
 export function npmShimFiles(win: boolean): { entry: string; packageJson: string } {
@@ -22,9 +22,7 @@ export function npmShimFiles(win: boolean): { entry: string; packageJson: string
 /** runtime/node-<v>/gentle-shell/{npm,package.json}: written when they differ, refused over a link. */
 export async function ensureNpmShim(layout: Layout): Promise<void> {
   const dir = join(layout.nodeDir, "gentle-shell");
-  const stat = await lstatOrNull(dir);
-  if (stat && !stat.isDirectory()) throw new Error(`${dir} is not a folder; Pi's npm entry was not written`);
-  if (!stat) await fs.mkdir(dir, { mode: 0o755 });
+  await ensureOwnDir(layout.prefix, dir);
   const files = npmShimFiles(layout.platform === "win32");
   await writeIfChanged(join(dir, "package.json"), files.packageJson, 0o644);
   await writeIfChanged(join(dir, "npm"), files.entry, 0o644);

@@ -35,6 +35,7 @@ import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "
 import { run } from "../../io/process";
 import { stagingPath, sweepAbandoned } from "../../io/staging";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
+import { ensureOwnDir } from "../../io/own-dir";
 
 export function toolRuntimeDir(layout: Layout, tool: PiTool): string {
   return tool.name === "fd" ? layout.fdDir : layout.ripgrepDir;
@@ -66,7 +67,7 @@ export async function ensurePiToolRuntime(ctx: RuntimeContext, tool: PiTool): Pr
   const pin = pinned.archives[ctx.target];
   if (!pin?.sha256) throw new Error(`${name} for ${ctx.target} has no pinned checksum in this build`);
   const dir = toolRuntimeDir(layout, tool);
-  await fs.mkdir(layout.runtime, { recursive: true, mode: 0o755 });
+  await ensureOwnDir(layout.prefix, layout.runtime);
   await cleanStaleStaging(layout.runtime);
   if (await existingRuntime(dir, name, layout.runtime)) return { name, path: dir, status: "reused" };
   const file = toolFileName(tool, layout.platform);

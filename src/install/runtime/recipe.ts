@@ -26,6 +26,7 @@ import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import type { Expected } from "../../io/download";
 import { fetchArtifact, type FetchOptions } from "../fetch";
+import { ensureOwnDir } from "../../io/own-dir";
 
 export const RUNTIME_MARKER = ".gentle-shell-runtime";
 export const MiB = 1024 * 1024;
@@ -129,7 +130,7 @@ export interface Recipe {
 
 export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<RuntimeOutcome> {
   const parent = dirname(recipe.dir);
-  await fs.mkdir(parent, { recursive: true, mode: 0o755 });
+  await ensureOwnDir(ctx.layout.prefix, parent);
   const staging = stagingPath(parent, "staging", { label: recipe.tag });
   let archive: string | null = null;
   try {
