@@ -19,7 +19,7 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runCommand, runChecked } from "../support/proc";
 import { listTree } from "../support/tarball";
-import { BUNDLE_MANIFEST, BUNDLE_PACKAGES, BUNDLE_SUMS, } from "../../src/install/offline/format";
+import { BUNDLE_MANIFEST, BUNDLE_PACKAGES, BUNDLE_SUMS } from "../../src/install/offline/format";
 import { lockedPackages, tarballPath } from "../../src/core/lockfile";
 import { ENGINE_ASSET, RELEASE_MANIFEST } from "../../src/core/release-manifest";
 import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
