@@ -6,7 +6,7 @@
  */
 import { promises as fs, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join } from "pathe";
+import { basename, dirname, join, normalize } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";
 import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
@@ -14,6 +14,7 @@ import { PI_PACKAGE, SHELL_PACKAGE } from "../core/distribution";
 import { VERSION_MARKER } from "../install/version";
 import { readCurrent } from "../install/activate";
 import { readTextOrNull } from "../io/files";
+import { code, READ_OWN } from "../io/safe-fs";
 
 export interface BundledInstall {
   layout: Layout;
@@ -29,6 +30,48 @@ export interface BundledInstall {
 }
 
 export class BundledError extends Error {}
+
+interface PiPackage {
+  version?: string;
+  bin?: string | Record<string, string>;
+}
+
+/**
+ * The installed Pi's package.json: the exact-Pi check reads its version (no
+ * Pi is started for it). Pi's folder may be pnpm's link into .pnpm, but it
+ * must lie inside the version folder, and package.json itself must be a
+ * regular file there (never followed through a link). A missing or unreadable
+ * file reads as no Pi.
+ */
+export async function readPiPackage(piRoot: string, realVersionDir: string, id: string): Promise<PiPackage> {
+  let realRoot: string;
+  try {
+    realRoot = normalize(await fs.realpath(piRoot));
+  } catch {
+    return {};
+  }
+  if (!realRoot.startsWith(`${realVersionDir}/`)) throw new BundledError(`Pi in versions/${id} lies outside the version folder`);
+  let text: string;
+  try {
+    const handle = await fs.open(join(realRoot, "package.json"), READ_OWN);
+    try {
+      if (!(await handle.stat()).isFile()) return {};
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (code(error) === "ELOOP" || code(error) === "EMLINK") throw new BundledError(`Pi's package.json in versions/${id} is a link, not a file`);
+    return {};
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as PiPackage;
+  } catch {
+    // Reported below.
+  }
+  throw new BundledError(`Pi's package.json in versions/${id} is not valid JSON. Run gentle-shell upgrade or the Gentle Shell installer again.`);
+}
 
 /**
  * The prefix as the installer named it. The engine finds itself by its real
@@ -73,13 +116,10 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   const shell = manifest.dependencies?.[SHELL_PACKAGE];
   if (!pi || !shell) throw new BundledError(`versions/${id} has no release manifest`);
   const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
-  const piPkg = JSON.parse((await readTextOrNull(join(piRoot, "package.json"))) ?? "null") as {
-    version?: string;
-    bin?: string | Record<string, string>;
-  } | null;
-  if (!piPkg || piPkg.version !== pi) {
+  const piPkg = await readPiPackage(piRoot, realVersionDir, id);
+  if (piPkg.version !== pi) {
     throw new BundledError(
-      `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg?.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
+      `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
     );
   }
   const bin = typeof piPkg.bin === "string" ? piPkg.bin : piPkg.bin?.pi;

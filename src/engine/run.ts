@@ -14,7 +14,6 @@ import { EXIT, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
-import { run } from "../io/process";
 import { bundledChildEnv } from "../core/environment";
 import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
 import { launchKind, piArguments } from "./pi";
@@ -127,7 +126,30 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   return execPi(install, piArguments(install, args), childEnv, io);
 }
 
+/**
+ * gentle-shell --version: resolveBundledInstall already read the installed
+ * Pi's package.json and refused one whose version is not the pin, so no Pi is
+ * started. The check of a version before it becomes current
+ * (GENTLE_SHELL_VERIFY_VERSION: an upgrade's or update's launcher check)
+ * also runs that Pi's own --version once, so a Pi that does not start is
+ * never switched to.
+ */
 async function printVersion(install: BundledInstall, env: Env, io: Output): Promise<number> {
+  if (install.verifyOnly) {
+    const { code, reported, stderr } = await piOwnVersion(install, env, io);
+    if (code !== 0 || reported !== install.pi) {
+      // A verification reports the fact only: the upgrade asking is what would act on it.
+      io.err(`gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || stderr.slice(0, 200))}.`);
+      return 1;
+    }
+  }
+  io.out(`gentle-shell ${install.shell}`);
+  io.out(`pi ${install.pi}`);
+  return 0;
+}
+
+/** The pinned Pi's own --version: its exit code, what it printed, and its standard error. */
+async function piOwnVersion(install: BundledInstall, env: Env, io: Output) {
   const childEnv = bundledChildEnv(install, env);
   // --version never probes, starts a server or prints memory notices.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
@@ -135,19 +157,9 @@ async function printVersion(install: BundledInstall, env: Env, io: Output): Prom
   childEnv.PI_OFFLINE = "1";
   // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.
   delete childEnv.NODE_OPTIONS;
+  const { run } = await import("../io/process");
   const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
-  const reported = result.stdout.trim();
-  if (result.code !== 0 || reported !== install.pi) {
-    // A verification (GENTLE_SHELL_VERIFY_VERSION) reports the fact only: the upgrade asking is what would act on it.
-    const advice = install.verifyOnly ? "" : " Run gentle-shell upgrade or the Gentle Shell installer again.";
-    io.err(
-      `gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || result.stderr.trim().slice(0, 200))}.${advice}`,
-    );
-    return 1;
-  }
-  io.out(`gentle-shell ${install.shell}`);
-  io.out(`pi ${reported}`);
-  return 0;
+  return { code: result.code, reported: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
 function execPi(install: BundledInstall, args: string[], env: Env, io: Output): Promise<number> {

@@ -2,8 +2,9 @@
  * The engine under the layouts and networks real users have (issue 8):
  * credentials in the registry URL, an agent home linked to the user's own
  * ~/.pi, a persona kept in a dotfiles folder, a mandatory proxy, a project
- * .npmrc in the current directory, and a versions.history that is not a
- * file. Each runs the fixture binary's install and the installed launcher.
+ * .npmrc in the current directory, a versions.history that is not a
+ * file, and an installed Pi that was changed after the install. Each runs
+ * the fixture binary's install and the installed launcher.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
@@ -139,5 +140,35 @@ describe.concurrent("the engine under real-world layouts", () => {
     expect(await fs.readdir(join(i.prefix, "versions"))).toEqual([older.id]);
     expect(existsSync(join(i.prefix, "versions", latest.id))).toBe(false);
     expect(await versionLines(i)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+  });
+
+  it("--version reads the installed Pi's package.json without starting Pi, and refuses a Pi that is not the pin", async () => {
+    const i = await installed({ release: latest.shell });
+    const piRoot = await fs.realpath(join(i.prefix, "versions", latest.id, "node_modules", "@earendil-works", "pi-coding-agent"));
+    const pkg = JSON.parse(await fs.readFile(join(piRoot, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
+    // Replaced, not written through: pnpm's files are hard links into its store.
+    const replace = async (file: string, text: string) => {
+      await fs.rm(file);
+      await fs.writeFile(file, text);
+    };
+    // A Pi that would fail if it were started: --version does not start it...
+    await replace(join(piRoot, pkg.bin.pi!), 'process.stderr.write("pi was started\\n"); process.exit(3);\n');
+    const fast = await gs(i, ["--version"]);
+    expect(fast.stderr).toBe("");
+    expect(fast.code).toBe(0);
+    expect(fast.stdout).toBe(`gentle-shell ${latest.shell}\npi ${latest.pi}\n`);
+    // ...but the launcher check of a version before it becomes current (GENTLE_SHELL_VERIFY_VERSION) does.
+    const checked = await gs(i, ["--version"], { GENTLE_SHELL_VERIFY_VERSION: latest.id });
+    expect(checked.code).toBe(1);
+    expect(checked.stdout).toBe("");
+    expect(checked.stderr).toBe(`gentle-shell: the pinned Pi ${latest.pi} in versions/${latest.id} reported "pi was started".\n`);
+    // An installed Pi whose package.json names another version is refused, as before.
+    await replace(join(piRoot, "package.json"), JSON.stringify({ ...pkg, version: "1.0.0" }));
+    const other = await gs(i, ["--version"]);
+    expect(other.code).toBe(1);
+    expect(other.stdout).toBe("");
+    expect(other.stderr).toBe(
+      `gentle-shell: Gentle Shell ${latest.shell} pins Pi ${latest.pi}, but versions/${latest.id} holds Pi 1.0.0. Run gentle-shell upgrade or the Gentle Shell installer again.\n`,
+    );
   });
 });

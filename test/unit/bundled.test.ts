@@ -70,6 +70,51 @@ describe("resolveBundledInstall", () => {
     );
   });
 
+  it("reads the exact-Pi check from Pi's package.json: a missing file is no Pi, bad JSON and a linked file are refused", async () => {
+    const { engine, layout } = await version();
+    const pkgFile = join(layout.versions, id, "node_modules", piPkg, "package.json");
+    const resolve = () => resolveBundledInstall(engine, productionPins, "linux", { HOME: home });
+    await fs.rm(pkgFile);
+    await expect(resolve()).rejects.toThrow(
+      new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds no Pi. Run gentle-shell upgrade or the Gentle Shell installer again.`),
+    );
+    await fs.writeFile(pkgFile, '{"version": "1.6.0",');
+    await expect(resolve()).rejects.toThrow(
+      new BundledError(`Pi's package.json in versions/${id} is not valid JSON. Run gentle-shell upgrade or the Gentle Shell installer again.`),
+    );
+    await fs.writeFile(pkgFile, "[]");
+    await expect(resolve()).rejects.toThrow(/is not valid JSON/);
+    // A package.json that is a link is never followed, even to a file saying the pinned version.
+    const elsewhere = join(home, "elsewhere.json");
+    await fs.writeFile(elsewhere, JSON.stringify({ version: "1.6.0", bin: { pi: "dist/bundle/cli.js" } }));
+    await fs.rm(pkgFile);
+    await fs.symlink(elsewhere, pkgFile);
+    await expect(resolve()).rejects.toThrow(new BundledError(`Pi's package.json in versions/${id} is a link, not a file`));
+    // A folder at its place reads as no Pi.
+    await fs.rm(pkgFile);
+    await fs.mkdir(pkgFile);
+    await expect(resolve()).rejects.toThrow(/holds no Pi/);
+  });
+
+  it("follows pnpm's link to Pi inside the version folder, never one leading out of it", async () => {
+    const { engine, layout } = await version();
+    const dir = join(layout.versions, id);
+    const linked = join(dir, "node_modules", ".pnpm", "pi@1.6.0", "node_modules", piPkg);
+    await fs.mkdir(join(linked, ".."), { recursive: true });
+    await fs.rename(join(dir, "node_modules", piPkg), linked);
+    await fs.symlink(linked, join(dir, "node_modules", piPkg));
+    const install = await resolveBundledInstall(engine, productionPins, "linux", { HOME: home });
+    expect(install.pi).toBe("1.6.0");
+    // The same Pi, reached through a link that leaves the version folder, is refused.
+    const outside = join(home, "outside-pi");
+    await fs.rename(linked, outside);
+    await fs.rm(join(dir, "node_modules", piPkg));
+    await fs.symlink(outside, join(dir, "node_modules", piPkg));
+    await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(
+      new BundledError(`Pi in versions/${id} lies outside the version folder`),
+    );
+  });
+
   it("is not bundled for an unfinished version or one current does not name", async () => {
     const { engine, layout } = await version("1.6.0", `installing ${id} 1`);
     await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(/not a finished install/);
