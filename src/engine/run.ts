@@ -10,6 +10,7 @@
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
 import { spawn } from "node:child_process";
+import { flushCompileCache } from "node:module";
 import { EXIT, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
@@ -167,6 +168,8 @@ function execPi(install: BundledInstall, args: string[], env: Env, io: Output): 
   const execve = (process as unknown as { execve?: (file: string, args: string[], env: Env) => never }).execve;
   if (process.platform !== "win32" && typeof execve === "function") {
     // Replace the engine with Pi: no extra process, signals and exit codes pass through untouched.
+    // Node writes the engine's compile cache (../install/engine-start.ts) at exit, which execve skips.
+    flushCompileCache?.();
     execve(node, [node, install.piCli, ...args], env);
   }
   return new Promise((resolve) => {

@@ -21,6 +21,7 @@ import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { isDiskFull } from "../core/space";
+import { ENGINE_START_PATH, engineStartScript } from "./engine-start";
 
 export const VERSION_MARKER = ".gentle-shell-version";
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -160,6 +161,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await checkInstalled(dir, PI_PACKAGE, pi);
     await fs.mkdir(join(dir, ".gentle-shell"), { mode: 0o755 });
     await fs.writeFile(join(dir, ENGINE_PATH), options.engine, { mode: 0o644 });
+    await fs.writeFile(join(dir, ENGINE_START_PATH), engineStartScript(), { mode: 0o644 });
     await writeFileAtomic(join(dir, VERSION_MARKER), `${id}\n`, 0o644);
     return { id, path: dir, status: "installed" };
   } catch (error) {

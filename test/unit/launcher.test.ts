@@ -61,6 +61,16 @@ describe("the POSIX launcher", () => {
     expect(lines[7]).toBe("NODE_OPTIONS=unset");
   });
 
+  it("runs the version's start file when it has one (Node's compile cache), else its engine directly", async () => {
+    await fakeRuntime("4.1.0-1.6.0");
+    await activateVersion(layout, "4.1.0-1.6.0");
+    await ensureLauncher(layout);
+    const second = () => spawnSync(layout.launcher, ["--version"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }).stdout.split("\n")[1];
+    expect(second()).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    await fs.writeFile(join(layout.versions, "4.1.0-1.6.0", ".gentle-shell", "start.cjs"), "");
+    expect(second()).toBe(join(layout.prefix, "current", ".gentle-shell", "start.cjs"));
+  });
+
   it("for --version alone, GENTLE_SHELL_VERIFY_VERSION picks an installed version's engine (upgrade step 5); never otherwise", async () => {
     await fakeRuntime("4.0.0-1.6.0");
     await fakeRuntime("4.1.0-1.6.0");

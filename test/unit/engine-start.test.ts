@@ -1,0 +1,105 @@
+/**
+ * The engine's start file (src/install/engine-start.ts) on the real Node
+ * 24.21.0: it turns on Node's compile cache in the version's own 0700
+ * folder whatever the umask, the engine then reads its compiled code back,
+ * and any folder it cannot trust (a link, a file, another mode) never stops
+ * the engine or makes it print anything.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { COMPILE_CACHE_NAME, ENGINE_START_MARKER, engineStartScript } from "../../src/install/engine-start";
+import { toolchain } from "../support/toolchain";
+
+let node: string;
+let root: string;
+let dir: string;
+
+beforeAll(async () => {
+  node = await (await toolchain()).ensureNodeBinary();
+});
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), "gss-engine-start-"));
+  dir = join(root, "versions", "4.1.0-1.6.0", ".gentle-shell");
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(join(dir, "start.cjs"), engineStartScript());
+  // A stand-in engine that reports where it runs from, its arguments and the compile cache its process uses.
+  await fs.writeFile(
+    join(dir, "engine.cjs"),
+    `process.stdout.write(JSON.stringify({ filename: __filename, args: process.argv.slice(2), cache: require("node:module").getCompileCacheDir() ?? null, env: process.env.NODE_COMPILE_CACHE ?? null }));\n`,
+  );
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+/** Start the engine as the launcher does, under `umask`. */
+function start(umask = "000") {
+  const env: NodeJS.ProcessEnv = { PATH: "/usr/bin:/bin", HOME: root };
+  const r = spawnSync("/bin/sh", ["-c", `umask ${umask}; exec "$0" "$@"`, node, join(dir, "start.cjs"), "--gentle-shell-engine", "--version"], {
+    encoding: "utf8",
+    env,
+  });
+  return { ...r, seen: r.stdout ? (JSON.parse(r.stdout) as { filename: string; args: string[]; cache: string | null; env: string | null }) : null };
+}
+
+const cacheDir = () => join(dir, COMPILE_CACHE_NAME);
+const mode = async (path: string) => (await fs.lstat(path)).mode & 0o777;
+
+describe("the engine's start file", () => {
+  it("carries its marker, and runs engine.cjs with the launcher's arguments", async () => {
+    expect(engineStartScript().split("\n")).toContain(ENGINE_START_MARKER);
+    const r = start();
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.seen).toMatchObject({ filename: join(dir, "engine.cjs"), args: ["--gentle-shell-engine", "--version"] });
+  });
+
+  it("enables the compile cache in the version's 0700 folder under umask 000, and the next start finds the engine's code there", async () => {
+    const first = start("000");
+    expect(first.stderr).toBe("");
+    // No variable is set: Pi and every other child keep the user's own compile cache settings.
+    expect(first.seen!.env).toBeNull();
+    expect(await mode(cacheDir())).toBe(0o700);
+    // Node wrote the engine's compiled code at exit (one folder per Node version, one file per script).
+    const [byNode] = await fs.readdir(cacheDir());
+    expect(byNode).toMatch(/^v24\.21\.0-/);
+    expect(first.seen!.cache).toBe(join(cacheDir(), byNode!));
+    const entries = await fs.readdir(join(cacheDir(), byNode!));
+    expect(entries.length).toBeGreaterThanOrEqual(1);
+    const second = start("000");
+    expect(second.status).toBe(0);
+    expect(second.seen!.cache).toBe(join(cacheDir(), byNode!));
+    expect(await fs.readdir(join(cacheDir(), byNode!))).toEqual(entries);
+  });
+
+  it("puts a group- or other-readable folder of ours back to 0700", async () => {
+    await fs.mkdir(cacheDir(), { mode: 0o755 });
+    await fs.chmod(cacheDir(), 0o777);
+    expect(start().seen!.cache?.startsWith(`${cacheDir()}/v24.21.0-`)).toBe(true);
+    expect(await mode(cacheDir())).toBe(0o700);
+  });
+
+  it("never goes through a link, and a file at the folder's place only means no cache", async () => {
+    const elsewhere = join(root, "elsewhere");
+    await fs.mkdir(elsewhere, { mode: 0o777 });
+    await fs.chmod(elsewhere, 0o777);
+    await fs.symlink(elsewhere, cacheDir());
+    const linked = start();
+    expect(linked.stderr).toBe("");
+    expect(linked.status).toBe(0);
+    expect(linked.seen!.cache).toBeNull();
+    expect(await fs.readdir(elsewhere)).toEqual([]);
+    expect(await mode(elsewhere)).toBe(0o777);
+
+    await fs.rm(cacheDir());
+    await fs.writeFile(cacheDir(), "not a folder");
+    const file = start();
+    expect(file.stderr).toBe("");
+    expect(file.status).toBe(0);
+    expect(file.seen!.cache).toBeNull();
+    expect(await fs.readFile(cacheDir(), "utf8")).toBe("not a folder");
+  });
+});
