@@ -5,8 +5,12 @@
  *    <out>/gentle-shell-setup.cjs. A single-executable's main script can only
  *    `require` built-ins, so everything else is inside it.
  * 2. The pinned Node 24.21.0 of the build host turns it into a SEA blob
- *    (settings from ../sea-config.json). The blob has no code cache and no
- *    snapshot, so the same blob is valid for every target.
+ *    (settings from ../sea-config.json): the script is its engine.cjs
+ *    asset, and its main script is src/sea/main.ts, which answers --version
+ *    and the top-level help from texts rendered here by the installer's own
+ *    code (so they never parse the full script) and runs the asset for
+ *    anything else. The blob has no code cache and no snapshot, so the same
+ *    blob is valid for every target.
  * 3. For each target, postject injects the blob into a copy of that target's
  *    pinned, verified Node 24.21.0 (build/toolchain.mjs):
  *    <out>/gentle-shell-setup-<target>[.exe].
@@ -34,6 +38,8 @@ const require = createRequire(import.meta.url);
 
 export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "win-x64", "win-arm64"];
 export const SCRIPT_NAME = "gentle-shell-setup.cjs";
+/** The single executable's own main script: answers --version and the top help, else runs SCRIPT_NAME's bytes (its engine.cjs asset). */
+const SEA_MAIN_NAME = "gentle-shell-setup-main.cjs";
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const COMPILED_PINS = path.join(REPO_ROOT, "src", "pins", "compiled.ts");
 
@@ -74,7 +80,9 @@ export async function build(options = {}) {
 
   const work = await fs.mkdtemp(path.join(tmpdir(), "gss-build-"));
   try {
-    const blob = await seaBlob(nodes.get(host), script, work);
+    const main = path.join(work, SEA_MAIN_NAME);
+    await bundleSeaMain(main, await seaTexts(fixturePins, undefined, work));
+    const blob = await seaBlob(nodes.get(host), main, script, work);
     for (const target of targets) {
       const file = await injectBinary(nodes.get(target), target, blob, out);
       log(`wrote ${path.relative(process.cwd(), file) || file}`);
@@ -117,8 +125,8 @@ async function readFixturePins(file) {
   return pins;
 }
 
-async function bundle(outfile, fixturePins, version) {
-  const esbuild = await import("esbuild");
+/** esbuild settings every bundle of src/ shares: the installer's version, and the fixture pins of a test build. */
+async function commonOptions(fixturePins, version) {
   const pkg = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "package.json"), "utf8"));
   if (version !== undefined && !fixturePins) throw new Error("another version than package.json's is for a test build only");
   const plugins = [];
@@ -139,10 +147,8 @@ async function bundle(outfile, fixturePins, version) {
       },
     });
   }
-  const result = await esbuild.build({
+  return {
     absWorkingDir: REPO_ROOT,
-    entryPoints: [path.join(REPO_ROOT, "src", "main.ts")],
-    outfile,
     bundle: true,
     platform: "node",
     format: "cjs",
@@ -154,6 +160,15 @@ async function bundle(outfile, fixturePins, version) {
     plugins,
     logLevel: "warning",
     metafile: true,
+  };
+}
+
+async function bundle(outfile, fixturePins, version) {
+  const esbuild = await import("esbuild");
+  const result = await esbuild.build({
+    ...(await commonOptions(fixturePins, version)),
+    entryPoints: [path.join(REPO_ROOT, "src", "main.ts")],
+    outfile,
   });
   if (fixturePins) {
     const inputs = Object.keys(result.metafile.inputs).map((p) => path.resolve(REPO_ROOT, p));
@@ -163,8 +178,70 @@ async function bundle(outfile, fixturePins, version) {
   }
 }
 
-/** The SEA blob, made by the host's pinned Node from a config derived from sea-config.json. */
-async function seaBlob(hostNode, script, work) {
+/** An environment for a child Node without the host's NODE_OPTIONS or NODE_PATH. */
+function cleanEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const key of Object.keys(env)) {
+    if (/^NODE_(OPTIONS|PATH)$/i.test(key)) delete env[key];
+  }
+  return env;
+}
+
+/**
+ * The texts the single executable answers --version and the top-level help
+ * with (src/sea/shortcut.ts), rendered by the installer's own code from the
+ * same sources and pins: citty's help once with its colours, once without.
+ */
+async function seaTexts(fixturePins, version, work) {
+  const esbuild = await import("esbuild");
+  const probe = path.join(work, "sea-texts.cjs");
+  await esbuild.build({
+    ...(await commonOptions(fixturePins, version)),
+    stdin: {
+      contents:
+        `import { topHelpText, versionLine } from "./src/cli/index";\n` +
+        `topHelpText().then((help) => process.stdout.write(JSON.stringify({ version: versionLine(), help })));\n`,
+      resolveDir: REPO_ROOT,
+      loader: "ts",
+      sourcefile: "sea-texts.ts",
+    },
+    outfile: probe,
+  });
+  const render = (env) => {
+    const run = spawnSync(process.execPath, [probe], { env: cleanEnv(env), encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`rendering the help texts failed (exit ${run.status}): ${run.stderr || run.error?.message}`);
+    return JSON.parse(run.stdout);
+  };
+  const colored = render({ NO_COLOR: undefined, TERM: "xterm-256color", TEST: undefined, CI: undefined });
+  const plain = render({ NO_COLOR: "1" });
+  if (colored.version !== plain.version) throw new Error("the version line depends on the environment");
+  return { version: plain.version, help: plain.help, helpColor: colored.help };
+}
+
+/** The single executable's tiny main script (src/sea/main.ts) with the texts compiled in. */
+async function bundleSeaMain(outfile, texts) {
+  const esbuild = await import("esbuild");
+  await esbuild.build({
+    absWorkingDir: REPO_ROOT,
+    entryPoints: [path.join(REPO_ROOT, "src", "sea", "main.ts")],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node24",
+    minify: false,
+    legalComments: "eof",
+    define: { __GSS_SEA_TEXTS__: JSON.stringify(texts) },
+    logLevel: "warning",
+  });
+}
+
+/**
+ * The SEA blob, made by the host's pinned Node from a config derived from
+ * sea-config.json: `main` (src/sea/main.ts) is its main script, `script` (the
+ * installer) its engine.cjs asset.
+ */
+async function seaBlob(hostNode, main, script, work) {
   const base = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "sea-config.json"), "utf8"));
   if (base.disableExperimentalSEAWarning !== true || base.execArgvExtension !== "none") {
     throw new Error('sea-config.json must keep "disableExperimentalSEAWarning": true and "execArgvExtension": "none"');
@@ -176,19 +253,16 @@ async function seaBlob(hostNode, script, work) {
   // commit gives the same bytes whatever folder it is built in (reproducible builds).
   const blob = path.join(work, "sea.blob");
   await fs.copyFile(script, path.join(work, SCRIPT_NAME));
+  if (path.resolve(main) !== path.join(work, SEA_MAIN_NAME)) await fs.copyFile(main, path.join(work, SEA_MAIN_NAME));
   const config = {
     ...base,
-    main: SCRIPT_NAME,
+    main: SEA_MAIN_NAME,
     output: "sea.blob",
     assets: { ...base.assets, "engine.cjs": SCRIPT_NAME },
   };
   const configFile = path.join(work, "sea-config.json");
   await fs.writeFile(configFile, JSON.stringify(config, null, 2));
-  const env = { ...process.env };
-  for (const key of Object.keys(env)) {
-    if (/^NODE_(OPTIONS|PATH)$/i.test(key)) delete env[key];
-  }
-  const run = spawnSync(hostNode, ["--experimental-sea-config", configFile], { cwd: work, env, encoding: "utf8" });
+  const run = spawnSync(hostNode, ["--experimental-sea-config", configFile], { cwd: work, env: cleanEnv(), encoding: "utf8" });
   if (run.status !== 0) {
     throw new Error(`node --experimental-sea-config failed (exit ${run.status}): ${run.stderr || run.error?.message}`);
   }

@@ -36,6 +36,15 @@ const main = defineCommand({
   },
 });
 
+/**
+ * The top-level help as citty renders it (with its colours unless its own
+ * environment tests leave them out), then the help's epilogue. The single
+ * executable answers with it too (src/sea/shortcut.ts, rendered by the build).
+ */
+export async function topHelpText(): Promise<string> {
+  return `${await renderUsage(main)}\n\nRun \`gentle-shell-setup install --help\` for the install options.\n\n${helpEpilogue()}`;
+}
+
 /** citty colours its usage text; plain text when output is not a terminal, or NO_COLOR or CI is set. */
 function plain(text: string): string {
   const color = fancyOutput(process.stdout);
@@ -49,7 +58,7 @@ export async function runInstallerCli(args: string[]): Promise<void> {
     return;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
-    process.stdout.write(plain(await renderUsage(main)) + "\n\nRun `gentle-shell-setup install --help` for the install options.\n\n" + helpEpilogue());
+    process.stdout.write(plain(await topHelpText()));
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];

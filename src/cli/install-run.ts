@@ -4,6 +4,7 @@
  * lock, the steps of src/install/bundled-install.ts with the report lines,
  * and where the install came from remembered for setup and upgrade.
  */
+import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";
@@ -101,8 +102,7 @@ export async function installHere(host: HostContext, args: RunArgs, out: (line: 
     const { windowsPrivateFolderAdapter } = await import("../install/windows-private/adapter");
     const folder = await ensureWindowsPrivateFolder(env, windowsPrivateFolderAdapter({ env }));
     layout = prefixLayout({ home, platform, pins, windowsPrefix: folder.prefix });
-    const { promises: fs } = await import("node:fs");
-    await fs.mkdir(layout.agent, { recursive: true });
+    await mkdir(layout.agent, { recursive: true });
     claimed = folder.created ? "created" : "already there";
     if (folder.fallback) claimed += ` (fallback: ${folder.firstRejected ?? "the first folder was rejected"})`;
   } else {

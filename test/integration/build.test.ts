@@ -25,6 +25,7 @@ let productionOut: string;
 let againOut: string;
 let fixtureBin: string;
 let binaryName: string;
+let nodeBinary: string;
 
 function runBuild(args: string[]): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, [BUILD, ...args], { cwd: REPO_ROOT, encoding: "utf8", timeout: 300_000 });
@@ -64,6 +65,7 @@ afterAll(() => {
 describe("npm run build (host single executable)", () => {
   beforeAll(async () => {
     const target = (await toolchain()).hostTarget();
+    nodeBinary = await (await toolchain()).ensureNodeBinary();
     binaryName = `gentle-shell-setup-${target}${target.startsWith("win-") ? ".exe" : ""}`;
 
     productionOut = join(work, "production");
@@ -112,13 +114,42 @@ describe("npm run build (host single executable)", () => {
     expect(sums).toBe(`${sha256(productionBin)}  ${binaryName}\n`);
   });
 
-  it("embeds the bundle as the engine.cjs asset", () => {
+  it("embeds the bundle once, as the engine.cjs asset, behind a tiny main script", () => {
     const script = readFileSync(join(productionOut, "gentle-shell-setup.cjs"));
     const binary = readFileSync(productionBin);
-    // Once as the SEA's main script, once as the engine.cjs asset.
     const first = binary.indexOf(script);
     expect(first).toBeGreaterThan(0);
-    expect(binary.indexOf(script, first + script.length)).toBeGreaterThan(first);
+    expect(binary.indexOf(script, first + script.length)).toBe(-1);
+    // The rest of the binary is the pinned Node plus a main script far smaller than the bundle.
+    const node = readFileSync(nodeBinary);
+    expect(binary.length - node.length - script.length).toBeLessThan(64 * 1024);
+  });
+
+  it("answers --version and the top help as the script does, on a pipe, under CI=1 and on a terminal, without parsing the bundle", () => {
+    for (const args of [["--version"], ["-V"], ["--help"], ["help"], []]) {
+      for (const extra of [{}, { CI: "1" }, { NO_COLOR: "1" }] as Record<string, string>[]) {
+        const sea = runBare(productionBin, args, extra);
+        const script = runBare(nodeBinary, [join(productionOut, "gentle-shell-setup.cjs"), ...args], extra);
+        expect(sea.stderr).toBe("");
+        expect(sea.status).toBe(0);
+        expect(sea.stdout, `${args.join(" ")} ${JSON.stringify(extra)}`).toBe(script.stdout);
+      }
+    }
+    // On a terminal (script(1) gives one), citty's colours are kept, as by the script.
+    const onTerminal = (command: string) =>
+      spawnSync("script", ["-qec", command, "/dev/null"], { cwd: home, env: { PATH: "/usr/bin:/bin", HOME: home, TERM: "xterm" }, encoding: "utf8" }).stdout;
+    const seaTty = onTerminal(`'${productionBin}' --help`);
+    expect(seaTty).toMatch(/\u001b\[/);
+    expect(seaTty).toBe(onTerminal(`'${nodeBinary}' '${join(productionOut, "gentle-shell-setup.cjs")}' --help`));
+  });
+
+  it("runs the full installer from its asset for everything else", () => {
+    const help = runBare(productionBin, ["install", "--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(runBare(nodeBinary, [join(productionOut, "gentle-shell-setup.cjs"), "install", "--help"]).stdout);
+    const unknown = runBare(productionBin, ["bogus"]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toBe('gentle-shell-setup: unknown command "bogus"; see gentle-shell-setup --help\n');
   });
 
   it("a --pins build compiles the fixture pins in", () => {
