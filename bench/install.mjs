@@ -22,7 +22,10 @@ import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { loadFixturesModule } from "../test/support/load-support.mjs";
+import { floorTimes, runtimeArchives, STEP_ROWS, stepTimes } from "./steps.mjs";
+import { stepChart } from "./svg.mjs";
 
 const run = promisify(execFile);
 
@@ -32,30 +35,43 @@ function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** How the registry is held still during the bench (also in bench/results.md). */
+export const REGISTRY_METHOD =
+  "The registry serves a fixed snapshot for the whole bench: the fixtures start with `frozenRegistry` (test/support/registry.ts), which gives verdaccio's uplink a `maxage` of 3650 days, so every package document already in the shared proxy cache is served as it is, and no uplink refresh lands between timed runs. A package the cache does not hold yet is fetched once, during the warm-up runs, which are not counted.";
+
 export async function installSection(runs) {
   const { module: support, cleanup } = await loadFixturesModule();
-  const fixtures = await support.startFixtures({ log: (line) => process.stderr.write(`bench: fixtures ${line}\n`) });
+  // A fixed registry snapshot for the whole run: no uplink refresh between timed runs (test/support/registry.ts).
+  const fixtures = await support.startFixtures({ frozenRegistry: true, log: (line) => process.stderr.write(`bench: fixtures ${line}\n`) });
   const work = await mkdtemp(join(tmpdir(), "gss-bench-install-"));
   const latest = fixtures.releases.at(-1);
   const npmCache = join(work, "npm-cache");
   const clean = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|pnpm_|NODE_OPTIONS$|PI_|GENTLE_)/i.test(k)) clean[k] = v;
-  /** One timed install into a fresh HOME from `source` (with ~/.npmrc naming the registry when `npmrc`). */
+  /** One timed install into a fresh HOME from `source` (with ~/.npmrc naming the registry when `npmrc`), with its step marks. */
   const timedInstall = async (name, source, npmrc) => {
     const home = join(work, `${name}-${Math.random().toString(16).slice(2)}`);
     await mkdir(home, { recursive: true });
     if (npmrc) await writeFile(join(home, ".npmrc"), `registry=${fixtures.registryUrl}\n`);
+    const marks = join(work, `${name}-marks-${Math.random().toString(16).slice(2)}`);
     const t = performance.now();
-    await run(fixtures.binary, ["install", "--yes", "--no-modify-path", "--source", source], {
-      env: { ...clean, HOME: home },
+    await run(fixtures.binary, ["install", "--yes", "--source", source], {
+      env: { ...clean, HOME: home, SHELL: "/bin/bash", GSS_STEP_TIMES: marks },
       cwd: home,
       maxBuffer: 16 << 20,
     });
     const ms = performance.now() - t;
+    const steps = stepTimes(readFileSync(marks, "utf8"));
     await rm(home, { recursive: true, force: true });
+    await rm(marks, { force: true });
+    return { ms, steps };
+  };
+  const stepsOf = [];
+  const ours = async () => {
+    const { ms, steps } = await timedInstall("home", fixtures.mirrorUrl, true);
+    stepsOf.push(steps);
     return ms;
   };
-  const ours = () => timedInstall("home", fixtures.mirrorUrl, true);
   const theirs = async () => {
     const prefix = join(work, `npm-prefix-${Math.random().toString(16).slice(2)}`);
     const t = performance.now();
@@ -91,7 +107,7 @@ export async function installSection(runs) {
     env: { ...clean, HOME: maker },
     maxBuffer: 16 << 20,
   });
-  const offline = () => timedInstall("offline", bundleDir, false);
+  const offline = async () => (await timedInstall("offline", bundleDir, false)).ms;
   // The package step alone: the same project, lockfile and pnpm, a fresh store each run.
   const release = join(bundleDir, "releases", `v${latest.shell}`);
   const distribution = JSON.parse(readFileSync(join(release, "gentle-shell-distribution.json"), "utf8"));
@@ -142,6 +158,17 @@ export async function installSection(runs) {
     await rm(dir, { recursive: true, force: true });
     return ms;
   };
+  const floorsOf = [];
+  const floors = () =>
+    floorTimes({
+      work,
+      mirrorUrl: fixtures.mirrorUrl,
+      mirrorRoot: fixtures.mirrorRoot,
+      archives: runtimeArchives(fixtures.mirrorRoot),
+      node: fixtures.node,
+      pnpm: (dir) => pnpm(dir, [], fixtures.registryUrl),
+      project,
+    });
   const a = [];
   const b = [];
   const c = [];
@@ -153,8 +180,11 @@ export async function installSection(runs) {
     await offline();
     await loopback();
     await extracted();
+    await floors();
+    stepsOf.length = 0;
     for (let i = 0; i < runs; i++) {
       a.push(await ours());
+      floorsOf.push(await floors());
       b.push(await theirs());
       c.push(await offline());
       d.push(await loopback());
@@ -169,19 +199,23 @@ export async function installSection(runs) {
   const f = (ms) => `${(ms / 1000).toFixed(2)} s`;
   const ma = median(a);
   const mb = median(b);
+  const stepLines = await stepSection({ stepsOf, floorsOf, ours: ma, npm: mb, runs, f, latest });
   return [
     "## Installing Gentle Shell, against npm install -g",
     "",
     `Release: gentle-pi ${latest.shell} (fixture) with Pi ${latest.pi}, from a local verdaccio registry; medians of ${runs} alternating runs after one warm-up each.`,
     "",
+    REGISTRY_METHOD,
+    "",
     "| what | median | ours ÷ this |",
     "|---|---|---|",
-    `| **ours**: \`gentle-shell-setup install --yes\` into a fresh HOME: Node and pnpm downloaded from the local mirror and verified, \`pnpm install --frozen-lockfile\` with a cold store, launcher written and checked | ${f(ma)} | 1.00× |`,
+    `| **ours**: \`gentle-shell-setup install --yes\` into a fresh HOME: Node and pnpm downloaded from the local mirror and verified, \`pnpm install --frozen-lockfile\` with a cold store, launcher written and checked, PATH entry written into the scratch HOME's startup files, setup | ${f(ma)} | 1.00× |`,
     `| \`npm install -g\` of the same gentle-pi and Pi into a fresh prefix, warm npm cache, the machine's Node ${process.version} (which cannot run Pi) | ${f(mb)} | ${(ma / mb).toFixed(2)}× |`,
     "",
     `- ours (ms): ${a.map((v) => v.toFixed(0)).join(", ")}`,
     `- npm install -g (ms): ${b.map((v) => v.toFixed(0)).join(", ")}`,
     "",
+    ...stepLines,
     "## Installing offline, from a bundle",
     "",
     `The same release from an offline bundle made once by \`gentle-shell-setup bundle\`; medians of ${runs} runs, alternating with the runs above.`,
@@ -195,6 +229,41 @@ export async function installSection(runs) {
     `- ours offline (ms): ${c.map((v) => v.toFixed(0)).join(", ")}`,
     `- package step from loopback (ms): ${d.map((v) => v.toFixed(0)).join(", ")}`,
     `- package step from a store archive (ms): ${e.map((v) => v.toFixed(0)).join(", ")}`,
+    "",
+  ];
+}
+
+/** The step breakdown: each step's median beside its floor's, from the same runs; also bench/install-steps.svg. */
+async function stepSection({ stepsOf, floorsOf, ours, npm, runs, f, latest }) {
+  const rows = STEP_ROWS.map((row) => {
+    const mine = median(stepsOf.map((s) => s[row.key]));
+    const floor = row.floor ? median(floorsOf.map((s) => s[row.key])) : null;
+    return { ...row, ours: mine, floorMs: floor };
+  });
+  const floorSum = rows.reduce((sum, r) => sum + (r.floorMs ?? 0), 0);
+  const svg = stepChart({
+    title: `Fresh install, step by step: gentle-pi ${latest.shell} with Pi ${latest.pi}, medians of ${runs} runs`,
+    note: "Floors: the least each step could cost, done by hand in the same run (bench/results.md says how).",
+    steps: rows.map((r) => ({ label: r.label, ours: r.ours, floor: r.floorMs })),
+    totals: [
+      { label: "ours, whole install", ms: ours, kind: "ours" },
+      { label: "sum of the floors", ms: floorSum, kind: "floor" },
+      { label: "npm install -g", ms: npm, kind: "other" },
+    ],
+  });
+  await writeFile(fileURLToPath(new URL("install-steps.svg", import.meta.url)), svg);
+  return [
+    "## A fresh install, step by step",
+    "",
+    `Each step's median over the ${runs} online installs above (the installer's own step marks, GSS_STEP_TIMES), beside the median of its floor: the least that step could cost, done by hand in the same run, alternating with the installs. Chart: [install-steps.svg](install-steps.svg).`,
+    "",
+    "| step | ours | floor | ours ÷ floor | the floor does |",
+    "|---|---|---|---|---|",
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${f(r.ours)} | ${r.floorMs === null ? "–" : f(r.floorMs)} | ${r.floorMs ? `${(r.ours / r.floorMs).toFixed(2)}×` : "–"} | ${r.floor ?? "no floor measured"} |`,
+    ),
+    `| **whole install** | ${f(ours)} | ${f(floorSum)} (sum) | ${(ours / floorSum).toFixed(2)}× | |`,
     "",
   ];
 }

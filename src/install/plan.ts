@@ -9,6 +9,7 @@
  */
 import { tildifyText } from "../core/layout";
 import { redactText } from "../core/secrets";
+import { stepMark } from "../io/step-times";
 
 export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path" | "setup";
 
@@ -38,7 +39,9 @@ export async function runPlan(steps: Step[], home: string, report: (o: StepOutco
       continue;
     }
     try {
+      stepMark(`${step.id}:start`);
       const detail = await step.run();
+      stepMark(`${step.id}:end`);
       const o: StepOutcome = { id: step.id, title: step.title, status: "done", detail: redactText(tildifyText(detail, home)) };
       outcomes.push(o);
       report(o);

@@ -22,6 +22,7 @@ import { redactText } from "../core/secrets";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { isDiskFull } from "../core/space";
 import { ENGINE_START_PATH, engineStartScript } from "./engine-start";
+import { stepMark } from "../io/step-times";
 
 export const VERSION_MARKER = ".gentle-shell-version";
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -138,6 +139,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       env.pnpm_config_npmrc_auth_file = rc;
       env.pnpm_config_registry = options.offline.registry;
     }
+    stepMark("pnpm:start");
     const result = await run(layout.node, args, {
       cwd: dir,
       env,
@@ -148,6 +150,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       // A full disk ends pnpm at once, rather than after its retries' waits.
       stopOn: DISK_FULL_OUTPUT,
     });
+    stepMark("pnpm:end");
     if (result.stopped !== undefined) {
       throw Object.assign(new Error(`pnpm ran out of disk space installing ${id} (${result.stopped})`), { code: "ENOSPC" });
     }

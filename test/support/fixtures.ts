@@ -91,6 +91,8 @@ export interface StartFixturesOptions {
   /** Skip building the fixture binary (also GSS_FIXTURES_SKIP_BUILD=1). */
   skipBuild?: boolean;
   log?: (line: string) => void;
+  /** The registry serves a fixed snapshot (test/support/registry.ts, `frozen`): for the bench. */
+  frozenRegistry?: boolean;
 }
 
 export async function startFixtures(options: StartFixturesOptions = {}): Promise<Fixtures> {
@@ -120,7 +122,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
       return started;
     });
   try {
-    const registryStart = track(lap("registry", () => startRegistry()));
+    const registryStart = track(lap("registry", () => startRegistry({ frozen: options.frozenRegistry })));
     const modelStart = track(lap("model", () => startStubModel()));
     const engramStart = track(startEngramServer({ variant: "ready" }));
     const nodeStart = lap("node", () => tc.ensureNodeBinary());

@@ -37,6 +37,13 @@ export interface StartRegistryOptions {
   gentlePiVersions?: readonly string[];
   /** A registry of a test's own: an empty storage, never seeded from or persisted into the shared cache, no uplink. */
   isolated?: boolean;
+  /**
+   * For `npm run bench`: a fixed snapshot. Package documents already in the
+   * cache are served as they are for the whole run (the uplink's maxage is
+   * far longer than any run), so no uplink refresh lands between timed runs;
+   * only a package the cache does not hold yet is fetched, once.
+   */
+  frozen?: boolean;
 }
 
 export interface Registry {
@@ -71,7 +78,10 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   if (!options.isolated) await linkTree(cache, storage, () => true);
 
   const configFile = join(runDir, "config.yaml");
-  await writeFile(configFile, verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink, proxy: !options.isolated }));
+  await writeFile(
+    configFile,
+    verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink, proxy: !options.isolated, maxage: options.frozen ? "3650d" : "30m" }),
+  );
   const logFile = join(runDir, "verdaccio.log");
 
   let child: ChildProcess | undefined;
@@ -153,7 +163,7 @@ function verdaccioBin(): string {
   return join(dirname(require.resolve("verdaccio/package.json")), "bin", "verdaccio");
 }
 
-function verdaccioConfig(o: { storage: string; htpasswd: string; uplink: string; proxy: boolean }): string {
+function verdaccioConfig(o: { storage: string; htpasswd: string; uplink: string; proxy: boolean; maxage: string }): string {
   const q = (s: string) => JSON.stringify(s);
   const proxy = o.proxy ? "\n    proxy: upstream" : "";
   return `# Written by test/support/registry.ts for one fixture run.
@@ -166,7 +176,7 @@ uplinks:
   upstream:
     url: ${q(o.uplink)}
     timeout: 60s
-    maxage: 30m
+    maxage: ${o.maxage}
     max_fails: 5
     fail_timeout: 1m
     cache: true

@@ -22,6 +22,7 @@ import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Source } from "../../core/source";
 import type { Env } from "../../core/environment";
 import { lstatOrNull } from "../../io/files";
+import { stepMark } from "../../io/step-times";
 import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import type { Expected } from "../../io/download";
@@ -135,6 +136,7 @@ export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promi
   let archive: string | null = null;
   try {
     archive = await recipe.archive.take();
+    stepMark(`${recipe.name}:downloaded`);
     await fs.mkdir(staging, { mode: 0o755 });
     await recipe.unpack(archive, staging);
     await fs.rm(archive, { force: true });
@@ -143,6 +145,7 @@ export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promi
     await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
     await ctx.beforePublish?.(recipe.name, staging);
     const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
+    stepMark(`${recipe.name}:published`);
     await recipe.after?.();
     return { name: recipe.name, path: recipe.dir, status };
   } finally {

@@ -1,0 +1,26 @@
+/**
+ * Step times for `npm run bench` only: when GSS_STEP_TIMES names a file, each
+ * mark appends one JSON line `{"mark": "...", "at": <epoch ms>}` to it (the
+ * bench reads them beside its floors). Without the variable nothing happens.
+ * A mark never fails the install: an unwritable file only loses the mark.
+ * The file is opened without following a link.
+ */
+import { closeSync, openSync, writeSync, constants } from "node:fs";
+import { performance } from "node:perf_hooks";
+
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
+
+export function stepMark(mark: string, env: Record<string, string | undefined> = process.env): void {
+  const file = env.GSS_STEP_TIMES;
+  if (!file) return;
+  try {
+    const fd = openSync(file, APPEND, 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify({ mark, at: performance.timeOrigin + performance.now() })}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // The bench sees the mark missing.
+  }
+}
