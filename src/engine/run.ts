@@ -130,13 +130,13 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
 /**
  * gentle-shell --version: resolveBundledInstall already read the installed
  * Pi's package.json and refused one whose version is not the pin, so no Pi is
- * started. The check of a version before it becomes current
- * (GENTLE_SHELL_VERIFY_VERSION: an upgrade's or update's launcher check)
- * also runs that Pi's own --version once, so a Pi that does not start is
- * never switched to.
+ * started. A launcher check that names this version
+ * (GENTLE_SHELL_VERIFY_VERSION: an upgrade's or update's step 5, before it
+ * becomes current) also runs that Pi's own --version once, so a Pi that does
+ * not start is never switched to.
  */
 async function printVersion(install: BundledInstall, env: Env, io: Output): Promise<number> {
-  if (install.verifyOnly) {
+  if (env.GENTLE_SHELL_VERIFY_VERSION === install.id) {
     const { code, reported, stderr } = await piOwnVersion(install, env, io);
     if (code !== 0 || reported !== install.pi) {
       // A verification reports the fact only: the upgrade asking is what would act on it.

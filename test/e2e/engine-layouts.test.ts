@@ -157,7 +157,17 @@ describe.concurrent("the engine under real-world layouts", () => {
     expect(fast.stderr).toBe("");
     expect(fast.code).toBe(0);
     expect(fast.stdout).toBe(`gentle-shell ${latest.shell}\npi ${latest.pi}\n`);
-    // ...but the launcher check of a version before it becomes current (GENTLE_SHELL_VERIFY_VERSION) does.
+    // Without a NODE_COMPILE_CACHE of the user's (this harness sets one), the engine keeps Node's compile
+    // cache in the version's own 0700 folder, and leaves its compiled code there.
+    const cache = join(i.prefix, "versions", latest.id, ".gentle-shell", "compile-cache");
+    expect(await fs.readdir(cache)).toEqual([]);
+    const own = await gs(i, ["--version"], { NODE_COMPILE_CACHE: undefined });
+    expect(own.stdout).toBe(fast.stdout);
+    expect((await fs.lstat(cache)).mode & 0o777).toBe(0o700);
+    const [byNode] = await fs.readdir(cache);
+    expect(byNode).toMatch(/^v24\.21\.0-/);
+    expect(await fs.readdir(join(cache, byNode!))).not.toEqual([]);
+    // ...but a launcher check that names the version (GENTLE_SHELL_VERIFY_VERSION, upgrade and update step 5) does.
     const checked = await gs(i, ["--version"], { GENTLE_SHELL_VERIFY_VERSION: latest.id });
     expect(checked.code).toBe(1);
     expect(checked.stdout).toBe("");
