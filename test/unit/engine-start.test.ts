@@ -36,8 +36,8 @@ afterEach(async () => {
 });
 
 /** Start the engine as the launcher does, under `umask`. */
-function start(umask = "000") {
-  const env: NodeJS.ProcessEnv = { PATH: "/usr/bin:/bin", HOME: root };
+function start(umask = "000", extra: NodeJS.ProcessEnv = {}) {
+  const env: NodeJS.ProcessEnv = { PATH: "/usr/bin:/bin", HOME: root, ...extra };
   const r = spawnSync("/bin/sh", ["-c", `umask ${umask}; exec "$0" "$@"`, node, join(dir, "start.cjs"), "--gentle-shell-engine", "--version"], {
     encoding: "utf8",
     env,
@@ -73,6 +73,14 @@ describe("the engine's start file", () => {
     expect(second.status).toBe(0);
     expect(second.seen!.cache).toBe(join(cacheDir(), byNode!));
     expect(await fs.readdir(join(cacheDir(), byNode!))).toEqual(entries);
+  });
+
+  it("leaves a NODE_COMPILE_CACHE of the user's in charge", async () => {
+    const users = join(root, "users-cache");
+    const r = start("022", { NODE_COMPILE_CACHE: users });
+    expect(r.stderr).toBe("");
+    expect(r.seen!.cache?.startsWith(`${users}/v24.21.0-`)).toBe(true);
+    expect(await fs.readdir(cacheDir())).toEqual([]);
   });
 
   it("puts a group- or other-readable folder of ours back to 0700", async () => {
