@@ -255,7 +255,7 @@ async function stepSection({ stepsOf, floorsOf, ours, npm, runs, f, latest }) {
   return [
     "## A fresh install, step by step",
     "",
-    `Each step's median over the ${runs} online installs above (the installer's own step marks, GSS_STEP_TIMES), beside the median of its floor: the least that step could cost, done by hand in the same run, alternating with the installs. Chart: [install-steps.svg](install-steps.svg).`,
+    `Each step's median over the ${runs} online installs above (the installer's own step marks, GSS_STEP_TIMES), beside the median of its floor: the least that step could cost, done by hand in the same run, alternating with the installs. The runtime step is split where its last archive (Node, pnpm, Engram, downloading at once) finished downloading and verifying: what follows is extraction and checks. Chart: [install-steps.svg](install-steps.svg).`,
     "",
     "| step | ours | floor | ours ÷ floor | the floor does |",
     "|---|---|---|---|---|",

@@ -104,7 +104,7 @@ export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, ex
     ...ctx.fetch,
     download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}) },
   });
-  promise.catch(() => undefined);
+  promise.then(() => stepMark(`${expected.name}:downloaded`), () => undefined);
   return {
     take: () => promise,
     discard: async () => {
@@ -136,7 +136,6 @@ export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promi
   let archive: string | null = null;
   try {
     archive = await recipe.archive.take();
-    stepMark(`${recipe.name}:downloaded`);
     await fs.mkdir(staging, { mode: 0o755 });
     await recipe.unpack(archive, staging);
     await fs.rm(archive, { force: true });
