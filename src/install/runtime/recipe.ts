@@ -104,7 +104,10 @@ export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, ex
     ...ctx.fetch,
     download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}) },
   });
-  promise.then(() => stepMark(`${expected.name}:downloaded`), () => undefined);
+  promise.then(
+    () => stepMark(`${expected.name}:downloaded`),
+    () => undefined,
+  );
   return {
     take: () => promise,
     discard: async () => {
