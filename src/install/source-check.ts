@@ -10,6 +10,8 @@ import { promises as fs } from "node:fs";
 import { EXIT, UserError } from "../core/errors";
 import { redactText } from "../core/secrets";
 import { parseSource } from "../core/source";
+import { proxyFor } from "../core/proxy";
+import type { Env } from "../core/environment";
 import { causeText } from "../io/http";
 import { failedInTransit, identityGet } from "../io/http-get";
 
@@ -17,6 +19,8 @@ export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
   from?: string;
   timeoutMs?: number;
+  /** The environment whose proxy variables the request follows (--use-env-proxy); process.env by default. */
+  env?: Env;
 }
 
 /** Resolves when `value` (a --source) can be read; throws one sentence (a UserError) when it cannot. */
@@ -34,6 +38,9 @@ export async function checkSourceReachable(value: string | undefined, options: R
     return;
   }
   const shown = redactText(source.base);
+  // A request through a proxy that fails may be the proxy's fault: say which way it went.
+  const proxy = proxyFor(source.base, options.env ?? (process.env as Env));
+  const via = proxy ? ` through the proxy ${redactText(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;
   const controller = new AbortController();
   let timedOut = false;
@@ -45,10 +52,11 @@ export async function checkSourceReachable(value: string | undefined, options: R
     const response = await identityGet(source.base, undefined, controller.signal);
     response.discard();
   } catch (error) {
-    if (timedOut) throw new UserError(`the ${from} mirror ${shown} did not answer within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
+    if (timedOut)
+      throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
     if (!failedInTransit(error))
       throw new UserError(`the ${from} mirror ${shown} cannot be asked (${redactText(causeText(error))}); nothing was changed`, EXIT.usage);
-    throw new UserError(`the ${from} mirror ${shown} does not answer (${redactText(causeText(error))}); nothing was changed`);
+    throw new UserError(`the ${from} mirror ${shown} does not answer${via} (${redactText(causeText(error))}); nothing was changed`);
   } finally {
     clearTimeout(timer);
   }
