@@ -125,6 +125,18 @@ async function readFixturePins(file) {
   return pins;
 }
 
+/** How every script the build bundles is made: one CommonJS file for Node 24, unminified, licences at its end. */
+const NODE_BUNDLE = {
+  absWorkingDir: REPO_ROOT,
+  bundle: true,
+  platform: "node",
+  format: "cjs",
+  target: "node24",
+  minify: false,
+  legalComments: "eof",
+  sourcemap: false,
+};
+
 /** esbuild settings every bundle of src/ shares: the installer's version, and the fixture pins of a test build. */
 async function commonOptions(fixturePins, version) {
   const pkg = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "package.json"), "utf8"));
@@ -148,14 +160,7 @@ async function commonOptions(fixturePins, version) {
     });
   }
   return {
-    absWorkingDir: REPO_ROOT,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node24",
-    minify: false,
-    legalComments: "eof",
-    sourcemap: false,
+    ...NODE_BUNDLE,
     define: { __GSS_VERSION__: JSON.stringify(version ?? pkg.version) },
     plugins,
     logLevel: "warning",
@@ -222,15 +227,9 @@ async function seaTexts(fixturePins, version, work) {
 async function bundleSeaMain(outfile, texts) {
   const esbuild = await import("esbuild");
   await esbuild.build({
-    absWorkingDir: REPO_ROOT,
+    ...NODE_BUNDLE,
     entryPoints: [path.join(REPO_ROOT, "src", "sea", "main.ts")],
     outfile,
-    bundle: true,
-    platform: "node",
-    format: "cjs",
-    target: "node24",
-    minify: false,
-    legalComments: "eof",
     define: { __GSS_SEA_TEXTS__: JSON.stringify(texts) },
     logLevel: "warning",
   });

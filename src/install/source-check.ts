@@ -13,7 +13,7 @@ import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
 import { causeText } from "../io/http";
-import { failedInTransit, identityGet } from "../io/http-get";
+import { deadline, failedInTransit, identityGet } from "../io/http-get";
 
 export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
@@ -42,22 +42,17 @@ export async function checkSourceReachable(value: string | undefined, options: R
   const proxy = proxyFor(source.base, options.env ?? (process.env as Env));
   const via = proxy ? ` through the proxy ${redactText(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
+  const time = deadline(timeoutMs);
   try {
-    const response = await identityGet(source.base, undefined, controller.signal);
+    const response = await identityGet(source.base, undefined, time.signal);
     response.discard();
   } catch (error) {
-    if (timedOut)
+    if (time.expired)
       throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
     if (!failedInTransit(error))
       throw new UserError(`the ${from} mirror ${shown} cannot be asked (${redactText(causeText(error))}); nothing was changed`, EXIT.usage);
     throw new UserError(`the ${from} mirror ${shown} does not answer${via} (${redactText(causeText(error))}); nothing was changed`);
   } finally {
-    clearTimeout(timer);
+    time.clear();
   }
 }

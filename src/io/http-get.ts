@@ -89,3 +89,26 @@ export function identityGet(url: string, headers: Record<string, string> | undef
 export function failedInTransit(error: unknown): boolean {
   return !(error instanceof RequestNotMade);
 }
+
+/** A request's deadline: `signal` aborts after `ms`; `expired` says whether that is why it ended. */
+export interface Deadline {
+  signal: AbortSignal;
+  readonly expired: boolean;
+  clear(): void;
+}
+
+export function deadline(ms: number): Deadline {
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort();
+  }, ms);
+  return {
+    signal: controller.signal,
+    get expired() {
+      return expired;
+    },
+    clear: () => clearTimeout(timer),
+  };
+}

@@ -8,7 +8,7 @@
  */
 import type { Readable } from "node:stream";
 import { redactText } from "../core/secrets";
-import { failedInTransit, type HttpResponse, identityGet } from "./http-get";
+import { deadline, failedInTransit, type HttpResponse, identityGet } from "./http-get";
 
 export interface TextFetchOptions {
   name: string;
@@ -45,19 +45,14 @@ export async function fetchBoundedBytes(url: string, options: TextFetchOptions, 
 async function fetchOnce(requested: string, options: TextFetchOptions, redirects: number): Promise<Buffer> {
   const url = requested;
   const shown = redactText(requested);
-  const controller = new AbortController();
   const timeoutMs = options.timeoutMs ?? 30_000;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
+  const time = deadline(timeoutMs);
   try {
     let response: HttpResponse;
     try {
-      response = await identityGet(url, options.headers, controller.signal);
+      response = await identityGet(url, options.headers, time.signal);
     } catch (error) {
-      if (timedOut) throw new Retry(`${shown} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`);
+      if (time.expired) throw new Retry(`${shown} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`);
       const cause = redactText(causeText(error));
       if (!failedInTransit(error)) throw new Error(`the request for ${options.name} to ${shown} could not be made (${cause})`);
       throw new Retry(`could not reach ${shown} for ${options.name} (${cause})`);
@@ -69,7 +64,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
       if (next?.protocol !== "https:" || !(options.redirectHosts ?? []).includes(next.host) || redirects >= 5) {
         throw new Error(`${shown} redirected ${options.name} to ${next?.host ?? "nowhere"}, which is not allowed`);
       }
-      clearTimeout(timer);
+      time.clear();
       return fetchBoundedBytes(next.toString(), options, redirects + 1);
     }
     if (response.status === 404) {
@@ -98,7 +93,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
     const failures = {
       broke: (error: unknown, received: number) =>
         new Retry(
-          timedOut
+          time.expired
             ? `${shown} took longer than ${Math.round(timeoutMs / 1000)} s for ${options.name}`
             : `${shown} broke off ${options.name} after ${received} bytes (${redactText(causeText(error))})`,
         ),
@@ -111,7 +106,7 @@ async function fetchOnce(requested: string, options: TextFetchOptions, redirects
     if (length !== null && size !== length) throw new Retry(`${shown} ended ${options.name} after ${size} of ${length} bytes`);
     return Buffer.concat(chunks);
   } finally {
-    clearTimeout(timer);
+    time.clear();
   }
 }
 
