@@ -72,6 +72,14 @@ const facts = (layout: Layout, prefixMayGo: boolean) => ({
   prefixMayGo,
 });
 
+/** The real removal scheduled for a node.exe from the prefix that has already exited (so it starts at once). */
+async function scheduleAfterExit(layout: Layout): Promise<void> {
+  const { child, waitFor } = runFromPrefix(layout);
+  child.kill();
+  await new Promise((r) => child.once("exit", r));
+  await windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data), waitFor)(windowsRemovalPlan(layout, facts(layout, true)));
+}
+
 describe("scheduleWindowsRemoval on Windows", () => {
   it("waits for the process, then removes node.exe, the launcher, the marker, the empty folders and the prefix, and nothing beside it", async () => {
     requireWindows();
@@ -92,10 +100,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     requireWindows();
     const { layout } = await prefix();
     await fs.writeFile(join(layout.bin, "my-tool.cmd"), "@ECHO mine\r\n");
-    const { child, waitFor } = runFromPrefix(layout);
-    child.kill();
-    await new Promise((r) => child.once("exit", r));
-    await windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data), waitFor)(windowsRemovalPlan(layout, facts(layout, true)));
+    await scheduleAfterExit(layout);
     await until(() => !existsSync(layout.runtime), "runtime/");
     await until(() => !existsSync(join(layout.prefix, WINDOWS_BUNDLE_MARKER)), "the marker");
     expect(existsSync(layout.launcher)).toBe(false);
@@ -107,10 +112,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     requireWindows();
     const { layout } = await prefix();
     await fs.writeFile(layout.launcher, "@ECHO OFF\r\nECHO the user's now\r\n");
-    const { child, waitFor } = runFromPrefix(layout);
-    child.kill();
-    await new Promise((r) => child.once("exit", r));
-    await windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data), waitFor)(windowsRemovalPlan(layout, facts(layout, true)));
+    await scheduleAfterExit(layout);
     await until(() => !existsSync(layout.node), "node.exe");
     // Had it gone on, runtime/ would be gone in the same moment.
     await sleep(3000);
@@ -128,10 +130,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     await fs.rename(layout.launcher, join(target, "gentle-shell.cmd"));
     await fs.rm(layout.bin, { recursive: true });
     await fs.symlink(target, layout.bin, "junction");
-    const { child, waitFor } = runFromPrefix(layout);
-    child.kill();
-    await new Promise((r) => child.once("exit", r));
-    await windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data), waitFor)(windowsRemovalPlan(layout, facts(layout, true)));
+    await scheduleAfterExit(layout);
     await until(() => !existsSync(layout.node), "node.exe");
     // The launcher's path lies below the junction: the removal stops there, as it does at a file it cannot remove.
     await sleep(3000);
