@@ -4,13 +4,15 @@
  * lock, the steps of src/install/bundled-install.ts with the report lines,
  * and where the install came from remembered for setup and upgrade.
  */
+import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";
 import { hostPlatform, hostTarget } from "../core/host";
 import { buildPins } from "../pins/index";
-import type { Env } from "../core/environment";
+import { envValue, type Env } from "../core/environment";
 import type { Pins } from "../pins/types";
 import { parseSource } from "../core/source";
 import { isExactVersion } from "../core/versions";
@@ -22,6 +24,7 @@ import { runBundledInstall, type InstallOptions, type InstallResult } from "../i
 import { windowsRegistry } from "../install/path/registry";
 import { runWindowsPowerShell } from "../io/powershell";
 import type { StepOutcome } from "../install/plan";
+import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
 export interface HostContext {
   env: Env;
@@ -38,6 +41,21 @@ export function hostContext(): HostContext {
   const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
   const pins = buildPins();
   return { env, platform, home, pins, layout: prefixLayout({ home, platform, pins }) };
+}
+
+/**
+ * The layout of this machine's install, found without claiming anything: POSIX
+ * ~/.gentle-shell; on Windows the private folder the installer chose,
+ * %LOCALAPPDATA%\gentle-shell, or the fallback %USERPROFILE%\.gentle-shell-bundle
+ * when only that one carries the bundle marker.
+ */
+export function installedLayout(host: HostContext): Layout {
+  if (host.platform !== "win32") return host.layout;
+  const local = envValue(host.env, "LOCALAPPDATA", "win32");
+  const first = local ? join(local, WINDOWS_FIRST_FOLDER) : null;
+  const fallback = join(host.home, WINDOWS_FALLBACK_FOLDER);
+  const prefix = first && !existsSync(join(first, WINDOWS_BUNDLE_MARKER)) && existsSync(join(fallback, WINDOWS_BUNDLE_MARKER)) ? fallback : (first ?? fallback);
+  return prefixLayout({ home: host.home, platform: "win32", pins: host.pins, windowsPrefix: prefix });
 }
 
 /**

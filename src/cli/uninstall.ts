@@ -3,7 +3,7 @@
  * (issue 14): hands over to the installed launcher's own
  * `gentle-shell self-uninstall`, which owns the plan, the questions and the
  * removal (spec: "gentle-shell self-uninstall"), and exits with its code.
- * When no install exists it says so and exits 0, changing nothing. On
+ * When no install exists (installedLayout, with no launcher there) it says so and exits 0, changing nothing. On
  * Windows the .cmd launcher cannot start without a shell, so the active
  * version's engine runs with our node, as the .cmd does.
  */
@@ -13,13 +13,13 @@ import { join } from "pathe";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import type { Env } from "../core/environment";
 import { EXIT } from "../core/errors";
-import { prefixLayout, tildify, type Layout } from "../core/layout";
+import { tildify, type Layout } from "../core/layout";
 import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/version";
 import { stdoutForChild } from "../io/stdout-divert";
-import { hostContext, out } from "./install-run";
+import { hostContext, installedLayout, out } from "./install-run";
 import { jsonFields } from "./json";
 
 export const uninstallCommand = defineCommand({
@@ -36,7 +36,8 @@ export const uninstallCommand = defineCommand({
   async run({ args }) {
     const host = hostContext();
     const forwarded = [...(args["dry-run"] ? ["--dry-run"] : []), ...(args.yes ? ["--yes"] : []), ...(args["include-shared"] ? ["--include-shared"] : [])];
-    const layout = await installedLayout(host.layout, host.env);
+    const found = installedLayout(host);
+    const layout = (await lstatOrNull(found.launcher))?.isFile() ? found : null;
     Object.assign(jsonFields() ?? {}, {
       installed: layout !== null,
       prefix: layout ? tildify(layout.prefix, host.home) : null,
@@ -49,19 +50,6 @@ export const uninstallCommand = defineCommand({
     process.exitCode = await handOver(layout, forwarded, host.env);
   },
 });
-
-/** The layout whose launcher exists: POSIX ~/.gentle-shell; Windows %LOCALAPPDATA%\gentle-shell, then the fallback folder. */
-async function installedLayout(layout: Layout, env: Env): Promise<Layout | null> {
-  const candidates = [layout];
-  if (layout.platform === "win32") {
-    const { buildPins } = await import("../pins/index");
-    for (const folder of [env.LOCALAPPDATA ? join(env.LOCALAPPDATA, "gentle-shell") : null, join(layout.home, ".gentle-shell-bundle")]) {
-      if (folder) candidates.unshift(prefixLayout({ home: layout.home, platform: "win32", pins: buildPins(), windowsPrefix: folder }));
-    }
-  }
-  for (const candidate of candidates) if ((await lstatOrNull(candidate.launcher))?.isFile()) return candidate;
-  return null;
-}
 
 /** `gentle-shell self-uninstall <flags>` with the terminal inherited; its exit code. */
 async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<number> {
