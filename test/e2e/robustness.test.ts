@@ -83,9 +83,19 @@ const stagingIn = (prefix: string) => {
   }
 };
 
+/** Node and pnpm extracted at once: two staging folders side by side. */
+const bothStaging = (prefix: string) => {
+  try {
+    return readdirSync(join(prefix, "runtime")).filter((n) => n.startsWith(".staging-")).length >= 2;
+  } catch {
+    return false;
+  }
+};
+
 describe.concurrent("kill -9 at each step boundary, then a rerun converges", () => {
   const points: Array<[string, (prefix: string) => boolean]> = [
     ["while a runtime downloads or stages", stagingIn],
+    ["while Node and pnpm are extracted at once", bothStaging],
     ["after Node is published", has("runtime/node-24.21.0/.gentle-shell-runtime")],
     ["after pnpm is published", has("runtime/pnpm-11.1.1/.gentle-shell-runtime")],
     ["when the version folder is claimed", has(`versions/${latest.id}/.gentle-shell-version`)],

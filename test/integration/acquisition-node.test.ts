@@ -156,6 +156,28 @@ describe("faults while acquiring Node leave nothing published", () => {
     expect(await runtimeEntries(ctx.layout)).toEqual([]);
   });
 
+  it("a pnpm tarball with one flipped byte publishes neither runtime, though Node's archive was sound (both are staged at once)", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    await scope.setFault(f.pins.pnpm.file.path, { kind: "flip" });
+    const ctx = await context({ base: scope.url });
+    ctx.fetch = { download: { ...fast, attempts: 2 } };
+    await expect(ensureRuntimes(ctx)).rejects.toThrow(/^pnpm 11\.1\.1 from .* does not match its pinned sha512 integrity; it was not used$/);
+    expect(await runtimeEntries(ctx.layout)).toEqual([]);
+  });
+
+  it("a check that fails on one side stops both: nothing is published before every check passed", async () => {
+    const ctx = await context();
+    const seen: string[] = [];
+    ctx.beforePublish = async (name) => {
+      seen.push(name);
+    };
+    // pnpm's check fails (it prints 11.1.1, not the version these pins name) while Node's passes.
+    const broken = { ...ctx, pins: { ...ctx.pins, pnpm: { ...ctx.pins.pnpm, version: "0.0.0-not-this" } } };
+    await expect(ensureRuntimes(broken)).rejects.toThrow(/pnpm 0\.0\.0-not-this printed "11\.1\.1" for --version/);
+    expect(seen).toEqual([]);
+    expect(await runtimeEntries(ctx.layout)).toEqual([]);
+  });
+
   it("a pnpm that is not known yet (the official source asks our npm) waits for Node", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     await scope.setFault(NODE_PATH, { kind: "status", status: 404 });

@@ -5,8 +5,18 @@
  * installed by the one protocol in ./recipe.ts.
  */
 import type { Source } from "../../core/source";
-import { cleanStaleStaging, existingRuntime, installRuntime, type PendingArchive, type RuntimeContext, type RuntimeOutcome } from "./recipe";
-import { nodePending, nodeRecipe } from "./node";
+import { promises as fs } from "node:fs";
+import {
+  cleanStaleStaging,
+  existingRuntime,
+  installRuntime,
+  publishRuntime,
+  stageRuntime,
+  type PendingArchive,
+  type RuntimeContext,
+  type RuntimeOutcome,
+} from "./recipe";
+import { nodeIn, nodePending, nodeRecipe } from "./node";
 import { ensureNpmShim } from "./npm-shim";
 import { pnpmPending, pnpmRecipe } from "./pnpm";
 import { ensureEngram, type EngramOutcome } from "./engram";
@@ -66,6 +76,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
     let pnpmArchive = wantPnpm && !pnpmThere && typeof source !== "function" ? pnpmPending(ctx, source) : null;
     if (pnpmArchive) pending.push(pnpmArchive);
 
+    if (nodeArchive && pnpmArchive) return await bothAtOnce(ctx, nodeArchive, pnpmArchive);
     let node: RuntimeOutcome;
     if (nodeArchive) {
       node = await installRuntime(ctx, nodeRecipe(ctx, nodeArchive));
@@ -85,4 +96,34 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
   } finally {
     await Promise.all(pending.map((p) => p.discard()));
   }
+}
+
+/**
+ * Node and pnpm, both to be installed: the two archives are extracted at
+ * once, then node's and npm's checks and pnpm's (on the staged node, the
+ * same verified bytes) run at once. Nothing is published until every check
+ * passed; then Node, then pnpm, each with its one rename. Whatever fails,
+ * both staging folders go.
+ */
+async function bothAtOnce(ctx: RuntimeContext, nodeArchive: PendingArchive, pnpmArchive: PendingArchive): Promise<RuntimesOutcome> {
+  let stagedNode = "";
+  const recipes = [nodeRecipe(ctx, nodeArchive), pnpmRecipe(ctx, pnpmArchive, () => nodeIn(stagedNode, ctx.layout.platform === "win32"))] as const;
+  const staged = await Promise.allSettled(recipes.map((recipe) => stageRuntime(ctx, recipe)));
+  const stagings = staged.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  try {
+    const [nodeStaged, pnpmStaged] = staged.map(settledValue);
+    stagedNode = nodeStaged;
+    const markers = (await Promise.allSettled([recipes[0].check(nodeStaged), recipes[1].check(pnpmStaged)])).map(settledValue);
+    const node = await publishRuntime(ctx, recipes[0], nodeStaged, markers[0]);
+    const pnpm = await publishRuntime(ctx, recipes[1], pnpmStaged, markers[1]);
+    return { node, pnpm };
+  } finally {
+    await Promise.all(stagings.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+  }
+}
+
+/** A settled promise's value, or its reason thrown: Node's first, as the serial order would have failed. */
+function settledValue<T>(settled: PromiseSettledResult<T>): T {
+  if (settled.status === "rejected") throw settled.reason;
+  return settled.value;
 }

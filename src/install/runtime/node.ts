@@ -52,6 +52,11 @@ exec "$dir/node" "$dir/../lib/node_modules/npm/bin/${cli}" "$@"
   return { "bin/npm": sh("npm-cli.js"), "bin/npx": sh("npx-cli.js") };
 }
 
+/** The node executable inside a Node runtime folder (published or staging). */
+export function nodeIn(dir: string, win: boolean): string {
+  return win ? join(dir, "node.exe") : join(dir, "bin", "node");
+}
+
 export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
   const { layout, pins } = ctx;
   const name = `Node ${pins.node.version}`;
@@ -76,7 +81,7 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
       }
     },
     async check(staging) {
-      const nodeBin = win ? join(staging, "node.exe") : join(staging, "bin", "node");
+      const nodeBin = nodeIn(staging, win);
       const npmDir = win ? join(staging, "node_modules", "npm") : join(staging, "lib", "node_modules", "npm");
       const nodeStat = await lstatOrNull(nodeBin);
       if (!nodeStat?.isFile()) throw new Error(`the ${name} archive holds no node executable; it was rejected`);
@@ -90,13 +95,16 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
       }
       if (!npmVersionWanted) throw new Error(`the npm in the ${name} archive has no readable version; it was rejected`);
       const env = pnpmEnvironment(layout, { env: ctx.env });
-      const nodeVersion = await run(nodeBin, ["--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      // Both at once: npm's check does not wait for node's.
+      const [nodeVersion, npmVersion] = await Promise.all([
+        run(nodeBin, ["--version"], { env, cwd: staging, timeoutMs: 60_000 }),
+        run(nodeBin, [join(npmDir, "bin", "npm-cli.js"), "--version"], { env, cwd: staging, timeoutMs: 60_000 }),
+      ]);
       if (nodeVersion.code !== 0 || nodeVersion.stdout.trim() !== `v${pins.node.version}`) {
         throw new Error(
           `the ${name} from the archive printed ${JSON.stringify(nodeVersion.stdout.trim() || nodeVersion.stderr.trim().slice(0, 200))} for --version`,
         );
       }
-      const npmVersion = await run(nodeBin, [join(npmDir, "bin", "npm-cli.js"), "--version"], { env, cwd: staging, timeoutMs: 60_000 });
       if (npmVersion.code !== 0 || npmVersion.stdout.trim() !== npmVersionWanted) {
         throw new Error(
           `the npm in the ${name} archive printed ${JSON.stringify(npmVersion.stdout.trim() || npmVersion.stderr.trim().slice(0, 200))}, expected ${npmVersionWanted}`,

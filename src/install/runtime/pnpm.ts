@@ -27,7 +27,12 @@ export function pnpmPolicy(maxBytes: number): MemberPolicy {
   };
 }
 
-export function pnpmRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
+/**
+ * `node`: the Node that runs the check; by default the published one. Node's
+ * staging folder while both are installed at once: the same verified bytes,
+ * checked by then.
+ */
+export function pnpmRecipe(ctx: RuntimeContext, archive: PendingArchive, node: () => string = () => ctx.layout.node): Recipe {
   const { layout, pins } = ctx;
   const name = `pnpm ${pins.pnpm.version}`;
   return {
@@ -42,7 +47,7 @@ export function pnpmRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
       const entry = join(staging, "package", "bin", "pnpm.mjs");
       if (!(await lstatOrNull(entry))?.isFile()) throw new Error(`the ${name} tarball holds no bin/pnpm.mjs; it was rejected`);
       const env = pnpmEnvironment(layout, { env: ctx.env });
-      const result = await run(layout.node, [entry, "--version"], { env, cwd: staging, timeoutMs: 60_000 });
+      const result = await run(node(), [entry, "--version"], { env, cwd: staging, timeoutMs: 60_000 });
       if (result.code !== 0 || result.stdout.trim() !== pins.pnpm.version) {
         throw new Error(`${name} printed ${JSON.stringify(result.stdout.trim() || result.stderr.trim().slice(0, 200))} for --version`);
       }

@@ -133,6 +133,20 @@ export interface Recipe {
 }
 
 export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<RuntimeOutcome> {
+  const staging = await stageRuntime(ctx, recipe);
+  try {
+    return await publishRuntime(ctx, recipe, staging, await recipe.check(staging));
+  } finally {
+    await fs.rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Steps 2 and 3: the verified archive, extracted into a staging folder of
+ * ours beside the final one; returns that folder. On failure nothing of it
+ * is left. The caller removes the folder once it is published or not.
+ */
+export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<string> {
   const parent = dirname(recipe.dir);
   await ensureOwnDir(ctx.layout.prefix, parent);
   const staging = stagingPath(parent, "staging", { label: recipe.tag });
@@ -143,18 +157,24 @@ export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promi
     await recipe.unpack(archive, staging);
     await fs.rm(archive, { force: true });
     archive = null;
-    const marker = await recipe.check(staging);
-    await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
-    await ctx.beforePublish?.(recipe.name, staging);
-    const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
-    stepMark(`${recipe.name}:published`);
-    await recipe.after?.();
-    return { name: recipe.name, path: recipe.dir, status };
+    return staging;
+  } catch (error) {
+    await fs.rm(staging, { recursive: true, force: true });
+    throw error;
   } finally {
     if (archive) await fs.rm(archive, { force: true });
     await recipe.archive.discard();
-    await fs.rm(staging, { recursive: true, force: true });
   }
+}
+
+/** Steps 4 and 5, once `marker` (the check's text) is known: the marker, then one rename. */
+export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, staging: string, marker: string): Promise<RuntimeOutcome> {
+  await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
+  await ctx.beforePublish?.(recipe.name, staging);
+  const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
+  stepMark(`${recipe.name}:published`);
+  await recipe.after?.();
+  return { name: recipe.name, path: recipe.dir, status };
 }
 
 /** What the pin says a download must be. */
