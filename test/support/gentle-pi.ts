@@ -30,8 +30,11 @@ export interface PackedGentlePi {
 
 const PLACEHOLDER = "__GENTLE_PI_VERSION__";
 
-/** Pack gentle-pi@<version> into `outDir/gentle-pi-<version>.tgz`. */
-export async function packGentlePi(version: string, outDir: string): Promise<PackedGentlePi> {
+/**
+ * Pack gentle-pi@<version> into `outDir/gentle-pi-<version>.tgz`.
+ * `dependencies` are added to its package.json (the bench's heavy release, ./heavy-release.ts).
+ */
+export async function packGentlePi(version: string, outDir: string, options: { dependencies?: Record<string, string> } = {}): Promise<PackedGentlePi> {
   if (!/^\d+\.\d+\.\d+$/.test(version)) throw new Error(`fixture gentle-pi: not an exact version: ${version}`);
   const stage = await mkdtemp(join(tmpdir(), "gss-gentle-pi-"));
   try {
@@ -45,6 +48,7 @@ export async function packGentlePi(version: string, outDir: string): Promise<Pac
       if (rel === "package.json") {
         const manifest = JSON.parse(next);
         manifest.version = version;
+        if (options.dependencies) manifest.dependencies = { ...manifest.dependencies, ...options.dependencies };
         next = JSON.stringify(manifest, null, 2) + "\n";
       }
       if (next !== text) await writeFile(full, next);

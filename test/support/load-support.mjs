@@ -1,7 +1,8 @@
 /**
  * Loads the TypeScript test support (fixtures.ts) from plain JS running on
  * the developer's Node 20: esbuild bundles it into a temporary .mjs, which is
- * imported. Used by `npm run fixtures` and `npm run demo`.
+ * imported. Used by `npm run fixtures`, `npm run demo` and the bench
+ * (which also loads heavy-release.ts this way).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,14 +12,14 @@ import { build } from "esbuild";
 
 const supportDir = dirname(fileURLToPath(import.meta.url));
 
-/** Returns the module's exports and a cleanup that removes the bundle. */
-export async function loadFixturesModule() {
+/** Returns the module's exports (of `entry`, a file in test/support) and a cleanup that removes the bundle. */
+export async function loadFixturesModule(entry = "fixtures.ts") {
   const work = await mkdtemp(join(tmpdir(), "gss-support-"));
   const bundle = join(work, "fixtures.mjs");
   const cleanup = () => rm(work, { recursive: true, force: true });
   try {
     await build({
-      entryPoints: [join(supportDir, "fixtures.ts")],
+      entryPoints: [join(supportDir, entry)],
       bundle: true,
       platform: "node",
       format: "esm",

@@ -81,7 +81,7 @@ export async function signedReleaseSource(
 }
 
 /** Hard links of a folder tree (the runtimes), copies where a link is not possible. */
-async function linkTree(from: string, to: string): Promise<void> {
+export async function linkTree(from: string, to: string): Promise<void> {
   await mkdir(to, { recursive: true });
   for (const entry of await readdir(from, { withFileTypes: true })) {
     const [src, dest] = [join(from, entry.name), join(to, entry.name)];
