@@ -26,14 +26,12 @@ import { fileURLToPath } from "node:url";
 import { loadFixturesModule } from "../test/support/load-support.mjs";
 import { floorTimes, runtimeArchives, STEP_ROWS, stepTimes } from "./steps.mjs";
 import { stepChart } from "./svg.mjs";
+import { launchSection } from "./launch.mjs";
+import { scaleSection } from "./scale.mjs";
+import { median, raw, spread } from "./stats.mjs";
+import { upgradeSection } from "./upgrade.mjs";
 
 const run = promisify(execFile);
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /** How the registry is held still during the bench (also in bench/results.md). */
 export const REGISTRY_METHOD =
@@ -174,6 +172,7 @@ export async function installSection(runs) {
   const c = [];
   const d = [];
   const e = [];
+  const more = [];
   try {
     await theirs(); // warms the npm cache
     await ours(); // warms the registry's proxy cache and the page cache
@@ -191,6 +190,10 @@ export async function installSection(runs) {
       e.push(await extracted());
       process.stderr.write(`bench: install run ${i + 1}/${runs}\n`);
     }
+    // The same fixtures and registry snapshot for the sections that follow.
+    more.push(...(await upgradeSection({ fixtures, work, runs, clean })));
+    more.push(...(await launchSection({ fixtures, support, work, runs: Math.max(runs, 3 * runs), clean })));
+    more.push(...(await scaleSection({ fixtures, work, runs })));
   } finally {
     await fixtures.stop();
     await cleanup();
@@ -203,33 +206,35 @@ export async function installSection(runs) {
   return [
     "## Installing Gentle Shell, against npm install -g",
     "",
-    `Release: gentle-pi ${latest.shell} (fixture) with Pi ${latest.pi}, from a local verdaccio registry; medians of ${runs} alternating runs after one warm-up each.`,
+    `Release: gentle-pi ${latest.shell} (fixture) with Pi ${latest.pi}, from a local verdaccio registry; medians and (min–max) of ${runs} alternating runs after one warm-up each.`,
     "",
     REGISTRY_METHOD,
     "",
-    "| what | median | ours ÷ this |",
+    "| what | median (min–max) | ours ÷ this |",
     "|---|---|---|",
-    `| **ours**: \`gentle-shell-setup install --yes\` into a fresh HOME: Node and pnpm downloaded from the local mirror and verified, \`pnpm install --frozen-lockfile\` with a cold store, launcher written and checked, PATH entry written into the scratch HOME's startup files, setup | ${f(ma)} | 1.00× |`,
-    `| \`npm install -g\` of the same gentle-pi and Pi into a fresh prefix, warm npm cache, the machine's Node ${process.version} (which cannot run Pi) | ${f(mb)} | ${(ma / mb).toFixed(2)}× |`,
+    `| **ours**: \`gentle-shell-setup install --yes\` into a fresh HOME: Node and pnpm downloaded from the local mirror and verified, \`pnpm install --frozen-lockfile\` with a cold store, launcher written and checked, PATH entry written into the scratch HOME's startup files, setup | ${spread(a)} | 1.00× |`,
+    `| \`npm install -g\` of the same gentle-pi and Pi into a fresh prefix, warm npm cache, the machine's Node ${process.version} (which cannot run Pi) | ${spread(b)} | ${(ma / mb).toFixed(2)}× |`,
+    `| ours without its setup step (gentle-shell setup, which npm install -g has no counterpart for) | ${spread(a.map((ms, i) => ms - stepsOf[i].setup))} | ${(median(a.map((ms, i) => ms - stepsOf[i].setup)) / mb).toFixed(2)}× |`,
     "",
-    `- ours (ms): ${a.map((v) => v.toFixed(0)).join(", ")}`,
-    `- npm install -g (ms): ${b.map((v) => v.toFixed(0)).join(", ")}`,
+    `- ours (ms): ${raw(a)}`,
+    `- npm install -g (ms): ${raw(b)}`,
     "",
     ...stepLines,
     "## Installing offline, from a bundle",
     "",
-    `The same release from an offline bundle made once by \`gentle-shell-setup bundle\`; medians of ${runs} runs, alternating with the runs above.`,
+    `The same release from an offline bundle made once by \`gentle-shell-setup bundle\`; medians and (min–max) of ${runs} runs, alternating with the runs above.`,
     "",
-    "| what | median | ratio |",
+    "| what | median (min–max) | ratio |",
     "|---|---|---|",
-    `| **ours offline**: \`install --source <bundle>\` into a fresh HOME: Node and pnpm from the bundle checked against the pins, the signed release, every package tarball checked against the signed lockfile and handed to pnpm from loopback | ${f(median(c))} | ${(median(c) / ma).toFixed(2)}× the online install |`,
-    `| package step, ours: the bundle's tarballs from a loopback server, \`pnpm install --frozen-lockfile\`, fresh store | ${f(median(d))} | 1.00× |`,
-    `| package step, the store-archive way: \`tar xzf\` of a pnpm store archive, \`pnpm install --offline --frozen-lockfile\` (cannot be checked against the lockfile) | ${f(median(e))} | ${(median(d) / median(e)).toFixed(2)}× ours ÷ this |`,
+    `| **ours offline**: \`install --source <bundle>\` into a fresh HOME: Node and pnpm from the bundle checked against the pins, the signed release, every package tarball checked against the signed lockfile and handed to pnpm from loopback | ${spread(c)} | ${(median(c) / ma).toFixed(2)}× the online install |`,
+    `| package step, ours: the bundle's tarballs from a loopback server, \`pnpm install --frozen-lockfile\`, fresh store | ${spread(d)} | 1.00× |`,
+    `| package step, the store-archive way: \`tar xzf\` of a pnpm store archive, \`pnpm install --offline --frozen-lockfile\` (cannot be checked against the lockfile) | ${spread(e)} | ${(median(d) / median(e)).toFixed(2)}× ours ÷ this |`,
     "",
-    `- ours offline (ms): ${c.map((v) => v.toFixed(0)).join(", ")}`,
-    `- package step from loopback (ms): ${d.map((v) => v.toFixed(0)).join(", ")}`,
-    `- package step from a store archive (ms): ${e.map((v) => v.toFixed(0)).join(", ")}`,
+    `- ours offline (ms): ${raw(c)}`,
+    `- package step from loopback (ms): ${raw(d)}`,
+    `- package step from a store archive (ms): ${raw(e)}`,
     "",
+    ...more,
   ];
 }
 
@@ -238,7 +243,9 @@ async function stepSection({ stepsOf, floorsOf, ours, npm, runs, f, latest }) {
   const rows = STEP_ROWS.map((row) => {
     const mine = median(stepsOf.map((s) => s[row.key]));
     const floor = row.floor ? median(floorsOf.map((s) => s[row.key])) : null;
-    return { ...row, ours: mine, floorMs: floor };
+    const oursAll = stepsOf.map((s) => s[row.key]);
+    const floorAll = row.floor ? floorsOf.map((s) => s[row.key]) : null;
+    return { ...row, ours: mine, floorMs: floor, oursText: spread(oursAll), floorText: floorAll ? spread(floorAll) : "–" };
   });
   const floorSum = rows.reduce((sum, r) => sum + (r.floorMs ?? 0), 0);
   const svg = stepChart({
@@ -257,11 +264,10 @@ async function stepSection({ stepsOf, floorsOf, ours, npm, runs, f, latest }) {
     "",
     `Each step's median over the ${runs} online installs above (the installer's own step marks, GSS_STEP_TIMES), beside the median of its floor: the least that step could cost, done by hand in the same run, alternating with the installs. The runtime step is split where its last archive (Node, pnpm, Engram, downloading at once) finished downloading and verifying: what follows is extraction and checks. Chart: [install-steps.svg](install-steps.svg).`,
     "",
-    "| step | ours | floor | ours ÷ floor | the floor does |",
+    "| step | ours, median (min–max) | floor, median (min–max) | ours ÷ floor | the floor does |",
     "|---|---|---|---|---|",
     ...rows.map(
-      (r) =>
-        `| ${r.label} | ${f(r.ours)} | ${r.floorMs === null ? "–" : f(r.floorMs)} | ${r.floorMs ? `${(r.ours / r.floorMs).toFixed(2)}×` : "–"} | ${r.floor ?? "no floor measured"} |`,
+      (r) => `| ${r.label} | ${r.oursText} | ${r.floorText} | ${r.floorMs ? `${(r.ours / r.floorMs).toFixed(2)}×` : "–"} | ${r.floor ?? "no floor measured"} |`,
     ),
     `| **whole install** | ${f(ours)} | ${f(floorSum)} (sum) | ${(ours / floorSum).toFixed(2)}× | |`,
     "",

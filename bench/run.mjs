@@ -19,16 +19,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { performance } from "node:perf_hooks";
 import { build } from "esbuild";
+import { median, spread } from "./stats.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repo = join(benchDir, "..");
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 async function bundle(entry, outfile, format) {
   await build({
@@ -104,7 +99,6 @@ async function main() {
     await mirror.stop();
     const size = (await stat(local)).size;
     const m = { ours: median(ours), curl: median(floors.curl), read: median(floors.read), selective: median(floors.selective) };
-    const f = (ms) => `${(ms / 1000).toFixed(2)} s`;
     const x = (a, b) => `${(a / b).toFixed(2)}×`;
     const tarVersion = execFileSync("tar", ["--version"], { encoding: "utf8" }).split("\n")[0];
     const curlVersion = execFileSync("curl", ["--version"], { encoding: "utf8" }).split(" ").slice(0, 2).join(" ");
@@ -118,12 +112,12 @@ async function main() {
       `Archive: the fixture \`${archive.path}\` (official Node 24.21.0 executable and npm 11.19.0 in the nodejs.org shape), ${(size / 1024 / 1024).toFixed(1)} MiB, served by the artifact mirror on 127.0.0.1.`,
       `Medians of ${RUNS} runs each, taken in alternation after one warm-up.`,
       "",
-      "| what | median | ours ÷ this |",
+      "| what | median (min–max) | ours ÷ this |",
       "|---|---|---|",
-      `| **ours**: \`ensureRuntimes\` (Node only) on Node 24.21.0: verified download hashed while streaming, extraction of node, npm and the licence, \`node --version\`, \`npm-cli.js --version\`, marker, rename, npm entry | ${f(m.ours)} | 1.00× |`,
-      `| floor: \`curl -o\` + \`sha256sum\` + \`tar xzf\` (whole archive) | ${f(m.curl)} | ${x(m.ours, m.curl)} |`,
-      `| floor: \`curl -o\` + \`sha256sum\` + \`tar xzf\` of only bin/node, lib/node_modules/npm, LICENSE | ${f(m.selective)} | ${x(m.ours, m.selective)} |`,
-      `| floor: read the local file: \`sha256sum\` + \`tar xzf\` (no network) | ${f(m.read)} | ${x(m.ours, m.read)} |`,
+      `| **ours**: \`ensureRuntimes\` (Node only) on Node 24.21.0: verified download hashed while streaming, extraction of node, npm and the licence, \`node --version\`, \`npm-cli.js --version\`, marker, rename, npm entry | ${spread(ours)} | 1.00× |`,
+      `| floor: \`curl -o\` + \`sha256sum\` + \`tar xzf\` (whole archive) | ${spread(floors.curl)} | ${x(m.ours, m.curl)} |`,
+      `| floor: \`curl -o\` + \`sha256sum\` + \`tar xzf\` of only bin/node, lib/node_modules/npm, LICENSE | ${spread(floors.selective)} | ${x(m.ours, m.selective)} |`,
+      `| floor: read the local file: \`sha256sum\` + \`tar xzf\` (no network) | ${spread(floors.read)} | ${x(m.ours, m.read)} |`,
       "",
       "Each run, all runs (ms):",
       "",
@@ -135,7 +129,7 @@ async function main() {
       "Ours also runs two child processes (node and npm version checks, which start npm) that the floor does not;",
       "the floor does not verify anything against a pin, write a marker or publish with a rename.",
       "",
-      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${process.platform}-${process.arch}; ${tarVersion}; ${curlVersion}; runner Node ${process.version}, ours on Node 24.21.0. Load average (1 min) ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after: other work on the machine is not stopped, so compare the ratios, not the absolute times.`,
+      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${process.platform}-${process.arch}; ${tarVersion}; ${curlVersion}; runner Node ${process.version}, ours on Node 24.21.0. Load average (1 min) ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after: other work on the machine is not stopped, so compare the ratios, not the absolute times. Nothing else of this project's (no test run, no helper) ran during the bench.`,
       "",
     ];
     const { installSection } = await import("./install.mjs");
