@@ -5,10 +5,10 @@
  * Everything here is plain data: the same inputs give the same bytes.
  */
 import { createHash } from "node:crypto";
+import { PI_PACKAGE, SHELL_PACKAGE } from "./packages";
 import { assertExactVersion } from "./versions";
 
-export const PI_PACKAGE = "@earendil-works/pi-coding-agent";
-export const SHELL_PACKAGE = "gentle-pi";
+export { PI_PACKAGE, SHELL_PACKAGE };
 export const DISTRIBUTION_JSON = "gentle-shell-distribution.json";
 export const DISTRIBUTION_LOCK = "gentle-shell-distribution-lock.yaml";
 

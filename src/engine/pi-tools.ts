@@ -20,11 +20,12 @@ import type { Pins, Target } from "../pins/types";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
-import { existingRuntime, type RuntimeContext } from "../install/runtime/recipe";
-import { ensurePiToolRuntime, placePiTool, toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools";
+import type { RuntimeContext } from "../install/runtime/recipe";
+import { existingRuntime } from "../install/runtime/marker";
+import { toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools-presence";
 import type { BundledInstall } from "./bundled";
 import { agentHomeIsOurs } from "./pi-settings";
-import { sourceFile } from "./upgrade";
+import { sourceFile } from "./install-source";
 
 export interface PiToolsContext {
   layout: Layout;
@@ -75,6 +76,8 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
         const presence = homeOurs ? await toolPresence(layout, tool, version) : "other";
         decision = piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
         if (decision.action !== "provision") return { tool, decision };
+        // Archive and download code loads only when a tool must be placed (most launches find both in place).
+        const { ensurePiToolRuntime, placePiTool } = await import("../install/runtime/pi-tools");
         if (decision.fetch) await ensurePiToolRuntime(runtime, tool);
         return { tool, decision, outcome: await placePiTool(layout, tool, version, { replace: decision.replace }) };
       } catch (error) {

@@ -9,8 +9,6 @@ import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
-import { recordedRegistry } from "../install/registry";
-import { latestRelease } from "../install/release";
 import type { BundledInstall } from "./bundled";
 
 export const OFFER_TIMEOUT_MS = 1500;
@@ -27,6 +25,8 @@ export function launcherConfigPath(install: BundledInstall, env: Env): string {
  */
 async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
   const deadline = Date.now() + ms;
+  // Only a launch that may offer asks the registry: the download code loads then, not on every start.
+  const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/registry"), import("../install/release")]);
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
   const registry = await recordedRegistry(install.layout, npmrc, env, ms);
   const left = deadline - Date.now();

@@ -4,8 +4,8 @@
  * Every step before the switch can fail without changing current; a version
  * folder this command installed is removed again when it does.
  */
+import { sourceFile } from "./install-source";
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
 import { tildifyText, type Layout } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
@@ -50,9 +50,7 @@ export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
 }
 
 /** Where the installer was told to get artifacts, remembered for upgrades (config/install-source). */
-export function sourceFile(layout: Layout): string {
-  return join(layout.config, "install-source");
-}
+export { sourceFile };
 
 export async function rememberSource(layout: Layout, source: string | undefined): Promise<void> {
   const file = sourceFile(layout);

@@ -23,8 +23,9 @@ import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { isDiskFull } from "../core/space";
 import { ENGINE_START_PATH, engineStartScript } from "./engine-start";
 import { stepMark } from "../io/step-times";
+import { VERSION_MARKER } from "./version-marker";
 
-export const VERSION_MARKER = ".gentle-shell-version";
+export { VERSION_MARKER };
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
 
 export type VersionState =

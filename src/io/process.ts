@@ -2,6 +2,9 @@
 import { spawn } from "node:child_process";
 import type { Env } from "../core/environment";
 import { redactText } from "../core/secrets";
+import { isAlive } from "./alive";
+
+export { isAlive };
 
 export interface RunResult {
   code: number | null;
@@ -126,15 +129,4 @@ export function run(command: string, args: string[], options: RunOptions): Promi
 export function outputTail(result: RunResult, lines = 15): string {
   const text = `${result.stdout}\n${result.stderr}`.trim().split("\n");
   return redactText(text.slice(-lines).join("\n"));
-}
-
-/** Is process `pid` still running (ours to ask about or not)? Staging names and locks carry their owner's pid. */
-export function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -11,11 +11,10 @@
  *   await publishByRename(staging, final);                           // refuses to replace anything
  *   await sweepAbandoned(dir, ["staging", "download"]);
  */
-import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { isAlive } from "./process";
+import { isAlive } from "./alive";
 
 /**
  * `.<kind>[-<label>]-<pid>-<8 hex>[<ext>]`: what it is (staging, download,
@@ -24,7 +23,7 @@ import { isAlive } from "./process";
  */
 export function stagingName(kind: string, options: { label?: string; ext?: string; pid?: number } = {}): string {
   const label = options.label ? `-${options.label}` : "";
-  return `.${kind}${label}-${options.pid ?? process.pid}-${randomBytes(4).toString("hex")}${options.ext ?? ""}`;
+  return `.${kind}${label}-${options.pid ?? process.pid}-${randomHex(4)}${options.ext ?? ""}`;
 }
 
 export function stagingPath(dir: string, kind: string, options: { label?: string; ext?: string } = {}): string {
@@ -88,4 +87,9 @@ export async function publishByRename(staging: string, dest: string): Promise<vo
   );
   if (there) throw Object.assign(new Error(`${dest} already exists`), { code: "EEXIST" });
   await fs.rename(staging, dest);
+}
+
+/** `bytes` random bytes in hex, from Web Crypto (loaded on first use, not with this module). */
+function randomHex(bytes: number): string {
+  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes))).toString("hex");
 }

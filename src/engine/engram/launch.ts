@@ -13,7 +13,7 @@ import type { Output } from "../../core/errors";
 import { join } from "pathe";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
-import { RUNTIME_MARKER } from "../../install/runtime/recipe";
+import { RUNTIME_MARKER } from "../../install/runtime/marker";
 import { buildPins } from "../../pins/index";
 import { launchKind } from "../pi";
 import { headerSignal } from "./contract";

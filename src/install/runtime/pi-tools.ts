@@ -1,25 +1,7 @@
-/**
- * Pi's own tools, acquired and placed (spec: "Launcher in a bundled
- * install", Pi's own tools; the pure rules are in src/core/pi-tools.ts).
- *
- * - ensurePiToolRuntime: the pinned fd or ripgrep release archive, through
- *   the one runtime protocol (./recipe.ts) exactly like Engram's core: fetched
- *   verified against its pin, only the executable extracted into staging, its
- *   `--version` checked there, marked and published as runtime/fd-<v> or
- *   runtime/ripgrep-<v> with one rename.
- * - placePiTool: a copy of that executable into <agent home>/bin, only when
- *   nothing stands there (or our own file of another version, replaced). Our marker goes first, then the file is linked
- *   into place from a staging copy (a link never replaces anything), so a
- *   file that appears meanwhile (Pi's own download, another launch) is kept.
- * - toolPresence / removeOwnTool: whether the file there is ours (the marker's
- *   sha256 is the file's), and taking only ours away again.
- */
-import { createHash } from "node:crypto";
-import { createReadStream, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../../core/layout";
 import {
-  parseToolMarker,
   toolCheckEnvironment,
   toolFileName,
   toolMarkerName,
@@ -28,23 +10,16 @@ import {
   toolPin,
   versionOutputMatches,
   type PiTool,
-  type ToolPresence,
 } from "../../core/pi-tools";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
-import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../../io/files";
+import { ensureRealFolder, lstatOrNull, writeFileAtomic } from "../../io/files";
 import { run } from "../../io/process";
 import { stagingPath, sweepAbandoned } from "../../io/staging";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
 import { ensureOwnDir } from "../../io/own-dir";
+import { sha256Of, toolPresence, toolRuntimeDir, toolRuntimeFile } from "./pi-tools-presence";
 
-export function toolRuntimeDir(layout: Layout, tool: PiTool): string {
-  return tool.name === "fd" ? layout.fdDir : layout.ripgrepDir;
-}
-
-/** The verified executable under runtime/. */
-export function toolRuntimeFile(layout: Layout, tool: PiTool): string {
-  return join(toolRuntimeDir(layout, tool), toolFileName(tool, layout.platform));
-}
+export { sha256Of, toolPresence, toolRuntimeDir, toolRuntimeFile };
 
 export function toolPolicy(tool: PiTool, archivePath: string, layout: Layout): MemberPolicy {
   const file = toolFileName(tool, layout.platform);
@@ -96,32 +71,6 @@ export async function ensurePiToolRuntime(ctx: RuntimeContext, tool: PiTool): Pr
       return `${tool.name} ${pinned.version} sha256 ${pin.sha256}\n`;
     },
   });
-}
-
-export async function sha256Of(file: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
-
-/**
- * What stands at <agent home>/bin/<exe>: nothing, our file (its marker's
- * bytes; "ours-outdated" when its marker names another version than
- * `version`), or anything else. With `version`, a file beside our marker of
- * that version reads "ours" unread: the launch keeps it either way.
- */
-export async function toolPresence(layout: Layout, tool: PiTool, version?: string): Promise<ToolPresence> {
-  const file = join(layout.agentBin, toolFileName(tool, layout.platform));
-  const stat = await lstatOrNull(file);
-  if (!stat) return "absent";
-  if (!stat.isFile()) return "other";
-  const marker = parseToolMarker(await readTextOrNull(join(layout.agentBin, toolMarkerName(tool))), tool);
-  if (!marker) return "other";
-  // A launch keeps a file beside our marker of the pinned version whoever's it is, so it need not read
-  // its bytes (a launch waits on this); removing or replacing one always does.
-  if (version !== undefined && marker.version === version) return "ours";
-  if ((await sha256Of(file)) !== marker.sha256) return "other";
-  return version === undefined || marker.version === version ? "ours" : "ours-outdated";
 }
 
 export type PlaceOutcome = "placed" | "taken";

@@ -21,15 +21,16 @@ import type { Layout } from "../../core/layout";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Source } from "../../core/source";
 import type { Env } from "../../core/environment";
-import { lstatOrNull } from "../../io/files";
 import { stepMark } from "../../io/step-times";
 import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import type { Expected } from "../../io/download";
 import { fetchArtifact, type FetchOptions } from "../fetch";
 import { ensureOwnDir } from "../../io/own-dir";
+import { existingRuntime, RUNTIME_MARKER } from "./marker";
 
-export const RUNTIME_MARKER = ".gentle-shell-runtime";
+export { existingRuntime, RUNTIME_MARKER };
+
 export const MiB = 1024 * 1024;
 
 export interface RuntimeContext {
@@ -58,23 +59,6 @@ export interface RuntimeOutcome {
 /** Remove our own staging folders and downloads left by installers that are gone. */
 export async function cleanStaleStaging(runtimeDir: string): Promise<void> {
   await sweepAbandoned(runtimeDir, ["staging", "download"]);
-}
-
-/** True for our marked runtime, false when nothing is there; throws for anything else. */
-export async function existingRuntime(dir: string, label: string, runtimeRoot: string): Promise<boolean> {
-  const stat = await lstatOrNull(dir);
-  if (!stat) return false;
-  const rel = `runtime/${dir.slice(runtimeRoot.length + 1)}`;
-  if (!stat.isDirectory()) {
-    throw new Error(`${rel} is not a folder made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`);
-  }
-  const marker = await lstatOrNull(join(dir, RUNTIME_MARKER));
-  if (!marker?.isFile()) {
-    throw new Error(
-      `${rel} exists but carries no ${RUNTIME_MARKER} marker: it was not made by gentle-shell-setup, so ${label} was not installed over it. Move it away, then run the installer again.`,
-    );
-  }
-  return true;
 }
 
 /** Publish `staging` as `dir` with one rename; if another installer won, reuse theirs. */
