@@ -72,7 +72,10 @@ export function cmdLauncher(layout: Layout): string {
     `IF NOT EXIST "${node}" GOTO none`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,
     `SET NODE_OPTIONS=`,
-    `"${node}" ${ENGINE_NODE_OPTIONS.join(" ")} "%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs" ${ENGINE_FLAG} %*`,
+    // The version's start file turns on Node's compile cache for the engine (a version without one runs its engine directly).
+    `SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\${START_NAME}"`,
+    `IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"`,
+    `"${node}" ${ENGINE_NODE_OPTIONS.join(" ")} "%GS_START%" ${ENGINE_FLAG} %*`,
     "EXIT /B %ERRORLEVEL%",
     ":none",
     `ECHO ${NO_ACTIVE_VERSION} 1>&2`,

@@ -166,6 +166,16 @@ describe("the Windows launcher", () => {
     expect(text).toContain("C:\\Users\\a!b%%c\\gentle-shell");
     expect(text).toContain(NO_ACTIVE_VERSION);
   });
+
+  it("runs the version's start file (Node's compile cache for the engine) when there is one, else its engine", () => {
+    const w = prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" });
+    const lines = cmdLauncher(w).split("\r\n");
+    const start = lines.findIndex((l) => l === 'SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\start.cjs"');
+    expect(start).toBeGreaterThan(0);
+    expect(lines[start + 1]).toBe('IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"');
+    const run = lines.find((l) => l.includes("--gentle-shell-engine"));
+    expect(run).toMatch(/^"C:\\Users\\a\\gentle-shell\\runtime\\node-[^\\]+\\node\.exe" .*"%GS_START%" --gentle-shell-engine %\*$/);
+  });
 });
 
 describe("current and versions.history", () => {
