@@ -3,8 +3,10 @@
  * launcher of release 4.0.0 while the registry's latest is 4.1.0; keys are
  * typed with send-keys and the screen read with capture-pane.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -18,8 +20,48 @@ import { Terminal } from "../support/tmux";
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
 const COLUMNS = 120;
+const SHELL = "gentle-pi";
 
-async function installedOlder() {
+/**
+ * The registry the offer asks, for the tests that only read the offer: gentle-pi's
+ * package document (taken once from the fixture registry) answered at once, and
+ * everything else passed through to the fixture registry. The offer waits at most
+ * 1.5 s, and the shared fixture registry, busy with other files' installs, can take
+ * longer than that to answer; then the offer is rightly not shown.
+ */
+let shellDocument = "";
+let quick = "";
+const quickServer = createServer((req, res) => {
+  if (req.url === `/${SHELL}`) {
+    res.writeHead(200, { "content-type": "application/json" }).end(shellDocument);
+    return;
+  }
+  const upstream = new URL(req.url!, f.registryUrl);
+  const forward = request(upstream, { method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  forward.on("error", () => res.writeHead(502).end());
+  req.pipe(forward);
+});
+beforeAll(async () => {
+  const answer = await fetch(`${f.registryUrl}${SHELL}`, { headers: { accept: "application/json" } });
+  expect(answer.status).toBe(200);
+  shellDocument = await answer.text();
+  await new Promise<void>((resolve) => quickServer.listen(0, "127.0.0.1", resolve));
+  quick = `http://127.0.0.1:${(quickServer.address() as AddressInfo).port}/`;
+});
+afterAll(() => new Promise<void>((resolve) => quickServer.close(() => resolve())));
+
+/** The installed launcher asks the quick registry from now on (its prefix npmrc names it). */
+async function askQuickRegistry(home: string) {
+  const npmrc = join(home, ".gentle-shell", "pnpm", "config", "npmrc");
+  const text = await fs.readFile(npmrc, "utf8");
+  expect(text).toContain(`registry=${f.registryUrl}`);
+  await fs.writeFile(npmrc, text.replace(`registry=${f.registryUrl}`, `registry=${quick}`));
+}
+
+async function installedOlder(options: { quickRegistry?: boolean } = { quickRegistry: true }) {
   const home = join(scratchDir("gss-offer-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
@@ -30,6 +72,7 @@ async function installedOlder() {
   });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   await writeStubModelConfig(join(home, ".gentle-shell", "agent"), `${f.modelUrl}/v1`);
+  if (options.quickRegistry) await askQuickRegistry(home);
   return home;
 }
 
@@ -114,7 +157,8 @@ describe.concurrent("the startup update offer", () => {
   });
 
   it("update now upgrades, then reopens the new Shell with the same arguments and no second offer", async () => {
-    const home = await installedOlder();
+    // The upgrade installs from the fixture registry itself.
+    const home = await installedOlder({ quickRegistry: false });
     const agent = join(home, ".gentle-shell", "agent");
     const t = await openTerminal(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
     await t.waitFor(offered, "the offer");
