@@ -147,17 +147,17 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // then pnpm downloads once Node is ready, otherwise both download at once.
         const known = npmrcRegistry(npmrc, env);
         // When the release is known without our npm (named, or the registry is in the npm settings),
-        // its signature and assets are checked before any runtime is installed.
-        if (!bundle && (known || (options.release && source.kind !== "official"))) {
-          const early = await fetchOnline(known ?? "");
-          offline = `; Gentle Shell ${early.signed.shell}'s signed manifest verified`;
-        }
+        // its signature and assets are checked while the runtimes download, and before any is extracted.
+        const early = !bundle && (known || (options.release && source.kind !== "official")) ? fetchOnline(known ?? "") : null;
+        // Awaited below (or by ensureRuntimes); this only keeps an early failure from being reported as unhandled.
+        early?.catch(() => undefined);
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
         const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`), env, options.quiet);
         try {
-          const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource });
+          const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(early ? { before: early } : {}) });
+          if (early) offline = `; Gentle Shell ${(await early).signed.shell}'s signed manifest verified`;
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
           // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
           const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;

@@ -39,6 +39,8 @@ export interface DownloadOptions {
   backoffMs?: number;
   /** This download's bar or lines (see ./progress). */
   progress?: DownloadProgress;
+  /** Aborting it ends the download at once, without retrying (its file is not wanted any more). */
+  cancel?: AbortSignal;
 }
 
 export class DownloadError extends Error {
@@ -73,7 +75,7 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
       lastError = error;
       // Only our own classification retries: a disk error or a bug is not transient.
       const retryable = error instanceof DownloadError ? error.retryable : false;
-      if (!retryable || attempt === attempts) break;
+      if (!retryable || attempt === attempts || options.cancel?.aborted) break;
       await new Promise((r) => setTimeout(r, (options.backoffMs ?? 500) * 2 ** (attempt - 1)));
     }
   }
@@ -94,6 +96,9 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
     why = reason;
     controller.abort();
   };
+  const cancelled = () => abort("was not needed any more");
+  if (options.cancel?.aborted) throw new DownloadError(`${shown} was not needed any more`, false);
+  options.cancel?.addEventListener("abort", cancelled, { once: true });
   const total = setTimeout(() => abort(`took longer than ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
   let stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
   const resetStall = () => {
@@ -120,6 +125,7 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
       }
       clearTimeout(total);
       clearTimeout(stall);
+      options.cancel?.removeEventListener("abort", cancelled);
       return downloadOnce(next.toString(), dest, expected, options, redirects + 1);
     }
     if (response.status !== 200) {
@@ -204,6 +210,7 @@ async function downloadOnce(url: string, dest: string, expected: Expected, optio
   } finally {
     clearTimeout(total);
     clearTimeout(stall);
+    options.cancel?.removeEventListener("abort", cancelled);
   }
 }
 

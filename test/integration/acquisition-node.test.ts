@@ -178,6 +178,25 @@ describe("faults while acquiring Node leave nothing published", () => {
     expect(await runtimeEntries(ctx.layout)).toEqual([]);
   });
 
+  it("a check that must pass first (the release's manifest) and fails stops the downloads still running, and installs nothing", async () => {
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    // Node's archive stalls for ten minutes after its first bytes: only a cancelled download ends before that.
+    await scope.setFault(NODE_PATH, { kind: "stall", ms: 600_000, afterBytes: 65_536 });
+    const ctx = await context({ base: scope.url });
+    ctx.fetch = { download: { ...fast, attempts: 2, stallMs: 600_000, timeoutMs: 600_000 } };
+    let fail!: (error: Error) => void;
+    const before = new Promise<never>((_resolve, reject) => {
+      fail = reject;
+    });
+    const running = ensureRuntimes(ctx, { before });
+    // The check fails once Node's request is under way.
+    while (!(await scope.requests()).some((r) => r.path === NODE_PATH)) await new Promise((r) => setTimeout(r, 20));
+    fail(new Error("Gentle Shell 4.1.0's signed manifest does not verify"));
+    await expect(running).rejects.toThrow(/^Gentle Shell 4\.1\.0's signed manifest does not verify$/);
+    expect(await runtimeEntries(ctx.layout)).toEqual([]);
+    // Without the cancel, the stalled download would hold this test well past its time limit.
+  }, 30_000);
+
   it("a pnpm that is not known yet (the official source asks our npm) waits for Node", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     await scope.setFault(NODE_PATH, { kind: "status", status: 404 });

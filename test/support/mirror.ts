@@ -284,8 +284,9 @@ function text(res: ServerResponse, status: number, body: string) {
   res.end(body);
 }
 
+/** A fault's wait; it never keeps the process alive by itself (a test run ends while a stalled answer still waits). */
 function sleep(ms: number) {
-  return new Promise((r) => setTimeout(r, ms));
+  return new Promise((r) => setTimeout(r, ms).unref());
 }
 
 function listen(server: Server): Promise<string> {

@@ -33,6 +33,12 @@ export interface EnsureRuntimesOptions {
    * a Source lets both downloads run at once.
    */
   pnpmSource?: Source | (() => Promise<Source>);
+  /**
+   * Awaited once the downloads have started and before anything is
+   * extracted: a check that must pass first (the release's signed manifest).
+   * If it fails, the downloads are discarded and its error is thrown.
+   */
+  before?: Promise<unknown>;
   /** Also the pinned Engram core (ensureRuntime({ engram: true })), acquired alongside. Default false. */
   engram?: boolean;
 }
@@ -76,6 +82,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
     let pnpmArchive = wantPnpm && !pnpmThere && typeof source !== "function" ? pnpmPending(ctx, source) : null;
     if (pnpmArchive) pending.push(pnpmArchive);
 
+    await options.before;
     if (nodeArchive && pnpmArchive) return await bothAtOnce(ctx, nodeArchive, pnpmArchive);
     let node: RuntimeOutcome;
     if (nodeArchive) {

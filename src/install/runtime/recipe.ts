@@ -76,7 +76,7 @@ async function publish(staging: string, dir: string, label: string, runtimeRoot:
   }
 }
 
-/** A verified archive on its way; `take()` hands it over once, `discard()` removes it whatever happened. */
+/** A verified archive on its way; `take()` hands it over once, `discard()` stops it if still running and removes it whatever happened. */
 export interface PendingArchive {
   take(): Promise<string>;
   discard(): Promise<void>;
@@ -84,9 +84,10 @@ export interface PendingArchive {
 
 export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, expected: Expected, dir: string): PendingArchive {
   const handle = ctx.progress?.start(expected.name);
+  const cancel = new AbortController();
   const promise = fetchArtifact(source, pin.path, dir, expected, {
     ...ctx.fetch,
-    download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}) },
+    download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}), cancel: cancel.signal },
   });
   promise.then(
     () => stepMark(`${expected.name}:downloaded`),
@@ -95,6 +96,8 @@ export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, ex
   return {
     take: () => promise,
     discard: async () => {
+      // A download still running is not wanted any more (a check that had to pass first failed): it stops at once.
+      cancel.abort();
       const file = await promise.catch(() => null);
       if (file) await fs.rm(file, { force: true });
     },
