@@ -24,10 +24,10 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { loadFixturesModule } from "../test/support/load-support.mjs";
-import { floorTimes, runtimeArchives, STEP_ROWS, stepTimes } from "./steps.mjs";
+import { floorTimes, runtimeArchives, STEP_ROWS } from "./steps.mjs";
 import { stepChart } from "./svg.mjs";
 import { launchSection } from "./launch.mjs";
-import { scaleSection } from "./scale.mjs";
+import { scaleSection, timedInstaller } from "./scale.mjs";
 import { median, raw, spread } from "./stats.mjs";
 import { upgradeSection } from "./upgrade.mjs";
 
@@ -47,23 +47,7 @@ export async function installSection(runs) {
   const clean = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(npm_|pnpm_|NODE_OPTIONS$|PI_|GENTLE_)/i.test(k)) clean[k] = v;
   /** One timed install into a fresh HOME from `source` (with ~/.npmrc naming the registry when `npmrc`), with its step marks. */
-  const timedInstall = async (name, source, npmrc) => {
-    const home = join(work, `${name}-${Math.random().toString(16).slice(2)}`);
-    await mkdir(home, { recursive: true });
-    if (npmrc) await writeFile(join(home, ".npmrc"), `registry=${fixtures.registryUrl}\n`);
-    const marks = join(work, `${name}-marks-${Math.random().toString(16).slice(2)}`);
-    const t = performance.now();
-    await run(fixtures.binary, ["install", "--yes", "--source", source], {
-      env: { ...clean, HOME: home, SHELL: "/bin/bash", GSS_STEP_TIMES: marks },
-      cwd: home,
-      maxBuffer: 16 << 20,
-    });
-    const ms = performance.now() - t;
-    const steps = stepTimes(readFileSync(marks, "utf8"));
-    await rm(home, { recursive: true, force: true });
-    await rm(marks, { force: true });
-    return { ms, steps };
-  };
+  const timedInstall = timedInstaller(fixtures, work);
   const stepsOf = [];
   const ours = async () => {
     const { ms, steps } = await timedInstall("home", fixtures.mirrorUrl, true);
@@ -193,7 +177,7 @@ export async function installSection(runs) {
     // The same fixtures and registry snapshot for the sections that follow.
     more.push(...(await upgradeSection({ fixtures, work, runs, clean })));
     more.push(...(await launchSection({ fixtures, support, work, runs: Math.max(runs, 3 * runs), clean })));
-    more.push(...(await scaleSection({ fixtures, work, runs })));
+    more.push(...(await scaleSection({ fixtures, work, runs, timedInstall })));
   } finally {
     await fixtures.stop();
     await cleanup();

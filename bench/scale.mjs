@@ -35,15 +35,10 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { loadFixturesModule } from "../test/support/load-support.mjs";
+import { median } from "./stats.mjs";
 import { stepTimes } from "./steps.mjs";
 
 const run = promisify(execFile);
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
 
 /** The environment minus npm, pnpm, Pi and Gentle settings of the bench's own parent (as bench/install.mjs). */
 function cleanEnv() {
@@ -52,8 +47,12 @@ function cleanEnv() {
   return clean;
 }
 
-/** bench/install.mjs's timed install, with further arguments (here `--release <version>`). */
-function defaultTimedInstall(fixtures, work) {
+/**
+ * One timed install into a fresh HOME: `(name, source, npmrc, args) → { ms, steps }`,
+ * `install --yes --source <source> ...args` (with ~/.npmrc naming the registry when
+ * `npmrc`), its step marks read back (bench/steps.mjs). bench/install.mjs uses it too.
+ */
+export function timedInstaller(fixtures, work) {
   const clean = cleanEnv();
   return async (name, source, npmrc, args = []) => {
     const tag = `${name}-${Math.random().toString(16).slice(2)}`;
@@ -80,7 +79,7 @@ export async function scaleSection({ fixtures, work, runs, timedInstall }) {
   await mkdir(scratch, { recursive: true });
   const { module: heavyModule, cleanup } = await loadFixturesModule("heavy-release.ts");
   const normalRelease = fixtures.releases.at(-1);
-  const install = timedInstall ?? defaultTimedInstall(fixtures, scratch);
+  const install = timedInstall ?? timedInstaller(fixtures, scratch);
   const times = { normal: [], heavy: [] };
   let source;
   try {
