@@ -194,6 +194,8 @@ describe("faults while acquiring Node leave nothing published", () => {
     fail(new Error("Gentle Shell 4.1.0's signed manifest does not verify"));
     await expect(running).rejects.toThrow(/^Gentle Shell 4\.1\.0's signed manifest does not verify$/);
     expect(await runtimeEntries(ctx.layout)).toEqual([]);
+    // Nor is the runtime folder left behind, which this run made.
+    await expect(fs.lstat(ctx.layout.runtime)).rejects.toThrow(/ENOENT/);
     // Without the cancel, the stalled download would hold this test well past its time limit.
   }, 30_000);
 

@@ -170,7 +170,7 @@ describe("the Windows launcher", () => {
   it("runs the version's start file (Node's compile cache for the engine) when there is one, else its engine", () => {
     const w = prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" });
     const lines = cmdLauncher(w).split("\r\n");
-    const start = lines.findIndex((l) => l === 'SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\start.cjs"');
+    const start = lines.indexOf('SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\start.cjs"');
     expect(start).toBeGreaterThan(0);
     expect(lines[start + 1]).toBe('IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"');
     const run = lines.find((l) => l.includes("--gentle-shell-engine"));

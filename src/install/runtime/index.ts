@@ -21,6 +21,7 @@ import { ensureNpmShim } from "./npm-shim";
 import { pnpmPending, pnpmRecipe } from "./pnpm";
 import { ensureEngram, type EngramOutcome } from "./engram";
 import { ensureOwnDir } from "../../io/own-dir";
+import { lstatOrNull } from "../../io/files";
 
 export interface EnsureRuntimesOptions {
   /** Default true. */
@@ -70,6 +71,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
   const wantPnpm = options.pnpm ?? true;
   const nodeName = `Node ${pins.node.version}`;
   const pnpmName = `pnpm ${pins.pnpm.version}`;
+  const hadRuntimeDir = (await lstatOrNull(layout.runtime)) !== null;
   await ensureOwnDir(layout.prefix, layout.runtime);
   await cleanStaleStaging(layout.runtime);
   const nodeThere = await existingRuntime(layout.nodeDir, nodeName, layout.runtime);
@@ -82,7 +84,14 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
     let pnpmArchive = wantPnpm && !pnpmThere && typeof source !== "function" ? pnpmPending(ctx, source) : null;
     if (pnpmArchive) pending.push(pnpmArchive);
 
-    await options.before;
+    try {
+      await options.before;
+    } catch (error) {
+      // The check that had to pass first failed: the downloads go, and so does the runtime folder this run made.
+      await Promise.all(pending.map((p) => p.discard()));
+      if (!hadRuntimeDir) await fs.rmdir(layout.runtime).catch(() => undefined);
+      throw error;
+    }
     if (nodeArchive && pnpmArchive) return await bothAtOnce(ctx, nodeArchive, pnpmArchive);
     let node: RuntimeOutcome;
     if (nodeArchive) {
