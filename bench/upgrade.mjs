@@ -65,23 +65,16 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
   };
   const release = join(fixtures.mirrorRoot, "releases", `v${latest.shell}`);
   const distribution = JSON.parse(readFileSync(join(release, "gentle-shell-distribution.json"), "utf8"));
-  const node = () =>
+  /** The published runtime whose folder name starts with `name`, under the prefix being timed. */
+  const runtime = (name, ...rest) =>
     join(
       prefix,
       "runtime",
-      readdirSync(join(prefix, "runtime")).find((n) => n.startsWith("node-")),
-      "bin",
-      "node",
+      readdirSync(join(prefix, "runtime")).find((n) => n.startsWith(name)),
+      ...rest,
     );
-  const pnpmEntry = () =>
-    join(
-      prefix,
-      "runtime",
-      readdirSync(join(prefix, "runtime")).find((n) => n.startsWith("pnpm-")),
-      "package",
-      "bin",
-      "pnpm.mjs",
-    );
+  const node = () => runtime("node-", "bin", "node");
+  const pnpmEntry = () => runtime("pnpm-", "package", "bin", "pnpm.mjs");
   const ours = async () => {
     await from(upgradeTemplate);
     const ms = await timed(() => run(join(prefix, "bin", "gentle-shell"), ["upgrade"], { env, cwd: home, ...big }));

@@ -77,6 +77,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
   const nodeThere = await existingRuntime(layout.nodeDir, nodeName, layout.runtime);
   const pnpmThere = wantPnpm && (await existingRuntime(layout.pnpmDir, pnpmName, layout.runtime));
   const pending: PendingArchive[] = [];
+  let beforeFailed = false;
   try {
     const nodeArchive = wantNode && !nodeThere ? nodePending(ctx) : null;
     if (nodeArchive) pending.push(nodeArchive);
@@ -84,14 +85,10 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
     let pnpmArchive = wantPnpm && !pnpmThere && typeof source !== "function" ? pnpmPending(ctx, source) : null;
     if (pnpmArchive) pending.push(pnpmArchive);
 
-    try {
-      await options.before;
-    } catch (error) {
-      // The check that had to pass first failed: the downloads go, and so does the runtime folder this run made.
-      await Promise.all(pending.map((p) => p.discard()));
-      if (!hadRuntimeDir) await fs.rmdir(layout.runtime).catch(() => undefined);
+    await options.before?.catch((error: unknown) => {
+      beforeFailed = true;
       throw error;
-    }
+    });
     if (nodeArchive && pnpmArchive) return await bothAtOnce(ctx, nodeArchive, pnpmArchive);
     let node: RuntimeOutcome;
     if (nodeArchive) {
@@ -111,6 +108,8 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
     return { node, pnpm };
   } finally {
     await Promise.all(pending.map((p) => p.discard()));
+    // The check that had to pass first failed: with the downloads gone, so goes the runtime folder this run made.
+    if (beforeFailed && !hadRuntimeDir) await fs.rmdir(layout.runtime).catch(() => undefined);
   }
 }
 
