@@ -9,7 +9,6 @@
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
-import { spawn } from "node:child_process";
 import { flushCompileCache } from "node:module";
 import { EXIT, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
@@ -163,7 +162,7 @@ async function piOwnVersion(install: BundledInstall, env: Env, io: Output) {
   return { code: result.code, reported: result.stdout.trim(), stderr: result.stderr.trim() };
 }
 
-function execPi(install: BundledInstall, args: string[], env: Env, io: Output): Promise<number> {
+async function execPi(install: BundledInstall, args: string[], env: Env, io: Output): Promise<number> {
   const node = install.layout.node;
   const execve = (process as unknown as { execve?: (file: string, args: string[], env: Env) => never }).execve;
   if (process.platform !== "win32" && typeof execve === "function") {
@@ -172,6 +171,8 @@ function execPi(install: BundledInstall, args: string[], env: Env, io: Output): 
     flushCompileCache?.();
     execve(node, [node, install.piCli, ...args], env);
   }
+  // Only where execve is missing (Windows): Pi as a child, its signals forwarded.
+  const { spawn } = await import("node:child_process");
   return new Promise((resolve) => {
     const child = spawn(node, [install.piCli, ...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv, windowsHide: false });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);

@@ -19,7 +19,7 @@ import { launchKind } from "../pi";
 import { headerSignal } from "./contract";
 import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramDecision, type EngramEvidence } from "./decision";
 import { DEFAULT_ENDPOINT, probeCompatibility, probeOlderVersion, readEngramHeader } from "./probe";
-import { startSharedServer, type StartOptions } from "./server";
+import type { StartOptions } from "./server";
 
 /** The bundled core is published and verified: a regular file in runtime/engram-<v>/, a real folder with the runtime marker. */
 export async function bundledCoreVerified(layout: Layout): Promise<boolean> {
@@ -96,7 +96,11 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
         evidence.header = headerSignal(await readEngramHeader(layout.home), schema);
       }
       decision = decideEngram(evidence);
-      if (decision.memory === "start") decision = afterStart(decision, await startSharedServer(layout, env, { ...options, endpoint }));
+      if (decision.memory === "start") {
+        // The server code (and node:child_process) loads only when a server is to be started.
+        const { startSharedServer } = await import("./server");
+        decision = afterStart(decision, await startSharedServer(layout, env, { ...options, endpoint }));
+      }
     }
   } catch {
     // Fail closed: the guard (or the user's own selection), no URL of ours, the policy disabled.

@@ -11,8 +11,6 @@
  */
 import { promises as fs } from "node:fs";
 import { READ_OWN } from "../../io/safe-fs";
-import { request } from "node:http";
-import { connect } from "node:net";
 import { join } from "pathe";
 import { ENGRAM_HOST, ENGRAM_PORT, isReadyCompatibility, olderServerVersion, type CompatibilityProbe } from "./contract";
 
@@ -33,7 +31,9 @@ export type LoopbackAnswer = { kind: "answer"; status: number; body: string } | 
  * One read-only GET on a direct socket to the endpoint, within `timeoutMs`
  * from start to the last byte. Only Host, Accept and Connection are sent.
  */
-export function loopbackGet(endpoint: Endpoint, path: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<LoopbackAnswer> {
+export async function loopbackGet(endpoint: Endpoint, path: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<LoopbackAnswer> {
+  // Loaded on first use: a launch with memory off never asks, and spares their start-up.
+  const [{ request }, { connect }] = await Promise.all([import("node:http"), import("node:net")]);
   return new Promise((resolve) => {
     let settled = false;
     const done = (answer: LoopbackAnswer) => {
