@@ -3,7 +3,7 @@
  * rollback use a version's own engine (spec: "gentle-shell upgrade", step 4:
  * the version's own module) by running it with INTERNAL_FLAG first:
  *
- *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-runtime [--source S]
+ *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-runtime [--engram] [--launcher-script] [--source S]
  *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-launcher
  *
  * Each prints one JSON line. The launcher never passes this flag, so no
@@ -42,6 +42,14 @@ export function ownLayout(env: Env): Layout {
   return prefixLayout({ home, platform, pins: buildPins(), prefix, windowsPrefix: prefix });
 }
 
+/** The launcher this version writes, for upgrade step 5 to run before anything switches. */
+function launcherScript(layout: Layout): { script: string; name: string } {
+  return {
+    script: layout.platform === "win32" ? cmdLauncher(layout) : posixLauncher(layout),
+    name: layout.platform === "win32" ? "gentle-shell.cmd" : "gentle-shell",
+  };
+}
+
 export async function runInternal(args: string[]): Promise<number> {
   const env = process.env as Env;
   const [command, ...rest] = args;
@@ -69,15 +77,13 @@ export async function runInternal(args: string[]): Promise<number> {
       const outcome = await ensureEngram({ ...ctx, source });
       engram = outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
     }
-    reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) } });
+    // --launcher-script: the launcher-script answer too, which spares the upgrade one more start of this engine.
+    const launcher = rest.includes("--launcher-script") ? { launcher: launcherScript(layout) } : {};
+    reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) }, ...launcher });
     return 0;
   }
   if (command === "launcher-script") {
-    // The launcher this version writes, for upgrade step 5 to run before anything switches.
-    reply({
-      script: layout.platform === "win32" ? cmdLauncher(layout) : posixLauncher(layout),
-      name: layout.platform === "win32" ? "gentle-shell.cmd" : "gentle-shell",
-    });
+    reply(launcherScript(layout));
     return 0;
   }
   if (command === "ensure-launcher") {

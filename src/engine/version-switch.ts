@@ -64,9 +64,12 @@ export async function callModule(layout: Layout, engine: string, args: string[],
   }
 }
 
-/** Step 5: the launcher the new version writes, in a staging file under tmp/, asked for --version. */
-async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: string) {
-  const made = await callModule(layout, engine, ["launcher-script"], env);
+/**
+ * Step 5: the launcher the new version writes, in a staging file under tmp/, asked for --version.
+ * `given` is the script its ensure-runtime already answered; an engine that predates that answer is asked again.
+ */
+async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: string, given: unknown) {
+  const made = isLauncherScript(given) ? given : await callModule(layout, engine, ["launcher-script"], env);
   if (typeof made.script !== "string" || typeof made.name !== "string") throw new Error("that version's module wrote no launcher; nothing was changed");
   await ensureRealFolder(layout.tmp, 0o700);
   const file = stagingPath(layout.tmp, "launcher-check", { label: made.name.replace(/[^A-Za-z.-]/g, "") });
@@ -76,6 +79,11 @@ async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: 
   } finally {
     await fs.rm(file, { force: true });
   }
+}
+
+function isLauncherScript(value: unknown): value is { script: string; name: string } {
+  const v = value as { script?: unknown; name?: unknown } | null;
+  return typeof v === "object" && v !== null && typeof v.script === "string" && typeof v.name === "string";
 }
 
 /** The module must offer every function the upgrade uses (step 4); returns the engine's own version. */
@@ -129,7 +137,12 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
     out(`Using the engine of ${options.label} (gentle-shell-setup ${await checkModule(layout, engine, moduleEnv)})...`);
-    const runtime = await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
+    const runtime = await callModule(
+      layout,
+      engine,
+      ["ensure-runtime", "--engram", ...(layout.platform === "win32" ? [] : ["--launcher-script"]), ...(sourceArg ? ["--source", sourceArg] : [])],
+      moduleEnv,
+    );
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
     // 5. Its launcher reports exactly the pair, with the version's Node and exact Pi: the launcher
     // that version writes, run from tmp/ before anything switches, with GENTLE_SHELL_VERIFY_VERSION only.
@@ -140,7 +153,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
             env: { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id },
             timeoutMs: 120_000,
           })
-        : await runVersionLauncher(layout, engine, moduleEnv, id);
+        : await runVersionLauncher(layout, engine, moduleEnv, id, runtime.launcher);
     const lines = check.stdout.split(/\r?\n/);
     if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
       throw new Error(

@@ -41,15 +41,20 @@ function install(home: string, source: string, args: string[] = []) {
   });
 }
 
-/** The gentle-shell-setup version the engine in a version folder reports, asked the way upgrade asks it. */
-async function engineOf(home: string, id: string): Promise<string> {
+/** The one JSON line the engine in a version folder answers to an internal command, asked the way upgrade asks it. */
+async function askEngine(home: string, id: string, args: string[]): Promise<Record<string, unknown>> {
   const prefix = join(home, ".gentle-shell");
   const engine = join(prefix, "versions", id, ".gentle-shell", "engine.cjs");
-  const r = await runCommand(join(prefix, "runtime", `node-${f.pins.node.version}`, "bin", "node"), [engine, INTERNAL_FLAG, "functions"], {
+  const r = await runCommand(join(prefix, "runtime", `node-${f.pins.node.version}`, "bin", "node"), [engine, INTERNAL_FLAG, ...args], {
     env: homeEnv(home),
   });
   expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout.trim()) as { engine: string }).engine;
+  return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, unknown>;
+}
+
+/** The gentle-shell-setup version the engine in a version folder reports. */
+async function engineOf(home: string, id: string): Promise<string> {
+  return (await askEngine(home, id, ["functions"])).engine as string;
 }
 
 describe("a release runs its own engine", () => {
@@ -61,6 +66,12 @@ describe("a release runs its own engine", () => {
     const written = await fs.readFile(join(home, ".gentle-shell", "versions", latest.id, ".gentle-shell", "engine.cjs"));
     expect(written.equals(await fs.readFile(releaseFile(latest.shell, ENGINE_ASSET)))).toBe(true);
     expect(await engineOf(home, latest.id)).toBe(FIXTURE_NEXT_ENGINE);
+    // Asked with --launcher-script, its ensure-runtime also answers the launcher it writes, as launcher-script does:
+    // the upgrade's step 5 needs no further start of that engine.
+    const runtime = await askEngine(home, latest.id, ["ensure-runtime", "--launcher-script"]);
+    const script = await askEngine(home, latest.id, ["launcher-script"]);
+    expect(runtime.launcher).toEqual(script);
+    expect((script as { script: string }).script).toContain(`prefix='${join(home, ".gentle-shell")}'`);
     // And the launcher runs it: current's engine answers --version for that release.
     const v = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
     expect(v.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);

@@ -140,6 +140,21 @@ describe.concurrent("gentle-shell update", () => {
     // The newest pair is still installed (rollback kept it): update checks it and switches to it, installing nothing.
     const kept = await fs.stat(join(prefix, "versions", NEW));
     const marker = await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"));
+    // Its engine stands in for one from before ensure-runtime answered the launcher script too: it drops
+    // --launcher-script (as such an engine ignores it) and logs how it is asked, so the switch must ask it again.
+    const engineDir = join(prefix, "versions", NEW, ".gentle-shell");
+    const asked = join(home, "engine-asked.log");
+    await fs.rename(join(engineDir, "engine.cjs"), join(engineDir, "engine-real.cjs"));
+    await fs.writeFile(
+      join(engineDir, "engine.cjs"),
+      [
+        '"use strict";',
+        `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(process.argv.slice(2)) + "\\n");`,
+        'process.argv = process.argv.filter((a) => a !== "--launcher-script");',
+        'require("./engine-real.cjs");',
+        "",
+      ].join("\n"),
+    );
     const reuse = await gs(home, ["update"]);
     expect(reuse.stderr).toBe("");
     expect(reuse.code).toBe(0);
@@ -154,6 +169,14 @@ describe.concurrent("gentle-shell update", () => {
     // The same folder and the same final marker: pnpm did not run in it again.
     expect((await fs.stat(join(prefix, "versions", NEW))).ino).toBe(kept.ino);
     expect((await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"))).mtimeMs).toBe(marker.mtimeMs);
+    // ensure-runtime was asked for the launcher too, answered without it, and launcher-script was asked on its own.
+    const calls = (await fs.readFile(asked, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as string[]);
+    const internal = calls.filter((args) => args[0] === "--gentle-shell-engine-internal").map((args) => args.slice(1));
+    expect(internal.find((args) => args[0] === "ensure-runtime")).toContain("--launcher-script");
+    expect(internal.map((args) => args[0])).toEqual(["functions", "ensure-runtime", "launcher-script", "ensure-launcher"]);
   }, 1_200_000);
 
   it("--all sends update --extensions to Pi, also when the Pi update fails, and leaves pinned extensions pinned", async () => {
