@@ -4,7 +4,9 @@
  * model, fixture Engram, fixture pins and binary) and keep them serving
  * until Ctrl+C, so a person can point a built binary at them by hand.
  * Prints one JSON object with their URLs and paths on stdout; progress goes
- * to stderr. GSS_FIXTURES_SKIP_BUILD=1 skips building the binary.
+ * to stderr. GSS_FIXTURES_SKIP_BUILD=1 skips building the binary;
+ * GSS_FIXTURES_FROZEN=1 serves a fixed registry snapshot (no uplink
+ * refresh), as the bench does, for timings taken by hand.
  *
  * Plain JS for the developer's Node 20: it bundles test/support/fixtures.ts
  * with esbuild into a temporary .mjs and runs that.
@@ -15,7 +17,7 @@ const { module: support, cleanup } = await loadFixturesModule();
 const { startFixtures } = support;
 let fixtures;
 try {
-  fixtures = await startFixtures({ log: (line) => process.stderr.write(`fixtures: ${line}\n`) });
+  fixtures = await startFixtures({ frozenRegistry: process.env.GSS_FIXTURES_FROZEN === "1", log: (line) => process.stderr.write(`fixtures: ${line}\n`) });
 } catch (error) {
   await cleanup();
   process.stderr.write(`fixtures: could not start: ${error.stack ?? error}\n`);
