@@ -29,6 +29,7 @@ import { installVersion, versionState } from "../install/version";
 import { callModule, checkModule, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import type { BundledInstall } from "./bundled";
 import { parseShellCommand, UPGRADE, usageLine } from "./strict";
+import { checkSourceReachable } from "../install/source-check";
 
 export interface UpgradeArgs {
   rollback: boolean;
@@ -86,6 +87,8 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   const { layout } = install;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const sourceArg = args.source ?? (await readTextOrNull(sourceFile(layout)))?.trim();
+  // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
+  if (sourceArg) await checkSourceReachable(sourceArg, { from: args.source ? "--source" : "remembered install source", env });
   // An offline bundle names its release: no registry is asked, and pnpm installs from its verified store.
   const bundle = sourceArg && parseSource(sourceArg, "").kind === "folder" ? await openBundle(sourceArg, hostTarget()) : null;
   const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);

@@ -113,4 +113,21 @@ describe.concurrent("gentle-shell upgrade", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("the main channel is not supported by a bundled install yet");
   });
+
+  it("names a --source folder that does not exist, or a remembered one that is gone, in one sentence before asking anything", async () => {
+    const home = await installOlder();
+    const missing = join(home, "no-such-bundle");
+    const r = await gs(home, ["upgrade", "--source", missing]);
+    expect(r.code).toBe(1);
+    // Shown as the user would type it: under ~.
+    expect(r.stderr).toBe("gentle-shell: the --source folder ~/no-such-bundle does not exist; nothing was changed\n");
+    // The install remembered a folder (a USB stick, say) that is not there any more.
+    const prefix = join(home, ".gentle-shell");
+    await fs.writeFile(join(prefix, "config", "install-source"), `${missing}\n`, { mode: 0o600 });
+    const remembered = await gs(home, ["upgrade"]);
+    expect(remembered.code).toBe(1);
+    expect(remembered.stderr).toBe("gentle-shell: the remembered install source folder ~/no-such-bundle does not exist; nothing was changed\n");
+    expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+    expect(await fs.readdir(join(prefix, "versions"))).toEqual([older.id]);
+  });
 });
