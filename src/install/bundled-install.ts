@@ -129,18 +129,26 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // Before the first download: the space the pins know of, against what is free.
         await space.check();
         let offline = "";
+        let bundleCheck: Promise<string> | null = null;
         if (source.kind === "folder") {
-          bundle = await openBundle(source.root, options.target);
-          if (bundle) {
-            if (options.release && options.release !== bundle.manifest.shell) {
-              throw new Error(`this offline bundle holds Gentle Shell ${bundle.manifest.shell}, not ${options.release}`);
+          const opened = await openBundle(source.root, options.target);
+          bundle = opened;
+          if (opened) {
+            if (options.release && options.release !== opened.manifest.shell) {
+              throw new Error(`this offline bundle holds Gentle Shell ${opened.manifest.shell}, not ${options.release}`);
             }
-            // Its signed release and every package this machine needs, before any runtime is published:
-            // a damaged or altered bundle changes nothing.
-            bundleRelease = await readBundleRelease(bundle, pins, options.engine);
-            options.onRelease?.(bundleRelease.signed.shell, bundleRelease.signed.pi);
-            bundlePackages = await bundlePackageFiles(bundle, bundleRelease, options.target);
-            offline = `; offline bundle ${bundle.manifest.id}, its signature and ${bundlePackages.size} packages verified`;
+            // Its signed release and every package this machine needs are checked while the runtimes are
+            // copied from it, and before any is extracted: a damaged or altered bundle changes nothing.
+            bundleCheck = (async () => {
+              const release = await readBundleRelease(opened, pins, options.engine);
+              bundleRelease = release;
+              options.onRelease?.(release.signed.shell, release.signed.pi);
+              const packages = await bundlePackageFiles(opened, release, options.target);
+              bundlePackages = packages;
+              return `; offline bundle ${opened.manifest.id}, its signature and ${packages.size} packages verified`;
+            })();
+            // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
+            bundleCheck.catch(() => undefined);
           }
         }
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
@@ -156,7 +164,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
         const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`), env, options.quiet);
         try {
-          const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(early ? { before: early } : {}) });
+          const before = bundleCheck ?? early;
+          const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
+          if (bundleCheck) offline = await bundleCheck;
           if (early) offline = `; Gentle Shell ${(await early).signed.shell}'s signed manifest verified`;
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
           // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
