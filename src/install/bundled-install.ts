@@ -128,7 +128,6 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       run: async () => {
         // Before the first download: the space the pins know of, against what is free.
         await space.check();
-        let offline = "";
         let bundleCheck: Promise<string> | null = null;
         if (source.kind === "folder") {
           const opened = await openBundle(source.root, options.target);
@@ -147,8 +146,6 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
               bundlePackages = packages;
               return `; offline bundle ${opened.manifest.id}, its signature and ${packages.size} packages verified`;
             })();
-            // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
-            bundleCheck.catch(() => undefined);
           }
         }
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
@@ -156,22 +153,25 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         const known = npmrcRegistry(npmrc, env);
         // When the release is known without our npm (named, or the registry is in the npm settings),
         // its signature and assets are checked while the runtimes download, and before any is extracted.
-        const early = !bundle && (known || (options.release && source.kind !== "official")) ? fetchOnline(known ?? "") : null;
-        // Awaited below (or by ensureRuntimes); this only keeps an early failure from being reported as unhandled.
-        early?.catch(() => undefined);
+        const early =
+          !bundle && (known || (options.release && source.kind !== "official"))
+            ? fetchOnline(known ?? "").then((release) => `; Gentle Shell ${release.signed.shell}'s signed manifest verified`)
+            : null;
+        // The check that must pass before anything is extracted; it gives the step's detail.
+        const before = bundleCheck ?? early;
+        // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
+        before?.catch(() => undefined);
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
         const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`), env, options.quiet);
         try {
-          const before = bundleCheck ?? early;
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
-          if (bundleCheck) offline = await bundleCheck;
-          if (early) offline = `; Gentle Shell ${(await early).signed.shell}'s signed manifest verified`;
+          const checked = before ? await before : "";
           if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
           // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
           const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;
-          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}${offline}`;
+          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}${checked}`;
         } finally {
           progress.stop();
         }
