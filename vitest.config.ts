@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { FILE_LIMIT_MS } from "./test/support/limits";
 
 /**
  * Two projects:
@@ -10,7 +11,8 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
-    reporters: ["verbose"],
+    // The last lines of every run: its wall time and its five slowest files (.ci/run shows them).
+    reporters: ["verbose", "./test/support/wall-time-reporter.ts"],
     pool: "forks",
     // Two cores: most of a file's time is spent waiting on child processes (Node, pnpm, verdaccio, tmux), so three files at once
     // keep both cores busy (vitest would run one, availableParallelism() - 1). A full run took 16.4 min against 23.6.
@@ -30,9 +32,10 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           globalSetup: ["test/support/global-setup.ts"],
-          setupFiles: ["test/support/compile-cache.ts"],
-          testTimeout: 180_000,
-          hookTimeout: 600_000,
+          setupFiles: ["test/support/compile-cache.ts", "test/support/file-limit.ts"],
+          // One outer limit per file (test/support/limits.ts); no step inside waits on a clock.
+          testTimeout: FILE_LIMIT_MS,
+          hookTimeout: FILE_LIMIT_MS,
           teardownTimeout: 60_000,
         },
       },

@@ -23,7 +23,7 @@ async function newHome(): Promise<string> {
 }
 
 function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home, timeoutMs: 170_000 });
+  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
 }
 
 describe("before anything is done", () => {
@@ -80,7 +80,7 @@ describe("an install through the knobs, then the launcher's strict commands and 
     expect((await fs.readFile(join(home, ".gentle-shell", "config", "install-source"), "utf8")).trim()).toBe(f.mirrorUrl);
 
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
-    const launch = (args: string[]) => runCommand(gs, args, { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
+    const launch = (args: string[]) => runCommand(gs, args, { env: homeEnv(home), cwd: home });
     const stray = await launch(["upgrade", "--frobnicate"]);
     expect(stray.code).toBe(2);
     expect(stray.stdout).toBe("");

@@ -66,7 +66,7 @@ async function interactive(i: Installed, o: { companion: boolean; extra?: NodeJS
     rows: 40,
   });
   try {
-    await t.waitFor((s) => /─{20,}/.test(s) && loaded.every((file) => existsSync(file)), "Pi's editor with its packages loaded", 120_000);
+    await t.waitFor((s) => /─{20,}/.test(s) && loaded.every((file) => existsSync(file)), "Pi's editor with its packages loaded");
     await t.waitForPi("idle");
   } finally {
     await t.close();
@@ -79,7 +79,7 @@ describe("the gentle-engram companion", { timeout: 480_000 }, () => {
     const i = await home();
     // No companion work for --version, help, a Pi subcommand or print mode, in a terminal or not.
     for (const args of [["--version"], ["--help"], ["list"], ["-p", "say hi"]]) {
-      const r = await runCommand(i.gs, args, { env: userEnv(i), cwd: i.home, timeoutMs: 90_000 });
+      const r = await runCommand(i.gs, args, { env: userEnv(i), cwd: i.home });
       expect(r.stderr, JSON.stringify(args)).not.toContain("gentle-engram");
     }
     const t = await Terminal.open({
@@ -88,7 +88,7 @@ describe("the gentle-engram companion", { timeout: 480_000 }, () => {
       env: userEnv(i),
       keepOnExit: true,
     });
-    await t.waitFor((s) => s.includes("all done"), "the excluded launches to finish", 120_000);
+    await t.waitFor((s) => s.includes("all done"), "the excluded launches to finish");
     await t.close();
     expect(existsSync(join(i.prefix, "config", "companion.json"))).toBe(false);
     expect(existsSync(join(agent(i), "npm", "node_modules", "gentle-engram"))).toBe(false);
@@ -107,7 +107,7 @@ describe("the gentle-engram companion", { timeout: 480_000 }, () => {
     const before = (await fs.stat(join(agent(i), "npm", "node_modules", "gentle-engram", "package.json"))).mtimeMs;
     expect(await interactive(i, { companion: true })).not.toContain("gentle-engram");
     expect((await fs.stat(join(agent(i), "npm", "node_modules", "gentle-engram", "package.json"))).mtimeMs).toBe(before);
-    const removed = await runCommand(i.gs, ["remove", "npm:gentle-engram"], { env: userEnv(i), cwd: i.home, timeoutMs: 120_000 });
+    const removed = await runCommand(i.gs, ["remove", "npm:gentle-engram"], { env: userEnv(i), cwd: i.home });
     expect(removed.code, removed.stdout + removed.stderr).toBe(0);
     expect(await interactive(i, { companion: false })).not.toContain("gentle-engram");
     expect(await packages(i)).toEqual([]);
@@ -145,7 +145,7 @@ describe("the gentle-engram companion", { timeout: 480_000 }, () => {
   it("migrates the old npm:gentle-engram@0.4.2 registration without installing an update", async () => {
     const i = await home();
     // What an earlier Shell left: the pinned registration, 0.4.2 installed (a Pi subcommand: no companion work).
-    const old = await runCommand(i.gs, ["install", "npm:gentle-engram@0.4.2"], { env: userEnv(i), cwd: i.home, timeoutMs: 120_000 });
+    const old = await runCommand(i.gs, ["install", "npm:gentle-engram@0.4.2"], { env: userEnv(i), cwd: i.home });
     expect(old.code, old.stdout + old.stderr).toBe(0);
     expect(existsSync(join(i.prefix, "config", "companion.json"))).toBe(false);
     const local = join(i.root, "local-ext");
@@ -170,7 +170,7 @@ describe("the gentle-engram companion", { timeout: 480_000 }, () => {
 
   it("never rewrites another companion pin, a local companion or a linked home", async () => {
     const i = await home();
-    const pinned = await runCommand(i.gs, ["install", "npm:gentle-engram@0.5.0"], { env: userEnv(i), cwd: i.home, timeoutMs: 120_000 });
+    const pinned = await runCommand(i.gs, ["install", "npm:gentle-engram@0.5.0"], { env: userEnv(i), cwd: i.home });
     expect(pinned.code, pinned.stdout + pinned.stderr).toBe(0);
     // Pi's own first interactive start records lastChangelogVersion; everything else stays as it was.
     const settings = async () => ({ ...JSON.parse(await fs.readFile(settingsFile(i), "utf8")), lastChangelogVersion: undefined });

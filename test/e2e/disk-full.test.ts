@@ -45,7 +45,6 @@ function install(home: string) {
   return runCommand(f.binary!, ["install", "--yes", "--no-setup", "--verbose", "--source", f.mirrorUrl], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: "/",
-    timeoutMs: 170_000,
   });
 }
 

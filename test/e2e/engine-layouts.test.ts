@@ -33,7 +33,7 @@ function installed(options: InstallOptions = {}): Promise<Installed> {
 }
 
 function gs(i: Installed, args: string[], extra: NodeJS.ProcessEnv = {}, cwd = i.home) {
-  return runCommand(i.gs, args, { env: { ...i.env, ...extra }, cwd, timeoutMs: 170_000 });
+  return runCommand(i.gs, args, { env: { ...i.env, ...extra }, cwd });
 }
 
 async function versionLines(i: Installed) {

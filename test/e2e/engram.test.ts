@@ -11,21 +11,16 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
+import { installed as installedCopy } from "../support/installed";
 
 const f = fixtures();
 
+/** A copy of the run's shared install (test/support/installed.ts), with or without its setup step. */
 async function installed(withSetup: boolean) {
-  const home = join(scratchDir("gss-engram-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const env = homeEnv(home, { SHELL: "/bin/bash" });
+  const i = await installedCopy(f, { extra: withSetup ? [] : ["--no-setup"] });
   // The install's setup step publishes the verified core; it never starts a server.
-  const args = ["install", "--yes", "--source", f.mirrorUrl, ...(withSetup ? [] : ["--no-setup"])];
-  const r = await runCommand(f.binary!, args, { env, cwd: home, timeoutMs: 170_000 });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  expect(r.stdout).toContain(withSetup ? "✔ setup: " : "- setup: skipped");
-  return home;
+  expect(i.output).toContain(withSetup ? "✔ setup: " : "- setup: skipped");
+  return i.home;
 }
 
 /**
@@ -48,7 +43,6 @@ exit 0
   const r = await runCommand("unshare", ["-n", "bash", "-c", script], {
     env: homeEnv(home, { GS: join(home, ".gentle-shell", "bin", "gentle-shell"), PATH: process.env.PATH, GH_TOKEN: "gh-secret", ...extraEnv }),
     cwd: home,
-    timeoutMs: 60_000,
   });
   expect(r.code, r.stderr).toBe(0);
   const line = (key: string) =>

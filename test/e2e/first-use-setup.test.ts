@@ -15,6 +15,8 @@ import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
+import { OUTPUT_WAIT_MS } from "../support/limits";
+import { installed as installedCopy } from "../support/installed";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -33,13 +35,19 @@ interface Home {
 }
 
 async function installed(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Home> {
+  // With no variables of its own, a copy of the run's shared install of these arguments (it exited 0).
+  if (Object.keys(extraEnv).length === 0) {
+    const i = await installedCopy(f, { extra: args });
+    await writeStubModelConfig(join(i.prefix, "agent"), `${f.modelUrl}/v1`);
+    return { home: i.home, prefix: i.prefix, gs: i.gs, install: { code: 0, signal: null, stdout: i.output, stderr: "" } };
+  }
   const home = join(scratchDir("gss-first-use-"), "home");
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  // Waited on until it exits: the file's outer limit is the only one.
   const install = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...args], {
     env: homeEnv(home, { SHELL: "/bin/bash", ...extraEnv }),
     cwd: home,
-    timeoutMs: 170_000,
   });
   const prefix = join(home, ".gentle-shell");
   await writeStubModelConfig(join(prefix, "agent"), `${f.modelUrl}/v1`);
@@ -69,7 +77,7 @@ class Terminal {
   async screen(): Promise<string> {
     return (await runCommand("tmux", ["-L", this.socket, "capture-pane", "-p", "-J"])).stdout;
   }
-  async waitFor(test: (screen: string) => boolean | Promise<boolean>, what: string, ms = 90_000): Promise<string> {
+  async waitFor(test: (screen: string) => boolean | Promise<boolean>, what: string, ms = OUTPUT_WAIT_MS): Promise<string> {
     const end = Date.now() + ms;
     let last = "";
     while (Date.now() < end) {
@@ -108,7 +116,7 @@ describe.concurrent("setup on first use", () => {
 
     // No terminal: a plain start, --version, help, a Pi subcommand and print mode.
     for (const args of [[], ["--version"], ["--help"], ["list"], ["-p", "say hi"]]) {
-      const r = await runCommand(h.gs, args, { env: userEnv(h), cwd: h.home, timeoutMs: 90_000 });
+      const r = await runCommand(h.gs, args, { env: userEnv(h), cwd: h.home });
       expect(r.stderr, JSON.stringify(args)).not.toContain("setting up Gentle AI");
     }
     // A terminal: the same, Shell's own subcommands, and RPC mode (Pi then waits for commands on its input).
@@ -164,7 +172,7 @@ describe.concurrent("setup on first use", () => {
     // self-uninstall removes the marker, also when it keeps the shared config.json beside it,
     // so an install made later sets up again.
     await fs.writeFile(join(h.prefix, "config", "config.json"), "{}\n");
-    const gone = await runCommand(h.gs, ["self-uninstall", "--yes"], { env: userEnv(h), cwd: h.home, timeoutMs: 120_000 });
+    const gone = await runCommand(h.gs, ["self-uninstall", "--yes"], { env: userEnv(h), cwd: h.home });
     expect(gone.code, gone.stdout + gone.stderr).toBe(0);
     expect(await fs.readdir(join(h.prefix, "config"))).toEqual(["config.json"]);
   });

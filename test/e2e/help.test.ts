@@ -23,7 +23,7 @@ const BLOCK = `${shellHelpLines().join("\n")}\n`;
 let i: Installed;
 beforeAll(async () => {
   i = await installed(f);
-  const s = await runCommand(i.gs, ["setup"], { env: i.env, cwd: i.home, timeoutMs: 120_000 });
+  const s = await runCommand(i.gs, ["setup"], { env: i.env, cwd: i.home });
   expect(s.code, s.stdout + s.stderr).toBe(0);
   expect(await fs.stat(join(i.prefix, "runtime", "engram-3.5.2", "engram"))).toBeTruthy();
 });
@@ -46,7 +46,6 @@ kill "$listener"
   const r = await runCommand("unshare", ["-n", "bash", "-c", script, "bash", ...args], {
     env: homeEnv(i.home, { GS: i.gs, LOG: log, PATH: process.env.PATH, PI_OFFLINE: "1" }),
     cwd: i.home,
-    timeoutMs: 120_000,
   });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   return {
@@ -67,7 +66,6 @@ async function piOwnHelp(): Promise<string> {
   const r = await runCommand(node, [cli, "--extension", join(version, "node_modules", "gentle-pi"), "--help"], {
     env: homeEnv(i.home, { PI_CODING_AGENT_DIR: join(i.prefix, "agent"), PI_OFFLINE: "1" }),
     cwd: i.home,
-    timeoutMs: 60_000,
   });
   expect(r.code, r.stderr).toBe(0);
   return r.stdout;

@@ -44,7 +44,7 @@ async function picture() {
 describe("memory migrate through the launcher", () => {
   it("without --confirm-quiescent: refused in one sentence, Pi never started, nothing changed", async () => {
     const before = await picture();
-    const r = await runCommand(i.gs, ["memory", "migrate"], { env: { ...i.env, PI_OFFLINE: "1" }, cwd: i.home, timeoutMs: 60_000 });
+    const r = await runCommand(i.gs, ["memory", "migrate"], { env: { ...i.env, PI_OFFLINE: "1" }, cwd: i.home });
     expect(r.code, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^gentle-shell: memory migrate changes ~\/\.engram: first stop every Engram client/)]);
@@ -56,7 +56,6 @@ describe("memory migrate through the launcher", () => {
     const r = await runCommand("unshare", ["-n", "bash", "-c", 'ip link set lo up; exec "$GS" memory migrate --confirm-quiescent'], {
       env: { ...i.env, GS: i.gs, PATH: process.env.PATH, PI_OFFLINE: "1" },
       cwd: i.home,
-      timeoutMs: 60_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const lines = r.stdout.trim().split("\n");

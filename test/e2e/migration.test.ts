@@ -14,6 +14,7 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
+import { sharedTree } from "../support/shared-install";
 import { Terminal } from "../support/tmux";
 
 const f = fixtures();
@@ -30,41 +31,58 @@ interface GlobalHome {
 }
 
 /** A home whose ~/.npmrc names the fixture registry, and a file of the user's in the agent home the old Shell used. */
-async function newHome(): Promise<{ root: string; home: string }> {
-  const root = scratchDir("gss-migrate-");
+async function newHome(root: string): Promise<string> {
   const home = join(root, "ho me");
   await fs.mkdir(join(home, ".gentle-shell", "agent"), { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
   await fs.writeFile(join(home, ".gentle-shell", "agent", "user-notes.md"), "mine\n");
-  return { root, home };
+  return home;
 }
 
-async function npmGlobal(version: string): Promise<GlobalHome> {
-  const { root, home } = await newHome();
+function npmEnv(root: string, home: string): NodeJS.ProcessEnv {
   const npmPrefix = join(root, "npm-global");
-  const globalBin = join(npmPrefix, "bin");
-  const env = homeEnv(home, { SHELL: "/bin/bash", NPM_CONFIG_PREFIX: npmPrefix, PATH: `${globalBin}:/usr/bin:/bin` });
-  const r = await runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env, cwd: home, timeoutMs: 170_000 });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return { root, home, globalBin, env, manager: "npm", prefix: join(home, ".gentle-shell") };
+  return homeEnv(home, { SHELL: "/bin/bash", NPM_CONFIG_PREFIX: npmPrefix, PATH: `${join(npmPrefix, "bin")}:/usr/bin:/bin` });
 }
 
-async function pnpmGlobal(version: string): Promise<GlobalHome> {
-  const { root, home } = await newHome();
-  const tools = join(root, "tools");
-  await fs.mkdir(tools, { recursive: true });
-  // The user's pnpm: pnpm 11.1.1 on Node 24 (it needs Node 22 or later; this machine's node is older).
-  await fs.writeFile(join(tools, "pnpm"), `#!/bin/sh\nexec '${f.node}' '${f.pnpmEntry}' "$@"\n`, { mode: 0o755 });
+/**
+ * A home with a real `npm install -g gentle-pi@<version>`: made once per run and version (the
+ * install takes minutes under load), each test working on its own copy (support/shared-install.ts).
+ */
+async function npmGlobal(version: string): Promise<GlobalHome> {
+  const { root } = await sharedTree(f, `migration-npm-global-${version}`, async (root) => {
+    const home = await newHome(root);
+    // Waited on until it exits: the file's outer limit is the only one.
+    const r = await runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env: npmEnv(root, home), cwd: home });
+    const output = r.stdout + r.stderr;
+    return r.code === 0 ? { output } : { output, error: `npm install -g exited ${r.code ?? r.signal}\n${output}` };
+  });
+  const home = join(root, "ho me");
+  return { root, home, globalBin: join(root, "npm-global", "bin"), env: npmEnv(root, home), manager: "npm", prefix: join(home, ".gentle-shell") };
+}
+
+function pnpmEnv(root: string, home: string): NodeJS.ProcessEnv {
   const pnpmHome = join(root, "pnpm-home");
-  const globalBin = join(pnpmHome, "bin");
-  const env = homeEnv(home, { SHELL: "/bin/bash", PNPM_HOME: pnpmHome, PATH: `${globalBin}:${tools}:/usr/bin:/bin` });
-  const r = await runCommand(join(tools, "pnpm"), ["add", "-g", `gentle-pi@${version}`], { env, cwd: home, timeoutMs: 170_000 });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return { root, home, globalBin, env, manager: "pnpm", prefix: join(home, ".gentle-shell") };
+  return homeEnv(home, { SHELL: "/bin/bash", PNPM_HOME: pnpmHome, PATH: `${join(pnpmHome, "bin")}:${join(root, "tools")}:/usr/bin:/bin` });
 }
 
-function setup(g: GlobalHome, args: string[], timeoutMs = 170_000) {
-  return runCommand(f.binary!, args, { env: g.env, cwd: g.home, timeoutMs });
+/** A home with a real `pnpm add -g gentle-pi@<version>`, made once per run and version as npmGlobal's. */
+async function pnpmGlobal(version: string): Promise<GlobalHome> {
+  const { root } = await sharedTree(f, `migration-pnpm-global-${version}`, async (root) => {
+    const home = await newHome(root);
+    const tools = join(root, "tools");
+    await fs.mkdir(tools, { recursive: true });
+    // The user's pnpm: pnpm 11.1.1 on Node 24 (it needs Node 22 or later; this machine's node is older).
+    await fs.writeFile(join(tools, "pnpm"), `#!/bin/sh\nexec '${f.node}' '${f.pnpmEntry}' "$@"\n`, { mode: 0o755 });
+    const r = await runCommand(join(tools, "pnpm"), ["add", "-g", `gentle-pi@${version}`], { env: pnpmEnv(root, home), cwd: home });
+    const output = r.stdout + r.stderr;
+    return r.code === 0 ? { output } : { output, error: `pnpm add -g exited ${r.code ?? r.signal}\n${output}` };
+  });
+  const home = join(root, "ho me");
+  return { root, home, globalBin: join(root, "pnpm-home", "bin"), env: pnpmEnv(root, home), manager: "pnpm", prefix: join(home, ".gentle-shell") };
+}
+
+function setup(g: GlobalHome, args: string[]) {
+  return runCommand(f.binary!, args, { env: g.env, cwd: g.home });
 }
 
 /** Which gentle-shell `gentle-shell --version` runs with this PATH. */
@@ -91,9 +109,9 @@ async function migrateInTerminal(g: GlobalHome, answer: (t: Terminal) => Promise
     rows: 50,
     keepOnExit: true,
   });
-  await t.waitFor((s) => s.includes("Remove the old global gentle-pi with"), "the removal question", 170_000);
+  await t.waitFor((s) => s.includes("Remove the old global gentle-pi with"), "the removal question");
   await answer(t);
-  const { screen } = await t.waitForExit(120_000);
+  const { screen } = await t.waitForExit();
   await t.close();
   return screen;
 }
@@ -140,7 +158,7 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
     expect(await stillGlobal(g)).toBe(false);
     expect(existsSync(join(g.globalBin, "gentle-shell"))).toBe(false);
     expect(await fs.readFile(join(g.prefix, "agent", "user-notes.md"), "utf8")).toBe("mine\n");
-  }, 360_000);
+  });
 
   it("warns when the old gentle-shell still wins on PATH, and refuses a release older than the global one", async () => {
     const g = await npmGlobal(latest.shell);
@@ -196,7 +214,8 @@ describe("gentle-shell-setup install on a machine with a global Gentle Shell (th
   });
 
   it("an npm link is never moved: the plan keeps it, and migrate refuses", async () => {
-    const { root, home } = await newHome();
+    const root = scratchDir("gss-migrate-");
+    const home = await newHome(root);
     const npmPrefix = join(root, "npm-global");
     const linked = join(root, "my-gentle-pi");
     await fs.mkdir(join(linked, "shell"), { recursive: true });
@@ -207,7 +226,7 @@ describe("gentle-shell-setup install on a machine with a global Gentle Shell (th
     await fs.writeFile(join(linked, "shell", "gentle-shell.js"), "#!/usr/bin/env node\nconsole.log('linked gentle-shell');\n", { mode: 0o755 });
     const globalBin = join(npmPrefix, "bin");
     const env = homeEnv(home, { SHELL: "/bin/bash", NPM_CONFIG_PREFIX: npmPrefix, PATH: `${globalBin}:/usr/bin:/bin` });
-    const link = await runCommand("npm", ["link"], { env, cwd: linked, timeoutMs: 60_000 });
+    const link = await runCommand("npm", ["link"], { env, cwd: linked });
     expect(link.code, link.stderr).toBe(0);
     const g: GlobalHome = { root, home, globalBin, env, manager: "npm", prefix: join(home, ".gentle-shell") };
 

@@ -144,7 +144,7 @@ describe("Pi's screens in tmux, read by the classifier", () => {
     const gone = join(i.home, "gone");
     await fs.mkdir(gone);
     const id = randomUUID();
-    const r = await runCommand(i.gs, ["--session-id", id, "-p", "hi"], { env: piEnv(i.env), cwd: gone, timeoutMs: 90_000 });
+    const r = await runCommand(i.gs, ["--session-id", id, "-p", "hi"], { env: piEnv(i.env), cwd: gone });
     expect(r.code, r.stderr).toBe(0);
     await fs.rm(gone, { recursive: true });
     const sessions = join(i.prefix, "agent", "sessions");

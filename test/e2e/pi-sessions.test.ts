@@ -41,7 +41,7 @@ async function project(name: string): Promise<string> {
 }
 
 function gs(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(i.gs, args, { env: piEnv(i.env, extra), cwd, timeoutMs: 90_000 });
+  return runCommand(i.gs, args, { env: piEnv(i.env, extra), cwd });
 }
 
 /** The stub model's requests from now on. */

@@ -60,13 +60,13 @@ describe("Pi's own tools, provisioned verified into the Shell's agent home", () 
       });
     // Help, --version and Pi's subcommands are no Pi session: they download nothing.
     for (const args of [["--help"], ["--version"], ["list"]]) {
-      const r = await runCommand(i.gs, args, { env, cwd: i.home, timeoutMs: 60_000 });
+      const r = await runCommand(i.gs, args, { env, cwd: i.home });
       expect(r.code, r.stdout + r.stderr).toBe(0);
     }
     await expect(fs.stat(bin)).rejects.toThrow();
     await expect(fs.stat(join(i.prefix, "runtime", `fd-${FD_VERSION}`))).rejects.toThrow();
     const first = await launch(false);
-    await first.waitForPi("idle", 90_000);
+    await first.waitForPi("idle");
     await first.close();
     expect((await fs.readdir(bin)).sort()).toEqual([".gentle-shell-fd", ".gentle-shell-rg", "fd", "rg"]);
     expect(await fs.readFile(join(bin, "fd"), "utf8")).toBe(fdScript);
@@ -74,7 +74,7 @@ describe("Pi's own tools, provisioned verified into the Shell's agent home", () 
 
     // No network at all, and Pi not told to be offline: ours are found, nothing is downloaded.
     const offline = await launch(true);
-    const idle = await offline.waitForPi("idle", 90_000);
+    const idle = await offline.waitForPi("idle");
     expect(idle).not.toMatch(MISSING);
     await fs.writeFile(join(i.home, "gss-fixture-fd-found-this.txt"), "");
     await offline.keys("-l", "@gss-fixture");
@@ -107,7 +107,7 @@ describe("Pi's own tools, provisioned verified into the Shell's agent home", () 
     expect(await fs.readFile(stderr, "utf8")).not.toContain("not provisioned");
     expect(await fs.readdir(bin)).not.toContain("fd");
     // ...and gentle-shell setup tries again at once, and forgets the failure once it worked.
-    const setup = await runCommand(i.gs, ["setup"], { env: { ...env, GENTLE_AI_FIXTURE_RECORD: join(i.root, "ai-record") }, cwd: i.home, timeoutMs: 120_000 });
+    const setup = await runCommand(i.gs, ["setup"], { env: { ...env, GENTLE_AI_FIXTURE_RECORD: join(i.root, "ai-record") }, cwd: i.home });
     expect(setup.code, setup.stdout + setup.stderr).toBe(0);
     expect(await fs.readFile(join(bin, "fd"), "utf8")).toBe(fdScript);
     await expect(fs.stat(record)).rejects.toThrow();

@@ -28,7 +28,7 @@ async function target(name: string) {
 }
 
 function install(extra: string[] = ["--no-setup"]) {
-  return runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...extra], { env, cwd: home, timeoutMs: 170_000 });
+  return runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...extra], { env, cwd: home });
 }
 
 describe("links inside the prefix", () => {
@@ -76,7 +76,7 @@ describe("links inside the prefix", () => {
       await fs.rm(link, { recursive: true, force: true });
       await fs.mkdir(join(link, ".."), { recursive: true });
       await fs.symlink(t.dir, link);
-      const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], { env, cwd: home, timeoutMs: 120_000 });
+      const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], { env, cwd: home });
       expect(r.code).not.toBe(0);
       expect(r.stdout + r.stderr).toContain(`~/.gentle-shell/${rel} is a link, not a folder of Gentle Shell's; nothing was written through it`);
       await t.untouched();

@@ -37,7 +37,6 @@ function install(home: string, source: string, args: string[] = []) {
   return runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--source", source, ...args], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: home,
-    timeoutMs: 170_000,
   });
 }
 

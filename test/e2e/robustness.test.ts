@@ -29,7 +29,6 @@ function install(home: string, extra: string[] = []) {
   return runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...extra], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: home,
-    timeoutMs: 170_000,
   });
 }
 

@@ -96,7 +96,6 @@ function install(home: string, args: string[], env: NodeJS.ProcessEnv) {
   return runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--verbose", ...args], {
     env: homeEnv(home, { SHELL: "/bin/bash", npm_config_registry: `http://dave:${SECRETS.npmConfig}@127.0.0.1:9/`, ...env }),
     cwd: home,
-    timeoutMs: 170_000,
   });
 }
 
@@ -143,7 +142,7 @@ describe("secrets in the user's settings", () => {
       ["install", "--dry-run", "--source", source],
       ["bundle", "--out", join(home, "b"), "--source", source],
     ]) {
-      const r = await runCommand(f.binary!, args, { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
+      const r = await runCommand(f.binary!, args, { env: homeEnv(home), cwd: home });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr.trim().split("\n")).toHaveLength(1);

@@ -8,25 +8,16 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { installed as installedCopy } from "../support/installed";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
 import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
 
+/** A copy of the run's shared install (test/support/installed.ts), with a profile of the user's in place first. */
 async function installed(profile?: { name: string; text: string }): Promise<{ home: string; gs: string; before: string | null; root: string }> {
-  const root = scratchDir("gss-uninstall-");
-  const home = join(root, "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  if (profile) await fs.writeFile(join(home, profile.name), profile.text);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-    timeoutMs: 170_000,
-  });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return { home, gs: join(home, ".gentle-shell", "bin", "gentle-shell"), before: profile?.text ?? null, root };
+  const i = await installedCopy(f, profile ? { files: { [profile.name]: profile.text } } : {});
+  return { home: i.home, gs: i.gs, before: profile?.text ?? null, root: i.root };
 }
 
 /** Everything in the scratch folder but the prefix and the PATH file (checked on its own). */

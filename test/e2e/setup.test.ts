@@ -11,23 +11,16 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
+import { installed as installedCopy } from "../support/installed";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
-/** An install without its setup step (--no-setup), so each test runs `gentle-shell setup` itself. */
+/** An install without its setup step (--no-setup), so each test runs `gentle-shell setup` itself: a copy of the run's shared one unless from another source. */
 async function installed(source = f.mirrorUrl) {
-  const home = join(scratchDir("gss-setup-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--source", source], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-    timeoutMs: 170_000,
-  });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return home;
+  const i = await installedCopy(f, { extra: ["--no-setup"], ...(source === f.mirrorUrl ? {} : { source }) });
+  return i.home;
 }
 
 describe.concurrent("gentle-shell setup", () => {
@@ -37,7 +30,6 @@ describe.concurrent("gentle-shell setup", () => {
     const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], {
       env: homeEnv(home, { PATH: "/usr/bin:/bin", GENTLE_PI_CONFIG_HOME: "/users/own/config" }),
       cwd: home,
-      timeoutMs: 120_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await fs.readFile(join(prefix, "runtime", "engram-3.5.2", ".gentle-shell-runtime"), "utf8")).toBeTruthy();
@@ -64,7 +56,7 @@ describe.concurrent("gentle-shell setup", () => {
     expect(JSON.parse(await fs.readFile(join(prefix, "config", "setup.json"), "utf8"))).toMatchObject({ status: "done", by: "setup", version: latest.id });
     // A dry run does not count.
     await fs.rm(join(prefix, "config", "setup.json"));
-    const dry = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup", "--dry-run"], { env: homeEnv(home), cwd: home, timeoutMs: 120_000 });
+    const dry = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup", "--dry-run"], { env: homeEnv(home), cwd: home });
     expect(dry.code, dry.stdout + dry.stderr).toBe(0);
     expect(existsSync(join(prefix, "config", "setup.json"))).toBe(false);
   });
@@ -81,7 +73,6 @@ describe.concurrent("gentle-shell setup", () => {
       const r = await runCommand(join(prefix, "bin", "gentle-shell"), args, {
         env: homeEnv(home, { GENTLE_AI_FIXTURE_RECORD: `${record}-${i}` }),
         cwd: home,
-        timeoutMs: 120_000,
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       // Gentle AI itself answered (its help, its dry run)...
@@ -102,7 +93,6 @@ describe.concurrent("gentle-shell setup", () => {
     const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], {
       env: homeEnv(home, { GENTLE_AI_FIXTURE_PERSONA: '{"rewritten":true}' }),
       cwd: home,
-      timeoutMs: 120_000,
     });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await fs.readFile(join(home, ".pi", "gentle-ai", "persona.json"), "utf8")).toBe('{"mine":true}\n');
@@ -115,7 +105,7 @@ describe.concurrent("gentle-shell setup", () => {
     const home = await installed(scope.url);
     await scope.setFault(f.pins.engram.archives["linux-x64"]!.path, { kind: "flip" });
     const prefix = join(home, ".gentle-shell");
-    const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], { env: homeEnv(home), cwd: home, timeoutMs: 120_000 });
+    const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], { env: homeEnv(home), cwd: home });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/setup stopped: the bundled Engram could not be published \(.*does not match its pinned sha256/);
     expect(await readGentleAiRuns(join(prefix, "gentle-ai"))).toEqual([]);

@@ -82,7 +82,6 @@ describe("the startup offer with npm's default registry", () => {
     const again = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell, "--no-setup"], {
       env: i.env,
       cwd: i.home,
-      timeoutMs: 170_000,
     });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(await fs.readFile(join(i.prefix, "pnpm", "config", "npmrc"), "utf8")).toBe("");

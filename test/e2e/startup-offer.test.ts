@@ -11,10 +11,9 @@ import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
-import { runCommand } from "../support/proc";
 import { classifyPiScreen } from "../support/screen";
 import { writeStubModelConfig } from "../support/stub-model";
-import { scratchDir } from "../support/scratch";
+import { installed } from "../support/installed";
 import { Terminal } from "../support/tmux";
 
 const f = fixtures();
@@ -62,15 +61,8 @@ async function askQuickRegistry(home: string) {
 }
 
 async function installedOlder(options: { quickRegistry?: boolean } = { quickRegistry: true }) {
-  const home = join(scratchDir("gss-offer-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-    timeoutMs: 170_000,
-  });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
+  // A copy of the run's shared install of the older release (support/installed.ts).
+  const { home } = await installed(f, { release: older.shell });
   await writeStubModelConfig(join(home, ".gentle-shell", "agent"), `${f.modelUrl}/v1`);
   if (options.quickRegistry) await askQuickRegistry(home);
   return home;
@@ -164,8 +156,8 @@ describe.concurrent("the startup update offer", () => {
     await t.waitFor(offered, "the offer");
     await t.keys("1");
     await t.keys("Enter");
-    await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade", 150_000);
-    await t.waitFor(piOpen, "Pi's editor of the new version", 60_000);
+    await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade");
+    await t.waitFor(piOpen, "Pi's editor of the new version");
     const marker = JSON.parse(await fs.readFile(join(agent, GENTLE_PI_MARKER), "utf8"));
     expect(marker.version).toBe(latest.shell);
     expect(marker.env).not.toHaveProperty("GENTLE_SHELL_STARTUP_HANDOFF");

@@ -29,7 +29,7 @@ async function newHome(name: string): Promise<string> {
 }
 
 function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home, timeoutMs: 170_000 });
+  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
 }
 
 /** The run's one document: exactly one line on stdout, fitting the schema, whose exit code is the process's. */
@@ -131,9 +131,9 @@ describe("a full install under --json, then status", () => {
     const json = documentOf(await setup(home, ["status", "--json"]));
     expect(json).toMatchObject({ ok: true, status: { healthy: true, launcher: { check: "passed" }, memory: { probed: false } } });
     const launcher = join(prefix, "bin", "gentle-shell");
-    const engine = await runCommand(launcher, ["status", "--json"], { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
+    const engine = await runCommand(launcher, ["status", "--json"], { env: homeEnv(home), cwd: home });
     expect(documentOf(engine)).toMatchObject({ command: "status", ok: true, status: { healthy: true, active: { id: latest.id } } });
-    const usage = await runCommand(launcher, ["status", "--json", "--bogus"], { env: homeEnv(home), cwd: home, timeoutMs: 60_000 });
+    const usage = await runCommand(launcher, ["status", "--json", "--bogus"], { env: homeEnv(home), cwd: home });
     expect(documentOf(usage)).toMatchObject({ ok: false, exitCode: 2 });
     expect(await treeWithTimes(prefix)).toEqual(before);
   });

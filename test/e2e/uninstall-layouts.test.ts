@@ -29,7 +29,7 @@ async function outside(i: Installed): Promise<Awaited<ReturnType<typeof treeSnap
 }
 
 function uninstall(i: Installed, args: string[]) {
-  return runCommand(i.gs, ["self-uninstall", ...args], { env: i.env, cwd: i.home, timeoutMs: 170_000 });
+  return runCommand(i.gs, ["self-uninstall", ...args], { env: i.env, cwd: i.home });
 }
 
 describe.concurrent("self-uninstall under real-world layouts", () => {
@@ -71,7 +71,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   it("waits for an upgrade running in another terminal, then removes everything, with the launcher last", async () => {
     const i = await installed({ release: older.shell });
     const before = await outside(i);
-    const upgrade = runCommand(i.gs, ["upgrade"], { env: i.env, cwd: i.home, timeoutMs: 170_000 });
+    const upgrade = runCommand(i.gs, ["upgrade"], { env: i.env, cwd: i.home });
     // The upgrade holds the install lock while it works.
     const lock = join(i.prefix, ".gentle-shell-setup.lock");
     for (let n = 0; n < 400 && !existsSync(lock); n++) await new Promise((r) => setTimeout(r, 25));

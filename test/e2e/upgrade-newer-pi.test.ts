@@ -15,6 +15,7 @@ import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, FIXTURE_PI, homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
 import { signedReleaseSource } from "../support/release-publish";
+import { installed } from "../support/installed";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -31,21 +32,13 @@ const release = olderPiRelease();
 // Awaited by each test; a failure is theirs to report.
 release.catch(() => undefined);
 
+/** The older release, a copy of the run's shared install of it (test/support/installed.ts). */
 async function installOlder(): Promise<string> {
-  const home = join(scratchDir("gss-newer-pi-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-    timeoutMs: 170_000,
-  });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return home;
+  return (await installed(f, { release: older.shell })).home;
 }
 
 function gs(home: string, args: string[]) {
-  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home), cwd: home, timeoutMs: 170_000 });
+  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home), cwd: home });
 }
 
 async function versionLines(home: string) {

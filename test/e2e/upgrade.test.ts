@@ -9,27 +9,19 @@ import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
+import { installed } from "../support/installed";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
 const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
 
+/** The older release: a copy of the run's shared install of it, or a real install from another source. */
 async function installOlder(source = f.mirrorUrl) {
-  const home = join(scratchDir("gss-upgrade-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", source, "--release", older.shell], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-    timeoutMs: 170_000,
-  });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return home;
+  return (await installed(f, { release: older.shell, ...(source === f.mirrorUrl ? {} : { source }) })).home;
 }
 
 function gs(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home, extra), cwd: home, timeoutMs: 170_000 });
+  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home, extra), cwd: home });
 }
 
 async function versionLines(home: string) {
@@ -98,7 +90,7 @@ describe.concurrent("gentle-shell upgrade", () => {
     const copy = join(home, "gs-copy");
     await fs.writeFile(copy, text, { mode: 0o755 });
     await fs.writeFile(launcher, "#!/bin/sh\nexit 3\n", { mode: 0o755 });
-    const r = await runCommand(copy, ["upgrade"], { env: homeEnv(home), cwd: home, timeoutMs: 170_000 });
+    const r = await runCommand(copy, ["upgrade"], { env: homeEnv(home), cwd: home });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the launcher could not be written .*current is back on 4\.0\.0-1\.6\.0/);
     expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${older.id}`);

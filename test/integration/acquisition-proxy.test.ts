@@ -107,7 +107,6 @@ async function download(url: string, env: NodeJS.ProcessEnv, redirectHosts: stri
   const dest = join(work, `dest-${Math.random().toString(16).slice(2)}`);
   const r = await runCommand(f.node, ["--use-env-proxy", bundle, JSON.stringify({ url, dest, expected, redirectHosts })], {
     env: { ...homeEnv(work), NODE_EXTRA_CA_CERTS: join(work, "cert.pem"), ...env },
-    timeoutMs: 60_000,
   });
   return { ...r, bytes: await fs.readFile(dest).catch(() => null) };
 }
@@ -165,7 +164,6 @@ describe("downloads through proxies (node:http and node:https with --use-env-pro
     const r = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--source", scope.url], {
       env: homeEnv(home, { HTTP_PROXY: proxy.url, NO_PROXY: "" }),
       cwd: home,
-      timeoutMs: 120_000,
     });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✖ runtime failed: Node 24\.21\.0 \(linux-x64\): .* answered HTTP 404/);

@@ -106,7 +106,7 @@ describe("a body cut short while the reader is slow, on Node 24.21.0", () => {
     // and fetch then rejects with "terminated". Up to five tries; one crash shows the scenario reaches the bug.
     const outcomes: string[] = [];
     for (let attempt = 0; attempt < 5; attempt++) {
-      const r = await runCommand(f.node, [fetchChild, `${base}/${NODE_PATH}`], { env: homeEnv(work), timeoutMs: 120_000 });
+      const r = await runCommand(f.node, [fetchChild, `${base}/${NODE_PATH}`], { env: homeEnv(work) });
       const crashed = r.stdout === "" && r.code !== 0 && r.stderr.includes("assert(!this.paused)");
       outcomes.push(crashed ? "crashed" : `exit ${r.code}: ${r.stdout.trim() || r.stderr.split("\n")[0]}`);
       if (crashed) break;
@@ -118,7 +118,7 @@ describe("a body cut short while the reader is slow, on Node 24.21.0", () => {
     requests = [];
     const home = join(work, "home");
     await fs.mkdir(home, { recursive: true });
-    const r = await runCommand(f.node, [oursChild, JSON.stringify({ home, pins: f.pins, base })], { env: homeEnv(home), timeoutMs: 120_000 });
+    const r = await runCommand(f.node, [oursChild, JSON.stringify({ home, pins: f.pins, base })], { env: homeEnv(home) });
     expect(r.stdout).toBe("");
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(

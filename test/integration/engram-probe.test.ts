@@ -256,7 +256,6 @@ fetch("http://127.0.0.1:" + port + "/compatibility").then((r) => console.log("fe
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
     const r = await runCommand(f.node, [bundle, String(s.port)], {
       env: { ...homeEnv(work), NODE_USE_ENV_PROXY: "1", HTTP_PROXY: proxyUrl, http_proxy: proxyUrl, NO_PROXY: "", no_proxy: "" },
-      timeoutMs: 30_000,
     });
     expect(r.stdout).toContain(JSON.stringify({ kind: "ready" }));
     // The control: the same request through fetch is carried by the proxy, so the proxy setting is live.

@@ -78,7 +78,6 @@ describe.concurrent("curl … | sh", () => {
       const r = await runCommand(shell, ["-c", `curl -fsSL "${base}/good/install.sh" | ${shell} -s -- --yes --source "${f.mirrorUrl}"`], {
         env: homeEnv(h, { GENTLE_SHELL_SETUP_DOWNLOAD: `${base}/good`, SHELL: "/bin/bash" }),
         cwd: h,
-        timeoutMs: 170_000,
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stderr).toContain("gentle-shell-setup: downloading gentle-shell-setup-linux-x64");

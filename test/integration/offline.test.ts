@@ -52,12 +52,11 @@ async function newHome(name: string): Promise<string> {
  * namespaces, the bundle folder bind-mounted read-only over itself. A missing
  * unshare fails the test (spawn error), never skips it.
  */
-function offline(dir: string, home: string, script: string, timeoutMs = 150_000) {
+function offline(dir: string, home: string, script: string) {
   const prelude = 'ip link set lo up && mount --bind "$1" "$1" && mount -o remount,ro,bind "$1" && cd "$1" || exit 97\n';
   return runCommand("unshare", ["--net", "--mount", "sh", "-c", prelude + script, "sh", dir], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: home,
-    timeoutMs,
   });
 }
 
@@ -96,7 +95,6 @@ beforeAll(async () => {
   made = await runCommand(f.binary!, ["bundle", "--out", bundle, "--source", f.mirrorUrl, "--release", release.shell], {
     env: homeEnv(maker),
     cwd: maker,
-    timeoutMs: 170_000,
   });
   if (made.code !== 0) throw new Error(`bundle failed:\n${made.stdout}\n${made.stderr}`);
   packages = lockedPackages(await fs.readFile(join(f.mirrorRoot, releaseDir, DISTRIBUTION_LOCK), "utf8"));
@@ -167,7 +165,6 @@ describe("gentle-shell-setup bundle", () => {
   it("refuses to write into a folder that is not empty", async () => {
     const r = await runCommand(f.binary!, ["bundle", "--out", bundle, "--source", f.mirrorUrl, "--release", release.shell], {
       env: homeEnv(root),
-      timeoutMs: 60_000,
     });
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toMatch(/already exists; a bundle is written only into a new or empty folder/);
@@ -180,7 +177,6 @@ describe("a bundle that cannot be made", () => {
     const out = join(root, "failed-bundle");
     const r = await runCommand(f.binary!, ["bundle", "--out", out, "--source", f.mirrorUrl, "--release", release.shell, "--target", "linux-x64,linux-arm64"], {
       env: homeEnv(root),
-      timeoutMs: 120_000,
     });
     expect(r.code).not.toBe(0);
     expect(r.stderr + r.stdout).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);
@@ -193,7 +189,7 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     const r = await runCommand(
       "unshare",
       ["--net", process.execPath, "-e", `fetch(${JSON.stringify(f.registryUrl)}).then(() => process.exit(0), () => process.exit(7))`],
-      { timeoutMs: 30_000 },
+      {},
     );
     expect(r.code).toBe(7);
   });
@@ -333,7 +329,6 @@ describe("gentle-shell upgrade --source <bundle> with no network", () => {
     const installed = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
       env: homeEnv(home, { SHELL: "/bin/bash" }),
       cwd: home,
-      timeoutMs: 170_000,
     });
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
     // First from a bundle with one flipped package: the whole `verify` check refuses it, and nothing changes.

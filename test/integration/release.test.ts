@@ -35,7 +35,7 @@ async function releaseHome(): Promise<{ home: string; tmp: string; env: NodeJS.P
 }
 
 function release(h: { home: string; env: NodeJS.ProcessEnv }, args: string[]) {
-  return runCommand(f.binary!, ["release", ...args, "--source", f.mirrorUrl], { env: h.env, cwd: h.home, timeoutMs: 170_000 });
+  return runCommand(f.binary!, ["release", ...args, "--source", f.mirrorUrl], { env: h.env, cwd: h.home });
 }
 
 describe("gentle-shell-setup release build and verify", () => {
@@ -148,7 +148,7 @@ describe("gentle-shell-setup release sign and check", () => {
     await fs.copyFile(f.binary!, join(dir, "gentle-shell-setup-linux-x64"));
     const key = join(h.home, "release-key.pem");
     await fs.writeFile(key, FIXTURE_RELEASE_KEY.privateKeyPem, { mode: 0o600 });
-    const run = (args: string[]) => runCommand(f.binary!, ["release", ...args], { env: h.env, cwd: h.home, timeoutMs: 60_000 });
+    const run = (args: string[]) => runCommand(f.binary!, ["release", ...args], { env: h.env, cwd: h.home });
     const signed = await run(["sign", "--assets", dir, "--key", key, "--shell", latest.shell]);
     expect(signed.code, signed.stdout + signed.stderr).toBe(0);
     expect(signed.stdout).toContain(`Signed Gentle Shell ${latest.shell} (Pi ${latest.pi}) with key ${keyId(FIXTURE_RELEASE_KEY.key.publicKey)}`);

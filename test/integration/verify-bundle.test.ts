@@ -39,7 +39,6 @@ beforeAll(async () => {
   const made = await runCommand(f.binary!, ["bundle", "--out", bundle, "--source", f.mirrorUrl, "--release", release.shell], {
     env: homeEnv(root),
     cwd: root,
-    timeoutMs: 170_000,
   });
   if (made.code !== 0) throw new Error(`bundle failed:\n${made.stdout}\n${made.stderr}`);
   packages = lockedPackages(await fs.readFile(join(bundle, "releases", `v${release.shell}`, DISTRIBUTION_LOCK), "utf8"));
@@ -47,7 +46,7 @@ beforeAll(async () => {
 });
 
 describe("gentle-shell-setup verify <bundle>, from a trusted binary", () => {
-  const verify = (dir: string) => runCommand(f.binary!, ["verify", dir], { env: homeEnv(root), timeoutMs: 60_000 });
+  const verify = (dir: string) => runCommand(f.binary!, ["verify", dir], { env: homeEnv(root) });
 
   it("passes the bundle as made: the signature, the release's own binary, the pinned runtimes and every package", async () => {
     const r = await verify(bundle);

@@ -61,6 +61,8 @@ export interface FixtureInfo {
   /** The artifact mirror's base URL (no trailing slash); see mirrorClient() for faults and scopes. */
   mirrorUrl: string;
   mirrorRoot: string;
+  /** The run's own folder (removed when the fixtures stop): shared installs keep their records here. */
+  runDir: string;
   /** The stub model's origin; Pi's baseUrl is `${modelUrl}/v1` (or a scope's, see stubModelClient()). */
   modelUrl: string;
   /** A ready fixture Engram server (in-process, free port). */
@@ -241,6 +243,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
       registryUrl: registry.url,
       mirrorUrl: mirror.url,
       mirrorRoot,
+      runDir,
       modelUrl: model.url,
       engramUrl: engram.url,
       pinsFile,

@@ -5,6 +5,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { startFixtures } from "./fixtures";
+import { removeSharedInstalls } from "./shared-install-root";
 import "./context";
 
 export default async function setup(project: TestProject) {
@@ -13,6 +14,7 @@ export default async function setup(project: TestProject) {
   const { registry: _r, mirror: _m, model: _s, engram: _e, makeHome: _h, stop, ...info } = started;
   project.provide("fixtures", info);
   return async () => {
+    await removeSharedInstalls(info.runDir);
     await stop();
   };
 }

@@ -10,6 +10,7 @@
  * Every server a test file started is killed when the file ends.
  */
 import { afterAll, expect } from "vitest";
+import { OUTPUT_WAIT_MS } from "./limits";
 import { classifyPiScreen, type PiScreenState } from "./screen";
 import { runCommand } from "./proc";
 
@@ -71,7 +72,7 @@ export class Terminal {
     await this.keys("Enter");
   }
 
-  async waitFor(test: (screen: string) => boolean, what: string, ms = 60_000): Promise<string> {
+  async waitFor(test: (screen: string) => boolean, what: string, ms = OUTPUT_WAIT_MS): Promise<string> {
     const end = Date.now() + ms;
     let last = "";
     while (Date.now() < end) {
@@ -88,7 +89,7 @@ export class Terminal {
   }
 
   /** Wait until the screen classifies as `state`; returns that screen. */
-  waitForPi(state: PiScreenState, ms = 60_000): Promise<string> {
+  waitForPi(state: PiScreenState, ms = OUTPUT_WAIT_MS): Promise<string> {
     return this.waitFor((s) => classifyPiScreen(s, this.columns) === state, `Pi ${state}`, ms);
   }
 
@@ -97,7 +98,7 @@ export class Terminal {
    * its "Pane is dead" line, which tmux does not always draw); its last
    * screen, and its exit status when tmux collected it (null otherwise).
    */
-  async waitForExit(ms = 60_000): Promise<{ status: number | null; screen: string }> {
+  async waitForExit(ms = OUTPUT_WAIT_MS): Promise<{ status: number | null; screen: string }> {
     const end = Date.now() + ms;
     while (Date.now() < end) {
       const r = await runCommand("tmux", ["-L", this.socket, "list-panes", "-F", "#{pane_dead} #{pane_dead_status}"]);

@@ -1,0 +1,197 @@
+/**
+ * Expensive trees made once per run and copied into each test's own scratch
+ * folder: the fixture binary's install (`sharedInstall`, one per distinct
+ * install command), and any other tree a file builds the same way for every
+ * test (`sharedTree`: a global npm install of gentle-pi, say).
+ *
+ * The first test file that asks for a tree builds it for real; every other
+ * file, in any worker, waits for that one (a lock folder in the run's
+ * fixtures folder) and then copies it. A tree holds its own absolute path
+ * (the launcher, pnpm's bin shims and state, the PATH receipt, the agent's
+ * settings), so a copy is relocated and checked:
+ *
+ *   - the copy's root has exactly the template root's length (both are
+ *     `<tmp>/gss-installed-XXXXXX`), so the path is replaced byte for byte
+ *     in every file that holds it, text or binary, and no offset moves;
+ *   - which files and links hold it is found once, by reading every file of
+ *     the template;
+ *   - each copy is checked afterwards: none of those files or links still
+ *     names the template.
+ *
+ * A test that exercises the install itself (its output as it happens, a kill
+ * during it, an odd HOME) still runs its own install.
+ */
+import { createHash } from "node:crypto";
+import { promises as fs, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import type { FixtureInfo } from "./fixtures";
+import { homeEnv } from "./fixtures";
+import { runCommand } from "./proc";
+import { scratchDir } from "./scratch";
+import { SHARED_ROOT_PREFIX, sharedInstallsFolder } from "./shared-install-root";
+
+export interface SharedInstallKey {
+  /** The installer's arguments after `install --yes --source <mirror>`. */
+  args: string[];
+  /** Files in the home before the install (a profile the PATH step then edits), by path relative to it. */
+  files?: Record<string, string>;
+}
+
+interface Template {
+  root: string;
+  output: string;
+  /** Files under the root that hold the root's path (relative to it). */
+  files: string[];
+  /** Links under the root whose target holds it. */
+  links: string[];
+  /** Set when the build failed: every test that wanted the tree fails with its output. */
+  error?: string;
+}
+
+export interface SharedCopy {
+  /** This test's copy: a scratch folder of its file, removed when the file ends. */
+  root: string;
+  /** What the template's build printed, with its root replaced by this copy's. */
+  output: string;
+}
+
+/**
+ * A copy of the tree `build` makes in an empty root, built once per run for
+ * each `name`. `build` returns what it printed; it throws (or returns
+ * `{ error }`) when it failed, and then every copy fails with that.
+ */
+export async function sharedTree(f: FixtureInfo, name: string, build: (root: string) => Promise<{ output: string; error?: string }>): Promise<SharedCopy> {
+  const template = await templateFor(f, name, build);
+  const root = scratchDir(SHARED_ROOT_PREFIX);
+  if (Buffer.byteLength(root) !== Buffer.byteLength(template.root)) {
+    throw new Error(`shared tree: ${root} and ${template.root} differ in length; a copy cannot be relocated in place`);
+  }
+  // cp -a keeps modes, times and the hard links pnpm made between its store and node_modules.
+  const cp = await runCommand("cp", ["-a", "--", `${template.root}/.`, root]);
+  if (cp.code !== 0) throw new Error(`shared tree: cp -a failed: ${cp.stderr}`);
+  const from = Buffer.from(template.root);
+  const to = Buffer.from(root);
+  for (const rel of template.files) {
+    const file = join(root, rel);
+    const bytes = await fs.readFile(file);
+    if (replaceInPlace(bytes, from, to) === 0) continue; // a hard link of a file already relocated
+    await fs.writeFile(file, bytes);
+  }
+  for (const rel of template.links) {
+    const link = join(root, rel);
+    const target = await fs.readlink(link);
+    await fs.unlink(link);
+    await fs.symlink(target.split(template.root).join(root), link);
+  }
+  // The check: nothing of the copy still names the template.
+  for (const rel of template.files) {
+    if ((await fs.readFile(join(root, rel))).includes(from)) throw new Error(`shared tree: ${rel} still names ${template.root}`);
+  }
+  for (const rel of template.links) {
+    if ((await fs.readlink(join(root, rel))).includes(template.root)) throw new Error(`shared tree: link ${rel} still names ${template.root}`);
+  }
+  return { root, output: template.output.split(template.root).join(root) };
+}
+
+/** A copy of the install `key` makes into `<root>/home` (exit 0, or the copy fails with its output). */
+export async function sharedInstall(f: FixtureInfo, key: SharedInstallKey): Promise<SharedCopy & { home: string }> {
+  const name = `install-${createHash("sha256")
+    .update(JSON.stringify([key.args, Object.entries(key.files ?? {}).sort()]))
+    .digest("hex")
+    .slice(0, 16)}`;
+  const copy = await sharedTree(f, name, async (root) => {
+    const home = join(root, "home");
+    await fs.mkdir(home, { recursive: true });
+    await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+    for (const [rel, text] of Object.entries(key.files ?? {})) await fs.writeFile(join(home, rel), text);
+    // No time limit of ours: the install is waited on until it exits (the file's own limit is the outer one).
+    const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...key.args], {
+      env: homeEnv(home, { SHELL: "/bin/bash" }),
+      cwd: home,
+    });
+    const output = r.stdout + r.stderr;
+    return r.code === 0 ? { output } : { output, error: `install ${key.args.join(" ")} exited ${r.code ?? r.signal}\n${output}` };
+  });
+  return { ...copy, home: join(copy.root, "home") };
+}
+
+/** Replace every occurrence of `from` in `bytes` by `to` (same length); returns how many. */
+function replaceInPlace(bytes: Buffer, from: Buffer, to: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(from); at !== -1; at = bytes.indexOf(from, at + from.length)) {
+    to.copy(bytes, at);
+    count++;
+  }
+  return count;
+}
+
+async function templateFor(f: FixtureInfo, name: string, build: (root: string) => Promise<{ output: string; error?: string }>): Promise<Template> {
+  const dir = sharedInstallsFolder(f.runDir);
+  await fs.mkdir(dir, { recursive: true });
+  const record = join(dir, `${name}.json`);
+  const lock = join(dir, `${name}.lock`);
+  for (;;) {
+    const done = await fs.readFile(record, "utf8").catch(() => null);
+    if (done !== null) {
+      const template = JSON.parse(done) as Template;
+      if (template.error) throw new Error(`the shared tree ${name} could not be made:\n${template.error}`);
+      return template;
+    }
+    try {
+      await fs.mkdir(lock);
+    } catch {
+      // Another file is building it: wait for its record, or take over from a worker that died.
+      const holder = Number(await fs.readFile(join(lock, "pid"), "utf8").catch(() => "0"));
+      if (holder && !alive(holder)) await fs.rm(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    await fs.writeFile(join(lock, "pid"), String(process.pid));
+    const template = await makeTemplate(dir, build);
+    await fs.writeFile(`${record}.tmp`, JSON.stringify(template));
+    await fs.rename(`${record}.tmp`, record);
+    await fs.rm(lock, { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function makeTemplate(dir: string, build: (root: string) => Promise<{ output: string; error?: string }>): Promise<Template> {
+  // Not a scratch folder of this file: other files copy it after this one ends; the global teardown removes it.
+  const root = mkdtempSync(join(tmpdir(), SHARED_ROOT_PREFIX));
+  await fs.writeFile(join(dir, `${relative(tmpdir(), root)}.root`), root);
+  let built: { output: string; error?: string };
+  try {
+    built = await build(root);
+  } catch (error) {
+    built = { output: "", error: (error as Error).stack ?? String(error) };
+  }
+  if (built.error) return { root, output: built.output, files: [], links: [], error: built.error };
+  return { root, output: built.output, ...(await holdersOf(root)) };
+}
+
+/** Every file and link under `root` that holds its path. */
+async function holdersOf(root: string): Promise<{ files: string[]; links: string[] }> {
+  const needle = Buffer.from(root);
+  const files: string[] = [];
+  const links: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.isSymbolicLink()) {
+        if ((await fs.readlink(path)).includes(root)) links.push(relative(root, path));
+      } else if (entry.isFile() && (await fs.readFile(path)).includes(needle)) files.push(relative(root, path));
+    }
+  };
+  await walk(root);
+  return { files, links };
+}
