@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import { FILE_LIMIT_MS } from "./test/support/limits";
+import { FILE_LIMIT_MS } from "./test/support/limits.ts";
 
 /**
  * Two projects:

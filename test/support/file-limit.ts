@@ -9,7 +9,8 @@ import { FILE_LIMIT_MS } from "./limits";
 
 let timer: NodeJS.Timeout | undefined;
 
-beforeAll((suite) => {
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads the first parameter as fixtures and passes the suite second.
+beforeAll(({}, suite) => {
   const file = (suite as { file?: { name?: string } }).file?.name ?? "a test file";
   timer = setTimeout(() => {
     process.stderr.write(`${file}: still running after its outer limit of ${FILE_LIMIT_MS / 60_000} minutes; ended.\n`);
