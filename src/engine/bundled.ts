@@ -7,7 +7,7 @@
 import { promises as fs, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, normalize } from "pathe";
-import { prefixLayout, type Layout, type Platform } from "../core/layout";
+import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layout";
 import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../core/packages";
@@ -125,7 +125,10 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   const bin = typeof piPkg.bin === "string" ? piPkg.bin : piPkg.bin?.pi;
   if (!bin) throw new BundledError(`Pi ${pi} in versions/${id} declares no pi executable`);
   const piCli = join(piRoot, bin);
-  if (!realpathSync(piCli).startsWith(realpathSync(versionDir) + "/")) {
+  // One path rule for every platform (isWithin takes either separator), and never the folder itself.
+  const realPiCli = realpathSync(piCli);
+  const realVersion = realpathSync(versionDir);
+  if (realPiCli === realVersion || !isWithin(realVersion, realPiCli)) {
     throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);
   }
   await fs.access(piCli);

@@ -8,7 +8,7 @@
  */
 import { promises as fs, realpathSync } from "node:fs";
 import { join } from "pathe";
-import type { Layout } from "../core/layout";
+import { isWithin, type Layout } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { ensureRealFolder } from "../io/files";
 import { run } from "../io/process";
@@ -49,7 +49,9 @@ export async function versionModule(layout: Layout, id: string): Promise<string>
   } catch {
     throw new Error(`versions/${id} has no engine of its own`);
   }
-  if (!real.startsWith(realpathSync(dir) + "/")) throw new Error(`the engine of versions/${id} lies outside its folder`);
+  // One path rule for every platform (isWithin takes either separator), and never the folder itself.
+  const realDir = realpathSync(dir);
+  if (real === realDir || !isWithin(realDir, real)) throw new Error(`the engine of versions/${id} lies outside its folder`);
   return real;
 }
 
