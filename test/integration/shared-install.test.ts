@@ -6,29 +6,20 @@
  */
 import { describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fixtures } from "../support/context";
 import { installed } from "../support/installed";
 import { runCommand } from "../support/proc";
+import { pathsHolding } from "../support/shared-install";
 import { SHARED_ROOT_PREFIX } from "../support/shared-install-root";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
-/** Every file and link under `root` whose bytes or target hold `needle`. */
-async function naming(root: string, needle: string): Promise<string[]> {
-  const found: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isSymbolicLink()) {
-        if ((await fs.readlink(path)).includes(needle)) found.push(relative(root, path));
-      } else if (entry.isFile() && (await fs.readFile(path)).includes(needle)) found.push(relative(root, path));
-    }
-  };
-  await walk(root);
-  return found;
+/** Every file and link under `root` whose bytes or target hold `text`. */
+async function naming(root: string, text: string): Promise<string[]> {
+  const { files, links } = await pathsHolding(root, text);
+  return [...files, ...links];
 }
 
 describe("a copy of the run's shared install", () => {

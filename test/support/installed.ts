@@ -9,14 +9,15 @@
  * (./shared-install.ts); `fresh: true`, another registry or source, or a
  * home of the test's own make install anew.
  */
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { expect } from "vitest";
 import type { FixtureInfo } from "./fixtures";
 import { homeEnv } from "./fixtures";
-import { runCommand } from "./proc";
+import { type RunResult, runCommand } from "./proc";
 import { scratchDir } from "./scratch";
-import { sharedInstall } from "./shared-install";
+import { sharedTree } from "./shared-install";
 
 export interface Installed {
   /** The scratch folder the home lives in (pictured whole by the tests). */
@@ -45,23 +46,39 @@ export interface InstallOptions {
 }
 
 export async function installed(f: FixtureInfo, options: InstallOptions = {}): Promise<Installed> {
-  const installArgs = [...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
+  const args = [...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
   if (!options.fresh && !options.home && !options.registry && !options.source) {
-    const copy = await sharedInstall(f, { args: installArgs, files: options.files });
-    const prefix = join(copy.home, ".gentle-shell");
-    const env = homeEnv(copy.home, { SHELL: "/bin/bash" });
-    return { root: copy.root, home: copy.home, prefix, gs: join(prefix, "bin", "gentle-shell"), env, output: copy.output };
+    const key = createHash("sha256")
+      .update(JSON.stringify([args, Object.entries(options.files ?? {}).sort()]))
+      .digest("hex")
+      .slice(0, 16);
+    const copy = await sharedTree(f, `install-${key}`, async (root) => {
+      const r = await installInto(f, join(root, "home"), args, options);
+      const output = r.stdout + r.stderr;
+      return r.code === 0 ? { output } : { output, error: `install ${args.join(" ")} exited ${r.code ?? r.signal}\n${output}` };
+    });
+    return result(copy.root, join(copy.root, "home"), copy.output);
   }
   const root = scratchDir("gss-installed-");
   const home = options.home ? await options.home(root) : join(root, "home");
+  const r = await installInto(f, home, args, options);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  return result(root, home, r.stdout + r.stderr);
+}
+
+/** The fixture binary's `install --yes` into `home`: its .npmrc and `files` first, then the install, waited on until it exits. */
+async function installInto(f: FixtureInfo, home: string, args: string[], options: InstallOptions): Promise<RunResult> {
   await fs.mkdir(home, { recursive: true });
   await fs.writeFile(join(home, ".npmrc"), `registry=${options.registry ?? f.registryUrl}\n`);
   for (const [rel, text] of Object.entries(options.files ?? {})) await fs.writeFile(join(home, rel), text);
-  const env = homeEnv(home, { SHELL: "/bin/bash" });
-  const args = ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...installArgs];
-  // Waited on until it exits: the file's outer limit is the only one (an install under load takes minutes).
-  const r = await runCommand(f.binary!, args, { env, cwd: home });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
+  // No limit of its own: the file's outer limit is the only one (an install under load takes minutes).
+  return runCommand(f.binary!, ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...args], {
+    env: homeEnv(home, { SHELL: "/bin/bash" }),
+    cwd: home,
+  });
+}
+
+function result(root: string, home: string, output: string): Installed {
   const prefix = join(home, ".gentle-shell");
-  return { root, home, prefix, gs: join(prefix, "bin", "gentle-shell"), env, output: r.stdout + r.stderr };
+  return { root, home, prefix, gs: join(prefix, "bin", "gentle-shell"), env: homeEnv(home, { SHELL: "/bin/bash" }), output };
 }

@@ -1,8 +1,8 @@
 /**
  * Expensive trees made once per run and copied into each test's own scratch
- * folder: the fixture binary's install (`sharedInstall`, one per distinct
- * install command), and any other tree a file builds the same way for every
- * test (`sharedTree`: a global npm install of gentle-pi, say).
+ * folder (`sharedTree`): the fixture binary's install, one per distinct
+ * install command (./installed.ts), and any other tree a file builds the
+ * same way for every test (a global npm install of gentle-pi, say).
  *
  * The first test file that asks for a tree builds it for real; every other
  * file, in any worker, waits for that one (a lock folder in the run's
@@ -21,22 +21,13 @@
  * A test that exercises the install itself (its output as it happens, a kill
  * during it, an odd HOME) still runs its own install.
  */
-import { createHash } from "node:crypto";
 import { promises as fs, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { FixtureInfo } from "./fixtures";
-import { homeEnv } from "./fixtures";
 import { runCommand } from "./proc";
 import { scratchDir } from "./scratch";
 import { SHARED_ROOT_PREFIX, sharedInstallsFolder } from "./shared-install-root";
-
-export interface SharedInstallKey {
-  /** The installer's arguments after `install --yes --source <mirror>`. */
-  args: string[];
-  /** Files in the home before the install (a profile the PATH step then edits), by path relative to it. */
-  files?: Record<string, string>;
-}
 
 interface Template {
   root: string;
@@ -92,28 +83,6 @@ export async function sharedTree(f: FixtureInfo, name: string, build: (root: str
     if ((await fs.readlink(join(root, rel))).includes(template.root)) throw new Error(`shared tree: link ${rel} still names ${template.root}`);
   }
   return { root, output: template.output.split(template.root).join(root) };
-}
-
-/** A copy of the install `key` makes into `<root>/home` (exit 0, or the copy fails with its output). */
-export async function sharedInstall(f: FixtureInfo, key: SharedInstallKey): Promise<SharedCopy & { home: string }> {
-  const name = `install-${createHash("sha256")
-    .update(JSON.stringify([key.args, Object.entries(key.files ?? {}).sort()]))
-    .digest("hex")
-    .slice(0, 16)}`;
-  const copy = await sharedTree(f, name, async (root) => {
-    const home = join(root, "home");
-    await fs.mkdir(home, { recursive: true });
-    await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
-    for (const [rel, text] of Object.entries(key.files ?? {})) await fs.writeFile(join(home, rel), text);
-    // No time limit of ours: the install is waited on until it exits (the file's own limit is the outer one).
-    const r = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...key.args], {
-      env: homeEnv(home, { SHELL: "/bin/bash" }),
-      cwd: home,
-    });
-    const output = r.stdout + r.stderr;
-    return r.code === 0 ? { output } : { output, error: `install ${key.args.join(" ")} exited ${r.code ?? r.signal}\n${output}` };
-  });
-  return { ...copy, home: join(copy.root, "home") };
 }
 
 /** Replace every occurrence of `from` in `bytes` by `to` (same length); returns how many. */
@@ -175,12 +144,12 @@ async function makeTemplate(dir: string, build: (root: string) => Promise<{ outp
     built = { output: "", error: (error as Error).stack ?? String(error) };
   }
   if (built.error) return { root, output: built.output, files: [], links: [], error: built.error };
-  return { root, output: built.output, ...(await holdersOf(root)) };
+  return { root, output: built.output, ...(await pathsHolding(root, root)) };
 }
 
-/** Every file and link under `root` that holds its path. */
-async function holdersOf(root: string): Promise<{ files: string[]; links: string[] }> {
-  const needle = Buffer.from(root);
+/** Every file under `root` whose bytes hold `text`, and every link whose target does (paths relative to `root`). */
+export async function pathsHolding(root: string, text: string): Promise<{ files: string[]; links: string[] }> {
+  const needle = Buffer.from(text);
   const files: string[] = [];
   const links: string[] = [];
   const walk = async (dir: string): Promise<void> => {
@@ -188,7 +157,7 @@ async function holdersOf(root: string): Promise<{ files: string[]; links: string
       const path = join(dir, entry.name);
       if (entry.isDirectory()) await walk(path);
       else if (entry.isSymbolicLink()) {
-        if ((await fs.readlink(path)).includes(root)) links.push(relative(root, path));
+        if ((await fs.readlink(path)).includes(text)) links.push(relative(root, path));
       } else if (entry.isFile() && (await fs.readFile(path)).includes(needle)) files.push(relative(root, path));
     }
   };
