@@ -52,9 +52,7 @@ async function npmGlobal(version: string): Promise<GlobalHome> {
   const { root } = await sharedTree(f, `migration-npm-global-${version}`, async (root) => {
     const home = await newHome(root);
     // Waited on until it exits: the file's outer limit is the only one.
-    const r = await runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env: npmEnv(root, home), cwd: home });
-    const output = r.stdout + r.stderr;
-    return r.code === 0 ? { output } : { output, error: `npm install -g exited ${r.code ?? r.signal}\n${output}` };
+    return runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env: npmEnv(root, home), cwd: home });
   });
   const home = join(root, "ho me");
   return { root, home, globalBin: join(root, "npm-global", "bin"), env: npmEnv(root, home), manager: "npm", prefix: join(home, ".gentle-shell") };
@@ -73,9 +71,7 @@ async function pnpmGlobal(version: string): Promise<GlobalHome> {
     await fs.mkdir(tools, { recursive: true });
     // The user's pnpm: pnpm 11.1.1 on Node 24 (it needs Node 22 or later; this machine's node is older).
     await fs.writeFile(join(tools, "pnpm"), `#!/bin/sh\nexec '${f.node}' '${f.pnpmEntry}' "$@"\n`, { mode: 0o755 });
-    const r = await runCommand(join(tools, "pnpm"), ["add", "-g", `gentle-pi@${version}`], { env: pnpmEnv(root, home), cwd: home });
-    const output = r.stdout + r.stderr;
-    return r.code === 0 ? { output } : { output, error: `pnpm add -g exited ${r.code ?? r.signal}\n${output}` };
+    return runCommand(join(tools, "pnpm"), ["add", "-g", `gentle-pi@${version}`], { env: pnpmEnv(root, home), cwd: home });
   });
   const home = join(root, "ho me");
   return { root, home, globalBin: join(root, "pnpm-home", "bin"), env: pnpmEnv(root, home), manager: "pnpm", prefix: join(home, ".gentle-shell") };

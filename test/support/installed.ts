@@ -52,11 +52,7 @@ export async function installed(f: FixtureInfo, options: InstallOptions = {}): P
       .update(JSON.stringify([args, Object.entries(options.files ?? {}).sort()]))
       .digest("hex")
       .slice(0, 16);
-    const copy = await sharedTree(f, `install-${key}`, async (root) => {
-      const r = await installInto(f, join(root, "home"), args, options);
-      const output = r.stdout + r.stderr;
-      return r.code === 0 ? { output } : { output, error: `install ${args.join(" ")} exited ${r.code ?? r.signal}\n${output}` };
-    });
+    const copy = await sharedTree(f, `install-${key}`, (root) => installInto(f, join(root, "home"), args, options));
     return result(copy.root, join(copy.root, "home"), copy.output);
   }
   const root = scratchDir("gss-installed-");

@@ -25,7 +25,7 @@ import { promises as fs, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import type { FixtureInfo } from "./fixtures";
-import { runCommand } from "./proc";
+import { type RunResult, runCommand } from "./proc";
 import { scratchDir } from "./scratch";
 import { SHARED_ROOT_PREFIX, sharedInstallsFolder } from "./shared-install-root";
 
@@ -49,10 +49,10 @@ export interface SharedCopy {
 
 /**
  * A copy of the tree `build` makes in an empty root, built once per run for
- * each `name`. `build` returns what it printed; it throws (or returns
- * `{ error }`) when it failed, and then every copy fails with that.
+ * each `name`. `build` returns the result of the command that made it; when
+ * that exited non-zero (or `build` threw), every copy fails with its output.
  */
-export async function sharedTree(f: FixtureInfo, name: string, build: (root: string) => Promise<{ output: string; error?: string }>): Promise<SharedCopy> {
+export async function sharedTree(f: FixtureInfo, name: string, build: (root: string) => Promise<RunResult>): Promise<SharedCopy> {
   const template = await templateFor(f, name, build);
   const root = scratchDir(SHARED_ROOT_PREFIX);
   if (Buffer.byteLength(root) !== Buffer.byteLength(template.root)) {
@@ -95,7 +95,7 @@ function replaceInPlace(bytes: Buffer, from: Buffer, to: Buffer): number {
   return count;
 }
 
-async function templateFor(f: FixtureInfo, name: string, build: (root: string) => Promise<{ output: string; error?: string }>): Promise<Template> {
+async function templateFor(f: FixtureInfo, name: string, build: (root: string) => Promise<RunResult>): Promise<Template> {
   const dir = sharedInstallsFolder(f.runDir);
   await fs.mkdir(dir, { recursive: true });
   const record = join(dir, `${name}.json`);
@@ -133,18 +133,21 @@ function alive(pid: number): boolean {
   }
 }
 
-async function makeTemplate(dir: string, build: (root: string) => Promise<{ output: string; error?: string }>): Promise<Template> {
+async function makeTemplate(dir: string, build: (root: string) => Promise<RunResult>): Promise<Template> {
   // Not a scratch folder of this file: other files copy it after this one ends; the global teardown removes it.
   const root = mkdtempSync(join(tmpdir(), SHARED_ROOT_PREFIX));
   await fs.writeFile(join(dir, `${relative(tmpdir(), root)}.root`), root);
-  let built: { output: string; error?: string };
+  let output = "";
+  let error: string | undefined;
   try {
-    built = await build(root);
-  } catch (error) {
-    built = { output: "", error: (error as Error).stack ?? String(error) };
+    const r = await build(root);
+    output = r.stdout + r.stderr;
+    if (r.code !== 0) error = `exited ${r.code ?? r.signal}\n${output}`;
+  } catch (thrown) {
+    error = (thrown as Error).stack ?? String(thrown);
   }
-  if (built.error) return { root, output: built.output, files: [], links: [], error: built.error };
-  return { root, output: built.output, ...(await pathsHolding(root, root)) };
+  if (error) return { root, output, files: [], links: [], error };
+  return { root, output, ...(await pathsHolding(root, root)) };
 }
 
 /** Every file under `root` whose bytes hold `text`, and every link whose target does (paths relative to `root`). */
