@@ -9,6 +9,7 @@
  *
  * Every server a test file started is killed when the file ends.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, expect } from "vitest";
 import { OUTPUT_WAIT_MS } from "./limits";
 import { classifyPiScreen, type PiScreenState } from "./screen";
@@ -109,7 +110,56 @@ export class Terminal {
     throw new Error(`waited for the program to exit; the screen shows:\n${await this.screen()}`);
   }
 
+  /**
+   * Kill the terminal and wait until every process that ran in it has ended:
+   * tmux's SIGHUP reaches the program at once, but the launcher and Pi take a
+   * moment to exit, and a test that moves their files meanwhile races them.
+   */
   async close(): Promise<void> {
+    const panes = await runCommand("tmux", ["-L", this.socket, "list-panes", "-F", "#{pane_pid}"]);
+    const tree = descendants(
+      panes.stdout
+        .split("\n")
+        .map(Number)
+        .filter((pid) => pid > 0),
+    );
     await runCommand("tmux", ["-L", this.socket, "kill-server"]);
+    const end = Date.now() + OUTPUT_WAIT_MS;
+    while (tree.some(alive)) {
+      if (Date.now() > end) throw new Error(`the processes ${tree.filter(alive).join(", ")} outlived their closed terminal`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+/** `roots` and every process below them, from /proc's parent links. */
+function descendants(roots: number[]): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent is the 2nd field after the command, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  const all: number[] = [];
+  const next = [...roots];
+  for (let pid = next.pop(); pid !== undefined; pid = next.pop()) {
+    all.push(pid);
+    next.push(...(children.get(pid) ?? []));
+  }
+  return all;
+}
+
+/** Whether `pid` still runs (a zombie has ended: only its parent's wait is left). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\S+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
   }
 }
