@@ -13,7 +13,8 @@
  */
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
-import { envValue, type Env } from "../core/environment";
+import { launcherCall } from "../core/cmd-call";
+import type { Env } from "../core/environment";
 import type { Platform } from "../core/layout";
 
 /** Set for the relaunched Shell so it does not offer again (every version reads it as "set"). */
@@ -23,9 +24,6 @@ export type RelaunchPlan =
   | { how: "exec"; file: string; argv: string[]; env: Env }
   | { how: "spawn"; file: string; args: string[]; env: Env; verbatim: boolean }
   | { how: "none"; reason: string };
-
-/** What cmd.exe may be handed literally: the offer only runs for plain startup, --continue and --resume. */
-const CMD_SAFE_ARG = /^-{0,2}[A-Za-z][A-Za-z-]*$/;
 
 export interface RelaunchInput {
   platform: Platform;
@@ -45,16 +43,11 @@ export function relaunchPlan(input: RelaunchInput): RelaunchPlan {
     if (input.canExec) return { how: "exec", file: launcher, argv: [launcher, ...args], env };
     return { how: "spawn", file: launcher, args: [...args], env, verbatim: false };
   }
-  const unsafe = args.find((a) => !CMD_SAFE_ARG.test(a));
-  if (unsafe !== undefined) return { how: "none", reason: `the argument ${JSON.stringify(unsafe)} cannot be handed to cmd.exe unchanged` };
-  // The launcher's path reaches cmd.exe as the variable's value, never as command text: cmd expands
-  // %NAME% once and does not parse the value again, so %, ^, &, ( and ) in the prefix stay literal
-  // inside the quotes. /d skips AutoRun commands, /v:off delayed expansion (so ! stays literal), and
-  // /s keeps the quoting: cmd drops only the outer pair of quotes.
-  const env: Env = { ...input.env, [HANDOFF]: launcher };
-  const command = [`"%${HANDOFF}%"`, ...args].join(" ");
-  const cmd = envValue(input.env, "ComSpec", "win32", { emptyIsUnset: true }) ?? "cmd.exe";
-  return { how: "spawn", file: cmd, args: ["/d", "/v:off", "/s", "/c", `"${command}"`], env, verbatim: true };
+  // cmd.exe runs the .cmd (core/cmd-call.ts), named through the hand-over variable itself, which the new Shell reads as "set".
+  // The offer only runs for plain startup, --continue and --resume, which cmd.exe takes unchanged.
+  const call = launcherCall(platform, launcher, args, input.env, HANDOFF);
+  if ("refused" in call) return { how: "none", reason: call.refused };
+  return { how: "spawn", file: call.command, args: call.args, env: call.env, verbatim: call.verbatim };
 }
 
 /** The child a spawn adapter starts, with the terminal inherited. */

@@ -171,12 +171,12 @@ async function execPi(install: BundledInstall, args: string[], env: Env, io: Out
     flushCompileCache?.();
     execve(node, [node, install.piCli, ...args], env);
   }
-  // Only where execve is missing (Windows): Pi as a child, its signals forwarded.
+  // Only where execve is missing (Windows): Pi as a child, sharing the terminal (io/child-signals.ts).
   const { spawn } = await import("node:child_process");
+  const { shareSignals } = await import("../io/child-signals");
   return new Promise((resolve) => {
     const child = spawn(node, [install.piCli, ...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv, windowsHide: false });
-    const forward = (signal: NodeJS.Signals) => child.kill(signal);
-    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, forward);
+    shareSignals(child);
     child.on("error", (error) => {
       io.err(`gentle-shell: could not start Pi: ${error.message}`);
       resolve(1);

@@ -19,7 +19,9 @@ import { PI_PACKAGE } from "../core/distribution";
 import { packageRegistry } from "../core/npmrc";
 import { classifyUpdate, stablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
+import { shareSignals } from "../io/child-signals";
 import { readTextOrNull } from "../io/files";
+import { currentEngine } from "../install/activate";
 import { removeOwnFolder } from "../io/own-dir";
 import { configuredRegistry } from "../install/registry";
 import { latestTag } from "../install/release";
@@ -108,23 +110,27 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
  * user's environment, the normal Pi path (Engram decision, npmCommand, our
  * variables). Pi's own rules apply, so pinned extensions stay pinned.
  */
-function piExtensionsUpdate(install: BundledInstall, env: Env, trust: string[], io: Output): Promise<number> {
+async function piExtensionsUpdate(install: BundledInstall, env: Env, trust: string[], io: Output): Promise<number> {
   const { layout } = install;
-  const engine = join(layout.current, ENGINE_PATH);
+  let engine: string;
+  try {
+    engine = await currentEngine(layout);
+  } catch (error) {
+    io.err(`gentle-shell: could not run Pi's update --extensions: ${(error as Error).message}`);
+    return 1;
+  }
   return new Promise((resolve) => {
     const child = spawn(layout.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "update", "--extensions", ...trust], {
       stdio: "inherit",
       env: env as NodeJS.ProcessEnv,
       windowsHide: false,
     });
-    const forward = (signal: NodeJS.Signals) => child.kill(signal);
-    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(s, forward);
+    shareSignals(child);
     child.on("error", (error) => {
       io.err(`gentle-shell: could not run Pi's update --extensions: ${error.message}`);
       resolve(1);
     });
     child.on("exit", (code, signal) => {
-      for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(s, forward);
       resolve(code ?? (signal ? 128 + 1 : 1));
     });
   });

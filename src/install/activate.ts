@@ -7,6 +7,7 @@
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
+import { ENGINE_PATH } from "./version";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 
 const ID = /^[0-9A-Za-z.+-]+$/;
@@ -26,6 +27,17 @@ export async function readCurrent(layout: Layout): Promise<string | null> {
   const m = /^versions\/([^/]+)$/.exec(target);
   if (!m || !ID.test(m[1]!)) throw new Error(`${layout.current} points at ${target}, not at a version of this install`);
   return m[1]!;
+}
+
+/**
+ * The engine of the active version: versions/<id>/<ENGINE_PATH>, from the id
+ * current names (on Windows current is a pointer file, never a folder to
+ * join under). Throws one sentence when no version is active.
+ */
+export async function currentEngine(layout: Layout): Promise<string> {
+  const id = await readCurrent(layout);
+  if (id === null) throw new Error("no Gentle Shell version is active; run the Gentle Shell installer again");
+  return join(layout.versions, id, ENGINE_PATH);
 }
 
 /** Switch current to `id` with one rename. */

@@ -14,7 +14,7 @@ import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/n
 import { parseSource, type Source } from "../core/source";
 import { redactText } from "../core/secrets";
 import type { Distribution } from "../core/distribution";
-import { run } from "../io/process";
+import { runLauncher } from "../io/process";
 import { removeOwnFolder } from "../io/own-dir";
 import { watchSpace } from "./space";
 import { claimPrefix } from "./claim";
@@ -229,7 +229,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // checkLauncher: the environment our pnpm ran in, with no GENTLE_* or PI_* override,
         // so no host NODE_OPTIONS, npm or pnpm setting and no Pi override reaches it.
         const checkEnv = launcherCheckEnvironment(layout, { env, npmrc });
-        const result = await run(layout.launcher, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
+        const result = await runLauncher(layout, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
         const lines = result.stdout.split(/\r?\n/);
         if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
           throw new Error(

@@ -57,31 +57,45 @@ exec "$node" ${ENGINE_NODE_OPTIONS.join(" ")} "$start" ${ENGINE_FLAG} "$@"
 `;
 }
 
-/** Windows .cmd: CRLF, delayed expansion off so !, %, ^, &, ( and , in the prefix stay literal. */
+/**
+ * Windows .cmd: CRLF and ASCII only, delayed expansion off so !, %, ^, &, ( and ,
+ * in the prefix stay literal.
+ *   - The prefix is never written into the file: cmd.exe reads a batch file in
+ *     the console's code page, so a profile path such as C:\Users\Martín would
+ *     not survive as text. It comes from the file's own folder (%~dp0).
+ *   - GS_ID is cleared first: SET /P leaves an inherited value when current is
+ *     missing or empty.
+ *   - Node runs on a line that also ends the batch (GOTO :EOF), so cmd.exe
+ *     reads no line of this file after Node returns: an upgrade rewrites the
+ *     running launcher, and cmd would otherwise go on at the old byte offset.
+ */
 export function cmdLauncher(layout: Layout): string {
-  const prefix = layout.prefix.replace(/\//g, "\\").replace(/%/g, "%%");
-  const node = `${prefix}\\runtime\\${layout.nodeDir.slice(layout.runtime.length + 1)}\\node.exe`;
-  return [
+  const node = `%GS_PREFIX%\\runtime\\${layout.nodeDir.slice(layout.runtime.length + 1)}\\node.exe`;
+  const text = [
     "@ECHO OFF",
     CMD_MARKER,
     "SETLOCAL DisableDelayedExpansion",
-    `SET "GS_PREFIX=${prefix}"`,
+    `SET "GS_ID="`,
+    `FOR %%P IN ("%~dp0..") DO SET "GS_PREFIX=%%~fP"`,
     `SET /P GS_ID=<"%GS_PREFIX%\\current" 2>NUL`,
     `IF NOT DEFINED GS_ID GOTO none`,
     `IF NOT EXIST "%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs" GOTO none`,
-    `IF NOT EXIST "${node}" GOTO none`,
+    `SET "GS_NODE=${node}"`,
+    `IF NOT EXIST "%GS_NODE%" GOTO none`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,
     `SET NODE_OPTIONS=`,
     // The version's start file turns on Node's compile cache for the engine (a version without one runs its engine directly).
     `SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\${START_NAME}"`,
     `IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"`,
-    `"${node}" ${ENGINE_NODE_OPTIONS.join(" ")} "%GS_START%" ${ENGINE_FLAG} %*`,
-    "EXIT /B %ERRORLEVEL%",
+    `"%GS_NODE%" ${ENGINE_NODE_OPTIONS.join(" ")} "%GS_START%" ${ENGINE_FLAG} %* & GOTO :EOF`,
     ":none",
     `ECHO ${NO_ACTIVE_VERSION} 1>&2`,
     "EXIT /B 1",
     "",
   ].join("\r\n");
+  // Every part above is ASCII by construction (the pinned Node's folder name included); a change that broke that fails here.
+  if (/[^\x20-\x7e\r\n]/.test(text)) throw new Error("the Windows launcher would hold a character outside ASCII");
+  return text;
 }
 
 /**

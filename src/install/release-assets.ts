@@ -24,7 +24,7 @@ import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/n
 import { parseSource } from "../core/source";
 import { assertExactVersion } from "../core/versions";
 import type { Pins, Target } from "../pins/types";
-import { run } from "../io/process";
+import { runLauncher } from "../io/process";
 import { activateVersion } from "./activate";
 import { buildDistribution } from "./distribution";
 import { ensureLauncher } from "./launcher";
@@ -115,7 +115,7 @@ export async function verifyReleaseAssets(ctx: ReleaseContext & { assets: string
     await ensureLauncher(layout);
     const env = launcherCheckEnvironment(layout, { env: ctx.env, npmrc });
     delete env.npm_config_prefix;
-    const result = await run(layout.launcher, ["--version"], { env, timeoutMs: 120_000 });
+    const result = await runLauncher(layout, ["--version"], { env, timeoutMs: 120_000 });
     const lines = result.stdout.split(/\r?\n/);
     if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
       throw new Error(

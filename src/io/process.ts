@@ -1,6 +1,8 @@
 /** Running our own runtimes: never through a shell, output captured and bounded. */
 import { spawn } from "node:child_process";
+import { launcherCall } from "../core/cmd-call";
 import type { Env } from "../core/environment";
+import type { Layout } from "../core/layout";
 import { redactText } from "../core/secrets";
 import { isAlive } from "./alive";
 
@@ -123,6 +125,16 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       resolve({ code, signal, stdout, stderr, ...(stopped !== undefined ? { stopped } : {}) });
     });
   });
+}
+
+/**
+ * Run our launcher as a user's terminal would (core/cmd-call.ts: cmd.exe on
+ * Windows, which Node needs for a .cmd), with its output captured.
+ */
+export function runLauncher(layout: Pick<Layout, "platform" | "launcher">, args: string[], options: RunOptions): Promise<RunResult> {
+  const call = launcherCall(layout.platform, layout.launcher, args, options.env);
+  if ("refused" in call) return Promise.reject(new Error(call.refused));
+  return run(call.command, call.args, { ...options, env: call.env, verbatim: call.verbatim });
 }
 
 /** The last lines of a failed command's output, for an error message. */

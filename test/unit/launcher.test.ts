@@ -157,14 +157,30 @@ describe("the Engram guard prints this launch's reason", () => {
 });
 
 describe("the Windows launcher", () => {
-  it("uses CRLF, turns delayed expansion off and keeps % literal", () => {
-    const w = prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a!b%c/gentle-shell" });
+  const odd = "C:/Users/Martín (dev) & co/AppData/Local/a!b%c ^d/gentle-shell";
+
+  it("uses CRLF and ASCII only, turns delayed expansion off, and takes the prefix from its own folder, never from its text", () => {
+    const w = prefixLayout({ home: "C:/Users/Martín", platform: "win32", pins: productionPins, windowsPrefix: odd });
     const text = cmdLauncher(w);
     expect(text.split("\r\n").length).toBeGreaterThan(5);
     expect(text.replace(/\r\n/g, "")).not.toContain("\n");
+    // cmd.exe reads a batch file in the console's code page: only ASCII survives every code page.
+    expect(text).toMatch(/^[\x20-\x7e\r\n]*$/);
     expect(text).toContain("SETLOCAL DisableDelayedExpansion");
-    expect(text).toContain("C:\\Users\\a!b%%c\\gentle-shell");
+    expect(text).not.toContain("Martín");
+    expect(text).not.toContain("a!b");
+    expect(text).toContain('FOR %%P IN ("%~dp0..") DO SET "GS_PREFIX=%%~fP"');
     expect(text).toContain(NO_ACTIVE_VERSION);
+    // The same text for every prefix: nothing of the path is in it.
+    expect(cmdLauncher(prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" }))).toBe(text);
+  });
+
+  it("clears GS_ID before reading current, so an inherited value never names a version", () => {
+    const lines = cmdLauncher(prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: odd })).split("\r\n");
+    const clear = lines.indexOf('SET "GS_ID="');
+    const read = lines.findIndex((l) => l.startsWith("SET /P GS_ID="));
+    expect(clear).toBeGreaterThan(0);
+    expect(read).toBeGreaterThan(clear);
   });
 
   it("runs the version's start file (Node's compile cache for the engine) when there is one, else its engine", () => {
@@ -173,8 +189,16 @@ describe("the Windows launcher", () => {
     const start = lines.indexOf('SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\start.cjs"');
     expect(start).toBeGreaterThan(0);
     expect(lines[start + 1]).toBe('IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"');
-    const run = lines.find((l) => l.includes("--gentle-shell-engine"));
-    expect(run).toMatch(/^"C:\\Users\\a\\gentle-shell\\runtime\\node-[^\\]+\\node\.exe" .*"%GS_START%" --gentle-shell-engine %\*$/);
+    expect(lines).toContain(`SET "GS_NODE=%GS_PREFIX%\\runtime\\node-${productionPins.node.version}\\node.exe"`);
+  });
+
+  it("ends the batch on the line that runs Node, so cmd.exe reads nothing of the file after Node returns (an upgrade rewrites it)", () => {
+    const lines = cmdLauncher(prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" })).split(
+      "\r\n",
+    );
+    const run = lines.filter((l) => l.includes("--gentle-shell-engine"));
+    expect(run).toHaveLength(1);
+    expect(run[0]).toMatch(/^"%GS_NODE%" .*"%GS_START%" --gentle-shell-engine %\* & GOTO :EOF$/);
   });
 });
 

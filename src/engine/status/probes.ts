@@ -8,14 +8,14 @@
 import type { Env } from "../../core/environment";
 import { launcherCheckEnvironment } from "../../core/environment";
 import type { Layout } from "../../core/layout";
-import { run } from "../../io/process";
+import { runLauncher } from "../../io/process";
 import { readPathReceipt } from "../../install/path/receipt-file";
 import { engramLaunchEnvironment } from "../engram/launch";
 import type { StatusProbes } from "./gather";
 
 export function hostStatusProbes(layout: Layout, env: Env): StatusProbes {
   return {
-    runLauncher: () => run(layout.launcher, ["--version"], { env: launcherCheckEnvironment(layout, { env }), timeoutMs: 60_000 }),
+    runLauncher: () => runLauncher(layout, ["--version"], { env: launcherCheckEnvironment(layout, { env }), timeoutMs: 60_000 }),
     readReceipt: () => readPathReceipt(layout, { env }),
     probeMemory: async () => (await engramLaunchEnvironment(layout, env, { phase: "setup" })).decision,
   };
