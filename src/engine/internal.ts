@@ -15,14 +15,10 @@ import { basename, dirname } from "pathe";
 import { prefixLayout, type Layout } from "../core/layout";
 import { hostPlatform, hostTarget } from "../core/host";
 import type { Env } from "../core/environment";
-import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
-import { ensureRuntimes } from "../install/runtime/index";
 import { ensureEngram } from "../install/runtime/engram";
-import { acquireGo } from "../install/runtime/go";
+import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
-import { configuredRegistry } from "../install/registry";
-import { readTextOrNull } from "../io/files";
 import { prefixAsInstalled } from "./bundled";
 import { SETUP_VERSION } from "../version";
 
@@ -61,20 +57,13 @@ export async function runInternal(args: string[]): Promise<number> {
   }
   if (command === "ensure-runtime") {
     const sourceIndex = rest.indexOf("--source");
-    const sourceArg = sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined;
-    const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-    const pins = buildPins();
-    let source = parseSource(sourceArg, "");
-    const official = async () => ({ kind: "official" as const, registry: await configuredRegistry(layout, npmrc, env) });
-    const ctx = { layout, pins, source, target: hostTarget(), env };
-    const { node, pnpm } = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
-    if (source.kind === "official") source = await official();
-    if (layout.platform === "win32") await acquireGo({ ...ctx, source });
+    const { node, pnpm, source } = await ensureVersionRuntime(layout, env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
+    const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };
     // --engram (upgrade and rollback): this release's pinned Engram core too. A build without its pin
     // has none to publish (memory stays off behind the guard); a download that fails verification stops.
     let engram: string | undefined;
     if (rest.includes("--engram")) {
-      const outcome = await ensureEngram({ ...ctx, source });
+      const outcome = await ensureEngram(ctx);
       engram = outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
     }
     // --launcher-script: the launcher-script answer too, which spares the upgrade one more start of this engine.

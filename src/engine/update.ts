@@ -24,6 +24,7 @@ import { readTextOrNull } from "../io/files";
 import { currentEngine } from "../install/activate";
 import { removeOwnFolder } from "../io/own-dir";
 import { configuredRegistry } from "../install/registry";
+import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { latestTag } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
 import { sourceFile } from "./upgrade";
@@ -84,6 +85,12 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   }
   // The same Shell: the new version gets the active version's own engine.
   const engine = await fs.readFile(join(install.versionDir, ENGINE_PATH));
+  const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim() || undefined;
+  // Our pinned runtime first (with Go on Windows), as upgrade's step 3: gentle-pi never builds with the user's Go.
+  if (!reuse)
+    await ensureVersionRuntime(layout, env, sourceArg).catch((error: Error) => {
+      throw new Error(`${error.message}; nothing was changed`);
+    });
   const installed = await installVersion({ layout, distribution: project, env, engine, go: layout.platform === "win32" }).catch((error: Error) => {
     // installVersion has removed the folder it claimed; current never moved.
     throw new Error(`${error.message}; nothing was changed`);
@@ -92,7 +99,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
     layout,
     env,
     npmrc,
-    sourceArg: (await readTextOrNull(sourceFile(layout)))?.trim() || undefined,
+    sourceArg,
     id: project.manifest.id,
     shell,
     pi: newest,

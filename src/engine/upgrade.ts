@@ -4,6 +4,7 @@
  * Every step before the switch can fail without changing current; a version
  * folder this command installed is removed again when it does.
  */
+import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { sourceFile } from "./install-source";
 import { promises as fs } from "node:fs";
 import { tildifyText, type Layout } from "../core/layout";
@@ -126,6 +127,8 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     `Installing Gentle Shell ${shell} with Pi ${pi}${bundle ? " from the offline bundle" : ""} (signature verified${release.engineDownloaded ? "; it brings its own engine" : ""})...`,
   );
   const go = layout.platform === "win32";
+  // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
+  if (!bundle) await ensureVersionRuntime(layout, env, sourceArg);
   const installed = bundle
     ? (await installBundleVersion({ layout, bundle, release, packages: await bundlePackageFiles(bundle, release, hostTarget()), env, go })).result
     : await installVersion({ layout, distribution: pairProject(pair, distribution), env, engine: release.engine, go }).catch((error: Error) => {

@@ -11,7 +11,8 @@
  * by pnpm, and gets the same exact check of what was installed.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { dirname, join } from "pathe";
+import { RUNTIME_MARKER } from "./runtime/marker";
 import { versionId, type Layout } from "../core/layout";
 import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/distribution";
 import { pnpmEnvironment, type Env } from "../core/environment";
@@ -101,8 +102,10 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     }
     if (options.offline) throw new Error(`${id} has no lockfile, so it cannot be installed offline`);
   }
-  if (layout.platform === "win32" && !options.go) {
-    throw new Error("on Windows a version is installed only with the pinned Go under runtime/go, so gentle-pi never builds with the user's Go");
+  if (layout.platform === "win32" && !(options.go && (await pinnedGoThere(layout)))) {
+    throw new Error(
+      "on Windows a version is installed only with the pinned Go under runtime/go, so gentle-pi never builds with the user's Go; it is not there, so run the installer again",
+    );
   }
   await ensureOwnDir(layout.prefix, layout.versions);
   const state = await versionState(layout, id);
@@ -128,14 +131,16 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
     if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
     // pnpm writes its store, cache and state there: real folders of ours, never through a link.
-    for (const folder of [layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config]) await ensureOwnDir(layout.prefix, folder, 0o700);
+    // tmp/ too: TEMP and TMP of pnpm's children on Windows (Go's build of gentle-pi needs one), removed again after the install.
+    for (const folder of [layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config, layout.tmp]) {
+      await ensureOwnDir(layout.prefix, folder, 0o700);
+    }
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
     const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
     // Explicit either way: pnpm's own default follows CI.
     const args = [layout.pnpmEntry, "install", locked ? "--frozen-lockfile" : "--no-frozen-lockfile"];
     if (options.offline) {
       const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
-      await ensureOwnDir(layout.prefix, layout.tmp, 0o700);
       await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
       env.pnpm_config_npmrc_auth_file = rc;
       env.pnpm_config_registry = options.offline.registry;
@@ -210,4 +215,10 @@ export function pnpmFailure(result: Pick<RunResult, "stdout" | "stderr" | "code"
       .replace(/\s+/g, " ")
       .slice(0, 300),
   );
+}
+
+/** Our marked Go folder with its go.exe (Windows): what gentle-pi's build gets on its PATH. */
+async function pinnedGoThere(layout: Layout): Promise<boolean> {
+  const marked = (await lstatOrNull(join(dirname(layout.goDir), RUNTIME_MARKER)))?.isFile() ?? false;
+  return marked && ((await lstatOrNull(join(layout.goDir, "bin", "go.exe")))?.isFile() ?? false);
 }
