@@ -50,7 +50,8 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
   } catch {
     return {};
   }
-  if (!realRoot.startsWith(`${realVersionDir}/`)) throw new BundledError(`Pi in versions/${id} lies outside the version folder`);
+  if (realRoot === normalize(realVersionDir) || !isWithin(realVersionDir, realRoot))
+    throw new BundledError(`Pi in versions/${id} lies outside the version folder`);
   let text: string;
   try {
     const handle = await fs.open(join(realRoot, "package.json"), READ_OWN);
@@ -92,7 +93,8 @@ export function prefixAsInstalled(realPrefix: string, home: string, platform: Pl
 
 /** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
 export async function resolveBundledInstall(enginePath: string, pins: Pins, platform: Platform, env: Env): Promise<BundledInstall> {
-  const real = realpathSync(enginePath);
+  // One realpath on both sides of every comparison: the native one (the JS one keeps 8.3 short names such as RUNNER~1 on Windows).
+  const real = realpathSync.native(enginePath);
   const realVersionDir = dirname(dirname(real));
   const versions = dirname(realVersionDir);
   const id = basename(realVersionDir);
@@ -101,7 +103,7 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
   const layout = prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
   const versionDir = join(layout.versions, id);
-  if (versionDir !== realVersionDir && realpathSync(versionDir) !== realVersionDir) {
+  if (versionDir !== realVersionDir && realpathSync.native(versionDir) !== realVersionDir) {
     throw new BundledError("this engine does not run from a version of a bundled install");
   }
   const marker = (await readTextOrNull(join(versionDir, VERSION_MARKER)))?.trim();
@@ -126,8 +128,8 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   if (!bin) throw new BundledError(`Pi ${pi} in versions/${id} declares no pi executable`);
   const piCli = join(piRoot, bin);
   // One path rule for every platform (isWithin takes either separator), and never the folder itself.
-  const realPiCli = realpathSync(piCli);
-  const realVersion = realpathSync(versionDir);
+  const realPiCli = realpathSync.native(piCli);
+  const realVersion = realpathSync.native(versionDir);
   if (realPiCli === realVersion || !isWithin(realVersion, realPiCli)) {
     throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);
   }

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import type { Output } from "../core/errors";
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "pathe";
-import { tildify, tildifyText } from "../core/layout";
+import { tildify, tildifyText, type Platform } from "../core/layout";
 import { type Env, bundledSetupEnv } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
@@ -23,17 +23,30 @@ import type { BundledInstall } from "./bundled";
 import { recordSetup, setupMarkerPath } from "./setup-marker";
 import { sourceFile } from "./upgrade";
 
+/**
+ * Where to look for the gentle-ai executable, first match wins. Windows starts
+ * only a name with an extension it knows (libuv tries .com and .exe for a bare
+ * name, never the bare name), and Go's build there writes gentle-ai.exe: so a
+ * bare bin entry is looked for with .exe; POSIX takes the entry as it is.
+ */
+export function gentleAiCandidates(rel: string, platform: Platform): string[] {
+  if (platform !== "win32" || /\.exe$/i.test(rel)) return [rel];
+  return [`${rel}.exe`];
+}
+
 /** The gentle-ai executable gentle-pi's build leaves: its package.json bin entry, else bin/gentle-ai. */
 export async function gentleAiExecutable(install: BundledInstall): Promise<string> {
   const pkg = JSON.parse((await readTextOrNull(join(install.gentlePiRoot, "package.json"))) ?? "{}") as { bin?: unknown };
   const bin = typeof pkg.bin === "object" && pkg.bin !== null ? (pkg.bin as Record<string, unknown>)["gentle-ai"] : undefined;
   const rel = typeof bin === "string" ? bin : "bin/gentle-ai";
-  const file = join(install.gentlePiRoot, rel);
-  const stat = await lstatOrNull(file);
-  if (!stat?.isFile()) {
-    throw new Error(`gentle-pi ${install.shell} has no gentle-ai executable (${rel}); its build did not run. Run the Gentle Shell installer again.`);
+  const candidates = gentleAiCandidates(rel, install.layout.platform);
+  for (const name of candidates) {
+    const file = join(install.gentlePiRoot, name);
+    if ((await lstatOrNull(file))?.isFile()) return file;
   }
-  return file;
+  throw new Error(
+    `gentle-pi ${install.shell} has no gentle-ai executable (${candidates.join(" or ")}); its build did not run. Run the Gentle Shell installer again.`,
+  );
 }
 
 /**

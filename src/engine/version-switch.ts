@@ -45,12 +45,12 @@ export async function versionModule(layout: Layout, id: string): Promise<string>
   const engine = join(dir, ENGINE_PATH);
   let real: string;
   try {
-    real = realpathSync(engine);
+    real = realpathSync.native(engine);
   } catch {
     throw new Error(`versions/${id} has no engine of its own`);
   }
   // One path rule for every platform (isWithin takes either separator), and never the folder itself.
-  const realDir = realpathSync(dir);
+  const realDir = realpathSync.native(dir);
   if (real === realDir || !isWithin(realDir, real)) throw new Error(`the engine of versions/${id} lies outside its folder`);
   return real;
 }
