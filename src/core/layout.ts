@@ -120,21 +120,36 @@ export function versionId(shell: string, pi: string): string {
   return `${shell}-${pi}`;
 }
 
-/** Show a path with the home folder as `~` (error details, plans). */
-export function tildify(path: string, home: string): string {
-  if (!home) return path;
-  if (path === home) return "~";
-  return path.startsWith(home + "/") ? "~" + path.slice(home.length) : path;
+/** A Windows path (a drive or a UNC share): its two separators name the same folder. */
+function windowsStyle(path: string): boolean {
+  return /^[A-Za-z]:[\\/]/.test(path) || /^[\\/]{2}[^\\/]/.test(path);
 }
 
-/** Text (an error message, a plan) with every mention of the home folder shown as `~`. */
+/** Show a path with the home folder as `~` (error details, plans); on Windows either separator matches. */
+export function tildify(path: string, home: string): string {
+  if (!home) return path;
+  const win = windowsStyle(home);
+  const slash = (p: string) => (win ? p.replace(/\\/g, "/") : p);
+  const h = slash(home).replace(/(.)\/+$/, "$1");
+  const p = slash(path);
+  if (p === h) return "~";
+  return p.startsWith(h + "/") ? "~" + p.slice(h.length) : path;
+}
+
+/** Text (an error message, a plan) with every mention of the home folder shown as `~` (on Windows in either separator's spelling). */
 export function tildifyText(text: string, home: string): string {
   if (!home || home === "/") return text;
-  return text
-    .split(home + "/")
-    .join("~/")
-    .split(home)
-    .join("~");
+  const spellings = windowsStyle(home) ? [...new Set([home, home.replace(/\\/g, "/"), home.replace(/\//g, "\\")])] : [home];
+  let out = text;
+  for (const h of spellings) {
+    const sep = h.includes("\\") ? "\\" : "/";
+    out = out
+      .split(h + sep)
+      .join("~" + sep)
+      .split(h)
+      .join("~");
+  }
+  return out;
 }
 
 /** Is `inner` the same folder as `outer` or inside it (either separator; another drive never is)? */

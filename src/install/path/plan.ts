@@ -30,7 +30,7 @@
  * `gentle-shell` in the current terminal.
  */
 import { join } from "pathe";
-import type { Env } from "../../core/environment";
+import { envValue, type Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { holdsLine, localBinLink, SHELLS, shellFor, windowsUserPath, type ShellName } from "./shells";
 import { userPathHolds, userPathKey, type UserPathValue } from "./user-path";
@@ -114,7 +114,7 @@ export function samePathEntry(a: string, b: string, platform: Platform): boolean
 }
 
 function onPath(dir: string, env: Env, platform: Platform): boolean {
-  return pathEntries(env.PATH, platform).some((e) => samePathEntry(e, dir, platform));
+  return pathEntries(envValue(env, "PATH", platform), platform).some((e) => samePathEntry(e, dir, platform));
 }
 
 function unplaceable(bin: string, platform: Platform): string | null {

@@ -15,12 +15,12 @@
  */
 import * as nodeFs from "node:fs";
 import { dirname } from "pathe";
-import type { Env } from "../../core/environment";
+import { envValue, type Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import { tildify, tildifyText } from "../../core/layout";
 import { applyPathEntry, removePathEntry } from "./apply";
 import type { PathFs, PathIoOptions } from "./fs";
-import { pathEntries, pathEntryPlan, profileTarget, type PathEntryPlan, type PathFacts } from "./plan";
+import { pathEntries, pathEntryPlan, profileTarget, samePathEntry, type PathEntryPlan, type PathFacts } from "./plan";
 import { collectPathFacts } from "./probe";
 import type { PathReceipt } from "./receipt";
 import { writePathReceipt } from "./receipt-file";
@@ -88,9 +88,9 @@ export async function bundledPathStep(layout: Layout, options: PathStepOptions):
   }
   if (plan.kind === "none") {
     const e = plan.existing;
-    const inTerminal = pathEntries(options.env.PATH, platform);
+    const inTerminal = pathEntries(envValue(options.env, "PATH", platform), platform);
     const dir = e.kind === "link" ? dirname(e.path) : layout.bin;
-    const here = inTerminal.some((p) => (platform === "win32" ? p.toLowerCase() === dir.toLowerCase() : p === dir));
+    const here = inTerminal.some((p) => samePathEntry(p, dir, platform));
     const file = e.kind === "line" ? e.file : e.kind === "link" ? e.path : `${e.key}\\${e.name}`;
     const nextStep = here
       ? "Nothing to do: `gentle-shell` is already on this terminal's PATH."
@@ -179,7 +179,7 @@ export function isCommandFile(file: string, options: { fs?: PathFs; platform?: P
 /** What a new terminal runs once `plan` is applied: one warning when an old gentle-shell still wins, else null. */
 export function shadowWarningFor(layout: Layout, env: Env, plan: PathEntryPlan): string | null {
   const shadow = shadowingCommand(plan, {
-    path: env.PATH,
+    path: envValue(env, "PATH", layout.platform),
     platform: layout.platform,
     home: layout.home,
     env,

@@ -51,6 +51,16 @@ describe("Windows user Path through the adapter", () => {
     expect(state.broadcasts).toBe(0);
   });
 
+  it("the installer step on Windows: already on this terminal's Path in backslashes and another case, so nothing to do (defect 13)", async () => {
+    const { state, adapter } = fakeRegistry({ value: `C:\\x;${ENTRY}`, type: "REG_EXPAND_SZ" });
+    const wl = wlayout();
+    const real = { ...wl, pathReceipt: join(root, "path-entry-already.json") };
+    const out = await bundledPathStep(real, { env: { Path: `C:\\x;${ENTRY.toLowerCase()}\\` }, registry: adapter });
+    expect(out.status).toBe("already");
+    expect(out.nextStep).toBe("Nothing to do: `gentle-shell` is already on this terminal's PATH.");
+    expect(state.writes).toEqual([]);
+  });
+
   it("the installer step on Windows: applied, with a one-sentence next step", async () => {
     const { state, adapter } = fakeRegistry({ value: "C:\\x", type: "REG_EXPAND_SZ" });
     const wl = wlayout();
