@@ -58,6 +58,34 @@ export const POWERSHELL_ARGS = ["-NoLogo", "-NoProfile", "-NonInteractive"] as c
 /** Variables copied from the environment when set, besides SystemRoot and windir. */
 export const POWERSHELL_PASSED_VARIABLES = ["TEMP", "TMP"] as const;
 
+/**
+ * The lines every script starts with (powerShellScript):
+ *   - Constrained Language Mode (AppLocker or WDAC policy) blocks the .NET
+ *     calls our scripts make, with a message that names neither: such a
+ *     PowerShell exits RESTRICTED_EXIT at once, which the caller turns into
+ *     one sentence (WindowsPowerShellRestrictedError);
+ *   - its output, stderr included, is UTF-8, which is how it is read here
+ *     (else it arrives in the console's OEM code page).
+ */
+export const RESTRICTED_EXIT = 86;
+export const POWERSHELL_PREAMBLE = [
+  `if ($ExecutionContext.SessionState.LanguageMode -ne 'FullLanguage') { exit ${RESTRICTED_EXIT} }`,
+  "try { [Console]::OutputEncoding = New-Object System.Text.UTF8Encoding $false } catch { }",
+].join("\n");
+
+/** `script` as it is run: the preamble first. */
+export function powerShellScript(script: string): string {
+  return `${POWERSHELL_PREAMBLE}\n${script}`;
+}
+
+export class WindowsPowerShellRestrictedError extends Error {
+  constructor() {
+    super(
+      "Windows PowerShell runs in Constrained Language Mode here (an AppLocker or WDAC policy), so Gentle Shell's PowerShell steps cannot run; ask your administrator to allow them, or add the PATH entry by hand.",
+    );
+  }
+}
+
 export class WindowsPowerShellUnavailableError extends Error {
   constructor() {
     super("%SystemRoot% is not an absolute folder (C:\\...), so Windows PowerShell cannot be found. Nothing was run.");
@@ -118,7 +146,7 @@ export function runPowerShell(script: string, data: Readonly<Record<string, stri
   try {
     request = {
       command: windowsPowerShellPath(env),
-      args: [...POWERSHELL_ARGS, ...(options.args ?? []), "-EncodedCommand", Buffer.from(script, "utf16le").toString("base64")],
+      args: [...POWERSHELL_ARGS, ...(options.args ?? []), "-EncodedCommand", Buffer.from(powerShellScript(script), "utf16le").toString("base64")],
       env: data,
     };
     baseEnv = powerShellEnvironment(env);
@@ -128,7 +156,10 @@ export function runPowerShell(script: string, data: Readonly<Record<string, stri
   const deps: WindowsProcessDeps = { baseEnv };
   if (options.spawn) deps.spawn = options.spawn;
   if (options.platform) deps.platform = options.platform;
-  return (options.check ?? windowsProcessCheck)(request, deps);
+  return (options.check ?? windowsProcessCheck)(request, deps).catch((error: unknown) => {
+    if (isWindowsPrerequisiteError(error) && error.cause.status === RESTRICTED_EXIT) throw new WindowsPowerShellRestrictedError();
+    throw error;
+  });
 }
 
 /** What cmd.exe may be handed in the one command line it reads: no space, quote, %, !, ^, &, (, ), <, > or |. */
@@ -151,7 +182,7 @@ export function detachedPowerShellRequest(script: string, data: Readonly<Record<
     ...POWERSHELL_ARGS,
     ...DETACHED_POWERSHELL_ARGS,
     "-EncodedCommand",
-    Buffer.from(script, "utf16le").toString("base64"),
+    Buffer.from(powerShellScript(script), "utf16le").toString("base64"),
   ];
   const command = `${root}\\System32\\cmd.exe`;
   if (command.length + 1 + args.join(" ").length > CMD_LINE_LIMIT) throw new Error("the PowerShell script is too long for cmd.exe's command line");

@@ -16,7 +16,7 @@ import {
   windowsPowerShellPath,
 } from "../../src/io/powershell";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
-import { runWindowsPowerShell } from "../../src/io/powershell";
+import { powerShellScript, runWindowsPowerShell, WindowsPowerShellRestrictedError } from "../../src/io/powershell";
 import type { WindowsProcessDeps, WindowsProcessRequest } from "../../src/io/windows-process/check";
 import { WINDOWS_PROCESS_FAILED, isWindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
@@ -61,7 +61,7 @@ describe("runPowerShell: an absolute powershell.exe under %SystemRoot%", () => {
     expect(req.command).toBe(POWERSHELL);
     expect(req.args!.slice(0, -1)).toEqual([...POWERSHELL_ARGS, "-ExecutionPolicy", "Bypass", "-EncodedCommand"]);
     expect(POWERSHELL_ARGS).toEqual(["-NoLogo", "-NoProfile", "-NonInteractive"]);
-    expect(decoded(req.args!)).toBe(script);
+    expect(decoded(req.args!)).toBe(powerShellScript(script));
     expect(req.env).toEqual({ GSS_DATA: "a 'b' $(c)" });
     expect(req.args!.join(" ")).not.toContain("'b'");
   });
@@ -180,6 +180,24 @@ describe("failures are windowsProcessCheck's", () => {
   });
 });
 
+describe("every script starts with the preamble (issue 24, defect 13)", () => {
+  it("checks the language mode first, then asks for UTF-8 output, before the script's own lines", () => {
+    const lines = powerShellScript("'x'").split("\n");
+    expect(lines[0]).toBe("if ($ExecutionContext.SessionState.LanguageMode -ne 'FullLanguage') { exit 86 }");
+    expect(lines[1]).toMatch(/^try \{ \[Console\]::OutputEncoding = New-Object System\.Text\.UTF8Encoding \$false \} catch \{ \}$/);
+    expect(lines.at(-1)).toBe("'x'");
+  });
+
+  it("Constrained Language Mode (the preamble's exit) is one sentence that names it, for a plain run and a status run", async () => {
+    for (const call of [runPowerShell, runPowerShellForStatus]) {
+      const fake = fakeSpawnExiting(86, "", "");
+      const error = await call("'x'", {}, { env: { SystemRoot: "C:\\Windows" }, spawn: fake.spawn, platform: "win32" }).catch((e) => e);
+      expect(error).toBeInstanceOf(WindowsPowerShellRestrictedError);
+      expect(error.message).toMatch(/^Windows PowerShell runs in Constrained Language Mode here \(an AppLocker or WDAC policy\), so .*\.$/);
+    }
+  });
+});
+
 describe("startDetachedPowerShell: cmd.exe's start, with no pipes, in its own process group", () => {
   it("windowsProcessCheck starts %SystemRoot%\\System32\\cmd.exe detached, with stdio ignored and no window, and waits only for it", async () => {
     const fake = fakeSpawnExiting(0);
@@ -192,7 +210,7 @@ describe("startDetachedPowerShell: cmd.exe's start, with no pipes, in its own pr
     expect(call.command).toBe("C:\\Windows\\System32\\cmd.exe");
     expect(call.options).toMatchObject({ cwd: "C:\\Windows\\System32", shell: false, windowsHide: true, detached: true, stdio: "ignore" });
     expect(call.options.env).toEqual({ SystemRoot: "C:\\Windows", windir: "C:\\Windows", GSS_DATA: "C:\\a b" });
-    expect(decoded(call.args)).toBe("'x'");
+    expect(decoded(call.args)).toBe(powerShellScript("'x'"));
   });
 
   it("a cmd.exe that fails to start it is windowsProcessCheck's failure", async () => {

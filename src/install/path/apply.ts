@@ -12,7 +12,7 @@ import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";
 import type { PathReceipt, RemoveResult } from "./receipt";
-import { requireRegistry } from "./registry";
+import { type RegistryAdapter, requireRegistry } from "./registry";
 import { userPathAppend, userPathHolds, userPathRemove } from "./user-path";
 
 /**
@@ -44,7 +44,8 @@ export async function applyPathEntry(plan: PathEntryPlan, options: PathIoOptions
       const receipt = { schema: 1 as const, kind: "registry" as const, key: plan.key, name: plan.name, entry: plan.entry };
       if (current && userPathHolds(current.value, plan.entry)) return { ...receipt, applied: false };
       await registry.writeUserPath({ value: userPathAppend(current?.value ?? "", plan.entry), type: current?.type ?? "REG_EXPAND_SZ" });
-      await registry.broadcastEnvironmentChange();
+      // The entry is in the registry now: the receipt must follow whatever the announcement does.
+      await announce(registry);
       return { ...receipt, applied: true };
     }
     case "manual":
@@ -83,8 +84,21 @@ export async function removePathEntry(receipt: PathReceipt, options: PathIoOptio
       const current = await registry.readUserPath();
       if (!current || !userPathHolds(current.value, receipt.entry)) return { status: "absent" };
       await registry.writeUserPath({ value: userPathRemove(current.value, receipt.entry), type: current.type });
-      await registry.broadcastEnvironmentChange();
+      await announce(registry);
       return { status: "removed" };
     }
+  }
+}
+
+/**
+ * WM_SETTINGCHANGE, best effort: a window that does not answer or a
+ * PowerShell that fails never undoes a registry write that succeeded. New
+ * terminals started by Explorer then get the new Path after the next sign-in.
+ */
+async function announce(registry: RegistryAdapter): Promise<void> {
+  try {
+    await registry.broadcastEnvironmentChange();
+  } catch {
+    // Best effort (above).
   }
 }

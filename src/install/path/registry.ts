@@ -46,8 +46,8 @@ const PS_BROADCAST = [
   "$sig = '[DllImport(\"user32.dll\", CharSet = CharSet.Unicode, SetLastError = true)] public static extern System.IntPtr SendMessageTimeout(System.IntPtr hWnd, uint msg, System.UIntPtr wParam, string lParam, uint flags, uint timeout, out System.UIntPtr result);'",
   "Add-Type -Namespace GentleShellSetup -Name User32 -MemberDefinition $sig",
   "$r = [System.UIntPtr]::Zero",
-  // HWND_BROADCAST, WM_SETTINGCHANGE, SMTO_ABORTIFHUNG, 5 s
-  "[void][GentleShellSetup.User32]::SendMessageTimeout([System.IntPtr]0xffff, 0x1A, [System.UIntPtr]::Zero, 'Environment', 2, 5000, [ref]$r)",
+  // HWND_BROADCAST, WM_SETTINGCHANGE, SMTO_ABORTIFHUNG, 1 s per window: a few hung windows stay well inside the runner's 15 s.
+  "[void][GentleShellSetup.User32]::SendMessageTimeout([System.IntPtr]0xffff, 0x1A, [System.UIntPtr]::Zero, 'Environment', 2, 1000, [ref]$r)",
 ].join("\n");
 
 function failed(what: string, r: PowerShellResult): Error {

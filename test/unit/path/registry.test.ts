@@ -61,6 +61,19 @@ describe("Windows user Path through the adapter", () => {
     expect(state.writes).toEqual([]);
   });
 
+  it("a broadcast that fails or hangs never costs the receipt: the entry is written, recorded, and self-uninstall takes it back (defect 10)", async () => {
+    const { state, adapter } = fakeRegistry({ value: "C:\\x", type: "REG_EXPAND_SZ" });
+    const failing = { ...adapter, broadcastEnvironmentChange: async () => Promise.reject(new Error("announcing the new Path failed (exit null)")) };
+    const real = { ...wlayout(), pathReceipt: join(root, "path-entry-broadcast.json") };
+    const out = await bundledPathStep(real, { env: { Path: "C:\\x" }, registry: failing });
+    expect(out.status).toBe("applied");
+    expect(state.value?.value).toBe(`C:\\x;${ENTRY}`);
+    const receipt = JSON.parse(fs.readFileSync(real.pathReceipt, "utf8"));
+    expect(receipt).toEqual({ schema: 1, kind: "registry", key: "HKCU\\Environment", name: "Path", entry: ENTRY });
+    expect(await removePathEntry({ ...receipt, applied: true }, { registry: failing })).toEqual({ status: "removed" });
+    expect(state.value).toEqual({ value: "C:\\x", type: "REG_EXPAND_SZ" });
+  });
+
   it("the installer step on Windows: applied, with a one-sentence next step", async () => {
     const { state, adapter } = fakeRegistry({ value: "C:\\x", type: "REG_EXPAND_SZ" });
     const wl = wlayout();

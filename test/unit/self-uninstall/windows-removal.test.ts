@@ -16,7 +16,7 @@ import {
   type WindowsRemoval,
 } from "../../../src/engine/self-uninstall/windows-removal";
 import { CMD_MARKER } from "../../../src/install/launcher";
-import { startDetachedPowerShell } from "../../../src/io/powershell";
+import { powerShellScript, startDetachedPowerShell } from "../../../src/io/powershell";
 import type { WindowsProcessRequest } from "../../../src/io/windows-process/check";
 
 // Every character cmd.exe or PowerShell would read as syntax, and a letter outside ASCII.
@@ -136,7 +136,7 @@ describe("windowsRemovalScheduler through the real detached runner", () => {
       "Bypass",
       "-EncodedCommand",
     ]);
-    expect(Buffer.from(req.args!.at(-1)!, "base64").toString("utf16le")).toBe(WINDOWS_REMOVAL_SCRIPT);
+    expect(Buffer.from(req.args!.at(-1)!, "base64").toString("utf16le")).toBe(powerShellScript(WINDOWS_REMOVAL_SCRIPT));
     // Nothing cmd.exe would read as syntax on its line, and no path.
     const line = req.args!.join(" ");
     expect(line).not.toMatch(/[%!^&|<>"()]/);
