@@ -44,7 +44,8 @@ the loopback address for tests.
 .PARAMETER ArgumentList
 Further arguments for gentle-shell-setup install, after `--`.
 #>
-[CmdletBinding()]
+# No positional parameter: `& $sb -Yes -- --source D:\m` gives both words after -- to ArgumentList.
+[CmdletBinding(PositionalBinding = $false)]
 param(
     [switch]$Yes,
     [switch]$NoModifyPath,
@@ -342,6 +343,12 @@ function Invoke-GentleShellBinary {
 function Invoke-GentleShellSetup {
     [CmdletBinding()]
     param([switch]$Yes, [switch]$NoModifyPath, [string]$Version, [string]$DownloadUrl, [string[]]$ArgumentList)
+    # First, and outside the try (whose catch calls .NET): under Constrained Language Mode (AppLocker,
+    # WDAC) the .NET calls below fail with messages that name neither.
+    if ($ExecutionContext.SessionState.LanguageMode -ne 'FullLanguage') {
+        $global:LASTEXITCODE = 1
+        throw "gentle-shell-setup: PowerShell runs in $($ExecutionContext.SessionState.LanguageMode) mode here (an AppLocker or WDAC policy), which this installer cannot run in; download gentle-shell-setup-win-x64.exe and SHA256SUMS from the release page, check its hash, and run it"
+    }
     Set-StrictMode -Version 2.0
     $ErrorActionPreference = 'Stop'
     $ProgressPreference = 'SilentlyContinue'

@@ -346,6 +346,25 @@ Describe 'install.ps1 as the one-liners run it (a fresh PowerShell, no network)'
         $out.Trim() | Should -BeExactly 'gentle-shell-setup: the download folder (-DownloadUrl or GENTLE_SHELL_SETUP_DOWNLOAD) must be an https URL (got http://mirror.example/dl)'
     }
 
+    It 'takes no positional parameter: in the script-block form everything after -- reaches ArgumentList' {
+        # The script's own attribute and param block, around a body that reports what they bound.
+        $ast = [scriptblock]::Create((Get-Content -Raw -LiteralPath $installer)).Ast
+        $head = ($ast.ParamBlock.Attributes | ForEach-Object { $_.Extent.Text }) -join "`n"
+        $probe = [scriptblock]::Create($head + "`n" + $ast.ParamBlock.Extent.Text + "`n" + '@{ Version = $Version; DownloadUrl = $DownloadUrl; Rest = @($ArgumentList) }')
+        $bound = & $probe -Yes -- --source 'D:\m'
+        $bound.Version | Should -BeNullOrEmpty
+        $bound.DownloadUrl | Should -BeNullOrEmpty
+        $bound.Rest | Should -Be @('--source', 'D:\m')
+    }
+
+    It 'refuses Constrained Language Mode first, in one sentence that names it' {
+        # The irm | iex form: a static .NET call such as [scriptblock]::Create is itself refused in that mode.
+        $command = '$ExecutionContext.SessionState.LanguageMode = ''ConstrainedLanguage''; try {{ Get-Content -Raw -LiteralPath ''{0}'' | Invoke-Expression }} catch {{ $_.Exception.Message; exit 7 }}' -f $installer
+        $out = & $powershell -NoProfile -NonInteractive -Command $command 2>&1 | Out-String
+        $LASTEXITCODE | Should -Be 7
+        $out.Trim() | Should -Match '^gentle-shell-setup: PowerShell runs in ConstrainedLanguage mode here \(an AppLocker or WDAC policy\)'
+    }
+
     It 'reads GENTLE_SHELL_SETUP_DOWNLOAD under irm | iex, and masks its credentials' {
         $env:GENTLE_SHELL_SETUP_DOWNLOAD = 'http://alice:s3cret@mirror.example/dl'
         try {
