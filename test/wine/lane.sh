@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# npm run test:windows: the Windows lane on this machine (issue 24). Windows
+# Node 24 under Wine 10, in the chroot test/wine/chroot.sh makes (or reuses):
+#
+#   1. the win-x64 single executable, built here: --version and --help;
+#   2. test/wine/*.test.ts: the .cmd launcher and the product's other spawn
+#      forms, through Wine's cmd.exe, from a prefix whose path holds í, a
+#      space, !, %, & and parentheses;
+#   3. the unit project (test/unit), with its probed skips counted.
+#
+# Under Wine, Unix pipes as Node's stdio fail (EBADF): every run's output goes
+# to a file and stdin is /dev/null. Wine has no symlinks, junctions, ACLs or
+# real PowerShell; what needs them is the windows-latest workflow's (the
+# lane's summary says which). As root. Exits non-zero when a part fails.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+say() { printf 'windows lane: %s\n' "$*" >&2; }
+
+root=$(bash "$repo/test/wine/chroot.sh")
+project="$root/project"
+logs="$repo/test-results/windows-lane"
+rm -rf "$logs"
+mkdir -p "$logs"
+
+mounted=()
+# shellcheck disable=SC2317 # called by the EXIT trap
+unmount_all() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
+  mounted=()
+}
+trap unmount_all EXIT
+for m in proc sys dev dev/pts; do
+  mount --bind "/$m" "$root/$m"
+  mounted+=("$root/$m")
+done
+mount -t tmpfs tmpfs "$root/dev/shm"
+mounted+=("$root/dev/shm")
+
+say "the win-x64 single executable"
+(cd "$repo" && npm run --silent build -- --target win-x64 --out "$logs/dist") >"$logs/build.log" 2>&1 ||
+  { say "building the win-x64 executable failed; see $logs/build.log"; exit 1; }
+
+say "the project, with the win32 builds of its native packages"
+if grep -qF " $project/" /proc/mounts; then say "$project has something mounted in it; nothing was copied"; exit 1; fi
+rm -rf --one-file-system "$project"
+mkdir -p "$project"
+tar -C "$repo" --exclude=./.git --exclude=./test-results -cf - . | tar -C "$project" -xf -
+natives=$(cd "$repo" && node -e '
+  const lock = require("./package-lock.json").packages;
+  const names = ["@esbuild/win32-x64", "@rolldown/binding-win32-x64-msvc", "lightningcss-win32-x64-msvc"];
+  console.log(names.filter((n) => lock["node_modules/" + n]).map((n) => n + "@" + lock["node_modules/" + n].version).join(" "));
+')
+pack=$(mktemp -d)
+for spec in $natives; do
+  name=${spec%@*}
+  (cd "$pack" && npm pack --silent "$spec" >/dev/null)
+  mkdir -p "$project/node_modules/$name"
+  tar -xzf "$pack"/*.tgz -C "$project/node_modules/$name" --strip-components=1
+  rm -f "$pack"/*.tgz
+done
+rmdir "$pack"
+cp "$logs/dist/gentle-shell-setup-win-x64.exe" "$project/gentle-shell-setup-win-x64.exe"
+ca=${NODE_EXTRA_CA_CERTS:-}
+if [ -n "$ca" ] && [ -f "$ca" ]; then cp "$ca" "$project/.extra-ca.pem"; fi
+
+# One Windows program in the chroot, its output in files (never a pipe), from /project (Z:\project).
+wine_run() {
+  local name=$1
+  shift
+  chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root WINEPREFIX=/root/.wine WINEDEBUG=-all XDG_RUNTIME_DIR=/run/wine \
+    LANG=C.UTF-8 CI=true ${ca:+NODE_EXTRA_CA_CERTS=Z:\\project\\.extra-ca.pem} \
+    /bin/sh -c 'cd /project && exec "$@"' sh "$@" >"$logs/$name.out" 2>"$logs/$name.err" </dev/null
+}
+node_win=(wine /opt/node-win/node.exe)
+failed=0
+
+say "the single executable's --version and --help"
+version=$(cd "$repo" && node -p 'require("./package.json").version')
+if wine_run sea-version wine gentle-shell-setup-win-x64.exe --version && grep -q "$version" "$logs/sea-version.out"; then
+  say "--version: $(head -n 1 "$logs/sea-version.out" | tr -d '\r')"
+else
+  say "--version failed; see $logs/sea-version.*"
+  failed=1
+fi
+if wine_run sea-help wine gentle-shell-setup-win-x64.exe --help && grep -q "install" "$logs/sea-help.out"; then
+  say "--help: $(wc -l <"$logs/sea-help.out") lines"
+else
+  say "--help failed; see $logs/sea-help.*"
+  failed=1
+fi
+
+say "the .cmd launcher and the spawn forms (test/wine)"
+if ! wine_run launcher "${node_win[@]}" node_modules/vitest/vitest.mjs run --config test/wine/vitest.config.ts \
+  --reporter=verbose --reporter=json --outputFile.json=test-results/wine-launcher.json; then
+  failed=1
+fi
+cp "$project/test-results/wine-launcher.json" "$logs/" 2>/dev/null || true
+tail -n 8 "$logs/launcher.out" >&2 || true
+
+say "the unit project under Windows Node"
+if ! wine_run unit "${node_win[@]}" node_modules/vitest/vitest.mjs run --project unit \
+  --reporter=dot --reporter=json --outputFile.json=test-results/wine-unit.json; then
+  failed=1
+fi
+cp "$project/test-results/wine-unit.json" "$logs/" 2>/dev/null || true
+if [ -f "$logs/wine-unit.json" ]; then
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  node -e '
+    const r = require(process.argv[1]);
+    const all = r.testResults.flatMap((f) => f.assertionResults);
+    const count = (s) => all.filter((t) => t.status === s).length;
+    console.error(`windows lane: unit project: ${all.length} ran, ${count("passed")} passed, ${count("failed")} failed, ${count("pending") + count("skipped")} skipped by probe`);
+  ' "$logs/wine-unit.json"
+fi
+
+say "only windows-latest can prove: junctions and symlinks, the private folder's ACLs, the HKCU Path and its broadcast, PowerShell (install.ps1, the delayed self-uninstall), Constrained Language Mode, Ctrl+C in a real console, 8.3 short names"
+exit "$failed"
