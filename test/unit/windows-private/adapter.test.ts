@@ -19,6 +19,7 @@ import {
   windowsPrivateFolderAdapter,
 } from "../../../src/install/windows-private/adapter";
 import { FULL_CONTROL, SID, WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, WindowsPrivateFolderError } from "../../../src/install/windows-private/rule";
+import { powerShellScript } from "../../../src/io/powershell";
 import type { WindowsProcessRequest } from "../../../src/io/windows-process/check";
 import { windowsProcessFailure } from "../../../src/io/windows-process/failure";
 import { EVERYONE, USER } from "./fake-windows";
@@ -49,7 +50,7 @@ describe("the real adapter's process calls (a fake windowsProcessCheck)", () => 
     expect(req.command).toBe("C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe");
     expect(req.args!.slice(0, -1)).toEqual(["-NoLogo", "-NoProfile", "-NonInteractive", "-EncodedCommand"]);
     expect(req.env).toEqual({ [PATH_VARIABLE]: hostile });
-    expect(decoded(req)).toBe(PS_INSPECT);
+    expect(decoded(req)).toBe(powerShellScript(PS_INSPECT));
     expect(req.args!.join(" ")).not.toContain("o'brien");
     expect(PS_INSPECT).not.toContain("o'brien");
   });
@@ -59,7 +60,7 @@ describe("the real adapter's process calls (a fake windowsProcessCheck)", () => 
     await windowsPrivateFolderAdapter({ env: ENV_SYS, check: r.check }).setProtectedDacl(hostile, [USER, SID.SYSTEM]);
     const [req] = r.requests;
     expect(req.env).toEqual({ [PATH_VARIABLE]: hostile, [SIDS_VARIABLE]: `${USER},${SID.SYSTEM}` });
-    expect(decoded(req)).toBe(PS_SET_PROTECTED_DACL);
+    expect(decoded(req)).toBe(powerShellScript(PS_SET_PROTECTED_DACL));
     expect(PS_SET_PROTECTED_DACL).not.toContain(USER);
   });
 
