@@ -64,7 +64,7 @@ exec "$node" ${ENGINE_NODE_OPTIONS.join(" ")} "$start" ${ENGINE_FLAG} "$@"
  *     the console's code page, so a profile path such as C:\Users\Martín would
  *     not survive as text. It comes from the file's own folder (%~dp0).
  *   - GS_ID is cleared first: SET /P leaves an inherited value when current is
- *     missing or empty.
+ *     empty; a missing current goes to the message before SET /P reads it.
  *   - Node runs on a line that also ends the batch (GOTO :EOF), so cmd.exe
  *     reads no line of this file after Node returns: an upgrade rewrites the
  *     running launcher, and cmd would otherwise go on at the old byte offset.
@@ -77,6 +77,8 @@ export function cmdLauncher(layout: Layout): string {
     "SETLOCAL DisableDelayedExpansion",
     `SET "GS_ID="`,
     `FOR %%P IN ("%~dp0..") DO SET "GS_PREFIX=%%~fP"`,
+    // A missing current would make cmd.exe print its own error for the < before 2>NUL applies.
+    `IF NOT EXIST "%GS_PREFIX%\\current" GOTO none`,
     `SET /P GS_ID=<"%GS_PREFIX%\\current" 2>NUL`,
     `IF NOT DEFINED GS_ID GOTO none`,
     `IF NOT EXIST "%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs" GOTO none`,

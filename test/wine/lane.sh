@@ -46,7 +46,10 @@ say "the project, with the win32 builds of its native packages"
 if grep -qF " $project/" /proc/mounts; then say "$project has something mounted in it; nothing was copied"; exit 1; fi
 rm -rf --one-file-system "$project"
 mkdir -p "$project"
-tar -C "$repo" --exclude=./.git --exclude=./test-results -cf - . | tar -C "$project" -xf -
+tar -C "$repo" --exclude=./.git --exclude=./test-results --exclude=./node_modules -cf - . | tar -C "$project" -xf -
+# node_modules may be a link (a git worktree sharing another checkout's): its contents are copied.
+mkdir -p "$project/node_modules"
+tar -C "$(readlink -f "$repo/node_modules")" -cf - . | tar -C "$project/node_modules" -xf -
 natives=$(cd "$repo" && node -e '
   const lock = require("./package-lock.json").packages;
   const names = ["@esbuild/win32-x64", "@rolldown/binding-win32-x64-msvc", "lightningcss-win32-x64-msvc"];
@@ -92,12 +95,16 @@ else
 fi
 
 say "the .cmd launcher and the spawn forms (test/wine)"
-if ! wine_run launcher "${node_win[@]}" node_modules/vitest/vitest.mjs run --config test/wine/vitest.config.ts \
+if wine_run launcher "${node_win[@]}" node_modules/vitest/vitest.mjs run --config test/wine/vitest.config.ts \
   --reporter=verbose --reporter=json --outputFile.json=test-results/wine-launcher.json; then
+  sed 's/\x1b\[[0-9;]*m//g' "$logs/launcher.out" | grep -E '^ +(Tests|Test Files) ' >&2 || true
+else
   failed=1
+  say "the launcher checks failed; the end of their output:"
+  sed 's/\x1b\[[0-9;]*m//g' "$logs/launcher.out" | tail -n 40 >&2 || true
+  tail -n 20 "$logs/launcher.err" >&2 || true
 fi
 cp "$project/test-results/wine-launcher.json" "$logs/" 2>/dev/null || true
-tail -n 8 "$logs/launcher.out" >&2 || true
 
 say "the unit project under Windows Node"
 if ! wine_run unit "${node_win[@]}" node_modules/vitest/vitest.mjs run --project unit \

@@ -1,8 +1,8 @@
 /**
  * The Windows launcher as the product starts it, run by Windows Node under
  * Wine (issue 24; test/wine/lane.sh runs this file there, and it refuses to
- * run anywhere but Windows). The prefix's path holds í, a space, !, %, &
- * and parentheses. The .cmd is the real one (ensureLauncher), cmd.exe
+ * run anywhere but Windows). The prefix's path holds í, a space, !, & and
+ * parentheses, and % where cmd.exe can say it (a probe). The .cmd is the real one (ensureLauncher), cmd.exe
  * is Wine's, and node.exe is the Windows Node that runs this file; the
  * version's engine is a stand-in that reports what it was given.
  */
@@ -32,23 +32,49 @@ process.exitCode = Number(process.env.GSS_EXIT ?? 0);
 let layout: Layout;
 const env = () => ({ ...process.env }) as Record<string, string | undefined>;
 
+/** A prefix with the launcher, our node.exe (this Node), and the stand-in engine as the active version. */
+async function makeInstall(folder: string): Promise<Layout> {
+  const base = mkdtempSync(join(tmpdir(), "gss-wine-"));
+  const made = prefixLayout({ home: base, platform: "win32", pins: productionPins, windowsPrefix: join(base, folder, "gentle-shell") });
+  await fs.mkdir(join(made.versions, ID, ".gentle-shell"), { recursive: true });
+  await fs.writeFile(join(made.versions, ID, ENGINE_PATH), ENGINE);
+  await fs.mkdir(made.nodeDir, { recursive: true });
+  await fs.copyFile(execPath, made.node);
+  await activateVersion(made, ID);
+  await ensureLauncher(made);
+  return made;
+}
+
+/**
+ * Capability probe: does this cmd.exe keep a % of the batch file's own path
+ * in %~dp0? Windows' does; Wine 10's drops it, and then no batch file can
+ * learn its folder. A yes runs the % prefix check below; a no skips it,
+ * and the lane's summary counts it.
+ */
+async function cmdKeepsPercentInOwnPath(): Promise<boolean> {
+  const dir = join(mkdtempSync(join(tmpdir(), "gss-wine-probe-")), "p%q");
+  await fs.mkdir(dir);
+  const probe = join(dir, "probe.cmd");
+  await fs.writeFile(probe, "@ECHO OFF\r\nECHO [%~dp0]\r\n");
+  const r = await run(process.env.ComSpec ?? "cmd.exe", ["/d", "/s", "/c", '""%GSS_PROBE%""'], {
+    env: { ...env(), GSS_PROBE: probe },
+    verbatim: true,
+    timeoutMs: 60_000,
+  });
+  return r.stdout.includes("p%q");
+}
+let percent = false;
+
 beforeAll(async () => {
   expect(process.platform, "this file is for Windows Node (test/wine/lane.sh runs it under Wine)").toBe("win32");
-  const base = mkdtempSync(join(tmpdir(), "gss-wine-"));
-  const prefix = join(base, "Gentle Shell í !%& (x)", "gentle-shell");
-  layout = prefixLayout({ home: base, platform: "win32", pins: productionPins, windowsPrefix: prefix });
-  await fs.mkdir(join(layout.versions, ID, ".gentle-shell"), { recursive: true });
-  await fs.writeFile(join(layout.versions, ID, ENGINE_PATH), ENGINE);
-  await fs.mkdir(layout.nodeDir, { recursive: true });
-  await fs.copyFile(execPath, layout.node);
-  await activateVersion(layout, ID);
-  await ensureLauncher(layout);
+  layout = await makeInstall("Gentle Shell í ! & (x)");
+  percent = await cmdKeepsPercentInOwnPath();
 }, 120_000);
 
 const report = (stdout: string) =>
   JSON.parse(stdout.trim().split(/\r?\n/)[0]!) as { argv: string[]; nodeOptions: string | null; user: string | null; file: string };
 
-describe("the .cmd launcher through cmd.exe, from a prefix whose path holds í, a space, !, %, & and parentheses", () => {
+describe("the .cmd launcher through cmd.exe, from a prefix whose path holds í, a space, !, & and parentheses", () => {
   it("is ASCII, and runs the version's engine on our node.exe with every argument, as verify-launcher starts it", async () => {
     expect(await fs.readFile(layout.launcher, "latin1")).toMatch(/^[\x20-\x7e\r\n]*$/);
     const r = await runLauncher(layout, ["--version"], { env: env(), timeoutMs: 60_000 });
@@ -80,15 +106,30 @@ describe("the .cmd launcher through cmd.exe, from a prefix whose path holds í, 
     expect(await ensureLauncher(layout)).toMatchObject({ status: "written" });
   });
 
-  it("with no current, an inherited GS_ID names no version: the exact message, exit 1", async () => {
+  it("with no current, or an empty one, an inherited GS_ID names no version: the exact message alone, exit 1", async () => {
     await fs.rename(layout.current, `${layout.current}.away`);
     try {
-      const r = await runLauncher(layout, ["--version"], { env: { ...env(), GS_ID: ID }, timeoutMs: 60_000 });
-      expect(r.code).toBe(1);
-      expect(r.stderr.trim()).toBe(NO_ACTIVE_VERSION);
+      for (const current of [null, ""]) {
+        if (current !== null) await fs.writeFile(layout.current, current);
+        const r = await runLauncher(layout, ["--version"], { env: { ...env(), GS_ID: ID }, timeoutMs: 60_000 });
+        expect(r.code).toBe(1);
+        expect(r.stderr.trim()).toBe(NO_ACTIVE_VERSION);
+        expect(r.stdout.trim()).toBe("");
+      }
     } finally {
+      await fs.rm(layout.current, { force: true });
       await fs.rename(`${layout.current}.away`, layout.current);
     }
+  });
+});
+
+describe("a prefix whose path also holds %", () => {
+  it("runs the engine like any other prefix (skipped when the probe finds a cmd.exe that drops % from %~dp0, as Wine's does)", async (ctx) => {
+    if (!percent) ctx.skip();
+    const odd = await makeInstall("Gentle Shell í !%& (x)");
+    const r = await runLauncher(odd, ["--version"], { env: env(), timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(report(r.stdout).argv).toEqual([ENGINE_FLAG, "--version"]);
   });
 });
 
