@@ -1,0 +1,93 @@
+/**
+ * Capability probes for the portable unit suite (issue 24). A test that
+ * needs something a machine may lack asks for it by name, and is skipped,
+ * with the reason, only where a probe on this very machine said no: never
+ * because of the platform's or the emulator's name.
+ *
+ *   it("never follows a link", (ctx) => {
+ *     requires(ctx, "symlinks");
+ *     ...
+ *   });
+ *
+ * Each probe runs once per worker, in a scratch folder of the system's
+ * temporary folder, and is removed. With GSS_SKIP_LOG set, every skip is
+ * appended to that file as a JSON line ({ file, test, reason }), which the
+ * Windows lane counts (test/wine/lane.sh).
+ */
+import { spawnSync } from "node:child_process";
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export type Capability = "symlinks" | "posix-modes" | "posix-shell" | "fifos" | "posix-path-scratch" | "owners";
+
+const REASONS: Record<Capability, string> = {
+  symlinks: "needs symbolic links, and this machine cannot make one",
+  "posix-modes": "needs POSIX file modes, and this file system does not keep them",
+  "posix-shell": "needs /bin/sh, which this machine cannot run",
+  fifos: "needs mkfifo, which this machine lacks",
+  "posix-path-scratch": "needs a scratch folder that can be a POSIX PATH entry, and the system's temporary folder holds ':'",
+  owners: "needs POSIX owners (process.getuid), which this platform does not have",
+};
+
+function inScratch<T>(probe: (dir: string) => T, fallback: T): T {
+  const dir = mkdtempSync(join(tmpdir(), "gss-probe-"));
+  try {
+    return probe(dir);
+  } catch {
+    return fallback;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const PROBES: Record<Capability, () => boolean> = {
+  symlinks: () =>
+    inScratch((dir) => {
+      writeFileSync(join(dir, "target"), "x");
+      symlinkSync("target", join(dir, "link"));
+      return lstatSync(join(dir, "link")).isSymbolicLink();
+    }, false),
+  "posix-modes": () =>
+    inScratch((dir) => {
+      const file = join(dir, "file");
+      writeFileSync(file, "x");
+      chmodSync(file, 0o640);
+      return (statSync(file).mode & 0o777) === 0o640;
+    }, false),
+  "posix-shell": () => existsSync("/bin/sh") && spawnSync("/bin/sh", ["-c", "exit 7"]).status === 7,
+  fifos: () =>
+    inScratch((dir) => {
+      const fifo = join(dir, "fifo");
+      return spawnSync("mkfifo", [fifo]).status === 0 && lstatSync(fifo).isFIFO();
+    }, false),
+  "posix-path-scratch": () => !tmpdir().includes(":"),
+  owners: () => typeof process.getuid === "function",
+};
+
+const seen = new Map<Capability, boolean>();
+
+/** Whether this machine has `capability` (probed once per worker). */
+export function has(capability: Capability): boolean {
+  let answer = seen.get(capability);
+  if (answer === undefined) {
+    answer = PROBES[capability]();
+    seen.set(capability, answer);
+  }
+  return answer;
+}
+
+interface SkipContext {
+  skip(condition: boolean, note?: string): void;
+  task: { name: string; file?: { name: string } };
+}
+
+/** Skip the running test, naming why, unless this machine has every capability in `needs`. */
+export function requires(ctx: SkipContext, ...needs: Capability[]): void {
+  const missing = needs.filter((n) => !has(n));
+  if (missing.length === 0) return;
+  const reason = missing.map((n) => REASONS[n]).join("; ");
+  const log = process.env.GSS_SKIP_LOG;
+  if (log) appendFileSync(log, `${JSON.stringify({ file: ctx.task.file?.name ?? "", test: ctx.task.name, reason })}\n`);
+  ctx.skip(true, reason);
+}
