@@ -64,6 +64,7 @@ for spec in $natives; do
   rm -f "$pack"/*.tgz
 done
 rmdir "$pack"
+mkdir -p "$project/test-results"
 cp "$logs/dist/gentle-shell-setup-win-x64.exe" "$project/gentle-shell-setup-win-x64.exe"
 ca=${NODE_EXTRA_CA_CERTS:-}
 if [ -n "$ca" ] && [ -f "$ca" ]; then cp "$ca" "$project/.extra-ca.pem"; fi
@@ -73,7 +74,7 @@ wine_run() {
   local name=$1
   shift
   chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root WINEPREFIX=/root/.wine WINEDEBUG=-all XDG_RUNTIME_DIR=/run/wine \
-    LANG=C.UTF-8 CI=true ${ca:+NODE_EXTRA_CA_CERTS=Z:\\project\\.extra-ca.pem} \
+    LANG=C.UTF-8 CI=true GSS_SKIP_LOG='Z:\project\test-results\skips.jsonl' ${ca:+NODE_EXTRA_CA_CERTS=Z:\\project\\.extra-ca.pem} \
     /bin/sh -c 'cd /project && exec "$@"' sh "$@" >"$logs/$name.out" 2>"$logs/$name.err" </dev/null
 }
 node_win=(wine /opt/node-win/node.exe)
@@ -111,15 +112,22 @@ if ! wine_run unit "${node_win[@]}" node_modules/vitest/vitest.mjs run --project
   --reporter=dot --reporter=json --outputFile.json=test-results/wine-unit.json; then
   failed=1
 fi
-cp "$project/test-results/wine-unit.json" "$logs/" 2>/dev/null || true
+cp "$project/test-results/wine-unit.json" "$project/test-results/skips.jsonl" "$logs/" 2>/dev/null || true
 if [ -f "$logs/wine-unit.json" ]; then
+  # The counts, and each probe's reason with how many tests it skipped (test/support/capabilities.ts).
   # shellcheck disable=SC2016 # JavaScript, not shell
   node -e '
+    const fs = require("node:fs");
     const r = require(process.argv[1]);
     const all = r.testResults.flatMap((f) => f.assertionResults);
     const count = (s) => all.filter((t) => t.status === s).length;
-    console.error(`windows lane: unit project: ${all.length} ran, ${count("passed")} passed, ${count("failed")} failed, ${count("pending") + count("skipped")} skipped by probe`);
-  ' "$logs/wine-unit.json"
+    console.error(`windows lane: unit project: ${all.length} ran, ${count("passed")} passed, ${count("failed")} failed, ${count("pending") + count("skipped")} skipped`);
+    const skips = fs.existsSync(process.argv[2]) ? fs.readFileSync(process.argv[2], "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
+    const by = new Map();
+    for (const s of skips) by.set(s.reason, (by.get(s.reason) ?? 0) + 1);
+    for (const [reason, n] of by) console.error(`windows lane:   skipped by probe, ${n}: ${reason}`);
+    for (const t of all.filter((t) => t.status === "failed")) console.error(`windows lane:   failed: ${t.fullName}`);
+  ' "$logs/wine-unit.json" "$logs/skips.jsonl"
 fi
 
 say "only windows-latest can prove: junctions and symlinks, the private folder's ACLs, the HKCU Path and its broadcast, PowerShell (install.ps1, the delayed self-uninstall), Constrained Language Mode, Ctrl+C in a real console, 8.3 short names"
