@@ -50,7 +50,6 @@ export async function buildFixtureBinary(pinsFile: string, runDir: string): Prom
   const out = join(runDir, "build");
   await runChecked(process.execPath, [join(REPO_ROOT, "build", "build.mjs"), "--pins", pinsFile, "--out", out], {
     cwd: REPO_ROOT,
-    timeoutMs: 300_000,
   });
   await mkdir(FIXTURE_DIST, { recursive: true });
   const name = FIXTURE_BINARY_NAME;

@@ -94,7 +94,7 @@ export async function waitForHttp(url: string, timeoutMs: number, alive: () => s
 
 /** The npm registry npm's configuration names (the uplink; never written into the repo). */
 export async function configuredRegistry(): Promise<string> {
-  const { stdout } = await runChecked("npm", ["config", "get", "registry"], { timeoutMs: 30_000 });
+  const { stdout } = await runChecked("npm", ["config", "get", "registry"]);
   const url = stdout.trim();
   if (!/^https?:\/\//.test(url)) throw new Error(`npm config get registry printed ${JSON.stringify(url)}`);
   return url.endsWith("/") ? url : url + "/";

@@ -27,6 +27,7 @@ import { dirname, join } from "node:path";
 import { GENTLE_ENGRAM_VERSIONS, packGentleEngram } from "./gentle-engram";
 import { GENTLE_PI_VERSIONS, packGentlePi, type PackedGentlePi } from "./gentle-pi";
 import { REPO_ROOT } from "./paths";
+import { OUTPUT_WAIT_MS } from "./limits";
 import { configuredRegistry, freePort, runChecked, waitForHttp } from "./proc";
 import { toolchain } from "./toolchain";
 
@@ -86,26 +87,32 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
 
   let child: ChildProcess | undefined;
   let url = "";
-  let exited: string | null = null;
+  // The running child's exit, once it has exited. Each attempt has its own: a killed earlier child's
+  // late exit event must never read as the next one's.
+  let exitOf: () => string | null = () => null;
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     url = `http://127.0.0.1:${port}/`;
-    exited = null;
     const log = createWriteStream(logFile, { flags: "a" });
-    child = spawn(process.execPath, [verdaccioBin(), "--config", configFile, "--listen", `127.0.0.1:${port}`], {
+    const started = spawn(process.execPath, [verdaccioBin(), "--config", configFile, "--listen", `127.0.0.1:${port}`], {
       cwd: runDir,
       stdio: ["ignore", "pipe", "pipe"],
       env: { ...process.env, NODE_OPTIONS: "" },
     });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
-    child.on("exit", (code, signal) => (exited = `exit ${code ?? signal}, see ${logFile}`));
+    let exited: string | null = null;
+    started.stdout!.pipe(log);
+    started.stderr!.pipe(log);
+    started.on("exit", (code, signal) => (exited = `exit ${code ?? signal}, see ${logFile}`));
+    child = started;
+    exitOf = () => exited;
     try {
-      await waitForHttp(`${url}-/ping`, 30_000, () => exited);
+      // No clock of its own (issue 23): a loaded machine starts verdaccio slowly, and only an exit
+      // (a port taken meanwhile, say) is worth another attempt.
+      await waitForHttp(`${url}-/ping`, OUTPUT_WAIT_MS, () => exited);
       break;
     } catch (error) {
-      child.kill("SIGKILL");
-      if (attempt >= 3) throw error;
+      started.kill("SIGKILL");
+      if (attempt >= 3 || exited === null) throw error;
     }
   }
   const proc = child!;
@@ -128,7 +135,7 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
     },
     async stop() {
       process.removeListener("exit", killOnExit);
-      if (exited === null) {
+      if (exitOf() === null) {
         const done = new Promise((r) => proc.once("exit", r));
         proc.kill("SIGTERM");
         const timer = setTimeout(() => proc.kill("SIGKILL"), 3000);
@@ -222,7 +229,6 @@ async function npmPublisher(url: string, runDir: string): Promise<(tarball: stri
     await runChecked("npm", ["publish", tarball, "--registry", url, "--userconfig", userconfig, "--tag", tag, "--ignore-scripts"], {
       cwd: runDir,
       env: cleanNpmEnv(),
-      timeoutMs: 60_000,
     });
   };
 }
