@@ -1,15 +1,22 @@
 // Applying the PATH entry and taking it back, byte for byte, on a real file
 // system in a temp home (spec: "PATH", "Safe appends").
+//
+// These are POSIX plans (a profile line, the ~/.local/bin link) for a bin
+// folder inside the temp home: they need a scratch folder that a POSIX PATH
+// can name ("posix-path-scratch"; a Windows temp folder holds ":", and the
+// plan is then "impossible"), and links or FIFOs where those are the subject.
 import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "pathe";
+import { has, requires } from "../../support/capabilities";
 import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
 import { fishLine } from "../../../src/install/path/shells";
 import { env, home, layout, LINE, plan, read, root } from "./temp-home";
 
 describe("applyPathEntry and removePathEntry: byte for byte", () => {
-  it("a file without a trailing newline gets one before our line, recorded as the separator, and gets its bytes back", async () => {
+  it("a file without a trailing newline gets one before our line, recorded as the separator, and gets its bytes back", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "alias ll='ls -l'");
     const before = read(rc);
@@ -21,7 +28,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(read(rc).equals(before)).toBe(true);
   });
 
-  it("a file ending in a newline: no separator, and the same inode and mode after removal", async () => {
+  it("a file ending in a newline: no separator, and the same inode and mode after removal", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".zshrc");
     fs.writeFileSync(rc, "setopt x\n", { mode: 0o640 });
     const ino = fs.statSync(rc).ino;
@@ -30,10 +38,11 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     await removePathEntry(receipt);
     expect(fs.readFileSync(rc, "utf8")).toBe("setopt x\n");
     expect(fs.statSync(rc).ino).toBe(ino);
-    expect(fs.statSync(rc).mode & 0o777).toBe(0o640);
+    if (has("posix-modes")) expect(fs.statSync(rc).mode & 0o777).toBe(0o640);
   });
 
-  it("an empty file stays an empty file", async () => {
+  it("an empty file stays an empty file", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".profile");
     fs.writeFileSync(rc, "");
     const receipt = await applyPathEntry(await plan(env("/bin/sh")), { home });
@@ -43,7 +52,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(rc, "utf8")).toBe("");
   });
 
-  it("a file we created (with its folders) is deleted when nothing else is left", async () => {
+  it("a file we created (with its folders) is deleted when nothing else is left", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const path = join(home, ".config/fish/conf.d/gentle-shell.fish");
     const receipt = await applyPathEntry(await plan(env("/usr/bin/fish")), { home });
     expect(receipt).toEqual({ schema: 1, kind: "profile", applied: true, path, line: fishLine(layout.bin), create: true, separator: "" });
@@ -52,7 +62,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.existsSync(path)).toBe(false);
   });
 
-  it("a file we created that the user added to is kept, with only our line gone", async () => {
+  it("a file we created that the user added to is kept, with only our line gone", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const path = join(home, ".bashrc");
     const receipt = await applyPathEntry(await plan(env("/bin/bash")), { home });
     expect(receipt).toMatchObject({ create: true });
@@ -61,7 +72,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(path, "utf8")).toBe("export EDITOR=vi\n");
   });
 
-  it("lines the user added after ours stay; only our line goes", async () => {
+  it("lines the user added after ours stay; only our line goes", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "a");
     const receipt = await applyPathEntry(await plan(env("/bin/bash")), { home });
@@ -70,7 +82,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(rc, "utf8")).toBe("a\nb\n");
   });
 
-  it("a line the user edited is kept and named", async () => {
+  it("a line the user edited is kept and named", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "a\n");
     const receipt = await applyPathEntry(await plan(env("/bin/bash")), { home });
@@ -86,7 +99,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(rc, "utf8")).toBe(edited);
   });
 
-  it("a line the user already removed: nothing to do", async () => {
+  it("a line the user already removed: nothing to do", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "a\n");
     const receipt = await applyPathEntry(await plan(env("/bin/bash")), { home });
@@ -95,7 +109,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(rc, "utf8")).toBe("a\n");
   });
 
-  it("applying twice adds one line; the second receipt is applied: false and never reverted", async () => {
+  it("applying twice adds one line; the second receipt is applied: false and never reverted", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "a\n");
     const stale = await plan(env("/bin/bash"));
@@ -119,7 +134,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(rc, "utf8")).toBe(`${LINE()}\n`);
   });
 
-  it("a profile that turned into a link after planning is refused (O_NOFOLLOW), and its target untouched", async () => {
+  it("a profile that turned into a link after planning is refused (O_NOFOLLOW), and its target untouched", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "a\n");
     const p = await plan(env("/bin/bash"));
@@ -130,7 +146,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readFileSync(join(root, "target"), "utf8")).toBe("t\n");
   });
 
-  it("a profile that turned into a FIFO after planning is refused without blocking", async () => {
+  it("a profile that turned into a FIFO after planning is refused without blocking", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "fifos");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "a\n");
     const p = await plan(env("/bin/bash"));
@@ -139,7 +156,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     await expect(applyPathEntry(p, { home })).rejects.toThrow(/regular file/);
   });
 
-  it("a folder above that turned into a link after planning is refused", async () => {
+  it("a folder above that turned into a link after planning is refused", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     fs.mkdirSync(join(home, "z"));
     const p = await plan(env("/bin/zsh", { ZDOTDIR: join(home, "z") }));
     fs.renameSync(join(home, "z"), join(root, "z-real"));
@@ -148,7 +166,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readdirSync(join(root, "z-real"))).toEqual([]);
   });
 
-  it("the ~/.local/bin link: made when ~/.local/bin is on PATH, removed only while it still points at our launcher", async () => {
+  it("the ~/.local/bin link: made when ~/.local/bin is on PATH, removed only while it still points at our launcher", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     const localBin = join(home, ".local/bin");
     fs.mkdirSync(localBin, { recursive: true });
     const p = await plan(env("/bin/bash", { PATH: `${localBin}:/usr/bin` }));
@@ -165,7 +184,8 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readlinkSync(join(localBin, "gentle-shell"))).toBe("/somewhere/else");
   });
 
-  it("our link already there: applied: false, never reverted", async () => {
+  it("our link already there: applied: false, never reverted", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     const localBin = join(home, ".local/bin");
     fs.mkdirSync(localBin, { recursive: true });
     fs.symlinkSync(layout.launcher, join(localBin, "gentle-shell"));
@@ -176,16 +196,24 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
     expect(fs.readlinkSync(join(localBin, "gentle-shell"))).toBe(layout.launcher);
   });
 
-  it("~/.local/bin on PATH but not there: the profile line instead", async () => {
+  it("~/.local/bin on PATH but not there: the profile line instead", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     expect(await plan(env("/bin/bash", { PATH: join(home, ".local/bin") }))).toMatchObject({ kind: "line" });
   });
 
-  it("manual plans: a symlinked .bashrc, a read-only .zshrc, a .zshrc through a linked folder", async () => {
+  it("manual plans: a read-only .zshrc", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
+    fs.writeFileSync(join(home, ".zshrc"), "z\n", { mode: 0o444 });
+    expect(await plan(env("/bin/zsh"))).toMatchObject({ kind: "manual", reason: "read-only", line: LINE() });
+    await expect(applyPathEntry(await plan(env("/bin/zsh")), { home })).rejects.toThrow(/by hand/);
+    expect(fs.readFileSync(join(home, ".zshrc"), "utf8")).toBe("z\n");
+  });
+
+  it("manual plans: a symlinked .bashrc, a .zshrc through a linked folder", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     fs.writeFileSync(join(root, "bashrc"), "b\n");
     fs.symlinkSync(join(root, "bashrc"), join(home, ".bashrc"));
     expect(await plan(env("/bin/bash"))).toMatchObject({ kind: "manual", reason: "link", line: LINE() });
-    fs.writeFileSync(join(home, ".zshrc"), "z\n", { mode: 0o444 });
-    expect(await plan(env("/bin/zsh"))).toMatchObject({ kind: "manual", reason: "read-only" });
     fs.mkdirSync(join(root, "zd"));
     fs.symlinkSync(join(root, "zd"), join(home, "zd"));
     expect(await plan(env("/bin/zsh", { ZDOTDIR: join(home, "zd") }))).toMatchObject({ kind: "manual", reason: "linked-folder" });

@@ -1,15 +1,21 @@
 // The installer's PATH step in a temp home (spec: "PATH"), and
 // shadowingCommand on a real PATH.
+//
+// The POSIX plans here put a bin folder inside the temp home on a POSIX
+// PATH: they need a scratch folder such a PATH can name ("posix-path-scratch";
+// a Windows temp folder holds ":", and the plan is then "impossible").
 import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { join } from "pathe";
+import { requires } from "../../support/capabilities";
 import { readPathReceipt } from "../../../src/install/path/receipt-file";
 import { shadowingCommand } from "../../../src/install/path/shadow";
 import { bundledPathStep, isCommandFile } from "../../../src/install/path/step";
 import { env, home, layout, LINE, makeLayout, plan, read, root } from "./temp-home";
 
 describe("bundledPathStep", () => {
-  it("applied: the line, the receipt, and one sentence to get gentle-shell in this terminal", async () => {
+  it("applied: the line, the receipt, and one sentence to get gentle-shell in this terminal", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
     const out = await bundledPathStep(layout, { env: env("/bin/bash") });
     expect(out).toMatchObject({ status: "applied", file: join(home, ".bashrc"), line: LINE() });
@@ -17,7 +23,8 @@ describe("bundledPathStep", () => {
     expect(readPathReceipt(layout, { env: env("/bin/bash") })).toEqual({ status: "valid", receipt: out.receipt });
   });
 
-  it("a second run: already, one line, the first receipt kept", async () => {
+  it("a second run: already, one line, the first receipt kept", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), "a\n");
     await bundledPathStep(layout, { env: env("/bin/zsh") });
     const receipt = read(layout.pathReceipt);
@@ -28,13 +35,15 @@ describe("bundledPathStep", () => {
     expect(read(layout.pathReceipt).equals(receipt)).toBe(true);
   });
 
-  it("already, with our bin on this terminal's PATH: nothing to do", async () => {
+  it("already, with our bin on this terminal's PATH: nothing to do", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), `${LINE()}\n`);
     const out = await bundledPathStep(layout, { env: env("/bin/zsh", { PATH: `${layout.bin}:/usr/bin` }) });
     expect(out).toMatchObject({ status: "already", nextStep: "Nothing to do: `gentle-shell` is already on this terminal's PATH." });
   });
 
-  it("noModifyPath: nothing written, and the exact line to add", async () => {
+  it("noModifyPath: nothing written, and the exact line to add", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
     const out = await bundledPathStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), noModifyPath: true });
     expect(out).toMatchObject({ status: "skipped", file: join(home, ".bashrc"), line: LINE() });
@@ -43,7 +52,8 @@ describe("bundledPathStep", () => {
     expect(fs.existsSync(layout.pathReceipt)).toBe(false);
   });
 
-  it("manual: a symlinked profile is named and untouched, with the line to add", async () => {
+  it("manual: a symlinked profile is named and untouched, with the line to add", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     fs.writeFileSync(join(root, "zshrc"), "z\n");
     fs.symlinkSync(join(root, "zshrc"), join(home, ".zshrc"));
     const out = await bundledPathStep(layout, { env: env("/usr/bin/zsh") });
@@ -53,19 +63,22 @@ describe("bundledPathStep", () => {
     expect(fs.existsSync(layout.pathReceipt)).toBe(false);
   });
 
-  it("the link: nothing to do in this terminal", async () => {
+  it("the link: nothing to do in this terminal", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "symlinks");
     fs.mkdirSync(join(home, ".local/bin"), { recursive: true });
     const out = await bundledPathStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }) });
     expect(out.status).toBe("applied");
     expect(out.nextStep).toMatch(/^Nothing to do: run `gentle-shell` now/);
   });
 
-  it("fish: source the conf.d file", async () => {
+  it("fish: source the conf.d file", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const out = await bundledPathStep(layout, { env: env("/usr/bin/fish") });
     expect(out.nextStep).toBe("Run `source ~/.config/fish/conf.d/gentle-shell.fish` or open a new terminal to use `gentle-shell`.");
   });
 
-  it("a receipt that cannot be written: the entry is taken back and the step fails", async () => {
+  it("a receipt that cannot be written: the entry is taken back and the step fails", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
     const rc = join(home, ".bashrc");
     fs.writeFileSync(rc, "keep");
     fs.mkdirSync(layout.pathReceipt);
@@ -78,16 +91,19 @@ describe("bundledPathStep", () => {
   });
 
   it("an install folder that cannot be on PATH fails with the reason", async () => {
+    // The home is not made: the plan fails before anything is written under it,
+    // and Windows cannot name a folder "a:b".
     const odd = makeLayout(join(root, "a:b"));
-    fs.mkdirSync(odd.home);
     const out = await bundledPathStep(odd, { env: env("/bin/bash") });
-    expect(out.status).toBe("failed");
+    expect(out).toMatchObject({ status: "failed", plan: { kind: "impossible" } });
     expect(out.detail).toContain('":"');
+    expect(fs.existsSync(odd.home)).toBe(false);
   });
 });
 
 describe("shadowingCommand on a real PATH", () => {
-  it("an old executable gentle-shell earlier on PATH shadows the ~/.local/bin link; a non-executable one does not", async () => {
+  it("an old executable gentle-shell earlier on PATH shadows the ~/.local/bin link; a non-executable one does not", async (ctx) => {
+    requires(ctx, "posix-path-scratch", "posix-modes");
     const old = join(root, "old-global", "bin");
     fs.mkdirSync(old, { recursive: true });
     fs.writeFileSync(join(old, "gentle-shell"), "#!/bin/sh\n", { mode: 0o755 });
