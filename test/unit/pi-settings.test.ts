@@ -5,6 +5,7 @@ import { basename, join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { bundledNpmCommand, ensurePiNpmCommand, withNpmCommand } from "../../src/engine/pi-settings";
+import { requires } from "../support/capabilities";
 
 let home: string;
 let layout: Layout;
@@ -70,7 +71,8 @@ describe("the npmCommand key in the agent home's settings.json", () => {
     expect(await fs.readFile(settings(), "utf8")).toBe(text);
   });
 
-  it("never writes through a link", async () => {
+  it("never writes through a link", async (ctx) => {
+    requires(ctx, "symlinks");
     const target = join(home, "elsewhere.json");
     await fs.writeFile(target, "{}");
     await fs.symlink(target, settings());
@@ -78,7 +80,8 @@ describe("the npmCommand key in the agent home's settings.json", () => {
     expect(await fs.readFile(target, "utf8")).toBe("{}");
   });
 
-  it("never touches the settings of an agent home that is a link, such as one to the user's ~/.pi/agent", async () => {
+  it("never touches the settings of an agent home that is a link, such as one to the user's ~/.pi/agent", async (ctx) => {
+    requires(ctx, "symlinks");
     const userAgent = join(home, ".pi", "agent");
     await fs.mkdir(userAgent, { recursive: true });
     await fs.writeFile(join(userAgent, "settings.json"), '{"theme":"dark"}\n');

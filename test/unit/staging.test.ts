@@ -4,11 +4,12 @@
  * installer that is gone left behind.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { publishByRename, stagingName, stagingOwner, stagingPath, sweepAbandoned, temporaryFolder } from "../../src/io/staging";
+import { has, requires } from "../support/capabilities";
 
 let dir: string;
 beforeEach(() => {
@@ -22,6 +23,20 @@ afterEach(async () => {
 function deadPid(): number {
   const r = spawnSync(process.execPath, ["-e", "console.log(process.pid)"], { encoding: "utf8" });
   return Number(r.stdout.trim());
+}
+
+/** A process other than ours that runs until `stop` (pid 1 is no process on Windows). */
+function livePid(): { pid: number; stop: () => Promise<void> } {
+  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  if (child.pid === undefined) throw new Error("could not start a live process");
+  return {
+    pid: child.pid,
+    stop: async () => {
+      child.kill();
+      await exited;
+    },
+  };
 }
 
 describe("staging names", () => {
@@ -45,23 +60,29 @@ describe("staging names", () => {
 describe("sweepAbandoned", () => {
   it("removes only the stagings of processes that are gone, never ours or a live one's, never other names", async () => {
     const dead = deadPid();
-    const names = [
-      `.staging-node-${dead}-0123abcd`,
-      `.download-${dead}-89abcdef`,
-      stagingName("download"),
-      `.download-1-0123abcd`, // pid 1 is alive
-      "node-24.21.0",
-      `.other-${dead}-0123abcd`,
-    ];
-    for (const n of names) await fs.mkdir(join(dir, n));
-    const removed = await sweepAbandoned(dir, ["staging", "download"]);
-    expect(removed.sort()).toEqual([`.download-${dead}-89abcdef`, `.staging-node-${dead}-0123abcd`]);
-    expect((await fs.readdir(dir)).sort()).toEqual(names.slice(2).sort());
+    const live = livePid();
+    try {
+      const names = [
+        `.staging-node-${dead}-0123abcd`,
+        `.download-${dead}-89abcdef`,
+        stagingName("download"),
+        `.download-${live.pid}-0123abcd`,
+        "node-24.21.0",
+        `.other-${dead}-0123abcd`,
+      ];
+      for (const n of names) await fs.mkdir(join(dir, n));
+      const removed = await sweepAbandoned(dir, ["staging", "download"]);
+      expect(removed.sort()).toEqual([`.download-${dead}-89abcdef`, `.staging-node-${dead}-0123abcd`]);
+      expect((await fs.readdir(dir)).sort()).toEqual(names.slice(2).sort());
+    } finally {
+      await live.stop();
+    }
   });
 });
 
 describe("sweepAbandoned and links", () => {
-  it("never follows a link: a dead staging that is a link loses only the link, and one holding a link keeps the link's target", async () => {
+  it("never follows a link: a dead staging that is a link loses only the link, and one holding a link keeps the link's target", async (ctx) => {
+    requires(ctx, "symlinks");
     const dead = deadPid();
     const outside = join(dir, "outside");
     await fs.mkdir(outside);
@@ -77,7 +98,8 @@ describe("sweepAbandoned and links", () => {
     expect(await fs.readFile(join(outside, "keep"), "utf8")).toBe("mine");
   });
 
-  it("does not sweep through a folder that is itself a link", async () => {
+  it("does not sweep through a folder that is itself a link", async (ctx) => {
+    requires(ctx, "symlinks");
     const dead = deadPid();
     const real = join(dir, "real");
     await fs.mkdir(join(real, `.download-${dead}-89abcdef`), { recursive: true });
@@ -96,7 +118,8 @@ describe("temporaryFolder", () => {
     const made = await temporaryFolder(kind);
     try {
       expect(made).toMatch(new RegExp(`/\\.${kind}-${process.pid}-[0-9a-f]{8}$`));
-      expect((await fs.stat(made)).mode & 0o777).toBe(0o700);
+      expect((await fs.stat(made)).isDirectory()).toBe(true);
+      if (has("posix-modes")) expect((await fs.stat(made)).mode & 0o777).toBe(0o700);
       expect(existsSync(left)).toBe(false);
       // Our own folder survives the next sweep: it is ours and we are alive.
       await fs.rm(await temporaryFolder(kind), { recursive: true });
@@ -118,8 +141,15 @@ describe("publishByRename", () => {
     const again = stagingPath(dir, "staging", { label: "x" });
     await fs.mkdir(again);
     await expect(publishByRename(again, join(dir, "x"))).rejects.toMatchObject({ code: "EEXIST" });
-    await fs.symlink("/nonexistent", join(dir, "y"));
-    await expect(publishByRename(again, join(dir, "y"))).rejects.toMatchObject({ code: "EEXIST" });
     expect(existsSync(again)).toBe(true);
+  });
+
+  it("refuses when a dangling link stands there", async (ctx) => {
+    requires(ctx, "symlinks");
+    const staged = stagingPath(dir, "staging", { label: "y" });
+    await fs.mkdir(staged);
+    await fs.symlink("/nonexistent", join(dir, "y"));
+    await expect(publishByRename(staged, join(dir, "y"))).rejects.toMatchObject({ code: "EEXIST" });
+    expect(existsSync(staged)).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import { userPathEntry } from "../../../src/install/path/user-path";
 import type { RegistryAdapter } from "../../../src/install/path/registry";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
 import type { UninstallIo } from "../../../src/engine/self-uninstall/run";
+import { has } from "../../support/capabilities";
 
 export const ID = "4.1.0-1.6.0";
 
@@ -52,7 +53,8 @@ export async function layOut(root: string, platform: Platform): Promise<Laid> {
     await fs.writeFile(layout.current, `${ID}\r\n`);
     const receipt = { schema: 1, kind: "registry", applied: true, key: USER_PATH_KEY, name: USER_PATH_NAME, entry: userPathEntry(layout.bin) } as const;
     await fs.writeFile(layout.pathReceipt, receiptJson(receipt));
-  } else {
+  } else if (has("symlinks")) {
+    // current is a link on POSIX; a machine that cannot make one (Windows without the privilege) lays the prefix out without it.
     await fs.symlink(`versions/${ID}`, layout.current);
   }
   await ensureLauncher(layout);

@@ -12,6 +12,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { selfUninstall } from "../../../src/engine/self-uninstall/run";
 import { ID, layOut, recordingIo, scratchRoot, tree, type Laid } from "./fixture";
+import { requires } from "../../support/capabilities";
 
 let laid: Laid;
 let outside: string;
@@ -48,7 +49,8 @@ async function outsideIntact() {
 }
 
 describe("an entry swapped for a link after the plan", () => {
-  it("a folder the plan saw (pnpm/) that is now a link is kept and named, and nothing is removed through it", async () => {
+  it("a folder the plan saw (pnpm/) that is now a link is kept and named, and nothing is removed through it", async (ctx) => {
+    requires(ctx, "symlinks");
     const { layout, home } = laid;
     const { io, lines } = swapThenYes(async () => {
       await fs.rm(layout.pnpm.home, { recursive: true });
@@ -62,7 +64,8 @@ describe("an entry swapped for a link after the plan", () => {
     expect(await tree(layout.prefix)).toEqual(["agent", "pnpm"]);
   });
 
-  it("a file the plan saw (versions.history) that is now a link to the user's file is kept, and the file keeps its bytes", async () => {
+  it("a file the plan saw (versions.history) that is now a link to the user's file is kept, and the file keeps its bytes", async (ctx) => {
+    requires(ctx, "symlinks");
     const { layout, home } = laid;
     const { io, lines } = swapThenYes(async () => {
       await fs.rm(layout.history);
@@ -87,7 +90,8 @@ describe("an entry swapped for a link after the plan", () => {
 });
 
 describe("a link swapped in deep inside a folder that goes", () => {
-  it("removes the link itself, never what it points at", async () => {
+  it("removes the link itself, never what it points at", async (ctx) => {
+    requires(ctx, "symlinks");
     const { layout, home } = laid;
     const deep = join(layout.versions, ID, "node_modules", "gentle-pi");
     const file = join(layout.nodeDir, "node_modules", "npm", "package.json");

@@ -14,6 +14,7 @@ import { productionPins } from "../../../src/pins/production";
 import { forbiddenRemoval, protectedFolders, uninstallPlan } from "../../../src/engine/self-uninstall/plan";
 import { ensureLauncher } from "../../../src/install/launcher";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
+import { has, requires } from "../../support/capabilities";
 
 let root: string;
 let home: string;
@@ -25,7 +26,8 @@ beforeEach(async () => {
   for (const dir of ["agent", "runtime", "versions", "pnpm", "npm", "gentle-ai", "config", "tmp"])
     await fs.mkdir(join(layout.prefix, dir), { recursive: true });
   await fs.writeFile(layout.history, "4.1.0-1.6.0\n");
-  await fs.symlink("versions/4.1.0-1.6.0", layout.current);
+  // current is a link on POSIX; a machine that cannot make one lays the prefix out without it.
+  if (has("symlinks")) await fs.symlink("versions/4.1.0-1.6.0", layout.current);
   await ensureLauncher(layout);
 });
 afterEach(async () => {
@@ -37,21 +39,9 @@ const rel = (paths: { path: string }[]) => paths.map((p) => p.path.slice(layout.
 describe("uninstallPlan", () => {
   it("removes what the install wrote, with what the launcher needs (versions, current, runtime, bin) last", async () => {
     const plan = await uninstallPlan(layout, { HOME: home }, false);
-    expect(rel(plan.remove)).toEqual([
-      "tmp",
-      "pnpm",
-      "npm",
-      "gentle-ai",
-      "config",
-      "versions.history",
-      "versions",
-      "current",
-      "runtime",
-      "bin/engram-guard",
-      "bin/gentle-shell",
-      "bin",
-    ]);
-    expect(plan.remove.filter((r) => r.last).map((r) => r.path)).toEqual(plan.remove.slice(-6).map((r) => r.path));
+    const launchGroup = ["versions", ...(has("symlinks") ? ["current"] : []), "runtime", "bin/engram-guard", "bin/gentle-shell", "bin"];
+    expect(rel(plan.remove)).toEqual(["tmp", "pnpm", "npm", "gentle-ai", "config", "versions.history", ...launchGroup]);
+    expect(plan.remove.filter((r) => r.last).map((r) => r.path)).toEqual(plan.remove.slice(-launchGroup.length).map((r) => r.path));
     expect(rel(plan.shared)).toEqual(["agent"]);
     expect(plan.keep).toEqual([]);
   });
@@ -70,7 +60,8 @@ describe("uninstallPlan", () => {
     expect(all.shared).toEqual([]);
   });
 
-  it("keeps and names a config/ that is a link, and reads nothing through it", async () => {
+  it("keeps and names a config/ that is a link, and reads nothing through it", async (ctx) => {
+    requires(ctx, "symlinks");
     const dotfiles = join(root, "dotfiles");
     await fs.mkdir(join(dotfiles, ".git"), { recursive: true });
     await fs.writeFile(join(dotfiles, "config.json"), "{}\n");
@@ -90,7 +81,8 @@ describe("uninstallPlan", () => {
     expect(plan.remove.find((r) => r.path === layout.bin)?.emptyOnly).toBe(true);
   });
 
-  it("keeps gentle-ai/ when ~/.engram is a link into it", async () => {
+  it("keeps gentle-ai/ when ~/.engram is a link into it", async (ctx) => {
+    requires(ctx, "symlinks");
     await fs.mkdir(join(layout.gentleAi, "memory"));
     await fs.symlink(join(layout.gentleAi, "memory"), join(home, ".engram"));
     const plan = await uninstallPlan(layout, { HOME: home }, true);
@@ -108,12 +100,15 @@ describe("uninstallPlan and the .gentle-shell-bundle marker off Windows", () => 
     expect(plan.windows).toBeNull();
   });
 
-  it("a marker that is a link, even to a file with the exact text, or that holds other text, is not planned", async () => {
+  it("a marker that is a link, even to a file with the exact text, is not planned", async (ctx) => {
+    requires(ctx, "symlinks");
     const elsewhere = join(root, "marker-elsewhere");
     await fs.writeFile(elsewhere, WINDOWS_BUNDLE_MARKER_TEXT);
     await fs.symlink(elsewhere, join(layout.prefix, WINDOWS_BUNDLE_MARKER));
     expect(rel((await uninstallPlan(layout, { HOME: home }, false)).remove)).not.toContain(WINDOWS_BUNDLE_MARKER);
-    await fs.rm(join(layout.prefix, WINDOWS_BUNDLE_MARKER));
+  });
+
+  it("a marker that holds other text is not planned", async () => {
     await fs.writeFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), "something else\n");
     expect(rel((await uninstallPlan(layout, { HOME: home }, false)).remove)).not.toContain(WINDOWS_BUNDLE_MARKER);
   });
@@ -125,7 +120,9 @@ describe("uninstallPlan on a win32 layout", () => {
     await fs.mkdir(join(win.nodeDir, "node_modules", "npm"), { recursive: true });
     await fs.writeFile(win.node, "node\n");
     await fs.mkdir(win.pnpmDir, { recursive: true });
-    await fs.symlink(join(root, "home"), join(win.runtime, "a-link"));
+    // A link in runtime/ where the machine can make one.
+    const link = has("symlinks");
+    if (link) await fs.symlink(join(root, "home"), join(win.runtime, "a-link"));
     await fs.writeFile(join(win.prefix, WINDOWS_BUNDLE_MARKER), WINDOWS_BUNDLE_MARKER_TEXT);
     await ensureLauncher(win);
     await fs.mkdir(win.agent, { recursive: true });
@@ -133,7 +130,7 @@ describe("uninstallPlan on a win32 layout", () => {
     const inWin = plan.remove.map((r) => `${r.kind} ${r.path.slice(win.prefix.length + 1)}`);
     // A link in runtime/ is removed itself (never followed); runtime/ and node-<v>/ go later, when empty.
     expect(inWin).toEqual([
-      "link runtime/a-link",
+      ...(link ? ["link runtime/a-link"] : []),
       `folder runtime/pnpm-${productionPins.pnpm.version}`,
       `folder runtime/node-${productionPins.node.version}/node_modules`,
     ]);
@@ -147,13 +144,20 @@ describe("uninstallPlan on a win32 layout", () => {
 });
 
 describe("forbiddenRemoval", () => {
-  it("holds each protected folder by its name and by its real path", async () => {
-    const elsewhere = join(root, "pi-home");
-    await fs.mkdir(elsewhere);
+  it("holds each protected folder by its real path", async (ctx) => {
+    requires(ctx, "symlinks");
     await fs.mkdir(join(layout.prefix, "runtime", "inner"), { recursive: true });
     await fs.symlink(join(layout.prefix, "runtime", "inner"), join(home, ".pi"));
-    const guarded = protectedFolders(layout, { HOME: home, PI_CODING_AGENT_DIR: elsewhere });
+    const guarded = protectedFolders(layout, { HOME: home });
     expect(forbiddenRemoval(join(layout.prefix, "runtime"), guarded)).toBe(true);
+    expect(forbiddenRemoval(join(layout.prefix, "pnpm"), guarded)).toBe(false);
+  });
+
+  it("holds each protected folder by its name", async () => {
+    const elsewhere = join(root, "pi-home");
+    await fs.mkdir(elsewhere);
+    const guarded = protectedFolders(layout, { HOME: home, PI_CODING_AGENT_DIR: elsewhere });
+    expect(forbiddenRemoval(join(layout.prefix, "runtime"), guarded)).toBe(false);
     expect(forbiddenRemoval(join(layout.prefix, "pnpm"), guarded)).toBe(false);
     expect(forbiddenRemoval(elsewhere, guarded)).toBe(true);
     expect(forbiddenRemoval(join(elsewhere, "x"), guarded)).toBe(true);
