@@ -3,7 +3,8 @@
  * stdout goes to stderr, the document alone reaches stdout, on success, on a
  * reported failure and on a thrown one; and it fits the schema.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { homedir } from "node:os";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXIT, UserError } from "../../src/core/errors";
 import { jsonCommand, jsonError, jsonFields, runWithJson } from "../../src/cli/json";
 import { stdoutForChild } from "../../src/io/stdout-divert";
@@ -33,6 +34,7 @@ afterEach(() => {
   process.stdout.write = real.out;
   process.stderr.write = real.err;
   process.exitCode = undefined;
+  vi.unstubAllEnvs();
 });
 
 describe("runWithJson", () => {
@@ -49,7 +51,10 @@ describe("runWithJson", () => {
   });
 
   it("reports a failure the command named, with its exit code, the home as ~ and secrets masked", async () => {
-    const home = process.env.HOME!;
+    // The product reads the home from HOME on POSIX and USERPROFILE on Windows (which normally has no HOME): both name it here.
+    const home = homedir();
+    vi.stubEnv("HOME", home);
+    vi.stubEnv("USERPROFILE", home);
     await runWithJson("install", async () => {
       jsonError(`the runtime step failed: ${home}/x from http://u:pw@127.0.0.1:9/`);
       process.exitCode = 1;
