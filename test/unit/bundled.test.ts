@@ -1,19 +1,30 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mkdtempSync, promises as fs } from "node:fs";
+import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { prefixLayout } from "../../src/core/layout";
+import { prefixLayout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
 import { BundledError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
 import { PI_SUBCOMMANDS, piArguments } from "../../src/engine/pi";
+import { activateVersion } from "../../src/install/activate";
+import { requires } from "../support/capabilities";
 
 let home: string;
 const id = "4.1.0-1.6.0";
 const piPkg = "@earendil-works/pi-coding-agent";
+// The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
+const machine: Platform = process.platform === "win32" ? "win32" : "linux";
+/** The home resolveBundledInstall reads: HOME on POSIX, USERPROFILE on Windows. */
+const homeEnv = () => (machine === "win32" ? { USERPROFILE: home } : { HOME: home });
 
-async function version(pi = "1.6.0", marker = id) {
-  const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+/**
+ * A finished version that current names, and the engine path its launcher
+ * runs: through current on POSIX, versions\<id> on Windows (current is a
+ * pointer file there, never a folder).
+ */
+async function version(pi = "1.6.0", marker = id, platform: Platform = machine) {
+  const layout = prefixLayout({ home, platform, pins: productionPins });
   const dir = join(layout.versions, id);
   await fs.mkdir(join(dir, ".gentle-shell"), { recursive: true });
   await fs.writeFile(join(dir, ".gentle-shell-version"), marker + "\n");
@@ -22,12 +33,14 @@ async function version(pi = "1.6.0", marker = id) {
   await fs.mkdir(join(dir, "node_modules", piPkg, "dist", "bundle"), { recursive: true });
   await fs.writeFile(join(dir, "node_modules", piPkg, "package.json"), JSON.stringify({ version: pi, bin: { pi: "dist/bundle/cli.js" } }));
   await fs.writeFile(join(dir, "node_modules", piPkg, "dist", "bundle", "cli.js"), "");
-  await fs.symlink(`versions/${id}`, layout.current);
-  return { layout, engine: join(layout.current, ".gentle-shell", "engine.cjs") };
+  await activateVersion(layout, id);
+  const engine = platform === "win32" ? join(dir, ".gentle-shell", "engine.cjs") : join(layout.current, ".gentle-shell", "engine.cjs");
+  return { layout, engine };
 }
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), "gss-bundled-"));
+  // Its real name: the engine finds itself by its real path (never a short 8.3 name of the temporary folder).
+  home = join(realpathSync.native(mkdtempSync(join(tmpdir(), "gss-bundled-"))));
 });
 afterEach(async () => {
   await fs.rm(home, { recursive: true, force: true });
@@ -36,19 +49,21 @@ afterEach(async () => {
 describe("resolveBundledInstall", () => {
   it("finds the version current names, its exact Pi and its gentle-pi", async () => {
     const { layout, engine } = await version();
-    const install = await resolveBundledInstall(engine, productionPins, "linux", { HOME: home });
+    const install = await resolveBundledInstall(engine, productionPins, machine, homeEnv());
     expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0", verifyOnly: false });
     expect(install.layout.prefix).toBe(layout.prefix);
     expect(install.piCli).toBe(join(layout.versions, id, "node_modules", piPkg, "dist", "bundle", "cli.js"));
     expect(install.gentlePiRoot).toBe(join(layout.versions, id, "node_modules", "gentle-pi"));
   });
 
-  it("keeps the prefix as the installer named it when HOME is reached through a link", async () => {
+  it("keeps the prefix as the installer named it when HOME is reached through a link", async (ctx) => {
+    // A POSIX install's HOME, reached through a link.
+    requires(ctx, "symlinks");
     const real = home;
     home = join(real, "..", `${real.split("/").pop()}-link`);
     await fs.symlink(real, home);
     try {
-      const { layout } = await version();
+      const { layout } = await version("1.6.0", id, "linux");
       expect(layout.prefix).toBe(join(home, ".gentle-shell"));
       const install = await resolveBundledInstall(join(layout.current, ".gentle-shell", "engine.cjs"), productionPins, "linux", { HOME: home });
       expect(install.layout.prefix).toBe(join(home, ".gentle-shell"));
@@ -65,15 +80,15 @@ describe("resolveBundledInstall", () => {
 
   it("stops, naming the version and the pinned Pi, when the installed Pi differs", async () => {
     const { engine } = await version("1.5.0");
-    await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(
+    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
       new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds Pi 1.5.0. Run gentle-shell upgrade or the Gentle Shell installer again.`),
     );
   });
 
-  it("reads the exact-Pi check from Pi's package.json: a missing file is no Pi, bad JSON and a linked file are refused", async () => {
+  it("reads the exact-Pi check from Pi's package.json: a missing file is no Pi, bad JSON is refused", async () => {
     const { engine, layout } = await version();
     const pkgFile = join(layout.versions, id, "node_modules", piPkg, "package.json");
-    const resolve = () => resolveBundledInstall(engine, productionPins, "linux", { HOME: home });
+    const resolve = () => resolveBundledInstall(engine, productionPins, machine, homeEnv());
     await fs.rm(pkgFile);
     await expect(resolve()).rejects.toThrow(
       new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds no Pi. Run gentle-shell upgrade or the Gentle Shell installer again.`),
@@ -84,46 +99,54 @@ describe("resolveBundledInstall", () => {
     );
     await fs.writeFile(pkgFile, "[]");
     await expect(resolve()).rejects.toThrow(/is not valid JSON/);
-    // A package.json that is a link is never followed, even to a file saying the pinned version.
-    const elsewhere = join(home, "elsewhere.json");
-    await fs.writeFile(elsewhere, JSON.stringify({ version: "1.6.0", bin: { pi: "dist/bundle/cli.js" } }));
-    await fs.rm(pkgFile);
-    await fs.symlink(elsewhere, pkgFile);
-    await expect(resolve()).rejects.toThrow(new BundledError(`Pi's package.json in versions/${id} is a link, not a file`));
     // A folder at its place reads as no Pi.
     await fs.rm(pkgFile);
     await fs.mkdir(pkgFile);
     await expect(resolve()).rejects.toThrow(/holds no Pi/);
   });
 
-  it("follows pnpm's link to Pi inside the version folder, never one leading out of it", async () => {
+  it("never follows Pi's package.json when it is a link, even to a file saying the pinned version", async (ctx) => {
+    requires(ctx, "symlinks");
+    const { engine, layout } = await version();
+    const pkgFile = join(layout.versions, id, "node_modules", piPkg, "package.json");
+    const elsewhere = join(home, "elsewhere.json");
+    await fs.writeFile(elsewhere, JSON.stringify({ version: "1.6.0", bin: { pi: "dist/bundle/cli.js" } }));
+    await fs.rm(pkgFile);
+    await fs.symlink(elsewhere, pkgFile);
+    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
+      new BundledError(`Pi's package.json in versions/${id} is a link, not a file`),
+    );
+  });
+
+  it("follows pnpm's link to Pi inside the version folder, never one leading out of it", async (ctx) => {
+    requires(ctx, "symlinks");
     const { engine, layout } = await version();
     const dir = join(layout.versions, id);
     const linked = join(dir, "node_modules", ".pnpm", "pi@1.6.0", "node_modules", piPkg);
     await fs.mkdir(join(linked, ".."), { recursive: true });
     await fs.rename(join(dir, "node_modules", piPkg), linked);
     await fs.symlink(linked, join(dir, "node_modules", piPkg));
-    const install = await resolveBundledInstall(engine, productionPins, "linux", { HOME: home });
+    const install = await resolveBundledInstall(engine, productionPins, machine, homeEnv());
     expect(install.pi).toBe("1.6.0");
     // The same Pi, reached through a link that leaves the version folder, is refused.
     const outside = join(home, "outside-pi");
     await fs.rename(linked, outside);
     await fs.rm(join(dir, "node_modules", piPkg));
     await fs.symlink(outside, join(dir, "node_modules", piPkg));
-    await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(
+    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
       new BundledError(`Pi in versions/${id} lies outside the version folder`),
     );
   });
 
   it("is not bundled for an unfinished version or one current does not name", async () => {
     const { engine, layout } = await version("1.6.0", `installing ${id} 1`);
-    await expect(resolveBundledInstall(engine, productionPins, "linux", { HOME: home })).rejects.toThrow(/not a finished install/);
+    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(/not a finished install/);
     await fs.writeFile(join(layout.versions, id, ".gentle-shell-version"), `${id}\n`);
     await fs.rm(layout.current);
     const direct = join(layout.versions, id, ".gentle-shell", "engine.cjs");
-    await expect(resolveBundledInstall(direct, productionPins, "linux", { HOME: home })).rejects.toThrow(/current does not name/);
+    await expect(resolveBundledInstall(direct, productionPins, machine, homeEnv())).rejects.toThrow(/current does not name/);
     // GENTLE_SHELL_VERIFY_VERSION lets exactly that id through, marked verify-only.
-    const verified = await resolveBundledInstall(direct, productionPins, "linux", { HOME: home, GENTLE_SHELL_VERIFY_VERSION: id });
+    const verified = await resolveBundledInstall(direct, productionPins, machine, { ...homeEnv(), GENTLE_SHELL_VERIFY_VERSION: id });
     expect(verified.verifyOnly).toBe(true);
   });
 });

@@ -3,11 +3,12 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { prefixLayout, type Layout } from "../../src/core/layout";
+import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { cmdLauncher, ensureLauncher, ENGRAM_STARTUP_NOTICE, guardScript, LAUNCHER_MARKER, NO_ACTIVE_VERSION } from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
 import { classifyVersionMarker, versionState } from "../../src/install/version";
+import { has, requires } from "../support/capabilities";
 
 let home: string;
 let layout: Layout;
@@ -36,7 +37,8 @@ async function fakeRuntime(id: string) {
 }
 
 describe("the POSIX launcher", () => {
-  it("prints the exact message and exits 1 when no version is active", async () => {
+  it("prints the exact message and exits 1 when no version is active", async (ctx) => {
+    requires(ctx, "posix-shell");
     await ensureLauncher(layout);
     const r = spawnSync(layout.launcher, ["--version"], { encoding: "utf8" });
     expect(r.status).toBe(1);
@@ -44,7 +46,9 @@ describe("the POSIX launcher", () => {
     expect(NO_ACTIVE_VERSION).toBe("gentle-shell: no active Gentle Shell version; run the Gentle Shell installer again.");
   });
 
-  it("passes every argument and the exit code through, in a prefix with spaces, quotes, $, !, % and unicode", async () => {
+  it("passes every argument and the exit code through, in a prefix with spaces, quotes, $, !, % and unicode", async (ctx) => {
+    // The POSIX launcher is an sh script reaching the version through current, a relative link.
+    requires(ctx, "posix-shell", "symlinks");
     await fakeRuntime("4.1.0-1.6.0");
     await activateVersion(layout, "4.1.0-1.6.0");
     await ensureLauncher(layout);
@@ -61,7 +65,9 @@ describe("the POSIX launcher", () => {
     expect(lines[7]).toBe("NODE_OPTIONS=unset");
   });
 
-  it("runs the version's start file when it has one (Node's compile cache), else its engine directly", async () => {
+  it("runs the version's start file when it has one (Node's compile cache), else its engine directly", async (ctx) => {
+    // The POSIX launcher is an sh script reaching the version through current, a relative link.
+    requires(ctx, "posix-shell", "symlinks");
     await fakeRuntime("4.1.0-1.6.0");
     await activateVersion(layout, "4.1.0-1.6.0");
     await ensureLauncher(layout);
@@ -71,7 +77,9 @@ describe("the POSIX launcher", () => {
     expect(second()).toBe(join(layout.prefix, "current", ".gentle-shell", "start.cjs"));
   });
 
-  it("for --version alone, GENTLE_SHELL_VERIFY_VERSION picks an installed version's engine (upgrade step 5); never otherwise", async () => {
+  it("for --version alone, GENTLE_SHELL_VERIFY_VERSION picks an installed version's engine (upgrade step 5); never otherwise", async (ctx) => {
+    // The POSIX launcher is an sh script reaching the version through current, a relative link.
+    requires(ctx, "posix-shell", "symlinks");
     await fakeRuntime("4.0.0-1.6.0");
     await fakeRuntime("4.1.0-1.6.0");
     await activateVersion(layout, "4.0.0-1.6.0");
@@ -93,7 +101,7 @@ describe("the POSIX launcher", () => {
     expect(first.status).toBe("written");
     expect((await fs.readFile(layout.launcher, "utf8")).split("\n")).toContain(LAUNCHER_MARKER);
     expect((await ensureLauncher(layout)).status).toBe("unchanged");
-    expect((await fs.stat(layout.launcher)).mode & 0o777).toBe(0o755);
+    if (has("posix-modes")) expect((await fs.stat(layout.launcher)).mode & 0o777).toBe(0o755);
   });
 
   it("never replaces a foreign file at bin/gentle-shell", async () => {
@@ -103,7 +111,8 @@ describe("the POSIX launcher", () => {
     expect(await fs.readFile(layout.launcher, "utf8")).toBe("#!/bin/sh\necho mine\n");
   });
 
-  it("never follows a link at bin/gentle-shell", async () => {
+  it("never follows a link at bin/gentle-shell", async (ctx) => {
+    requires(ctx, "symlinks");
     await fs.mkdir(layout.bin, { recursive: true });
     const target = join(home, "elsewhere");
     await fs.writeFile(target, `${LAUNCHER_MARKER}\n`);
@@ -114,7 +123,8 @@ describe("the POSIX launcher", () => {
 });
 
 describe("the Engram guard", () => {
-  it("ignores its arguments, prints the notice as data to stderr and exits 78", async () => {
+  it("ignores its arguments, prints the notice as data to stderr and exits 78", async (ctx) => {
+    requires(ctx, "posix-shell");
     await ensureLauncher(layout);
     const r = spawnSync(layout.guard, ["serve", "$(touch /tmp/gss-pwned)", "--data-dir", "/x"], { encoding: "utf8" });
     expect(r.status).toBe(78);
@@ -130,7 +140,8 @@ describe("the Engram guard", () => {
 });
 
 describe("the Engram guard prints this launch's reason", () => {
-  it("prints ENGRAM_STARTUP_NOTICE as data in sh and dash: no command substitution, no escapes, a leading - is text", async () => {
+  it("prints ENGRAM_STARTUP_NOTICE as data in sh and dash: no command substitution, no escapes, a leading - is text", async (ctx) => {
+    requires(ctx, "posix-shell");
     await ensureLauncher(layout);
     const canary = join(home, "pwned");
     const notice = `-n $(touch ${canary}) \`touch ${canary}\` %s %d \\n 100%\nsecond line; $HOME`;
@@ -146,7 +157,8 @@ describe("the Engram guard prints this launch's reason", () => {
     await expect(fs.stat(canary)).rejects.toThrow();
   });
 
-  it("an empty or unset notice prints the fixed one", async () => {
+  it("an empty or unset notice prints the fixed one", async (ctx) => {
+    requires(ctx, "posix-shell");
     await ensureLauncher(layout);
     for (const env of [{}, { ENGRAM_STARTUP_NOTICE: "" }]) {
       const r = spawnSync(layout.guard, [], { encoding: "utf8", env });
@@ -203,29 +215,44 @@ describe("the Windows launcher", () => {
 });
 
 describe("current and versions.history", () => {
-  it("switches current with a relative link and records the order newest first", async () => {
+  // The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
+  const machine: Platform = process.platform === "win32" ? "win32" : "linux";
+  beforeEach(() => {
+    layout = prefixLayout({ home, platform: machine, pins: productionPins });
+  });
+
+  it("switches current with one rename (a relative link; a pointer file on Windows) and records the order newest first", async () => {
     await fs.mkdir(join(layout.versions, "4.0.0-1.6.0"), { recursive: true });
     await fs.mkdir(join(layout.versions, "4.1.0-1.6.0"), { recursive: true });
     expect(await readCurrent(layout)).toBeNull();
     await activateVersion(layout, "4.0.0-1.6.0");
     const r = await activateVersion(layout, "4.1.0-1.6.0");
     expect(r.previous).toBe("4.0.0-1.6.0");
-    expect(await fs.readlink(layout.current)).toBe("versions/4.1.0-1.6.0");
+    if (layout.platform === "win32") expect(await fs.readFile(layout.current, "utf8")).toBe("4.1.0-1.6.0\n");
+    else expect(await fs.readlink(layout.current)).toBe("versions/4.1.0-1.6.0");
+    expect((await fs.readdir(layout.prefix)).filter((n) => n.includes(".tmp-"))).toEqual([]);
     expect(parseHistory(await fs.readFile(layout.history, "utf8"))).toEqual(["4.1.0-1.6.0", "4.0.0-1.6.0"]);
     await activateVersion(layout, "4.0.0-1.6.0");
     expect(parseHistory(await fs.readFile(layout.history, "utf8"))).toEqual(["4.0.0-1.6.0", "4.1.0-1.6.0"]);
   });
 
-  it.each([
+  it.for([
     ["a folder", async (p: string) => fs.mkdir(p)],
-    ["a file", async (p: string) => fs.writeFile(p, "x")],
+    // On Windows current is a pointer file: one holding a version id's shape would be ours.
+    ["a file that names no version", async (p: string) => fs.writeFile(p, "my notes\n")],
     ["a link elsewhere", async (p: string) => fs.symlink("/tmp", p)],
-  ])("never switches %s at current", async (_what, make) => {
+  ] as const)("never switches %s at current", async ([what, make], ctx) => {
+    if (what === "a link elsewhere") requires(ctx, "symlinks");
     await make(layout.current);
     const before = await fs.lstat(layout.current);
+    const target = before.isSymbolicLink() ? await fs.readlink(layout.current) : null;
     await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/current was not switched/);
     const after = await fs.lstat(layout.current);
     expect(after.ino).toBe(before.ino);
+    expect([after.isDirectory(), after.isFile(), after.isSymbolicLink()]).toEqual([before.isDirectory(), before.isFile(), before.isSymbolicLink()]);
+    if (after.isFile()) expect(await fs.readFile(layout.current, "utf8")).toBe("my notes\n");
+    if (target !== null) expect(await fs.readlink(layout.current)).toBe(target);
+    await expect(fs.stat(layout.history)).rejects.toThrow();
   });
 });
 

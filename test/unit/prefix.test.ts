@@ -3,17 +3,21 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { isWithin, prefixLayout, type Layout } from "../../src/core/layout";
+import { isWithin, prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { activateVersion, pruneVersions } from "../../src/install/activate";
 import { acquireInstallLock } from "../../src/install/lock";
 import { claimPrefix } from "../../src/install/claim";
+import { has, requires } from "../support/capabilities";
+
+// The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
+const machine: Platform = process.platform === "win32" ? "win32" : "linux";
 
 let root: string;
 let layout: Layout;
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), "gss-prefix-"));
-  layout = prefixLayout({ home: root, platform: "linux", pins: productionPins });
+  layout = prefixLayout({ home: root, platform: machine, pins: productionPins });
 });
 afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
@@ -24,6 +28,18 @@ async function version(id: string, marker: string | null = id) {
   await fs.mkdir(dir, { recursive: true });
   if (marker !== null) await fs.writeFile(join(dir, ".gentle-shell-version"), marker + "\n");
 }
+
+/** current as this layout's installs write it, naming `id`, with no activation recorded. */
+async function setCurrent(id: string) {
+  if (layout.platform === "win32") await fs.writeFile(layout.current, `${id}\n`);
+  else await fs.symlink(`versions/${id}`, layout.current);
+}
+
+/** What current holds: the link's target on POSIX, the pointer file's text on Windows. */
+async function currentText(): Promise<string> {
+  return layout.platform === "win32" ? fs.readFile(layout.current, "utf8") : fs.readlink(layout.current);
+}
+const names = (id: string) => (layout.platform === "win32" ? `${id}\n` : `versions/${id}`);
 
 describe("pruneVersions(layout, 2)", () => {
   it("keeps the active version and the most recently activated other one", async () => {
@@ -50,11 +66,11 @@ describe("pruneVersions(layout, 2)", () => {
     await version("4.0.0-1.6.0");
     await version("4.1.0-1.6.0");
     expect((await pruneVersions(layout, 2)).deleted).toEqual([]);
-    await fs.symlink("versions/9.9.9-1.6.0", layout.current);
+    await setCurrent("9.9.9-1.6.0");
     expect((await pruneVersions(layout, 2)).deleted).toEqual([]);
     await fs.rm(layout.current);
     await version("5.0.0-1.6.0", "installing 5.0.0-1.6.0 1");
-    await fs.symlink("versions/5.0.0-1.6.0", layout.current);
+    await setCurrent("5.0.0-1.6.0");
     expect((await pruneVersions(layout, 2)).deleted).toEqual([]);
     expect((await fs.readdir(layout.versions)).length).toBe(3);
   });
@@ -67,9 +83,23 @@ describe("pruneVersions(layout, 2)", () => {
       await version(id);
       await activateVersion(layout, id);
     }
-    await fs.symlink(join(root, "outside"), join(layout.versions, "3.1.0-1.6.0"));
     expect((await pruneVersions(layout, 2)).deleted).toEqual(["4.0.0-1.6.0"]);
-    expect((await fs.readdir(layout.versions)).sort()).toEqual(["3.0.0-1.6.0", "3.1.0-1.6.0", "3.5.0-1.6.0", "3.9.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]);
+    expect((await fs.readdir(layout.versions)).sort()).toEqual(["3.0.0-1.6.0", "3.5.0-1.6.0", "3.9.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]);
+  });
+
+  it("never deletes a link in versions, nor what it leads to", async (ctx) => {
+    requires(ctx, "symlinks");
+    for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]) {
+      await version(id);
+      await activateVersion(layout, id);
+    }
+    const outside = join(root, "outside");
+    await fs.mkdir(outside);
+    await fs.writeFile(join(outside, ".gentle-shell-version"), "3.1.0-1.6.0\n");
+    await fs.symlink(outside, join(layout.versions, "3.1.0-1.6.0"));
+    expect((await pruneVersions(layout, 2)).deleted).toEqual(["4.0.0-1.6.0"]);
+    expect((await fs.readdir(layout.versions)).sort()).toEqual(["3.1.0-1.6.0", "4.1.0-1.6.0", "4.2.0-1.6.0"]);
+    expect(await fs.readFile(join(outside, ".gentle-shell-version"), "utf8")).toBe("3.1.0-1.6.0\n");
   });
 });
 
@@ -82,21 +112,28 @@ describe("activateVersion", () => {
     await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(
       /versions\.history is not a file made by gentle-shell-setup; current was not switched/,
     );
-    expect(await fs.readlink(layout.current)).toBe("versions/4.0.0-1.6.0");
+    expect(await currentText()).toBe(names("4.0.0-1.6.0"));
   });
 
   it("switches current back when the history cannot be written after the switch", async () => {
     for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0"]) await version(id);
     await activateVersion(layout, "4.0.0-1.6.0");
-    // An immutable history file: the switch itself works, the write after it cannot replace the file.
-    const chattr = spawnSync("chattr", ["+i", layout.history], { encoding: "utf8" });
-    expect(chattr.status, `chattr +i needs root: ${chattr.stderr}`).toBe(0);
+    // A history file nothing may replace: the switch itself works, the write after it cannot replace the file.
+    // On POSIX an immutable file (chattr +i, as root); on Windows a read-only one (a rename onto it is refused).
+    if (layout.platform === "win32") {
+      await fs.chmod(layout.history, 0o444);
+    } else {
+      const chattr = spawnSync("chattr", ["+i", layout.history], { encoding: "utf8" });
+      expect(chattr.status, `chattr +i needs root: ${chattr.stderr}`).toBe(0);
+    }
     try {
       await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/versions\.history could not be written \(EPERM\); current was left as it was/);
-      expect(await fs.readlink(layout.current)).toBe("versions/4.0.0-1.6.0");
+      expect(await currentText()).toBe(names("4.0.0-1.6.0"));
+      expect(await fs.readFile(layout.history, "utf8")).toBe("4.0.0-1.6.0\n");
       expect((await fs.readdir(layout.prefix)).filter((n) => n.includes(".tmp-"))).toEqual([]);
     } finally {
-      spawnSync("chattr", ["-i", layout.history]);
+      if (layout.platform === "win32") await fs.chmod(layout.history, 0o644);
+      else spawnSync("chattr", ["-i", layout.history]);
     }
   });
 });
@@ -144,28 +181,39 @@ describe("claiming the prefix", () => {
     } finally {
       process.umask(old);
     }
-    expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o700);
-    expect((await fs.stat(layout.agent)).mode & 0o777).toBe(0o700);
+    expect((await fs.lstat(layout.prefix)).isDirectory()).toBe(true);
+    expect((await fs.lstat(layout.agent)).isDirectory()).toBe(true);
+    if (has("posix-modes")) {
+      expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o700);
+      expect((await fs.stat(layout.agent)).mode & 0o777).toBe(0o700);
+    }
   });
 
-  it("takes group and other write access from an existing prefix, nothing else", async () => {
+  it("takes group and other write access from an existing prefix, nothing else", async (ctx) => {
+    requires(ctx, "posix-modes");
     await fs.mkdir(layout.prefix);
     await fs.chmod(layout.prefix, 0o775);
     expect(await claimPrefix(layout)).toBe("group/other write access removed");
     expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o755);
   });
 
-  it("refuses a link, a non-folder and changes nothing", async () => {
+  it("refuses a link and changes nothing", async (ctx) => {
+    requires(ctx, "symlinks");
     await fs.mkdir(join(root, "real"));
     await fs.symlink(join(root, "real"), layout.prefix);
     await expect(claimPrefix(layout)).rejects.toThrow(/is a link; it must be a real folder/);
-    await fs.rm(layout.prefix);
+    expect((await fs.lstat(layout.prefix)).isSymbolicLink()).toBe(true);
+    expect(await fs.readdir(join(root, "real"))).toEqual([]);
+  });
+
+  it("refuses a non-folder and changes nothing", async () => {
     await fs.writeFile(layout.prefix, "x");
     await expect(claimPrefix(layout)).rejects.toThrow(/is not a folder/);
     expect(await fs.readFile(layout.prefix, "utf8")).toBe("x");
   });
 
-  it("refuses another owner's folder", async () => {
+  it("refuses another owner's folder", async (ctx) => {
+    requires(ctx, "owners");
     await fs.mkdir(layout.prefix);
     await fs.chown(layout.prefix, 12345, 12345);
     await expect(claimPrefix(layout)).rejects.toThrow(/belongs to another user \(uid 12345\)/);

@@ -6,14 +6,15 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { prefixLayout, type Layout } from "../../src/core/layout";
+import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../../src/core/distribution";
-import { posixLauncher } from "../../src/install/launcher";
+import { cmdLauncher, posixLauncher } from "../../src/install/launcher";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { VERSION_MARKER } from "../../src/install/version";
 import { readPathReceipt } from "../../src/install/path/receipt-file";
-import { posixLine } from "../../src/install/path/shells";
+import { posixLine, USER_PATH_KEY, USER_PATH_NAME } from "../../src/install/path/shells";
+import { userPathEntry } from "../../src/install/path/user-path";
 import { gatherStatus, type StatusProbes } from "../../src/engine/status/gather";
 import { parseStatusArgs, runStatus } from "../../src/engine/status/command";
 import { NOT_INSTALLED, statusDocument } from "../../src/engine/status/render";
@@ -25,6 +26,8 @@ const SHELL = "4.1.0";
 const PI = "0.70.2";
 const ID = `${SHELL}-${PI}`;
 const SECRET = "s3cret-never-shown";
+// The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
+const machine: Platform = process.platform === "win32" ? "win32" : "linux";
 
 let home: string;
 let layout: Layout;
@@ -55,14 +58,15 @@ async function version(id: string, shell: string, pi: string) {
 async function healthyPrefix() {
   await version(ID, SHELL, PI);
   await version("4.0.0-0.69.0", "4.0.0", "0.69.0");
-  await fs.symlink(`versions/${ID}`, layout.current);
+  if (layout.platform === "win32") await fs.writeFile(layout.current, `${ID}\n`);
+  else await fs.symlink(`versions/${ID}`, layout.current);
   await fs.writeFile(layout.history, `${ID}\n4.0.0-0.69.0\n`);
   for (const dir of [layout.nodeDir, layout.pnpmDir]) {
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(join(dir, RUNTIME_MARKER), "ours\n");
   }
   await fs.mkdir(layout.bin, { recursive: true });
-  await fs.writeFile(layout.launcher, posixLauncher(layout), { mode: 0o755 });
+  await fs.writeFile(layout.launcher, layout.platform === "win32" ? cmdLauncher(layout) : posixLauncher(layout), { mode: 0o755 });
   await fs.mkdir(layout.config, { recursive: true });
   await fs.writeFile(join(layout.config, "install-source"), `http://user:${SECRET}@127.0.0.1:9/mirror/?token=${SECRET}\n`);
   await fs.mkdir(layout.pnpm.config, { recursive: true });
@@ -73,7 +77,7 @@ const gather = (memory: boolean, over: Partial<StatusProbes> = {}) => gatherStat
 
 beforeEach(() => {
   home = join(scratchDir("gss-status-"), "home");
-  layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+  layout = prefixLayout({ home, platform: machine, pins: productionPins });
   asked = { launcher: 0, memory: 0 };
 });
 
@@ -92,7 +96,8 @@ describe("status of a healthy install", () => {
       ["pnpm", "marked"],
     ]);
     expect(report.runtimes.find((r) => r.name === "engram")).toMatchObject({ state: "missing", required: false });
-    expect(report.launcher).toEqual({ path: "~/.gentle-shell/bin/gentle-shell", file: "ours", check: "passed", detail: `gentle-shell ${SHELL} / pi ${PI}` });
+    const launcher = layout.platform === "win32" ? "~/.gentle-shell/bin/gentle-shell.cmd" : "~/.gentle-shell/bin/gentle-shell";
+    expect(report.launcher).toEqual({ path: launcher, file: "ours", check: "passed", detail: `gentle-shell ${SHELL} / pi ${PI}` });
     expect(report.path).toMatchObject({ receipt: "missing", onPath: false });
     expect(report.source?.source).toBe("http://***@127.0.0.1:9/mirror/?token=***");
     expect(report.source?.registry).toBe("http://***@127.0.0.1:4873/");
@@ -149,18 +154,34 @@ describe("status of a healthy install", () => {
   });
 
   it("reads the PATH receipt back: valid when it is this prefix's line, invalid with the reason otherwise", async () => {
-    const env = { SHELL: "/bin/bash", PATH: `${layout.bin}:/usr/bin` };
-    const profile = join(home, ".bashrc");
-    const line = posixLine(layout.bin);
-    await fs.writeFile(profile, `${line}\n`);
-    const receipt = { schema: 1, kind: "profile", path: profile, line, create: true, separator: "" };
+    // The receipt this machine's installs write: a profile line on POSIX, the user Path's entry on Windows.
+    const mine =
+      layout.platform === "win32"
+        ? {
+            env: { Path: `${userPathEntry(layout.bin)};C:\\Windows` },
+            receipt: { schema: 1, kind: "registry", key: USER_PATH_KEY, name: USER_PATH_NAME, entry: userPathEntry(layout.bin) },
+            profile: null,
+            where: `${USER_PATH_KEY}\\${USER_PATH_NAME}`,
+            other: { entry: "C:\\elsewhere\\bin" },
+            reason: "the entry is not this prefix's bin folder",
+          }
+        : {
+            env: { SHELL: "/bin/bash", PATH: `${layout.bin}:/usr/bin` },
+            receipt: { schema: 1, kind: "profile", path: join(home, ".bashrc"), line: posixLine(layout.bin), create: true, separator: "" },
+            profile: join(home, ".bashrc"),
+            where: "~/.bashrc",
+            other: { line: "export PATH=/elsewhere:$PATH" },
+            reason: "the line is not this prefix's line for ~/.bashrc",
+          };
+    const { env, receipt } = mine;
+    if (mine.profile) await fs.writeFile(mine.profile, `${posixLine(layout.bin)}\n`);
     await fs.writeFile(layout.pathReceipt, JSON.stringify(receipt), { mode: 0o600 });
     const readReceipt = () => readPathReceipt(layout, { env });
     const valid = await gatherStatus({ layout, pins: productionPins, env, probes: probes({ readReceipt }), memory: false });
-    expect(valid.path).toEqual({ receipt: "valid", kind: "profile", where: "~/.bashrc", reason: null, onPath: true });
-    await fs.writeFile(layout.pathReceipt, JSON.stringify({ ...receipt, line: "export PATH=/elsewhere:$PATH" }), { mode: 0o600 });
+    expect(valid.path).toEqual({ receipt: "valid", kind: receipt.kind, where: mine.where, reason: null, onPath: true });
+    await fs.writeFile(layout.pathReceipt, JSON.stringify({ ...receipt, ...mine.other }), { mode: 0o600 });
     const invalid = await gatherStatus({ layout, pins: productionPins, env: {}, probes: probes({ readReceipt }), memory: false });
-    expect(invalid.path).toMatchObject({ receipt: "invalid", kind: null, reason: "the line is not this prefix's line for ~/.bashrc", onPath: false });
+    expect(invalid.path).toMatchObject({ receipt: "invalid", kind: null, reason: mine.reason, onPath: false });
     // A receipt is not part of health: an install with --no-modify-path has none.
     expect(invalid.healthy).toBe(true);
   });
