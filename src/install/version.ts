@@ -131,8 +131,10 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
     if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
     // pnpm writes its store, cache and state there: real folders of ours, never through a link.
-    // tmp/ too: TEMP and TMP of pnpm's children on Windows (Go's build of gentle-pi needs one), removed again after the install.
-    for (const folder of [layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config, layout.tmp]) {
+    // On Windows tmp/ too: TEMP and TMP of pnpm's children (Go's build of gentle-pi needs one), removed again after
+    // the install. POSIX gives pnpm no TEMP of ours, so a linked tmp/ there is kept and never written through.
+    const tmp = layout.platform === "win32" ? [layout.tmp] : [];
+    for (const folder of [layout.pnpm.store, layout.pnpm.cache, layout.pnpm.state, layout.pnpm.config, ...tmp]) {
       await ensureOwnDir(layout.prefix, folder, 0o700);
     }
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
@@ -141,6 +143,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     const args = [layout.pnpmEntry, "install", locked ? "--frozen-lockfile" : "--no-frozen-lockfile"];
     if (options.offline) {
       const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
+      await ensureOwnDir(layout.prefix, layout.tmp, 0o700);
       await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
       env.pnpm_config_npmrc_auth_file = rc;
       env.pnpm_config_registry = options.offline.registry;

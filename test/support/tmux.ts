@@ -117,11 +117,14 @@ export class Terminal {
    */
   async close(): Promise<void> {
     const panes = await runCommand("tmux", ["-L", this.socket, "list-panes", "-F", "#{pane_pid}"]);
-    const tree = descendants(
-      panes.stdout
-        .split("\n")
-        .map(Number)
-        .filter((pid) => pid > 0),
+    // Only what runs in the pane's own session: a child the product detaches on purpose (setsid) may outlive it.
+    const tree = sameSession(
+      descendants(
+        panes.stdout
+          .split("\n")
+          .map(Number)
+          .filter((pid) => pid > 0),
+      ),
     );
     await runCommand("tmux", ["-L", this.socket, "kill-server"]);
     const end = Date.now() + OUTPUT_WAIT_MS;
@@ -153,6 +156,20 @@ function descendants(roots: number[]): number[] {
     next.push(...(children.get(pid) ?? []));
   }
   return all;
+}
+
+/** The processes of `pids` in the first one's session (its session id, the 6th field of /proc/<pid>/stat). */
+function sameSession(pids: number[]): number[] {
+  const session = (pid: number) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+    } catch {
+      return null;
+    }
+  };
+  const first = pids[0] === undefined ? null : session(pids[0]);
+  return first === null ? pids : pids.filter((pid) => session(pid) === first);
 }
 
 /** Whether `pid` still runs (a zombie has ended: only its parent's wait is left). */

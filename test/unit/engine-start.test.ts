@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { COMPILE_CACHE_NAME, ENGINE_START_MARKER, engineStartScript } from "../../src/install/engine-start";
+import { has, requires } from "../support/capabilities";
 import { toolchain } from "../support/toolchain";
 
 let node: string;
@@ -18,7 +19,7 @@ let root: string;
 let dir: string;
 
 beforeAll(async () => {
-  node = await (await toolchain()).ensureNodeBinary();
+  if (has("posix-shell")) node = await (await toolchain()).ensureNodeBinary();
 });
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), "gss-engine-start-"));
@@ -49,7 +50,9 @@ const cacheDir = () => join(dir, COMPILE_CACHE_NAME);
 const mode = async (path: string) => (await fs.lstat(path)).mode & 0o777;
 
 describe("the engine's start file", () => {
-  it("carries its marker, and runs engine.cjs with the launcher's arguments", async () => {
+  it("carries its marker, and runs engine.cjs with the launcher's arguments", async (ctx) => {
+    // The launcher starts the engine through sh with a umask: that is this file's subject.
+    requires(ctx, "posix-shell");
     expect(engineStartScript().split("\n")).toContain(ENGINE_START_MARKER);
     const r = start();
     expect(r.stderr).toBe("");
@@ -57,7 +60,9 @@ describe("the engine's start file", () => {
     expect(r.seen).toMatchObject({ filename: join(dir, "engine.cjs"), args: ["--gentle-shell-engine", "--version"] });
   });
 
-  it("enables the compile cache in the version's 0700 folder under umask 000, and the next start finds the engine's code there", async () => {
+  it("enables the compile cache in the version's 0700 folder under umask 000, and the next start finds the engine's code there", async (ctx) => {
+    // The launcher starts the engine through sh with a umask: that is this file's subject.
+    requires(ctx, "posix-shell");
     const first = start("000");
     expect(first.stderr).toBe("");
     // No variable is set: Pi and every other child keep the user's own compile cache settings.
@@ -75,7 +80,9 @@ describe("the engine's start file", () => {
     expect(await fs.readdir(join(cacheDir(), byNode!))).toEqual(entries);
   });
 
-  it("leaves a NODE_COMPILE_CACHE of the user's in charge", async () => {
+  it("leaves a NODE_COMPILE_CACHE of the user's in charge", async (ctx) => {
+    // The launcher starts the engine through sh with a umask: that is this file's subject.
+    requires(ctx, "posix-shell");
     const users = join(root, "users-cache");
     const r = start("022", { NODE_COMPILE_CACHE: users });
     expect(r.stderr).toBe("");
@@ -83,14 +90,18 @@ describe("the engine's start file", () => {
     expect(await fs.readdir(cacheDir())).toEqual([]);
   });
 
-  it("puts a group- or other-readable folder of ours back to 0700", async () => {
+  it("puts a group- or other-readable folder of ours back to 0700", async (ctx) => {
+    // The launcher starts the engine through sh with a umask: that is this file's subject.
+    requires(ctx, "posix-shell");
     await fs.mkdir(cacheDir(), { mode: 0o755 });
     await fs.chmod(cacheDir(), 0o777);
     expect(start().seen!.cache?.startsWith(`${cacheDir()}/v24.21.0-`)).toBe(true);
     expect(await mode(cacheDir())).toBe(0o700);
   });
 
-  it("never goes through a link, and a file at the folder's place only means no cache", async () => {
+  it("never goes through a link, and a file at the folder's place only means no cache", async (ctx) => {
+    // The launcher starts the engine through sh with a umask: that is this file's subject.
+    requires(ctx, "posix-shell");
     const elsewhere = join(root, "elsewhere");
     await fs.mkdir(elsewhere, { mode: 0o777 });
     await fs.chmod(elsewhere, 0o777);
