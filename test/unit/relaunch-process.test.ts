@@ -8,11 +8,14 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
+import { requires } from "../support/capabilities";
 import { buildRelaunchDriver } from "../support/relaunch-driver";
 import { scratchDir } from "../support/scratch";
 
-describe.skipIf(process.platform === "win32")("the relaunch adapter with real processes", () => {
-  it("runs the launcher with inherited stdio, the original arguments and the hand-over mark, and exits with its code", () => {
+describe("the relaunch adapter with real processes", () => {
+  it("runs the launcher with inherited stdio, the original arguments and the hand-over mark, and exits with its code", (ctx) => {
+    // The POSIX launcher is an sh script.
+    requires(ctx, "posix-shell");
     const dir = scratchDir("gss-relaunch-");
     const driver = buildRelaunchDriver(dir);
     const bin = join(dir, "a prefix & 100% (x)", "bin");
