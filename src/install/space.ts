@@ -5,18 +5,13 @@
  * the folder, what is free and what is needed. What a failed step wrote is
  * removed by the step itself (staging, downloads, the claimed version).
  */
-import { dirname, join } from "pathe";
+import { dirname } from "pathe";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { diskFull, isDiskFull, notEnoughSpace, spaceNeeded, type SpaceNeed } from "../core/space";
 import { freeSpace } from "../io/disk";
-import { lstatOrNull } from "../io/files";
-import { RUNTIME_MARKER } from "./runtime/recipe";
+import { isMarkedRuntime as marked } from "./runtime/marker";
 import type { Step } from "./plan";
-
-async function marked(dir: string): Promise<boolean> {
-  return Boolean((await lstatOrNull(join(dir, RUNTIME_MARKER)))?.isFile());
-}
 
 /** What this install still needs: runtimes already installed count for nothing. */
 export async function installSpace(layout: Layout, pins: Pins, target: Target, releaseAssets?: Record<string, { size: number }> | null): Promise<SpaceNeed> {

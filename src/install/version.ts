@@ -12,7 +12,7 @@
  */
 import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
-import { RUNTIME_MARKER } from "./runtime/marker";
+import { isMarkedRuntime } from "./runtime/marker";
 import { versionId, type Layout } from "../core/layout";
 import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/distribution";
 import { pnpmEnvironment, type Env } from "../core/environment";
@@ -222,6 +222,5 @@ export function pnpmFailure(result: Pick<RunResult, "stdout" | "stderr" | "code"
 
 /** Our marked Go folder with its go.exe (Windows): what gentle-pi's build gets on its PATH. */
 async function pinnedGoThere(layout: Layout): Promise<boolean> {
-  const marked = (await lstatOrNull(join(dirname(layout.goDir), RUNTIME_MARKER)))?.isFile() ?? false;
-  return marked && ((await lstatOrNull(join(layout.goDir, "bin", "go.exe")))?.isFile() ?? false);
+  return (await isMarkedRuntime(dirname(layout.goDir))) && ((await lstatOrNull(join(layout.goDir, "bin", "go.exe")))?.isFile() ?? false);
 }

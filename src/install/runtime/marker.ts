@@ -8,6 +8,11 @@ import { lstatOrNull } from "../../io/files";
 
 export const RUNTIME_MARKER = ".gentle-shell-runtime";
 
+/** Whether `dir` carries our runtime marker as a regular file (no questions asked of anything else there). */
+export async function isMarkedRuntime(dir: string): Promise<boolean> {
+  return Boolean((await lstatOrNull(join(dir, RUNTIME_MARKER)))?.isFile());
+}
+
 /** True for our marked runtime, false when nothing is there; throws for anything else. */
 export async function existingRuntime(dir: string, label: string, runtimeRoot: string): Promise<boolean> {
   const stat = await lstatOrNull(dir);
