@@ -64,7 +64,8 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   const { layout, shell } = install;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   // The registry pnpm installs Pi from: its scope's, else the configured one.
-  const registry = packageRegistry(npmrc, PI_PACKAGE, await configuredRegistry(layout, npmrc, env), env);
+  const configured = await configuredRegistry(layout, npmrc, env);
+  const registry = packageRegistry(npmrc, PI_PACKAGE, configured, env);
   const newest = stablePi(await latestTag(registry, npmrc, env, PI_PACKAGE));
   if (newest === install.pi) {
     out(`Pi ${newest} is the newest published Pi; Gentle Shell ${shell} with Pi ${newest} is already current, nothing was changed.`);
@@ -88,7 +89,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim() || undefined;
   // Our pinned runtime first (with Go on Windows), as upgrade's step 3: gentle-pi never builds with the user's Go.
   if (!reuse)
-    await ensureVersionRuntime(layout, env, sourceArg).catch((error: Error) => {
+    await ensureVersionRuntime(layout, env, sourceArg, configured).catch((error: Error) => {
       throw new Error(`${error.message}; nothing was changed`);
     });
   const installed = await installVersion({ layout, distribution: project, env, engine, go: layout.platform === "win32" }).catch((error: Error) => {

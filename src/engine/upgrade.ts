@@ -128,7 +128,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   );
   const go = layout.platform === "win32";
   // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
-  if (!bundle) await ensureVersionRuntime(layout, env, sourceArg);
+  if (!bundle) await ensureVersionRuntime(layout, env, sourceArg, registry);
   const installed = bundle
     ? (await installBundleVersion({ layout, bundle, release, packages: await bundlePackageFiles(bundle, release, hostTarget()), env, go })).result
     : await installVersion({ layout, distribution: pairProject(pair, distribution), env, engine: release.engine, go }).catch((error: Error) => {

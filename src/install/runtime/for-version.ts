@@ -15,10 +15,21 @@ import { configuredRegistry } from "../registry";
 import { acquireGo } from "./go";
 import { ensureRuntimes, type RuntimesOutcome } from "./index";
 
-export async function ensureVersionRuntime(layout: Layout, env: Env, sourceArg: string | undefined): Promise<RuntimesOutcome & { source: Source }> {
-  const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-  let source = parseSource(sourceArg, "");
-  const official = async () => ({ kind: "official" as const, registry: await configuredRegistry(layout, npmrc, env) });
+/**
+ * `registry`: the registry our npm reports, when the caller has asked it already (upgrade, update);
+ * without it, npm is asked once Node is ready, and only for the official source.
+ */
+export async function ensureVersionRuntime(
+  layout: Layout,
+  env: Env,
+  sourceArg: string | undefined,
+  registry?: string,
+): Promise<RuntimesOutcome & { source: Source }> {
+  let source = parseSource(sourceArg, registry ?? "");
+  const official = async () => ({
+    kind: "official" as const,
+    registry: registry ?? (await configuredRegistry(layout, (await readTextOrNull(layout.pnpm.npmrc)) ?? "", env)),
+  });
   const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };
   const outcome = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
   if (source.kind === "official") source = await official();
