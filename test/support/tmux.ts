@@ -117,14 +117,11 @@ export class Terminal {
    */
   async close(): Promise<void> {
     const panes = await runCommand("tmux", ["-L", this.socket, "list-panes", "-F", "#{pane_pid}"]);
-    // Only what runs in the pane's own session: a child the product detaches on purpose (setsid) may outlive it.
-    const tree = sameSession(
-      descendants(
-        panes.stdout
-          .split("\n")
-          .map(Number)
-          .filter((pid) => pid > 0),
-      ),
+    const tree = sessionTree(
+      panes.stdout
+        .split("\n")
+        .map(Number)
+        .filter((pid) => pid > 0),
     );
     await runCommand("tmux", ["-L", this.socket, "kill-server"]);
     const end = Date.now() + OUTPUT_WAIT_MS;
@@ -135,48 +132,48 @@ export class Terminal {
   }
 }
 
-/** `roots` and every process below them, from /proc's parent links. */
-function descendants(roots: number[]): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // The parent is the 2nd field after the command, which is in parentheses and may hold spaces.
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // The process ended while the list was read.
-    }
+/** What /proc/<pid>/stat says of a process: the fields after its command, which is in parentheses and may hold spaces. */
+interface ProcStat {
+  state: string;
+  ppid: number;
+  session: number;
+}
+
+/** null once the process has ended. */
+function procStat(pid: number): ProcStat | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, ppid, , session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: state!, ppid: Number(ppid), session: Number(session) };
+  } catch {
+    return null;
   }
+}
+
+/**
+ * `roots` and every process below them that is in the first root's session, from one
+ * reading of /proc: a child the product detaches on purpose (setsid) may outlive the pane.
+ */
+function sessionTree(roots: number[]): number[] {
+  const stats = new Map<number, ProcStat>();
+  for (const name of readdirSync("/proc")) {
+    const stat = /^\d+$/.test(name) ? procStat(Number(name)) : null;
+    if (stat) stats.set(Number(name), stat);
+  }
+  const children = new Map<number, number[]>();
+  for (const [pid, stat] of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
   const all: number[] = [];
   const next = [...roots];
   for (let pid = next.pop(); pid !== undefined; pid = next.pop()) {
     all.push(pid);
     next.push(...(children.get(pid) ?? []));
   }
-  return all;
-}
-
-/** The processes of `pids` in the first one's session (its session id, the 6th field of /proc/<pid>/stat). */
-function sameSession(pids: number[]): number[] {
-  const session = (pid: number) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
-    } catch {
-      return null;
-    }
-  };
-  const first = pids[0] === undefined ? null : session(pids[0]);
-  return first === null ? pids : pids.filter((pid) => session(pid) === first);
+  const session = roots[0] === undefined ? undefined : stats.get(roots[0])?.session;
+  return session === undefined ? all : all.filter((pid) => stats.get(pid)?.session === session);
 }
 
 /** Whether `pid` still runs (a zombie has ended: only its parent's wait is left). */
 function alive(pid: number): boolean {
-  try {
-    return !/^\S+ \(.*\) Z /s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
+  const stat = procStat(pid);
+  return stat !== null && stat.state !== "Z";
 }
