@@ -14,6 +14,7 @@ import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { installed } from "../support/installed";
 import { writeStubModelConfig } from "../support/stub-model";
+import { offerOn } from "../support/offer";
 import { Terminal } from "../support/tmux";
 import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
@@ -31,17 +32,6 @@ const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is avail
 /** Pi's idle editor: a plain upper border of 20 or more ─ (the panel's own border is told apart by its text). */
 const piOpen = (s: string) => /─{20,}/.test(s) && !offered(s);
 
-/**
- * Wait for the offer, or for Pi's editor without it: the launcher gives the registry 1.5 s
- * (OFFER_TIMEOUT_MS), and on a machine too loaded for that it rightly opens Pi with no offer.
- * That is said at once, not after the file's whole outer limit.
- */
-async function offerOn(t: Terminal, what: string): Promise<string> {
-  const screen = await t.waitFor((s) => offered(s) || piOpen(s), `${what} (or Pi's editor without it)`);
-  if (!offered(screen)) throw new Error(`Pi opened without ${what}: the registry's answer missed the offer's 1.5 s budget; the screen shows:\n${screen}`);
-  return screen;
-}
-
 describe("the startup offer with npm's default registry", () => {
   it("offers the newer release from the registry npm reports, then reuses npm's answer until npm's config changes", async () => {
     const i = await installed(f, { release: older.shell });
@@ -56,7 +46,7 @@ describe("the startup offer with npm's default registry", () => {
     await expect(fs.stat(record)).rejects.toThrow();
 
     const first = await openShell(i.home, i.gs);
-    await offerOn(first, "the offer");
+    await offerOn(first, "the offer", { offered, piOpen });
     await first.keys("Escape");
     await first.waitFor(piOpen, "Pi's editor");
     await first.close();
@@ -66,7 +56,7 @@ describe("the startup offer with npm's default registry", () => {
     // npm is not asked again while nothing it reads changed: with npm broken, the offer still comes.
     await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), "process.exit(1);\n");
     const second = await openShell(i.home, i.gs);
-    await offerOn(second, "the offer from the recorded registry");
+    await offerOn(second, "the offer from the recorded registry", { offered, piOpen });
     await second.keys("Escape");
     await second.waitFor(piOpen, "Pi's editor");
     await second.close();
@@ -108,7 +98,7 @@ describe("the startup offer with npm's default registry", () => {
     const trace = join(i.root, "npm-started");
     await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`);
     const first = await openShell(i.home, i.gs);
-    await offerOn(first, "the offer from the install's record");
+    await offerOn(first, "the offer from the install's record", { offered, piOpen });
     await first.keys("Escape");
     await first.waitFor(piOpen, "Pi's editor");
     await first.close();

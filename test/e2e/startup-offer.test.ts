@@ -14,6 +14,7 @@ import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { classifyPiScreen } from "../support/screen";
 import { writeStubModelConfig } from "../support/stub-model";
 import { installed } from "../support/installed";
+import { offerOn } from "../support/offer";
 import { Terminal } from "../support/tmux";
 
 const f = fixtures();
@@ -80,23 +81,12 @@ const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is avail
 /** Pi's idle editor, by the detection rules (support/screen.ts). */
 const piOpen = (s: string) => classifyPiScreen(s, COLUMNS) === "idle" && !offered(s);
 
-/**
- * Wait for the offer, or for Pi's editor without it: the launcher gives the registry 1.5 s
- * (OFFER_TIMEOUT_MS), and on a machine too loaded for that it rightly opens Pi with no offer.
- * That is said at once, not after the file's whole outer limit.
- */
-async function offerOn(t: Terminal, what: string): Promise<string> {
-  const screen = await t.waitFor((s) => offered(s) || piOpen(s), `${what} (or Pi's editor without it)`);
-  if (!offered(screen)) throw new Error(`Pi opened without ${what}: the registry's answer missed the offer's 1.5 s budget; the screen shows:\n${screen}`);
-  return screen;
-}
-
 describe.concurrent("the startup update offer", () => {
   it("offers the newer release; Enter (not now) opens Pi without saving anything", async () => {
     const home = await installedOlder();
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
     const t = await openTerminal(home, [gs]);
-    const screen = await offerOn(t, "the offer");
+    const screen = await offerOn(t, "the offer", { offered, piOpen });
     expect(screen).toContain(`releases/tag/v${latest.shell}`);
     expect(screen).toContain("❯ 2. Not now");
     await t.keys("Enter");
@@ -112,7 +102,7 @@ describe.concurrent("the startup update offer", () => {
     await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
     await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"keep":"me"}\n');
     const t = await openTerminal(home, [gs]);
-    await offerOn(t, "the offer");
+    await offerOn(t, "the offer", { offered, piOpen });
     await t.keys("3");
     await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
     await t.keys("Enter");
@@ -135,7 +125,7 @@ describe.concurrent("the startup update offer", () => {
     await fs.rm(config, { recursive: true, force: true });
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
     const t = await openTerminal(home, [gs]);
-    await offerOn(t, "the offer");
+    await offerOn(t, "the offer", { offered, piOpen });
     await t.keys("3");
     await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
     await t.keys("Enter");
@@ -151,7 +141,7 @@ describe.concurrent("the startup update offer", () => {
     // A shell around the launcher reports its exit status on the screen.
     const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
     const t = await openTerminal(home, ["sh", "-c", '"$0"; echo "launcher exited with $?"', gs]);
-    await offerOn(t, "the offer");
+    await offerOn(t, "the offer", { offered, piOpen });
     await t.keys("C-c");
     const screen = await t.waitFor((s) => s.includes("launcher exited with"), "the launcher to exit");
     expect(screen).toContain("gentle-shell: cancelled.");
@@ -164,7 +154,7 @@ describe.concurrent("the startup update offer", () => {
     const home = await installedOlder({ quickRegistry: false });
     const agent = join(home, ".gentle-shell", "agent");
     const t = await openTerminal(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
-    await offerOn(t, "the offer");
+    await offerOn(t, "the offer", { offered, piOpen });
     await t.keys("1");
     await t.keys("Enter");
     await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade");

@@ -56,11 +56,8 @@ async function cmdKeepsPercentInOwnPath(): Promise<boolean> {
   await fs.mkdir(dir);
   const probe = join(dir, "probe.cmd");
   await fs.writeFile(probe, "@ECHO OFF\r\nECHO [%~dp0]\r\n");
-  const r = await run(process.env.ComSpec ?? "cmd.exe", ["/d", "/s", "/c", '""%GSS_PROBE%""'], {
-    env: { ...env(), GSS_PROBE: probe },
-    verbatim: true,
-    timeoutMs: 60_000,
-  });
+  // Started as the product starts the launcher (core/cmd-call.ts).
+  const r = await runLauncher({ platform: "win32", launcher: probe }, [], { env: env(), timeoutMs: 60_000 });
   return r.stdout.includes("p%q");
 }
 let percent = false;
