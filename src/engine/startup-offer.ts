@@ -11,7 +11,17 @@ import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, s
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import type { BundledInstall } from "./bundled";
 
+/** The spec's budget for the registry's answer: at most 1.5 s. */
 export const OFFER_TIMEOUT_MS = 1500;
+
+/**
+ * A test build (build/build.mjs --pins) compiles in a wider budget, so that a
+ * machine too loaded to start npm in 1.5 s cannot fail the offer's terminal
+ * tests; a release build and src/ itself keep the spec's 1.5 s, which
+ * test/integration/offer-budget.test.ts holds.
+ */
+declare const __GSS_OFFER_BUDGET_MS__: number | undefined;
+const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFER_BUDGET_MS__ : OFFER_TIMEOUT_MS;
 
 export function launcherConfigPath(install: BundledInstall, env: Env): string {
   return env.GENTLE_SHELL_CONFIG || join(install.layout.config, "config.json");
@@ -23,7 +33,7 @@ export function launcherConfigPath(install: BundledInstall, env: Env): string {
  * npm's default, which is read from its record and asked of npm (within the
  * same budget) only when what it depends on changed.
  */
-async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
+export async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
   const deadline = Date.now() + ms;
   // Only a launch that may offer asks the registry: the download code loads then, not on every start.
   const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/registry"), import("../install/release")]);
@@ -97,7 +107,7 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
   const stat = await lstatOrNull(configPath);
   const config =
     stat && !stat.isFile() ? { settings: {}, unsavable: "it is not a regular file" } : parseLauncherConfig(stat ? await readTextOrNull(configPath) : null);
-  const latest = await latestWithin(install, env, OFFER_TIMEOUT_MS);
+  const latest = await latestWithin(install, env, OFFER_BUDGET_MS);
   if (!shouldOffer(install.shell, latest, config)) return null;
   const choice = await choose(install.shell, latest);
   if (choice === "cancel") {

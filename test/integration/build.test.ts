@@ -158,6 +158,12 @@ describe("npm run build (host single executable)", () => {
     expect(result.stdout.trim()).toBe(`gentle-shell-setup ${VERSION} (pins: fixture)`);
   });
 
+  it("only a --pins build widens the startup offer's 1.5 s registry budget", () => {
+    // A production bundle leaves the test-build constant undefined, so the engine keeps OFFER_TIMEOUT_MS (1.5 s).
+    expect(readFileSync(join(productionOut, "gentle-shell-setup.cjs"), "utf8")).toContain("__GSS_OFFER_BUDGET_MS__");
+    expect(readFileSync(join(work, "fixture", "gentle-shell-setup.cjs"), "utf8")).not.toContain("__GSS_OFFER_BUDGET_MS__");
+  });
+
   it("a production build has no release key yet, so it trusts no release: the install stops before anything is installed", () => {
     const f = fixtures();
     const user = join(work, "production-user");
