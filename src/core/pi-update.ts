@@ -14,7 +14,7 @@
  */
 import { distributionFiles, type VersionProject } from "./distribution";
 import { versionId } from "./layout";
-import { isExactVersion } from "./versions";
+import { compareVersions, isExactVersion } from "./versions";
 
 export type UpdateForm =
   | { kind: "pass" }
@@ -74,12 +74,24 @@ export function classifyUpdate(args: readonly string[]): UpdateForm {
   return { kind: "select", all: target === "all", trust };
 }
 
-/** The registry's `latest` of Pi, only when it is a stable exact version (no pre-release). */
-export function stablePi(latest: unknown): string {
-  if (!isExactVersion(latest) || latest.includes("-")) {
-    throw new Error(`the registry's latest Pi is ${JSON.stringify(latest)}, not a stable exact version such as 1.2.3; nothing was changed`);
+/**
+ * The newest published stable Pi in the registry's package document: the
+ * highest exact version without a pre-release part, passing over deprecated
+ * ones. `dist-tags.latest` is not trusted to be it: it may name a
+ * pre-release, or lag behind.
+ */
+export function newestStablePi(packument: unknown): string {
+  const versions = packument && typeof packument === "object" ? (packument as { versions?: unknown }).versions : undefined;
+  let newest: string | null = null;
+  if (versions && typeof versions === "object") {
+    for (const [version, meta] of Object.entries(versions as Record<string, unknown>)) {
+      if (!isExactVersion(version) || version.includes("-")) continue;
+      if (meta && typeof meta === "object" && (meta as { deprecated?: unknown }).deprecated) continue;
+      if (newest === null || compareVersions(version, newest) > 0) newest = version;
+    }
   }
-  return latest;
+  if (newest === null) throw new Error("the registry lists no stable Pi release (an exact version such as 1.2.3 that is not deprecated); nothing was changed");
+  return newest;
 }
 
 /** gentle-pi `shell` with Pi `pi` and no lockfile: pnpm resolves the pair (what installVersion installs). */

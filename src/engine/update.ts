@@ -17,7 +17,7 @@ import { redactText } from "../core/secrets";
 import { compareVersions } from "../core/versions";
 import { PI_PACKAGE } from "../core/distribution";
 import { packageRegistry } from "../core/npmrc";
-import { classifyUpdate, stablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
+import { classifyUpdate, newestStablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { shareSignals } from "../io/child-signals";
 import { readTextOrNull } from "../io/files";
@@ -25,7 +25,7 @@ import { currentEngine } from "../install/activate";
 import { removeOwnFolder } from "../io/own-dir";
 import { configuredRegistry } from "../install/registry";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
-import { latestTag } from "../install/release";
+import { packageDocument } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
 import { sourceFile } from "./upgrade";
 import { lockActiveVersion, verifyAndSwitch } from "./version-switch";
@@ -66,7 +66,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   // The registry pnpm installs Pi from: its scope's, else the configured one.
   const configured = await configuredRegistry(layout, npmrc, env);
   const registry = packageRegistry(npmrc, PI_PACKAGE, configured, env);
-  const newest = stablePi(await latestTag(registry, npmrc, env, PI_PACKAGE));
+  const newest = newestStablePi(await packageDocument(registry, npmrc, env, PI_PACKAGE));
   if (newest === install.pi) {
     out(`Pi ${newest} is the newest published Pi; Gentle Shell ${shell} with Pi ${newest} is already current, nothing was changed.`);
     return;

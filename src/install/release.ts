@@ -34,13 +34,19 @@ export async function latestRelease(registry: string, npmrc: string, env: Env): 
 
 /** The registry's dist-tags.latest of `name`, as is (the caller checks it), asked with the npmrc's credentials for that URL. */
 export async function latestTag(registry: string, npmrc: string, env: Env, name: string): Promise<unknown> {
+  const document = await packageDocument(registry, npmrc, env, name);
+  return (document as { "dist-tags"?: { latest?: unknown } } | null)?.["dist-tags"]?.latest;
+}
+
+/** The registry's abbreviated package document of `name` (its versions and dist-tags), parsed, unchecked. */
+export async function packageDocument(registry: string, npmrc: string, env: Env, name: string): Promise<unknown> {
   const url = `${registry.replace(/\/+$/, "")}/${name.replace("/", "%2f")}`;
   const auth = npmrcAuthHeader(npmrc, url, env);
   const headers: Record<string, string> = { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8" };
   if (auth) headers.authorization = auth;
   const text = await fetchBoundedText(url, { name: `the ${name} release list`, maxBytes: 32 * 1024 * 1024, headers });
   try {
-    return (JSON.parse(text) as { "dist-tags"?: { latest?: unknown } })["dist-tags"]?.latest;
+    return JSON.parse(text) as unknown;
   } catch {
     throw new Error(`the registry's answer for ${name} is not JSON`);
   }

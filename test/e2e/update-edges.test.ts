@@ -73,7 +73,7 @@ const current = (i: Installed) => fs.readlink(join(i.prefix, "current"));
 const versionLines = async (i: Installed) => (await gs(i, ["--version"])).stdout.split("\n").slice(0, 2);
 
 describe.concurrent("gentle-shell update, edges", () => {
-  it("changes nothing when the latest Pi is older, and removes a new pair that fails its launcher check", async () => {
+  it("changes nothing when the newest stable Pi is older or the active one (latest a pre-release), and removes a new pair that fails its launcher check", async () => {
     const i = await installed(f, { release: active.shell });
     const scope = await piScopeRegistry(i);
 
@@ -83,6 +83,17 @@ describe.concurrent("gentle-shell update, edges", () => {
     expect(older.stderr).toBe("");
     expect(older.code).toBe(0);
     expect(older.stdout).toBe(`The newest published stable Pi is 1.5.0, older than the active Pi ${active.pi}; nothing was changed.\n`);
+    expect(await versions(i)).toEqual([active.id]);
+
+    // latest names a pre-release (spec: update selects the newest published *stable* Pi): the active Pi is that.
+    await scope.publishPi(active.pi);
+    await scope.publishPi("1.7.0-beta.1");
+    const pre = await gs(i, ["update"]);
+    expect(pre.stderr).toBe("");
+    expect(pre.code).toBe(0);
+    expect(pre.stdout).toBe(
+      `Pi ${active.pi} is the newest published Pi; Gentle Shell ${active.shell} with Pi ${active.pi} is already current, nothing was changed.\n`,
+    );
     expect(await versions(i)).toEqual([active.id]);
 
     // A newer Pi whose --version reports another version: pnpm installs it, the launcher check (step 5) refuses it.

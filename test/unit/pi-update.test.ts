@@ -5,7 +5,7 @@
  * covers each branch, plus the named forms of the spec (S5).
  */
 import { describe, expect, it } from "vitest";
-import { classifyUpdate, FORCE_REFUSAL, stablePi, unlockedProject, unlockedWarning, type UpdateForm } from "../../src/core/pi-update";
+import { classifyUpdate, FORCE_REFUSAL, newestStablePi, unlockedProject, unlockedWarning, type UpdateForm } from "../../src/core/pi-update";
 import { distributionFiles } from "../../src/core/distribution";
 
 type Target = "self" | "all" | "extensions" | "models" | "refused" | "help";
@@ -182,11 +182,22 @@ describe("classifyUpdate", () => {
   );
 });
 
-describe("stablePi", () => {
-  it("accepts a stable exact version only", () => {
-    expect(stablePi("1.6.0")).toBe("1.6.0");
-    for (const bad of ["1.7.0-beta.1", "^1.6.0", "latest", "v1.6.0", "1.6", "1.6.0+build", 1, null, undefined]) {
-      expect(() => stablePi(bad), String(bad)).toThrow(/not a stable exact version such as 1\.2\.3; nothing was changed$/);
+describe("newestStablePi", () => {
+  const doc = (versions: Record<string, object>, latest?: string) => ({ "dist-tags": latest ? { latest } : {}, versions });
+
+  it("is the highest stable exact version published, whatever dist-tags.latest names", () => {
+    expect(newestStablePi(doc({ "1.6.0": {}, "1.7.0": {}, "1.10.0": {}, "1.9.3": {} }, "1.7.0"))).toBe("1.10.0");
+  });
+
+  it("passes over a pre-release that latest names, and deprecated releases", () => {
+    expect(newestStablePi(doc({ "1.6.0": {}, "1.7.0-beta.1": {} }, "1.7.0-beta.1"))).toBe("1.6.0");
+    expect(newestStablePi(doc({ "1.6.0": {}, "1.6.1": { deprecated: "broken" } }, "1.6.1"))).toBe("1.6.0");
+    expect(newestStablePi(doc({ "1.6.0": {}, "v1.9.0": {}, "1.8": {}, "2.0.0+build": {} }))).toBe("1.6.0");
+  });
+
+  it("refuses, changing nothing, when the registry lists no stable release", () => {
+    for (const bad of [doc({ "1.7.0-beta.1": {} }, "1.7.0-beta.1"), doc({}), { versions: null }, null, "text", 1]) {
+      expect(() => newestStablePi(bad), JSON.stringify(bad)).toThrow(/no stable Pi release .*; nothing was changed$/);
     }
   });
 });
