@@ -167,8 +167,11 @@ async function execPi(install: BundledInstall, args: string[], env: Env, io: Out
   const execve = (process as unknown as { execve?: (file: string, args: string[], env: Env) => never }).execve;
   if (process.platform !== "win32" && typeof execve === "function") {
     // Replace the engine with Pi: no extra process, signals and exit codes pass through untouched.
-    // Node writes the engine's compile cache (../install/engine-start.ts) at exit, which execve skips.
+    // Node writes the engine's compile cache (../install/engine-start.ts) at exit, which execve skips:
+    // written here, kept to this user (files 0600), and Pi gets the user's own umask back.
+    const umask = process.umask(0o077);
     flushCompileCache?.();
+    process.umask(umask);
     execve(node, [node, install.piCli, ...args], env);
   }
   // Only where execve is missing (Windows): Pi as a child, sharing the terminal (io/child-signals.ts).

@@ -5,7 +5,8 @@
  * compiled, so a launch reads the engine's compiled code back instead of
  * compiling the whole script again. The cache lives in the version's own
  * `.gentle-shell/compile-cache/`, a folder of this user with mode 0700
- * whatever the umask, never reached through a link; when it cannot be made
+ * whatever the umask, never reached through a link, and so is what Node
+ * writes in it (its folder per Node version 0700, the cache files 0600); when it cannot be made
  * so, the engine runs without a cache, silently. Pi is not affected: the
  * cache is enabled inside the engine's process only (no variable is set).
  */
@@ -32,7 +33,14 @@ ${ENGINE_START_MARKER}
     if (typeof process.getuid === "function" && stat.uid !== process.getuid()) return;
     if (process.platform !== "win32" && (stat.mode & 0o777) !== 0o700) fs.chmodSync(dir, 0o700);
     const module = require("node:module");
-    if (typeof module.enableCompileCache === "function") module.enableCompileCache(dir);
+    if (typeof module.enableCompileCache !== "function") return;
+    module.enableCompileCache(dir);
+    // Node made its folder for this Node version inside ours under the user's umask, and writes the cache at
+    // exit under the umask then in force: both are kept to this user (0700, files 0600), whatever the umask.
+    const own = typeof module.getCompileCacheDir === "function" ? module.getCompileCacheDir() : undefined;
+    if (process.platform === "win32" || !own || require("node:path").dirname(own) !== dir) return;
+    if (fs.lstatSync(own).isDirectory() && (fs.lstatSync(own).mode & 0o777) !== 0o700) fs.chmodSync(own, 0o700);
+    process.on("exit", () => process.umask(process.umask(0o077) | 0o077));
   } catch {
     // Without a cache the engine compiles itself, as it always could.
   }

@@ -80,6 +80,20 @@ describe("the engine's start file", () => {
     expect(await fs.readdir(join(cacheDir(), byNode!))).toEqual(entries);
   });
 
+  it("keeps what Node writes in the cache to this user under umask 002 and 000: its folder 0700, the files 0600", async (ctx) => {
+    requires(ctx, "posix-shell", "posix-modes");
+    for (const umask of ["002", "000"]) {
+      await fs.rm(cacheDir(), { recursive: true, force: true });
+      const r = start(umask);
+      expect(r.stderr).toBe("");
+      const [byNode] = await fs.readdir(cacheDir());
+      expect(await mode(join(cacheDir(), byNode!)), `umask ${umask}`).toBe(0o700);
+      const files = await fs.readdir(join(cacheDir(), byNode!));
+      expect(files.length).toBeGreaterThanOrEqual(1);
+      for (const file of files) expect(await mode(join(cacheDir(), byNode!, file)), `umask ${umask}: ${file}`).toBe(0o600);
+    }
+  });
+
   it("leaves a NODE_COMPILE_CACHE of the user's in charge", async (ctx) => {
     // The launcher starts the engine through sh with a umask: that is this file's subject.
     requires(ctx, "posix-shell");
