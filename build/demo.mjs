@@ -15,9 +15,15 @@
  * 4. points the installed agent home at the stub model, then asks the real
  *    Pi one question through the installed launcher.
  * --keep <dir> leaves that HOME at <dir> for inspection.
+ *
+ * What the demo's own run started and left running (the shared Engram server
+ * the launcher starts for Pi, from the HOME's runtime) is stopped at the end;
+ * with --keep it is left running, and the demo names it and how to stop it.
+ * A process is the demo's when its executable or working folder lies in the
+ * throwaway HOME.
  */
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, readlink, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadFixturesModule } from "../test/support/load-support.mjs";
@@ -57,6 +63,40 @@ function runShown(command, argv, env) {
   });
 }
 
+/**
+ * Processes whose executable or working folder lies in `dir` (Linux's /proc):
+ * what this demo's run started from its HOME (the fixture Engram is a
+ * `node -e` script working in the HOME).
+ */
+async function processesIn(dir) {
+  const found = [];
+  const inside = (path) => path === dir || path?.startsWith(`${dir}/`) || path?.startsWith(`${dir} (deleted)`);
+  for (const name of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    const [exe, cwd] = await Promise.all(["exe", "cwd"].map((link) => readlink(`/proc/${name}/${link}`).catch(() => null)));
+    if (!inside(exe) && !inside(cwd)) continue;
+    const command = (await readFile(`/proc/${name}/comm`, "utf8").catch(() => "?")).trim();
+    found.push({ pid: Number(name), command });
+  }
+  return found;
+}
+
+const gone = (pid) =>
+  stat(`/proc/${pid}`).then(
+    () => false,
+    () => true,
+  );
+
+/** Stop them: SIGTERM, then SIGKILL for one still there after 5 s. */
+async function stopAll(found) {
+  for (const { pid } of found) process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 5000;
+  for (const { pid } of found) {
+    while (!(await gone(pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    if (!(await gone(pid))) process.kill(pid, "SIGKILL");
+  }
+}
+
 say("Starting the local fixtures and building the fixture-pinned installer...");
 const { module: support, cleanup } = await loadFixturesModule();
 const fixtures = await support.startFixtures({ log: (line) => say(`  fixtures: ${line}`) });
@@ -93,6 +133,13 @@ try {
 } catch (error) {
   say(`Demo failed: ${error.message}`);
 } finally {
+  const left = await processesIn(await realpath(home).catch(() => home));
+  const named = left.map(({ pid, command }) => `${command} (pid ${pid})`).join(", ");
+  if (left.length && keep) say(`Left running from the kept HOME: ${named}; stop it with: kill ${left.map((p) => p.pid).join(" ")}`);
+  else if (left.length) {
+    await stopAll(left);
+    say(`Stopped what the demo's run started: ${named}.`);
+  }
   await fixtures.stop();
   await cleanup();
   if (keep) say(`Kept the HOME at ${keep}; try: HOME=${keep} ${keep}/.gentle-shell/bin/gentle-shell --version`);
