@@ -25,6 +25,8 @@ import { toolPresence } from "../../install/runtime/pi-tools";
 import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../strict";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../install/windows-private/rule";
 import type { WindowsRemovalFacts } from "./windows-removal";
+import { migrationMarkerPath } from "../engram/launch";
+import { provenancePath } from "../memory/migrate";
 
 export interface UninstallOptions {
   dryRun: boolean;
@@ -62,6 +64,10 @@ export const OWNED_ENTRIES = [
 ] as const;
 const LAUNCH_GROUP = new Set<string>(["versions", "current", "runtime", "bin"]);
 const FILES = new Set<string>(["versions.history", "path-entry.json"]);
+
+/** Why an interrupted memory migration's records stay (spec: "Recovering an interrupted migration"). */
+export const MIGRATION_KEPT =
+  "it records an interrupted Engram memory migration and the provenance to restore: roll that migration back first, as gentle-shell memory migrate explains, and remove it only after";
 
 /** The launcher's own settings, shared like the agent home. */
 export const LAUNCHER_CONFIG = join("config", "config.json");
@@ -225,22 +231,29 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     if (!stat) continue;
     if (rel === "config") {
       const configJson = await lstatOrNull(join(layout.prefix, LAUNCHER_CONFIG));
-      if (!configJson || includeShared) {
+      // An interrupted memory migration's marker (anything at its path) and the provenance it restores are kept.
+      const migration = await lstatOrNull(migrationMarkerPath(layout));
+      if (!migration && (!configJson || includeShared)) {
         plan.remove.push(removal(path, stat, last));
         continue;
       }
-      // config/ holds the shared config.json: remove what else is in it, entry by entry.
+      // config/ holds the shared config.json or a migration's records: remove what else is in it, entry by entry.
       const names = await fs.readdir(path).catch(() => [] as string[]);
+      const records = [migrationMarkerPath(layout), provenancePath(layout)];
       for (const name of names.sort()) {
-        if (name === "config.json") continue;
+        if (name === "config.json" && !includeShared) continue;
         const child = join(path, name);
+        if (migration && records.includes(child)) {
+          plan.keep.push({ path: child, why: MIGRATION_KEPT });
+          continue;
+        }
         const childStat = await lstatOrNull(child);
         if (!childStat) continue;
         if (childStat.isSymbolicLink()) plan.keep.push({ path: child, why: "it is a link, which is never followed" });
         else if (childStat.isDirectory() || childStat.isFile()) plan.remove.push(removal(child, childStat, false));
         else plan.keep.push({ path: child, why: "it is not a file or a folder" });
       }
-      const kept = await look(join(path, "config.json"), "file");
+      const kept = includeShared ? null : await look(join(path, "config.json"), "file");
       if (kept) plan.shared.push(removal(join(path, "config.json"), kept, false));
       continue;
     }

@@ -60,6 +60,32 @@ describe("uninstallPlan", () => {
     expect(all.shared).toEqual([]);
   });
 
+  it("while an interrupted memory migration's marker exists, keeps it and the provenance record, and says to roll back first, with or without the shared entries", async () => {
+    const marker = join(layout.config, "engram-migration.json");
+    const provenance = join(layout.config, "engram-provenance.json");
+    await fs.writeFile(marker, '{"source":"~/.engram"}\n');
+    await fs.writeFile(provenance, '{"core":"sha256"}\n');
+    await fs.writeFile(join(layout.config, "config.json"), "{}\n");
+    await fs.writeFile(join(layout.config, "install-source"), "http://mirror.test\n");
+    for (const shared of [false, true]) {
+      const plan = await uninstallPlan(layout, { HOME: home }, shared);
+      expect(plan.keep.map((k) => k.path)).toEqual([marker, provenance]);
+      for (const k of plan.keep)
+        expect(k.why).toMatch(/interrupted Engram memory migration.*roll that migration back first, as gentle-shell memory migrate explains/);
+      const planned = [...plan.remove, ...plan.shared].map((r) => r.path);
+      expect(planned).not.toContain(layout.config);
+      expect(planned).not.toContain(marker);
+      expect(planned).not.toContain(provenance);
+      expect(planned).toContain(join(layout.config, "install-source"));
+      // config.json is the shared entries' as ever.
+      expect(rel(shared ? plan.remove : plan.shared)).toContain("config/config.json");
+    }
+    // Anything at the marker's path counts, a folder too; without it the provenance record goes with config/.
+    await fs.rm(marker);
+    await fs.mkdir(marker);
+    expect((await uninstallPlan(layout, { HOME: home }, true)).keep.map((k) => k.path)).toEqual([marker, provenance]);
+  });
+
   it("keeps and names a config/ that is a link, and reads nothing through it", async (ctx) => {
     requires(ctx, "symlinks");
     const dotfiles = join(root, "dotfiles");
