@@ -15,11 +15,11 @@
  * Windows lane counts (test/wine/lane.sh).
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type Capability = "symlinks" | "posix-modes" | "posix-shell" | "fifos" | "posix-path-scratch" | "owners";
+export type Capability = "symlinks" | "posix-modes" | "posix-shell" | "fifos" | "posix-path-scratch" | "owners" | "short-names";
 
 const REASONS: Record<Capability, string> = {
   symlinks: "needs symbolic links, and this machine cannot make one",
@@ -28,7 +28,20 @@ const REASONS: Record<Capability, string> = {
   fifos: "needs mkfifo, which this machine lacks",
   "posix-path-scratch": "needs a scratch folder that can be a POSIX PATH entry, and the system's temporary folder holds ':'",
   owners: "needs POSIX owners (process.getuid), which this platform does not have",
+  "short-names": "needs 8.3 short names (RUNNER~1), which this file system does not give",
 };
+
+/**
+ * The 8.3 short form of an existing path, as cmd.exe's %~s gives it (the form
+ * GitHub's Windows runners have in TEMP), or null where there is none.
+ */
+export function shortName(path: string): string | null {
+  if (process.platform !== "win32" || /["%]/.test(path)) return null;
+  const cmd = process.env.ComSpec ?? "cmd.exe";
+  const result = spawnSync(cmd, ["/d", "/s", "/c", `"for %I in ("${path}") do @echo %~sI"`], { encoding: "utf8", windowsVerbatimArguments: true });
+  const short = result.status === 0 ? result.stdout.trim() : "";
+  return short && short !== path ? short : null;
+}
 
 function inScratch<T>(probe: (dir: string) => T, fallback: T): T {
   const dir = mkdtempSync(join(tmpdir(), "gss-probe-"));
@@ -63,6 +76,13 @@ const PROBES: Record<Capability, () => boolean> = {
     }, false),
   "posix-path-scratch": () => !tmpdir().includes(":"),
   owners: () => typeof process.getuid === "function",
+  "short-names": () =>
+    inScratch((dir) => {
+      const long = join(dir, "a long folder name");
+      mkdirSync(long);
+      const short = shortName(long);
+      return short !== null && existsSync(short) && realpathSync.native(short) === realpathSync.native(long);
+    }, false),
 };
 
 const seen = new Map<Capability, boolean>();

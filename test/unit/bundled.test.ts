@@ -8,7 +8,7 @@ import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../sr
 import { BundledError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
 import { PI_SUBCOMMANDS, piArguments } from "../../src/engine/pi";
 import { activateVersion } from "../../src/install/activate";
-import { requires } from "../support/capabilities";
+import { requires, shortName } from "../support/capabilities";
 
 let home: string;
 const id = "4.1.0-1.6.0";
@@ -76,6 +76,23 @@ describe("resolveBundledInstall", () => {
       await fs.rm(home);
       home = real;
     }
+  });
+
+  it("finds the install when the engine's path comes in 8.3 short names (RUNNER~1, as GitHub's TEMP has them)", async (ctx) => {
+    requires(ctx, "short-names");
+    // A long name is the one that has a short form; the user's profile is named in full, as USERPROFILE is.
+    const root = home;
+    ctx.onTestFinished(() => fs.rm(root, { recursive: true, force: true }));
+    home = join(home, "a long profile name");
+    await fs.mkdir(home);
+    const { layout, engine } = await version();
+    const short = shortName(engine);
+    expect(short, "the engine has a short form").not.toBeNull();
+    const install = await resolveBundledInstall(short!, productionPins, machine, homeEnv());
+    expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0" });
+    // Every path it hands on is in the one (long) form.
+    expect(install.versionDir).toBe(join(layout.versions, id));
+    expect(install.piCli).toBe(join(layout.versions, id, "node_modules", piPkg, "dist", "bundle", "cli.js"));
   });
 
   it("stops, naming the version and the pinned Pi, when the installed Pi differs", async () => {

@@ -119,5 +119,5 @@ if [ -f "$logs/wine-unit.json" ]; then
   ' "$logs/wine-unit.json" "$logs/skips.jsonl"
 fi
 
-say "only windows-latest can prove: junctions and symlinks, the private folder's ACLs, the HKCU Path and its broadcast, PowerShell (install.ps1, the delayed self-uninstall), Constrained Language Mode, Ctrl+C in a real console, 8.3 short names"
+say "only windows-latest can prove: junctions and symlinks, the private folder's ACLs, the HKCU Path and its broadcast, PowerShell (install.ps1, the delayed self-uninstall), Constrained Language Mode, Ctrl+C in a real console, NTFS's own 8.3 short names (the lane checks Wine's)"
 exit "$failed"
