@@ -6,6 +6,11 @@
  * When no install exists (installedLayout, with no launcher there) it says so and exits 0, changing nothing. On
  * Windows the .cmd launcher cannot start without a shell, so the active
  * version's engine runs with our node, as the .cmd does.
+ *
+ * An install the launcher can no longer start (a self-uninstall killed
+ * partway: no active version, its engine, Node or Pi gone) is finished here,
+ * with this binary's own self-uninstall: the same plan, checks and lock, so
+ * an interrupted uninstall is never finished by reinstalling.
  */
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
@@ -21,6 +26,9 @@ import { ENGINE_PATH } from "../install/version";
 import { stdoutForChild } from "../io/stdout-divert";
 import { hostContext, installedLayout, out } from "./install-run";
 import { jsonFields } from "./json";
+import { buildPins } from "../pins/index";
+import { OWNED_ENTRIES, type UninstallOptions } from "../engine/self-uninstall/plan";
+import { promises as fs } from "node:fs";
 
 export const uninstallCommand = defineCommand({
   meta: { name: "uninstall", description: "Remove Gentle Shell: hands over to the installed gentle-shell self-uninstall" },
@@ -37,7 +45,10 @@ export const uninstallCommand = defineCommand({
     const host = hostContext();
     const forwarded = [...(args["dry-run"] ? ["--dry-run"] : []), ...(args.yes ? ["--yes"] : []), ...(args["include-shared"] ? ["--include-shared"] : [])];
     const found = installedLayout(host);
-    const layout = (await lstatOrNull(found.launcher))?.isFile() ? found : null;
+    const launcher = (await lstatOrNull(found.launcher))?.isFile() === true;
+    // Without its launcher, what an interrupted self-uninstall left of ours in the prefix is still an install to finish.
+    const left = launcher ? [] : await ownedLeft(found);
+    const layout = launcher || left.length ? found : null;
     Object.assign(jsonFields() ?? {}, {
       installed: layout !== null,
       prefix: layout ? tildify(layout.prefix, host.home) : null,
@@ -47,9 +58,55 @@ export const uninstallCommand = defineCommand({
       out(`Gentle Shell is not installed (no launcher at ${tildify(host.layout.launcher, host.home)}); nothing to uninstall.`);
       return;
     }
+    const broken = launcher ? await whyNotRunnable(layout, host.env) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;
+    if (broken) {
+      out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
+      process.exitCode = await finishHere(layout, host.env, {
+        dryRun: Boolean(args["dry-run"]),
+        yes: Boolean(args.yes),
+        includeShared: Boolean(args["include-shared"]),
+      });
+      return;
+    }
     process.exitCode = await handOver(layout, forwarded, host.env);
   },
 });
+
+/** The entries an install writes (self-uninstall's OWNED_ENTRIES) that are still in the prefix. */
+async function ownedLeft(layout: Layout): Promise<string[]> {
+  const names = await fs.readdir(layout.prefix).catch(() => [] as string[]);
+  return OWNED_ENTRIES.filter((name) => names.includes(name));
+}
+
+/** Why the installed launcher cannot start its self-uninstall (what its engine checks first), or null when it can. */
+async function whyNotRunnable(layout: Layout, env: Env): Promise<string | null> {
+  const id = await readCurrent(layout).catch(() => null);
+  if (!id) return "it has no active version";
+  if (!(await lstatOrNull(layout.node))?.isFile()) return "its Node is gone";
+  const { BundledError, resolveBundledInstall } = await import("../engine/bundled");
+  try {
+    await resolveBundledInstall(join(layout.versions, id, ENGINE_PATH), buildPins(), layout.platform, env);
+    return null;
+  } catch (error) {
+    if (error instanceof BundledError || (error as NodeJS.ErrnoException).code === "ENOENT") return (error as Error).message.replace(/\.$/, "");
+    throw error;
+  }
+}
+
+/** The engine's self-uninstall, run by this binary, with the engine's own edges bound. */
+async function finishHere(layout: Layout, env: Env, options: UninstallOptions): Promise<number> {
+  const { askOnTerminal, selfUninstall } = await import("../engine/self-uninstall/run");
+  const io = { out, err: (line: string) => process.stderr.write(`${line}\n`), ask: askOnTerminal };
+  if (layout.platform !== "win32") return selfUninstall(layout, env, options, io);
+  const { windowsRegistry } = await import("../install/path/registry");
+  const { runWindowsPowerShell, startDetachedPowerShell } = await import("../io/powershell");
+  const { windowsRemovalScheduler } = await import("../engine/self-uninstall/windows-removal");
+  return selfUninstall(layout, env, options, {
+    ...io,
+    registry: windowsRegistry(runWindowsPowerShell),
+    scheduleWindowsRemoval: windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data)),
+  });
+}
 
 /** `gentle-shell self-uninstall <flags>` with the terminal inherited; its exit code. */
 async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<number> {

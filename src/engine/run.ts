@@ -28,7 +28,9 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     install = await resolveBundledInstall(__filename, buildPins(), hostPlatform(), env);
   } catch (error) {
     if (error instanceof BundledError) {
-      io.err(`gentle-shell: ${error.message}`);
+      // A self-uninstall killed partway can leave an install its own engine no longer accepts: the setup binary finishes it.
+      const finish = args[0] === "self-uninstall" ? "; finish removing Gentle Shell with gentle-shell-setup uninstall" : "";
+      io.err(`gentle-shell: ${finish ? error.message.replace(/\.$/, "") : error.message}${finish}`);
       return 1;
     }
     throw error;

@@ -43,7 +43,9 @@ describe("the POSIX launcher", () => {
     const r = spawnSync(layout.launcher, ["--version"], { encoding: "utf8" });
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe(NO_ACTIVE_VERSION);
-    expect(NO_ACTIVE_VERSION).toBe("gentle-shell: no active Gentle Shell version; run the Gentle Shell installer again.");
+    expect(NO_ACTIVE_VERSION).toBe(
+      "gentle-shell: no active Gentle Shell version; run the Gentle Shell installer again, or finish removing it with gentle-shell-setup uninstall.",
+    );
   });
 
   it("passes every argument and the exit code through, in a prefix with spaces, quotes, $, !, % and unicode", async (ctx) => {

@@ -1,0 +1,86 @@
+/**
+ * A self-uninstall killed partway can always be finished (issue 25, defect
+ * 7). A real install is brought to the state a kill leaves at each point of
+ * the removal order (the PATH entry first, then the plan's entries one by
+ * one, as gentle-shell self-uninstall removes them, with the shared entries
+ * of --include-shared). The launcher is run again; where it can no longer
+ * start, it names `gentle-shell-setup uninstall`, and that command (the
+ * fixture binary) finishes the job. Either way the prefix is gone, the
+ * profile is the user's again byte for byte, and nothing else in the home
+ * changed.
+ */
+import { describe, expect, it } from "vitest";
+import { existsSync, promises as fs } from "node:fs";
+import { join } from "pathe";
+import { prefixLayout } from "../../src/core/layout";
+import { uninstallPlan } from "../../src/engine/self-uninstall/plan";
+import { removePathEntry } from "../../src/install/path/apply";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { installed } from "../support/installed";
+import { runCommand } from "../support/proc";
+import { treeSnapshot } from "../support/tree";
+
+const f = fixtures();
+const PROFILE = "# my bashrc\nalias ll='ls -l'\n";
+
+/** A fresh copy of the run's shared install, and the plan its self-uninstall --include-shared follows. */
+async function install() {
+  const i = await installed(f, { files: { ".bashrc": PROFILE } });
+  const layout = prefixLayout({ home: i.home, platform: "linux", pins: f.pins });
+  const plan = await uninstallPlan(layout, homeEnv(i.home), true);
+  return { i, layout, plan };
+}
+
+/** What a kill after the PATH entry and the first `k` of the plan's entries leaves. */
+async function interruptedAt(k: number) {
+  const { i, layout, plan } = await install();
+  const outside = () => treeSnapshot(i.root, { skip: [layout.prefix, join(i.home, ".bashrc")] });
+  const before = await outside();
+  expect(plan.path, "the install has a PATH entry to take back").not.toBeNull();
+  expect((await removePathEntry(plan.path!.receipt)).status).toBe("removed");
+  for (const r of plan.remove.slice(0, k)) {
+    if (r.emptyOnly) await fs.rmdir(r.path).catch(() => undefined);
+    else await fs.rm(r.path, { recursive: true, force: true });
+  }
+  return { i, layout, before, outside };
+}
+
+/** Finish as a user would: the launcher again, else the command it printed; the binary itself once the launcher is gone. */
+async function finish(k: number, i: Awaited<ReturnType<typeof interruptedAt>>["i"]) {
+  const env = homeEnv(i.home);
+  if (existsSync(i.gs)) {
+    const again = await runCommand(i.gs, ["self-uninstall", "--yes", "--include-shared"], { env, cwd: i.home });
+    if (again.code === 0) return "launcher";
+    // The launcher cannot start any more: it says, in one line, how to finish.
+    expect(again.stderr, `point ${k}: ${again.stdout}`).toMatch(/finish removing (it|Gentle Shell) with gentle-shell-setup uninstall\.?\n$/);
+    expect(again.stderr.trim().split("\n")).toHaveLength(1);
+  }
+  const finished = await runCommand(f.binary!, ["uninstall", "--yes", "--include-shared"], { env, cwd: i.home });
+  expect(finished.code, `point ${k}: ${finished.stdout}${finished.stderr}`).toBe(0);
+  expect(finished.stdout).toContain("gentle-shell-setup finishes removing it itself");
+  expect(finished.stdout).toContain("Gentle Shell is uninstalled.");
+  return "setup binary";
+}
+
+describe("an interrupted self-uninstall", () => {
+  it("is finished from every point of its removal order by the command the launcher prints, and nothing outside the prefix changes", async () => {
+    const { plan } = await install();
+    expect(plan.remove.length, "a removal order of many points").toBeGreaterThanOrEqual(10);
+    expect(plan.remove.at(-1)!.last).toBe(true);
+    // 0 (only the PATH entry went), one point among the entries before the launch group (the launcher still runs
+    // there, as at 0), then every point in the launch group, where the launcher stops being able to start.
+    const firstLast = plan.remove.findIndex((r) => r.last);
+    const points = [0, Math.floor(firstLast / 2), ...Array.from({ length: plan.remove.length - firstLast }, (_, n) => firstLast + n)];
+    const by = new Set<string>();
+    for (const k of points) {
+      const { i, layout, before, outside } = await interruptedAt(k);
+      by.add(await finish(k, i));
+      expect(existsSync(layout.prefix), `point ${k} left ${(await fs.readdir(layout.prefix).catch(() => [])).join(", ")}`).toBe(false);
+      expect(await fs.readFile(join(i.home, ".bashrc"), "utf8")).toBe(PROFILE);
+      expect(await outside(), `point ${k}`).toEqual(before);
+      await fs.rm(i.root, { recursive: true, force: true });
+    }
+    expect([...by].sort()).toEqual(["launcher", "setup binary"]);
+  });
+});
