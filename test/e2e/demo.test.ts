@@ -10,6 +10,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readlinkSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join } from "pathe";
+import { scratchDir } from "../support/scratch";
 
 const repo = join(import.meta.dirname, "..", "..");
 
@@ -45,7 +46,9 @@ function engramPortTaken(): Promise<boolean> {
 
 function demo(): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repo, "build", "demo.mjs")], { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own fixture binary: the suite's releases list the one in dist/fixture, which this run must not replace.
+    const env = { ...process.env, GSS_FIXTURE_DIST: scratchDir("gss-demo-dist-") };
+    const child = spawn(process.execPath, [join(repo, "build", "demo.mjs")], { cwd: repo, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (out += d));

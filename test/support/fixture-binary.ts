@@ -11,8 +11,12 @@ import { REPO_ROOT } from "./paths";
 import { runChecked } from "./proc";
 import { listTree } from "./tarball";
 
-/** Where the fixture binary is built (documented path). */
-export const FIXTURE_DIST = join(REPO_ROOT, "dist", "fixture");
+/**
+ * Where the fixture binary is built (documented path). GSS_FIXTURE_DIST names
+ * another folder, for a second fixtures run beside the suite's (the demo's
+ * test), which would otherwise replace the binary the suite's releases list.
+ */
+export const FIXTURE_DIST = process.env.GSS_FIXTURE_DIST || join(REPO_ROOT, "dist", "fixture");
 /** The fixture binary's name: this host's target (linux-x64 on Linux, as the suite has always built). */
 export const FIXTURE_BINARY_NAME =
   process.platform === "win32"
