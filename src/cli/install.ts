@@ -1,7 +1,7 @@
 import { defineCommand } from "citty";
 import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
-import { migrationGate, removalCommand } from "../core/global-shell";
+import { migrationGate, olderThanGlobal, removalCommand } from "../core/global-shell";
 import { redactText } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { checkSourceReachable } from "../install/source-check";
@@ -59,6 +59,9 @@ export const installCommand = defineCommand({
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
     const found = await findGlobalShell(layout, env, pins, release ?? null);
+    // A release older than a global Gentle Shell would shadow it: refused before anything is installed.
+    const older = olderThanGlobal(found.owner, release ?? null);
+    if (older) throw new UserError(older, EXIT.unchanged);
     const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
     const owner = found.owner;
 
@@ -105,6 +108,7 @@ export const installCommand = defineCommand({
     }
 
     let gateRelease: string | null = null;
+    let refused: string | null = null;
     const { result, layout: used } = await installHere(
       host,
       {
@@ -116,10 +120,14 @@ export const installCommand = defineCommand({
         setup: migrating ? "none" : noSetup ? "skip" : "run",
         onRelease: (shell) => {
           gateRelease = shell;
+          // The latest release, known only now: still refused before its version is installed.
+          refused = olderThanGlobal(owner, shell);
+          if (refused) throw new Error(refused);
         },
       },
       out,
     );
+    if (!result.ok && refused) throw new UserError(refused, EXIT.unchanged);
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");
       const kept = migrating ? " Your global gentle-pi was left untouched." : "";

@@ -87,6 +87,19 @@ export function migrationGate(input: GateInput): Gate {
   return { migrate: true, manager: owner.manager, installed: owner.version! };
 }
 
+/**
+ * The web installer's refusal (spec: Migration from a global install: a
+ * release older than the installed Gentle Shell moves nothing, and both keep
+ * their path): a release older than the global gentle-pi that npm or pnpm
+ * owns would take its place on PATH, so it is not installed. Null when the
+ * release is not known yet, or is not older.
+ */
+export function olderThanGlobal(owner: Owner, release: string | null): string | null {
+  if (release === null || owner.kind !== "manager" || channelOf(owner.version) !== "release") return null;
+  if (compareVersions(release, owner.version!) >= 0) return null;
+  return `Gentle Shell ${release} is older than your global gentle-pi ${owner.version} (${owner.manager}) and would take its place on PATH, so nothing was installed; run the installer with --release ${owner.version} (or newer), or first remove the global one with ${removalCommand(owner.manager)}`;
+}
+
 /** removeGlobalShell's command, run through the owner's own manager. */
 export function removalArgs(manager: Manager): string[] {
   return manager === "pnpm" ? ["remove", "-g", PACKAGE_NAME] : ["uninstall", "-g", PACKAGE_NAME];

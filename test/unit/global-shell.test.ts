@@ -11,6 +11,7 @@ import {
   managerInvocation,
   migrationExplanation,
   migrationGate,
+  olderThanGlobal,
   removalCommand,
   removalQuestion,
   type ManagerReport,
@@ -149,5 +150,29 @@ describe("managerInvocation", () => {
   });
   it("an .exe on Windows is started directly", () => {
     expect(managerInvocation("win32", "C:\\tools\\pnpm.exe", ["ls"], undefined)).toEqual({ command: "C:\\tools\\pnpm.exe", args: ["ls"], verbatim: false });
+  });
+});
+
+describe("olderThanGlobal (the web installer's refusal)", () => {
+  const npm = { kind: "manager", manager: "npm", executable: "/usr/bin/npm", packageDir: "/g/gentle-pi", version: "4.1.0" } as const;
+
+  it("refuses a release older than the global gentle-pi that npm or pnpm owns, naming both versions, --release and the removal", () => {
+    expect(olderThanGlobal(npm, "4.0.0")).toBe(
+      "Gentle Shell 4.0.0 is older than your global gentle-pi 4.1.0 (npm) and would take its place on PATH, so nothing was installed; run the installer with --release 4.1.0 (or newer), or first remove the global one with npm uninstall -g gentle-pi",
+    );
+    expect(olderThanGlobal({ ...npm, manager: "pnpm" }, "4.0.9")).toContain("first remove the global one with pnpm remove -g gentle-pi");
+  });
+
+  it("lets the same or a newer release through, and decides nothing before the release is known", () => {
+    expect(olderThanGlobal(npm, "4.1.0")).toBeNull();
+    expect(olderThanGlobal(npm, "4.10.0")).toBeNull();
+    expect(olderThanGlobal(npm, null)).toBeNull();
+  });
+
+  it("leaves links, two owners, none and a global that is no release version to the plan's own lines", () => {
+    expect(olderThanGlobal({ kind: "link", manager: "npm", packageDir: "/src/gentle-pi" }, "1.0.0")).toBeNull();
+    expect(olderThanGlobal({ kind: "several", managers: ["npm", "pnpm"] }, "1.0.0")).toBeNull();
+    expect(olderThanGlobal({ kind: "none" }, "1.0.0")).toBeNull();
+    expect(olderThanGlobal({ ...npm, version: "5.0.0-beta.1" }, "4.0.0")).toBeNull();
   });
 });
