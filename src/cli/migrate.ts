@@ -7,6 +7,7 @@ import { checkSourceReachable } from "../install/source-check";
 import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
+import { releaseFirst } from "./release-first";
 
 export const migrateCommand = defineCommand({
   meta: { name: "migrate", description: "Move a Gentle Shell that npm or pnpm installed globally to the bundled install in ~/.gentle-shell" },
@@ -22,7 +23,14 @@ export const migrateCommand = defineCommand({
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
     const explain = quiet && args["dry-run"] ? () => undefined : out;
     await checkSourceReachable(source, { from: sourceFrom });
-    const found = await findGlobalShell(layout, env, pins, release ?? null, true);
+    // The release first: the user's npm and pnpm are asked nothing before it reads as published.
+    let first: { shell: string; pi: string } | null;
+    try {
+      first = await releaseFirst(host, source, release);
+    } catch (error) {
+      throw new UserError(`${(error as Error).message}; nothing was changed, and your global gentle-pi was not looked at`, EXIT.failure);
+    }
+    const found = await findGlobalShell(layout, env, pins, first?.shell ?? release ?? null, true);
     const { owner, gate } = found;
     if (!gate.migrate || owner.kind !== "manager") {
       const reason = gate.migrate ? "no global gentle-pi was found" : gate.reason;
@@ -34,7 +42,8 @@ export const migrateCommand = defineCommand({
       agent: layout.agent,
       manager: gate.manager,
       installed: gate.installed,
-      shell: release ?? null,
+      shell: first?.shell ?? release ?? null,
+      pi: first?.pi ?? null,
     })) {
       explain(line);
     }

@@ -156,7 +156,7 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
     expect(await fs.readFile(join(g.prefix, "agent", "user-notes.md"), "utf8")).toBe("mine\n");
   });
 
-  it("warns when the old gentle-shell still wins on PATH, and refuses a release older than the global one", async () => {
+  it("warns when the old gentle-shell still wins on PATH, and migrate and install refuse a release older than the global one", async () => {
     const g = await npmGlobal(latest.shell);
     const older_ = await setup(g, ["migrate", "--source", f.mirrorUrl, "--release", older.shell]);
     // 4: blocked, nothing was changed.
@@ -165,6 +165,18 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
       `Nothing to migrate: Gentle Shell ${older.shell} is older than the global gentle-pi ${latest.shell}; nothing was changed`,
     );
     expect(existsSync(join(g.prefix, "bin"))).toBe(false);
+
+    // The web installer refuses the same older release before anything is installed: it would shadow the global one.
+    const bashrc = await fs.readFile(join(g.home, ".bashrc"), "utf8").catch(() => null);
+    const install = await setup(g, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell]);
+    expect(install.code, install.stdout + install.stderr).toBe(4);
+    expect(install.stderr).toContain(
+      `Gentle Shell ${older.shell} is older than your global gentle-pi ${latest.shell} (npm) and would take its place on PATH, so nothing was installed; run the installer with --release ${latest.shell} (or newer), or first remove the global one with npm uninstall -g gentle-pi`,
+    );
+    expect(existsSync(join(g.prefix, "bin"))).toBe(false);
+    expect(existsSync(join(g.prefix, "versions"))).toBe(false);
+    expect(await fs.readFile(join(g.home, ".bashrc"), "utf8").catch(() => null)).toBe(bashrc);
+    expect(await globalVersion(g)).toBe(`gentle-shell ${latest.shell} (global fixture)`);
 
     // fish reads our conf.d line before config.fish, so whatever config.fish prepends (the old bin) comes first:
     // with the global package kept, the warning names it and says what to change.
@@ -175,6 +187,30 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
     expect(r.stdout).toContain(
       `A new terminal would still run ${join(g.globalBin, "gentle-shell")} instead of the bundled gentle-shell: fish reads conf.d before config.fish`,
     );
+  });
+
+  it("migrate reads the release before it asks npm or pnpm anything: an unpublished one stops it with neither started", async () => {
+    const g = await npmGlobal(older.shell);
+    // The user's npm and pnpm, each leaving a trace when started, before the real npm.
+    const tools = join(g.root, "traced");
+    const trace = join(g.root, "trace.log");
+    await fs.mkdir(tools, { recursive: true });
+    const real = (await runCommand("sh", ["-c", "command -v npm"], { env: g.env, cwd: g.home })).stdout.trim();
+    await fs.writeFile(join(tools, "npm"), `#!/bin/sh\necho "npm $*" >> '${trace}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    await fs.writeFile(join(tools, "pnpm"), `#!/bin/sh\necho "pnpm $*" >> '${trace}'\nexit 1\n`, { mode: 0o755 });
+    const traced = { ...g, env: { ...g.env, PATH: `${tools}:${g.env.PATH}` } };
+
+    const unpublished = await setup(traced, ["migrate", "--source", f.mirrorUrl, "--release", "9.9.9"]);
+    expect(unpublished.code, unpublished.stdout + unpublished.stderr).toBe(1);
+    expect(unpublished.stderr).toMatch(/9\.9\.9.*; nothing was changed, and your global gentle-pi was not looked at\n$/);
+    expect(existsSync(trace)).toBe(false);
+    expect(existsSync(join(g.prefix, "bin"))).toBe(false);
+
+    // A published release: only then is the owner asked, and the explanation names its exact Pi.
+    const dry = await setup(traced, ["migrate", "--source", f.mirrorUrl, "--release", latest.shell, "--dry-run"]);
+    expect(dry.code, dry.stdout + dry.stderr).toBe(4);
+    expect(dry.stdout).toContain(`Gentle Shell ${latest.shell} with its exact Pi ${latest.pi}, with its own Node and pnpm`);
+    expect(await fs.readFile(trace, "utf8")).toContain("npm root -g");
   });
 
   it("a failed step says so and leaves the global gentle-pi untouched", async () => {

@@ -1,0 +1,27 @@
+/**
+ * The release a migration moves to, read before anything of the user's is
+ * asked (spec: "gentle-shell upgrade (migrateGlobalShell)": the owner probe
+ * runs only after the assets read as published). Its version is the one
+ * asked for, else the registry's latest, and its signed manifest and assets
+ * are fetched and checked as the install will check them. Null when that
+ * cannot be known before the install: an offline bundle (read by the install
+ * itself), or a registry that only our npm, not installed yet, could name.
+ */
+import type { HostContext } from "./install-run";
+import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
+import { parseSource } from "../core/source";
+import { userNpmrc } from "../install/npm-settings";
+import { fetchRelease, latestRelease } from "../install/release";
+import { ownScript } from "../io/self";
+
+export async function releaseFirst(host: HostContext, source: string | undefined, release: string | undefined): Promise<{ shell: string; pi: string } | null> {
+  const { env, home, pins } = host;
+  const npmrc = registryCredentialsToAuth(filterNpmrc((await userNpmrc(env, home)).text));
+  const registry = npmrcRegistry(npmrc, env);
+  const parsed = parseSource(source, registry ?? "");
+  if (parsed.kind === "folder") return null;
+  const shell = release ?? (registry ? await latestRelease(registry, npmrc, env) : null);
+  if (!shell) return null;
+  const fetched = await fetchRelease(parsed, shell, pins, ownScript);
+  return { shell: fetched.signed.shell, pi: fetched.signed.pi };
+}
