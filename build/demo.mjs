@@ -99,7 +99,15 @@ async function stopAll(found) {
 
 say("Starting the local fixtures and building the fixture-pinned installer...");
 const { module: support, cleanup } = await loadFixturesModule();
-const fixtures = await support.startFixtures({ log: (line) => say(`  fixtures: ${line}`) });
+let fixtures;
+try {
+  fixtures = await support.startFixtures({ log: (line) => say(`  fixtures: ${line}`) });
+} catch (error) {
+  // Nothing of the demo is left behind: the fixtures removed their own folder, this removes the support bundle.
+  await cleanup();
+  say(`Demo failed: the local fixtures did not start: ${error.message}`);
+  process.exit(1);
+}
 let ok = false;
 const home = keep ?? (await mkdtemp(join(tmpdir(), "gss-demo-home-")));
 try {

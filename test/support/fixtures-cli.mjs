@@ -20,7 +20,8 @@ try {
   fixtures = await startFixtures({ frozenRegistry: process.env.GSS_FIXTURES_FROZEN === "1", log: (line) => process.stderr.write(`fixtures: ${line}\n`) });
 } catch (error) {
   await cleanup();
-  process.stderr.write(`fixtures: could not start: ${error.stack ?? error}\n`);
+  // One sentence (the uplink check says why the registry cannot be reached); no stack.
+  process.stderr.write(`fixtures: could not start: ${error.message ?? error}\n`);
   process.exit(1);
 }
 const { registryUrl, mirrorUrl, mirrorRoot, modelUrl, engramUrl, pinsFile, binary, releases, node, pnpmEntry, timings } = fixtures;

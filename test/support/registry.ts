@@ -73,6 +73,9 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   await mkdir(runs, { recursive: true });
   await removeDeadRuns(runs);
 
+  // Said at once, in one sentence: an uplink that fails would otherwise surface as pnpm's "not in the npm registry".
+  if (!options.isolated && options.uplink === undefined) await checkUplink(uplink, join(cache, "@earendil-works", "pi-coding-agent"));
+
   const runDir = join(runs, `${process.pid}-${randomBytes(4).toString("hex")}`);
   const storage = join(runDir, "storage");
   await mkdir(storage, { recursive: true });
@@ -292,4 +295,15 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * The uplink (npm's configured registry) asked once for the real Pi, which
+ * the fixtures proxy from it. When it does not answer and the cache does not
+ * hold Pi either, the fixtures stop with why; with Pi cached they go on.
+ */
+async function checkUplink(uplink: string, cachedPi: string): Promise<void> {
+  const { uplinkProblem } = await import("./uplink");
+  const problem = await uplinkProblem(uplink);
+  if (problem && !(await stat(cachedPi).catch(() => null))) throw new Error(problem);
 }
