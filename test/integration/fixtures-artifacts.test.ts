@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { access, constants, mkdir, readFile, readlink, stat } from "node:fs/promises";
 import { request } from "node:http";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import * as tar from "tar";
 import { beforeAll, describe, expect, it } from "vitest";
 import { productionPins } from "../../src/pins/production";
@@ -288,10 +288,12 @@ describe("fixture pins and binary", () => {
     expect(pins.engram.archives["darwin-arm64"].sha256).toBeNull();
   });
 
-  it("the fixture binary is built at dist/fixture with those pins", async () => {
-    expect(f.binary, "built unless GSS_FIXTURES_SKIP_BUILD=1").toBe(FIXTURE_BINARY);
+  it("the fixture binary is built at dist/fixture with those pins, and the run uses its own link to it", async () => {
+    expect(f.binary, "built unless GSS_FIXTURES_SKIP_BUILD=1").toBe(join(f.runDir, basename(FIXTURE_BINARY)));
     await access(FIXTURE_BINARY, constants.X_OK);
-    const result = await runCommand(FIXTURE_BINARY, ["--version"], { env: { PATH: "/nonexistent", HOME: work } });
-    expect(result.stdout.trim()).toMatch(/^gentle-shell-setup \S+ \(pins: fixture\)$/);
+    for (const binary of [FIXTURE_BINARY, f.binary!]) {
+      const result = await runCommand(binary, ["--version"], { env: { PATH: "/nonexistent", HOME: work } });
+      expect(result.stdout.trim()).toMatch(/^gentle-shell-setup \S+ \(pins: fixture\)$/);
+    }
   });
 });

@@ -4,7 +4,7 @@
  * dist/fixture by the sha256 of its inputs.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { copyFile, link, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "./paths";
@@ -35,7 +35,8 @@ export async function buildEngineScript(options: { pins: string; outfile: string
 
 /**
  * `node build/build.mjs --pins <pins> --out <tmp>`, then the binary is moved
- * into dist/fixture with one rename (a run using the previous file keeps it).
+ * into dist/fixture with one rename; the run itself uses its own link to it
+ * (runOwn), which no later build replaces.
  * The build is skipped when dist/fixture already holds a binary built from
  * the same inputs: the pins, src/, build/, sea-config.json, package.json
  * and package-lock.json (their sha256 is kept beside the binary).
@@ -49,7 +50,12 @@ export async function buildFixtureBinary(pinsFile: string, runDir: string): Prom
     (s) => s.isFile() && (process.platform === "win32" || (s.mode & 0o111) !== 0),
     () => false,
   );
-  if (present && previous.trim() === key) return FIXTURE_BINARY;
+  if (present && previous.trim() === key) {
+    // The run's own link to it, taken before the key is read again: another run may build another one meanwhile.
+    const own = await runOwn(FIXTURE_BINARY, runDir);
+    if ((await readFile(keyFile, "utf8").catch(() => "")).trim() === key) return own;
+    await rm(own, { force: true });
+  }
 
   const out = join(runDir, "build");
   await runChecked(process.execPath, [join(REPO_ROOT, "build", "build.mjs"), "--pins", pinsFile, "--out", out], {
@@ -58,12 +64,24 @@ export async function buildFixtureBinary(pinsFile: string, runDir: string): Prom
   await mkdir(FIXTURE_DIST, { recursive: true });
   const name = FIXTURE_BINARY_NAME;
   const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const own = await runOwn(join(out, name), runDir);
   await publishFile(join(out, name), FIXTURE_BINARY, tag);
   await publishFile(pinsFile, join(FIXTURE_DIST, "fixture-pins.json"), tag);
   await writeFile(`${keyFile}.${tag}`, key + "\n");
   await rename(`${keyFile}.${tag}`, keyFile);
   await rm(out, { recursive: true, force: true });
-  return FIXTURE_BINARY;
+  return own;
+}
+
+/**
+ * The binary this run uses: a link in its own folder (a copy across file
+ * systems), so that another run replacing dist/fixture (a second vitest, the
+ * demo) never changes the file this run's releases list.
+ */
+async function runOwn(binary: string, runDir: string): Promise<string> {
+  const own = join(runDir, FIXTURE_BINARY_NAME);
+  await link(binary, own).catch(() => copyFile(binary, own));
+  return own;
 }
 
 async function publishFile(from: string, to: string, tag: string): Promise<void> {
