@@ -27,7 +27,7 @@ import { stdoutForChild } from "../io/stdout-divert";
 import { hostContext, installedLayout, out } from "./install-run";
 import { jsonFields } from "./json";
 import { buildPins } from "../pins/index";
-import { OWNED_ENTRIES, type UninstallOptions } from "../engine/self-uninstall/plan";
+import { OWNED_ENTRIES } from "../engine/self-uninstall/plan";
 import { promises as fs } from "node:fs";
 
 export const uninstallCommand = defineCommand({
@@ -61,11 +61,18 @@ export const uninstallCommand = defineCommand({
     const broken = launcher ? await whyNotRunnable(layout, host.env) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;
     if (broken) {
       out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
-      process.exitCode = await finishHere(layout, host.env, {
-        dryRun: Boolean(args["dry-run"]),
-        yes: Boolean(args.yes),
-        includeShared: Boolean(args["include-shared"]),
-      });
+      const { selfUninstallBound } = await import("../engine/self-uninstall/bound");
+      const io = { out, err: (line: string) => void process.stderr.write(`${line}\n`) };
+      process.exitCode = await selfUninstallBound(
+        layout,
+        host.env,
+        {
+          dryRun: Boolean(args["dry-run"]),
+          yes: Boolean(args.yes),
+          includeShared: Boolean(args["include-shared"]),
+        },
+        io,
+      );
       return;
     }
     process.exitCode = await handOver(layout, forwarded, host.env);
@@ -91,21 +98,6 @@ async function whyNotRunnable(layout: Layout, env: Env): Promise<string | null> 
     if (error instanceof BundledError || (error as NodeJS.ErrnoException).code === "ENOENT") return (error as Error).message.replace(/\.$/, "");
     throw error;
   }
-}
-
-/** The engine's self-uninstall, run by this binary, with the engine's own edges bound. */
-async function finishHere(layout: Layout, env: Env, options: UninstallOptions): Promise<number> {
-  const { askOnTerminal, selfUninstall } = await import("../engine/self-uninstall/run");
-  const io = { out, err: (line: string) => process.stderr.write(`${line}\n`), ask: askOnTerminal };
-  if (layout.platform !== "win32") return selfUninstall(layout, env, options, io);
-  const { windowsRegistry } = await import("../install/path/registry");
-  const { runWindowsPowerShell, startDetachedPowerShell } = await import("../io/powershell");
-  const { windowsRemovalScheduler } = await import("../engine/self-uninstall/windows-removal");
-  return selfUninstall(layout, env, options, {
-    ...io,
-    registry: windowsRegistry(runWindowsPowerShell),
-    scheduleWindowsRemoval: windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data)),
-  });
 }
 
 /** `gentle-shell self-uninstall <flags>` with the terminal inherited; its exit code. */

@@ -82,16 +82,13 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   }
   if (args[0] === "self-uninstall") {
     const { parseUninstallArgs } = await import("./self-uninstall/plan");
-    const { askOnTerminal, selfUninstall } = await import("./self-uninstall/run");
+    const { selfUninstallBound } = await import("./self-uninstall/bound");
     const options = parseUninstallArgs(args.slice(1));
     if (typeof options === "string") {
       io.err(`gentle-shell: ${options}`);
       return 2;
     }
-    const win = install.layout.platform === "win32";
-    const registry = win ? await windowsRegistryAdapter() : undefined;
-    const scheduleWindowsRemoval = win ? await windowsRemovalAdapter() : undefined;
-    return selfUninstall(install.layout, env, options, { ...io, ask: askOnTerminal, registry, scheduleWindowsRemoval });
+    return selfUninstallBound(install.layout, env, options, io);
   }
   const { startupOffer } = await import("./startup-offer");
   const offered = await startupOffer(install, env, args, io);
@@ -206,18 +203,4 @@ async function ownCommandCheck(args: string[], io: Output): Promise<number | nul
     return EXIT.usage;
   }
   return null;
-}
-
-/** Windows' real HKCU user Path adapter, through the one PowerShell runner (bound here, at the engine's edge). */
-async function windowsRegistryAdapter() {
-  const { windowsRegistry } = await import("../install/path/registry");
-  const { runWindowsPowerShell } = await import("../io/powershell");
-  return windowsRegistry(runWindowsPowerShell);
-}
-
-/** Windows' delayed removal for self-uninstall: the fixed script in a detached, hidden Windows PowerShell (bound here, at the engine's edge). */
-async function windowsRemovalAdapter() {
-  const { windowsRemovalScheduler } = await import("./self-uninstall/windows-removal");
-  const { startDetachedPowerShell } = await import("../io/powershell");
-  return windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data));
 }

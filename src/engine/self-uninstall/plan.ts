@@ -232,14 +232,15 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
     if (rel === "config") {
       const configJson = await lstatOrNull(join(layout.prefix, LAUNCHER_CONFIG));
       // An interrupted memory migration's marker (anything at its path) and the provenance it restores are kept.
-      const migration = await lstatOrNull(migrationMarkerPath(layout));
+      const marker = migrationMarkerPath(layout);
+      const migration = await lstatOrNull(marker);
       if (!migration && (!configJson || includeShared)) {
         plan.remove.push(removal(path, stat, last));
         continue;
       }
       // config/ holds the shared config.json or a migration's records: remove what else is in it, entry by entry.
       const names = await fs.readdir(path).catch(() => [] as string[]);
-      const records = [migrationMarkerPath(layout), provenancePath(layout)];
+      const records = [marker, provenancePath(layout)];
       for (const name of names.sort()) {
         if (name === "config.json" && !includeShared) continue;
         const child = join(path, name);
