@@ -8,15 +8,15 @@
  * itself), or a registry that only our npm, not installed yet, could name.
  */
 import type { HostContext } from "./install-run";
-import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
+import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
-import { userNpmrc } from "../install/npm-settings";
+import { userRegistrySettings } from "../install/npm-settings";
 import { fetchRelease, latestRelease } from "../install/release";
 import { ownScript } from "../io/self";
 
 export async function releaseFirst(host: HostContext, source: string | undefined, release: string | undefined): Promise<{ shell: string; pi: string } | null> {
   const { env, home, pins } = host;
-  const npmrc = registryCredentialsToAuth(filterNpmrc((await userNpmrc(env, home)).text));
+  const { npmrc } = await userRegistrySettings(env, home);
   const registry = npmrcRegistry(npmrc, env);
   const parsed = parseSource(source, registry ?? "");
   if (parsed.kind === "folder") return null;

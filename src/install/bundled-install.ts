@@ -10,7 +10,7 @@
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
-import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
+import { npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import { redactText } from "../core/secrets";
 import type { Distribution } from "../core/distribution";
@@ -28,7 +28,7 @@ import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./registry";
-import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
+import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/registry";
 import { bundledPathStep, type PathStepOutcome } from "./path/step";
 import { installBundleVersion } from "./offline/install";
@@ -115,8 +115,8 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "npm-settings",
       title: "npm settings",
       run: async () => {
-        const user = await userNpmrc(env, layout.home);
-        npmrc = registryCredentialsToAuth(filterNpmrc(user.text));
+        const user = await userRegistrySettings(env, layout.home);
+        npmrc = user.npmrc;
         await writeNpmrcAuth(layout, npmrc);
         const kept = npmrc.split("\n").filter(Boolean).length;
         return kept ? `${kept} network and registry setting(s) copied from ${user.path}` : `no registry settings in ${user.path}; npm's defaults apply`;

@@ -9,6 +9,7 @@ import type { Layout } from "../core/layout";
 import { envValue, type Env } from "../core/environment";
 import { writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
+import { filterNpmrc, registryCredentialsToAuth } from "../core/npmrc";
 
 export const NPMRC_MAX_BYTES = 1024 * 1024;
 
@@ -45,4 +46,10 @@ export async function userNpmrc(env: Env, home: string): Promise<{ path: string;
 export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void> {
   await ensureOwnDir(layout.prefix, layout.pnpm.config, 0o700);
   await writeFileAtomic(layout.pnpm.npmrc, text, 0o600);
+}
+
+/** What of the user's npm settings we copy: the kept keys, credentials in auth form, and the file they came from. */
+export async function userRegistrySettings(env: Env, home: string): Promise<{ path: string; npmrc: string }> {
+  const user = await userNpmrc(env, home);
+  return { path: user.path, npmrc: registryCredentialsToAuth(filterNpmrc(user.text)) };
 }

@@ -20,7 +20,7 @@ import { join } from "pathe";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";
-import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../core/npmrc";
+import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { assertExactVersion } from "../core/versions";
 import type { Pins, Target } from "../pins/types";
@@ -28,7 +28,7 @@ import { runLauncher } from "../io/process";
 import { activateVersion } from "./activate";
 import { buildDistribution } from "./distribution";
 import { ensureLauncher } from "./launcher";
-import { userNpmrc, writeNpmrcAuth } from "./npm-settings";
+import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import { configuredRegistry } from "./registry";
 import { acquireGo } from "./runtime/go";
 import { ensureRuntimes } from "./runtime/index";
@@ -57,7 +57,7 @@ async function withTemporaryPrefix<T>(ctx: ReleaseContext, work: (layout: Layout
     await fs.mkdir(prefix, { mode: 0o700 });
     // On Windows a fresh temporary folder stands in for the private-folder claim.
     const layout = prefixLayout({ home: root, platform: ctx.platform, pins: ctx.pins, prefix, windowsPrefix: prefix });
-    const npmrc = registryCredentialsToAuth(filterNpmrc((await userNpmrc(ctx.env, ctx.home)).text));
+    const { npmrc } = await userRegistrySettings(ctx.env, ctx.home);
     await writeNpmrcAuth(layout, npmrc);
     let source = parseSource(ctx.source, "");
     // The official source's pnpm comes from the registry npm's configuration names, asked of our npm once Node is there.

@@ -22,7 +22,7 @@ import { createReadStream, promises as fs } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "pathe";
 import { prefixLayout, type Platform } from "../../core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
-import { filterNpmrc, npmrcRegistry, registryCredentialsToAuth } from "../../core/npmrc";
+import { npmrcRegistry } from "../../core/npmrc";
 import type { Env } from "../../core/environment";
 import { parseSource, releasePath, type Source } from "../../core/source";
 import type { FilePin, Pins, Target } from "../../pins/types";
@@ -34,7 +34,7 @@ import { fetchArtifact } from "../fetch";
 import { ensureRuntimes } from "../runtime/index";
 import { fetchRelease, latestRelease } from "../release";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
-import { userNpmrc, writeNpmrcAuth } from "../npm-settings";
+import { userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../registry";
 import { downloadPackages } from "./packages";
 import { BUNDLE_LAUNCHERS } from "./launchers";
@@ -164,8 +164,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     // A throwaway prefix: its own runtimes, npm settings and pnpm store, removed at the end.
     const layout = prefixLayout({ home: scratch, platform: options.platform, pins });
     await fs.mkdir(layout.prefix, { recursive: true, mode: 0o700 });
-    const user = await userNpmrc(env, options.home);
-    const npmrc = registryCredentialsToAuth(filterNpmrc(user.text));
+    const { npmrc } = await userRegistrySettings(env, options.home);
     await writeNpmrcAuth(layout, npmrc);
 
     const fetchInto = async (from: Source, pin: FilePin, expected: Expected) => {
