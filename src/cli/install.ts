@@ -1,3 +1,4 @@
+import { recordChannel } from "../install/launcher-config";
 import { defineCommand } from "citty";
 import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
@@ -143,6 +144,9 @@ export const installCommand = defineCommand({
     }
     let removal = { line: "", detail: "", removed: false, failed: false };
     if (migrating) {
+      // Spec (Migration from a global install): the release channel recorded, a main override removed.
+      const channel = await recordChannel(used, env, home);
+      if (channel) out(channel);
       // The gate again, now that the release is known: never replace a newer global Gentle Shell.
       const gate = migrationGate({ owner, targetSupported: true, release: gateRelease });
       removal = gate.migrate

@@ -1,3 +1,4 @@
+import { recordChannel } from "../install/launcher-config";
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
@@ -77,6 +78,9 @@ export const migrateCommand = defineCommand({
       return;
     }
     out(`Gentle Shell is installed: ${tildify(used.launcher, home)}`);
+    // Spec (Migration from a global install): the release channel recorded, a main override removed.
+    const channel = await recordChannel(used, env, home);
+    if (channel) out(channel);
     if (result.path) out(result.path.nextStep);
     out(`The first interactive gentle-shell runs gentle-shell setup once.`);
 

@@ -4,6 +4,7 @@
  * what a key press means. The terminal and network live in
  * src/engine/startup-offer.ts.
  */
+import { withSetting, type LauncherConfig } from "./launcher-config";
 import { compareVersions, isExactVersion } from "./versions";
 
 export type Env = Record<string, string | undefined>;
@@ -24,23 +25,6 @@ function truthy(value: string | undefined): boolean {
   return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false";
 }
 
-export interface LauncherConfig {
-  settings: Record<string, unknown>;
-  /** Why it cannot be saved (malformed, not a file): the launcher warns and continues. */
-  unsavable?: string;
-}
-
-export function parseLauncherConfig(text: string | null): LauncherConfig {
-  if (text === null || text.trim() === "") return { settings: {} };
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return { settings: parsed as Record<string, unknown> };
-    return { settings: {}, unsavable: "it is not a JSON object" };
-  } catch {
-    return { settings: {}, unsavable: "it is not valid JSON" };
-  }
-}
-
 /** Offer `latest` only when it is a newer exact release the user did not skip. */
 export function shouldOffer(current: string, latest: unknown, config: LauncherConfig): latest is string {
   if (!isExactVersion(latest) || compareVersions(latest, current) <= 0) return false;
@@ -49,7 +33,7 @@ export function shouldOffer(current: string, latest: unknown, config: LauncherCo
 
 /** Skip this version: only skippedStartupRelease changes, everything else is kept. */
 export function skipRelease(config: LauncherConfig, version: string): string {
-  return JSON.stringify({ ...config.settings, skippedStartupRelease: version }, null, 2) + "\n";
+  return withSetting(config, "skippedStartupRelease", version);
 }
 
 export const CHOICES = ["update", "not-now", "skip"] as const;

@@ -4,11 +4,11 @@
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
  * No update runs without an explicit choice.
  */
-import { join } from "pathe";
 import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
-import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
-import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
+import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config";
+import { readTextOrNull } from "../io/files";
 import type { BundledInstall } from "./bundled";
 
 /** The spec's budget for the registry's answer: at most 1.5 s. */
@@ -22,10 +22,6 @@ export const OFFER_TIMEOUT_MS = 1500;
  */
 declare const __GSS_OFFER_BUDGET_MS__: number | undefined;
 const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFER_BUDGET_MS__ : OFFER_TIMEOUT_MS;
-
-export function launcherConfigPath(install: BundledInstall, env: Env): string {
-  return env.GENTLE_SHELL_CONFIG || join(install.layout.config, "config.json");
-}
 
 /**
  * The registry's latest release within `ms` in all. The registry is the one the
@@ -103,10 +99,8 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
 export async function startupOffer(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!offerAllowed(args, env, terminal)) return null;
-  const configPath = launcherConfigPath(install, env);
-  const stat = await lstatOrNull(configPath);
-  const config =
-    stat && !stat.isFile() ? { settings: {}, unsavable: "it is not a regular file" } : parseLauncherConfig(stat ? await readTextOrNull(configPath) : null);
+  const file = await readLauncherConfig(install.layout, env);
+  const { config, path: configPath } = file;
   const latest = await latestWithin(install, env, OFFER_BUDGET_MS);
   if (!shouldOffer(install.shell, latest, config)) return null;
   const choice = await choose(install.shell, latest);
@@ -122,9 +116,7 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
       return null;
     }
     try {
-      // The default file lives in config/, which an install without --source never made.
-      if (!env.GENTLE_SHELL_CONFIG) await ensureRealFolder(install.layout.config, 0o700);
-      await writeFileAtomic(configPath, skipRelease(config, latest), stat ? stat.mode & 0o777 : 0o600);
+      await saveLauncherConfig(install.layout, env, file, skipRelease(config, latest));
       io.out(`Skipping Gentle Shell ${latest}; a newer release will be offered again.`);
     } catch (error) {
       io.err(`gentle-shell: could not save the skipped release (${(error as Error).message}); going on.`);

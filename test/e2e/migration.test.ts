@@ -115,6 +115,9 @@ async function migrateInTerminal(g: GlobalHome, answer: (t: Terminal) => Promise
 describe("gentle-shell-setup migrate: a global npm install moves to the bundled install", () => {
   it("with no terminal installs the bundled Shell without a setup step, keeps the global gentle-pi and prints the removal command", async () => {
     const g = await npmGlobal(older.shell);
+    // The shared launcher config, with a main override and a setting of the user's.
+    await fs.mkdir(join(g.prefix, "config"), { recursive: true });
+    await fs.writeFile(join(g.prefix, "config", "config.json"), '{"theme":"rose","channel":"main"}\n', { mode: 0o640 });
     const r = await setup(g, ["migrate", "--source", f.mirrorUrl]);
     const out = r.stdout + r.stderr;
     expect(r.code, out).toBe(0);
@@ -124,6 +127,9 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
     const steps = [...out.matchAll(/^✔ ([a-z-]+):/gm)].map((m) => m[1]);
     expect(steps).toEqual(["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path"]);
     expect(existsSync(join(g.prefix, "config", "setup.json"))).toBe(false);
+    // The release channel recorded, the main override gone, the rest and the file's mode kept.
+    expect(JSON.parse(await fs.readFile(join(g.prefix, "config", "config.json"), "utf8"))).toEqual({ theme: "rose", channel: "release" });
+    expect((await fs.stat(join(g.prefix, "config", "config.json"))).mode & 0o777).toBe(0o640);
     expect(out).toContain("No terminal to ask, so your global gentle-pi was kept; to remove it, run: npm uninstall -g gentle-pi");
     expect(await stillGlobal(g)).toBe(true);
     expect(await globalVersion(g)).toBe(`gentle-shell ${older.shell} (global fixture)`);
@@ -239,6 +245,8 @@ describe("gentle-shell-setup install on a machine with a global Gentle Shell (th
     const out = r.stdout + r.stderr;
     expect(r.code, out).toBe(0);
     expect(out).toContain("✔ remove-global-shell: removed with pnpm remove -g gentle-pi");
+    expect(JSON.parse(await fs.readFile(join(g.prefix, "config", "config.json"), "utf8"))).toEqual({ channel: "release" });
+    expect((await fs.stat(join(g.prefix, "config", "config.json"))).mode & 0o777).toBe(0o600);
     expect(out).not.toContain("✔ setup:");
     expect(await stillGlobal(g)).toBe(false);
     expect(out).not.toContain("A new terminal would still run");

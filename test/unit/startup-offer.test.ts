@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { keyPress, offerAllowed, panelLines, parseLauncherConfig, shouldOffer, skipRelease } from "../../src/core/startup-offer";
+import { parseLauncherConfig } from "../../src/core/launcher-config";
+import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease } from "../../src/core/startup-offer";
 
 describe("which launches check for an update", () => {
   it("plain startup and --continue/--resume in a terminal", () => {
