@@ -12,7 +12,7 @@ import { redactText } from "../core/secrets";
 import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
-import { causeText } from "../io/http";
+import { causeText } from "../io/transport";
 import { deadline, failedInTransit, identityGet } from "../io/http-get";
 
 export interface ReachOptions {

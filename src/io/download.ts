@@ -14,10 +14,8 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
-import { redactText } from "../core/secrets";
-import { bodyChunks, causeText } from "./http";
-import { failedInTransit, type HttpResponse, identityGet } from "./http-get";
 import type { DownloadProgress } from "./progress";
+import { attemptsOf, causeText, gatedGet, type Phrases, TransferError, withRetries } from "./transport";
 
 export interface Expected {
   /** What the user is told this is, e.g. "Node 24.21.0 (linux-x64)". */
@@ -43,174 +41,133 @@ export interface DownloadOptions {
   cancel?: AbortSignal;
 }
 
-export class DownloadError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-  }
-}
-
 export function hasPin(expected: Expected): boolean {
   return Boolean(expected.sha256 || expected.integrity);
+}
+
+/** How a download of `expected` words its failures. */
+function phrases(expected: Expected): Phrases {
+  return {
+    notMade: (shown, cause) => `the request to ${shown} could not be made (${cause})`,
+    unreachable: (shown, cause) => `could not reach ${shown} (${cause})`,
+    stopped: (shown, why) => `${shown} ${why}`,
+    redirected: (shown, host) => `${shown} redirected to ${host}, which is not an allowed host for ${expected.name}`,
+    status: (shown, status) => `${shown} answered HTTP ${status}`,
+    encoded: (shown, encoding) => `${shown} sent a ${encoding}-encoded body; only the exact bytes can be verified`,
+    announcedTooLarge: (shown, header) => `${shown} announces ${header} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`,
+    announcedOtherSize: (shown, length, size) => `${shown} announces ${length} bytes; ${expected.name} is exactly ${size}`,
+    brokeOff: (shown, received, cause) => `${shown} broke off after ${received} bytes (${cause})`,
+    tooLarge: (shown) => `${shown} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`,
+    endedEarly: (shown, received, length) => `${shown} ended after ${received} of ${length} bytes`,
+  };
 }
 
 /** Download `url` to `dest`, verified against `expected`. */
 export async function verifiedDownload(url: string, dest: string, expected: Expected, options: DownloadOptions = {}): Promise<void> {
   if (!hasPin(expected)) {
-    throw new DownloadError(`${expected.name} has no known checksum in this build, so it is not downloaded`, false);
+    throw new TransferError(`${expected.name} has no known checksum in this build, so it is not downloaded`, false);
   }
-  const attempts = options.attempts ?? 4;
-  let lastError: unknown;
-  let tried = 0;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    tried = attempt;
-    try {
-      await downloadOnce(url, dest, expected, options, 0);
-      options.progress?.done();
-      return;
-    } catch (error) {
-      await fs.rm(dest, { force: true });
-      lastError = error;
-      // Only our own classification retries: a disk error or a bug is not transient.
-      const retryable = error instanceof DownloadError ? error.retryable : false;
-      if (!retryable || attempt === attempts || options.cancel?.aborted) break;
-      await new Promise((r) => setTimeout(r, (options.backoffMs ?? 500) * 2 ** (attempt - 1)));
-    }
+  const rules = {
+    phrases: phrases(expected),
+    maxBytes: expected.maxBytes,
+    size: expected.size,
+    redirectHosts: options.redirectHosts,
+    headers: options.headers,
+    timeoutMs: options.timeoutMs ?? 10 * 60_000,
+    stallMs: options.stallMs ?? 30_000,
+    cancel: options.cancel,
+  };
+  const policy = { attempts: options.attempts ?? 4, backoffMs: options.backoffMs ?? 500, cancel: options.cancel };
+  try {
+    await withRetries(
+      policy,
+      async () => {
+        const written = await gatedGet(url, rules, async (chunks, length, shown) => ({
+          ...(await writeHashed(chunks, dest, expected, options, length)),
+          shown,
+        }));
+        checkWritten(written, written.shown, expected);
+      },
+      () => fs.rm(dest, { force: true }),
+    );
+    options.progress?.done();
+  } catch (error) {
+    options.progress?.fail();
+    const message = error instanceof Error ? error.message : String(error);
+    const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
+    const tries = attemptsOf(error);
+    throw new TransferError(`${prefix}${message}${tries > 1 ? ` (gave up after ${tries} attempts)` : ""}`, false);
   }
-  options.progress?.fail();
-  const message = lastError instanceof Error ? lastError.message : String(lastError);
-  const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
-  const suffix = tried > 1 ? ` (gave up after ${tried} attempts)` : "";
-  throw new DownloadError(`${prefix}${message}${suffix}`, false);
 }
 
-async function downloadOnce(url: string, dest: string, expected: Expected, options: DownloadOptions, redirects: number): Promise<void> {
-  const shown = redactText(url);
-  const controller = new AbortController();
-  const timeoutMs = options.timeoutMs ?? 10 * 60_000;
-  const stallMs = options.stallMs ?? 30_000;
-  let why: string | null = null;
-  const abort = (reason: string) => {
-    why = reason;
-    controller.abort();
-  };
-  const cancelled = () => abort("was not needed any more");
-  if (options.cancel?.aborted) throw new DownloadError(`${shown} was not needed any more`, false);
-  options.cancel?.addEventListener("abort", cancelled, { once: true });
-  const total = setTimeout(() => abort(`took longer than ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
-  let stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
-  const resetStall = () => {
-    clearTimeout(stall);
-    stall = setTimeout(() => abort(`no data for ${Math.round(stallMs / 1000)} s`), stallMs);
-  };
-  try {
-    let response: HttpResponse;
-    try {
-      response = await identityGet(url, options.headers, controller.signal);
-    } catch (error) {
-      if (why) throw new DownloadError(`${shown} ${why}`, true);
-      const cause = redactText(causeText(error));
-      if (!failedInTransit(error)) throw new DownloadError(`the request to ${shown} could not be made (${cause})`, false);
-      throw new DownloadError(`could not reach ${shown} (${cause})`, true);
-    }
-    if (response.status >= 300 && response.status < 400) {
-      const location = response.header("location");
-      response.discard();
-      const next = location ? new URL(location, url) : null;
-      const allowed = options.redirectHosts ?? [];
-      if (!next || !allowed.includes(next.host) || next.protocol !== "https:" || redirects >= 5) {
-        throw new DownloadError(`${shown} redirected to ${next ? next.host : "nowhere"}, which is not an allowed host for ${expected.name}`, false);
-      }
-      clearTimeout(total);
-      clearTimeout(stall);
-      options.cancel?.removeEventListener("abort", cancelled);
-      return downloadOnce(next.toString(), dest, expected, options, redirects + 1);
-    }
-    if (response.status !== 200) {
-      response.discard();
-      throw new DownloadError(`${shown} answered HTTP ${response.status}`, response.status >= 500 || response.status === 429);
-    }
-    const encoding = (response.header("content-encoding") ?? "identity").trim().toLowerCase();
-    if (encoding !== "identity" && encoding !== "") {
-      response.discard();
-      throw new DownloadError(`${shown} sent a ${encoding}-encoded body; only the exact bytes can be verified`, false);
-    }
-    const lengthHeader = response.header("content-length");
-    const length = lengthHeader === null ? null : Number(lengthHeader);
-    if (length !== null && (!Number.isFinite(length) || length > expected.maxBytes)) {
-      response.discard();
-      throw new DownloadError(`${shown} announces ${lengthHeader} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`, false);
-    }
-    if (length !== null && expected.size != null && length !== expected.size) {
-      response.discard();
-      throw new DownloadError(`${shown} announces ${length} bytes; ${expected.name} is exactly ${expected.size}`, false);
-    }
+interface Written {
+  received: number;
+  sha256: Buffer;
+  sri: { algorithm: string; digest: Buffer } | null;
+}
 
-    const sha256 = createHash("sha256");
-    const integrityAlgo = expected.integrity ? expected.integrity.split("-")[0]! : null;
-    const sri = integrityAlgo ? createHash(integrityAlgo) : null;
-    const out = createWriteStream(dest, { flags: "wx", mode: 0o600 });
-    let outError: Error | null = null;
-    out.on("error", (error) => (outError ??= error));
-    const writeFailed = () => new DownloadError(`could not write ${expected.name} to ${dest} (${causeText(outError)})`, false);
-    let received = 0;
-    try {
-      const failures = {
-        broke: (error: unknown, at: number) =>
-          new DownloadError(why ? `${shown} ${why}` : `${shown} broke off after ${at} bytes (${redactText(causeText(error))})`, true),
-        tooLarge: () => new DownloadError(`${shown} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`, false),
-      };
-      for await (const chunk of bodyChunks(response.body, expected.maxBytes, failures)) {
-        resetStall();
-        received += chunk.byteLength;
-        sha256.update(chunk);
-        sri?.update(chunk);
-        if (outError) throw writeFailed();
-        if (!out.write(chunk)) {
-          // Wait for drain or an error, and take both listeners off again: a long
-          // download waits many times, and listeners left behind would pile up.
-          await new Promise<void>((r) => {
-            const done = () => {
-              out.off("drain", done);
-              out.off("error", done);
-              r();
-            };
-            out.once("drain", done);
-            out.once("error", done);
-          });
-        }
-        if (outError) throw writeFailed();
-        options.progress?.update(received, length ?? expected.size ?? null);
+/** The body into a new file of mode 0600, hashed as it goes; a write that fails stops the download. */
+async function writeHashed(
+  chunks: AsyncIterable<Uint8Array>,
+  dest: string,
+  expected: Expected,
+  options: DownloadOptions,
+  length: number | null,
+): Promise<Written> {
+  const sha256 = createHash("sha256");
+  const algorithm = expected.integrity ? expected.integrity.split("-")[0]! : null;
+  const sri = algorithm ? createHash(algorithm) : null;
+  const out = createWriteStream(dest, { flags: "wx", mode: 0o600 });
+  let outError: Error | null = null;
+  out.on("error", (error) => (outError ??= error));
+  const writeFailed = () => new TransferError(`could not write ${expected.name} to ${dest} (${causeText(outError)})`, false);
+  let received = 0;
+  try {
+    for await (const chunk of chunks) {
+      received += chunk.byteLength;
+      sha256.update(chunk);
+      sri?.update(chunk);
+      if (outError) throw writeFailed();
+      if (!out.write(chunk)) {
+        // Wait for drain or an error, and take both listeners off again: a long
+        // download waits many times, and listeners left behind would pile up.
+        await new Promise<void>((r) => {
+          const done = () => {
+            out.off("drain", done);
+            out.off("error", done);
+            r();
+          };
+          out.once("drain", done);
+          out.once("error", done);
+        });
       }
-    } finally {
-      await new Promise<void>((resolve) => {
-        if (out.destroyed || outError) return resolve();
-        out.once("error", () => resolve());
-        out.end(() => resolve());
-      });
-    }
-    if (outError) throw writeFailed();
-    if (length !== null && received !== length) {
-      throw new DownloadError(`${shown} ended after ${received} of ${length} bytes`, true);
-    }
-    if (expected.size != null && received !== expected.size) {
-      throw new DownloadError(`${shown} sent ${received} bytes; ${expected.name} is exactly ${expected.size}`, true);
-    }
-    if (expected.sha256 && !sameBytes(sha256.digest(), Buffer.from(expected.sha256, "hex"))) {
-      throw new DownloadError(`${expected.name} from ${shown} does not match its pinned sha256; it was not used`, false);
-    }
-    if (expected.integrity && sri) {
-      const want = Buffer.from(expected.integrity.slice(integrityAlgo!.length + 1), "base64");
-      if (!sameBytes(sri.digest(), want)) {
-        throw new DownloadError(`${expected.name} from ${shown} does not match its pinned ${integrityAlgo} integrity; it was not used`, false);
-      }
+      if (outError) throw writeFailed();
+      options.progress?.update(received, length ?? expected.size ?? null);
     }
   } finally {
-    clearTimeout(total);
-    clearTimeout(stall);
-    options.cancel?.removeEventListener("abort", cancelled);
+    await new Promise<void>((resolve) => {
+      if (out.destroyed || outError) return resolve();
+      out.once("error", () => resolve());
+      out.end(() => resolve());
+    });
+  }
+  if (outError) throw writeFailed();
+  return { received, sha256: sha256.digest(), sri: algorithm && sri ? { algorithm, digest: sri.digest() } : null };
+}
+
+/** The exact size and the pins, once the whole body (as long as announced) is written. */
+function checkWritten(written: Written, shown: string, expected: Expected): void {
+  if (expected.size != null && written.received !== expected.size) {
+    throw new TransferError(`${shown} sent ${written.received} bytes; ${expected.name} is exactly ${expected.size}`, true);
+  }
+  if (expected.sha256 && !sameBytes(written.sha256, Buffer.from(expected.sha256, "hex"))) {
+    throw new TransferError(`${expected.name} from ${shown} does not match its pinned sha256; it was not used`, false);
+  }
+  if (expected.integrity && written.sri) {
+    const want = Buffer.from(expected.integrity.slice(written.sri.algorithm.length + 1), "base64");
+    if (!sameBytes(written.sri.digest, want)) {
+      throw new TransferError(`${expected.name} from ${shown} does not match its pinned ${written.sri.algorithm} integrity; it was not used`, false);
+    }
   }
 }
 
@@ -221,27 +178,27 @@ export function sameBytes(a: Buffer, b: Buffer): boolean {
 
 /** Hash a file we already hold (offline bundles, local sources), streaming it. */
 export async function verifyFile(path: string, expected: Expected): Promise<void> {
-  if (!hasPin(expected)) throw new DownloadError(`${expected.name} has no known checksum in this build`, false);
+  if (!hasPin(expected)) throw new TransferError(`${expected.name} has no known checksum in this build`, false);
   const stat = await fs.stat(path);
-  if (stat.size > expected.maxBytes) throw new DownloadError(`${path} is larger than allowed for ${expected.name}`, false);
-  if (expected.size != null && stat.size !== expected.size) throw new DownloadError(`${path} is not the size of ${expected.name}`, false);
+  if (stat.size > expected.maxBytes) throw new TransferError(`${path} is larger than allowed for ${expected.name}`, false);
+  if (expected.size != null && stat.size !== expected.size) throw new TransferError(`${path} is not the size of ${expected.name}`, false);
   const sha256 = createHash("sha256");
   const algo = expected.integrity ? expected.integrity.split("-")[0]! : null;
   const sri = algo ? createHash(algo) : null;
   let read = 0;
   for await (const chunk of createReadStream(path)) {
     read += (chunk as Buffer).length;
-    if (read > expected.maxBytes) throw new DownloadError(`${path} is larger than allowed for ${expected.name}`, false);
+    if (read > expected.maxBytes) throw new TransferError(`${path} is larger than allowed for ${expected.name}`, false);
     sha256.update(chunk as Buffer);
     sri?.update(chunk as Buffer);
   }
   if (expected.sha256 && !sameBytes(sha256.digest(), Buffer.from(expected.sha256, "hex"))) {
-    throw new DownloadError(`${path} does not match the pinned sha256 of ${expected.name}`, false);
+    throw new TransferError(`${path} does not match the pinned sha256 of ${expected.name}`, false);
   }
   if (expected.integrity && sri) {
     const want = Buffer.from(expected.integrity.slice(algo!.length + 1), "base64");
     if (!sameBytes(sri.digest(), want)) {
-      throw new DownloadError(`${path} does not match the pinned integrity of ${expected.name}`, false);
+      throw new TransferError(`${path} does not match the pinned integrity of ${expected.name}`, false);
     }
   }
 }

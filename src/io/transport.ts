@@ -1,0 +1,237 @@
+/**
+ * The one transport every byte from the network comes through: one gated GET
+ * and one retry policy. The bounded text fetch (./http) and the hashing file
+ * download (./download) differ only in where the body goes and in how they
+ * word a failure (their Phrases).
+ *
+ * The gate, for every hop:
+ * - identity encoding only (a hash is of the bytes as sent);
+ * - redirects only over https, to the hosts the caller lists, at most 5;
+ * - status 200; 5xx and 429 are worth another try, other statuses are not;
+ * - a Content-Length over the cap, or other than an exact size, is refused
+ *   before reading; the body is cut at the cap, and one shorter than its
+ *   Content-Length is a truncation worth another try;
+ * - a deadline per request, and, where asked, a stall limit between chunks.
+ */
+import type { Readable } from "node:stream";
+import { redactText } from "../core/secrets";
+import { failedInTransit, type HttpResponse, identityGet } from "./http-get";
+
+/** A transfer that failed: `retryable` says whether the retry policy may try again. */
+export class TransferError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** How one reader words each failure; `shown` is the URL with its secrets redacted. */
+export interface Phrases {
+  /** The request was never sent (a malformed URL or header). */
+  notMade(shown: string, cause: string): string;
+  unreachable(shown: string, cause: string): string;
+  /** `why`: "took longer than 30 s", "no data for 30 s", "was not needed any more". */
+  stopped(shown: string, why: string): string;
+  redirected(shown: string, host: string): string;
+  status(shown: string, status: number): string;
+  encoded(shown: string, encoding: string): string;
+  announcedTooLarge(shown: string, header: string): string;
+  announcedOtherSize(shown: string, length: number, size: number): string;
+  brokeOff(shown: string, received: number, cause: string): string;
+  tooLarge(shown: string): string;
+  endedEarly(shown: string, received: number, length: number): string;
+}
+
+export interface GateRules {
+  phrases: Phrases;
+  maxBytes: number;
+  /** The exact size, where it is pinned. */
+  size?: number | null;
+  /** Hosts a redirect may lead to; empty: redirects refused. */
+  redirectHosts?: string[];
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  /** The longest wait between two chunks; none when absent. */
+  stallMs?: number;
+  /** Aborting it ends the transfer at once, and the retry policy tries no more. */
+  cancel?: AbortSignal;
+}
+
+/** Where the body goes: its chunks (capped, in order, read on demand), the announced length, and the URL it came from, redacted. */
+export type BodySink<T> = (chunks: AsyncIterable<Uint8Array>, length: number | null, shown: string) => Promise<T>;
+
+/** One gated GET, redirects followed within the rules, no retry; the body goes to `sink`. */
+export async function gatedGet<T>(url: string, rules: GateRules, sink: BodySink<T>): Promise<T> {
+  let current = url;
+  for (let redirects = 0; ; redirects++) {
+    const hop = await oneHop(current, rules, sink);
+    if (!("next" in hop)) return hop.value;
+    if (redirects >= 5) throw new TransferError(rules.phrases.redirected(redactText(current), hop.next.host), false);
+    current = hop.next.toString();
+  }
+}
+
+async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Promise<{ value: T } | { next: URL }> {
+  const { phrases } = rules;
+  const shown = redactText(url);
+  const controller = new AbortController();
+  let why: string | null = null;
+  const stop = (reason: string) => {
+    why ??= reason;
+    controller.abort();
+  };
+  const cancelled = () => stop("was not needed any more");
+  if (rules.cancel?.aborted) throw new TransferError(phrases.stopped(shown, "was not needed any more"), false);
+  rules.cancel?.addEventListener("abort", cancelled, { once: true });
+  const total = setTimeout(() => stop(`took longer than ${Math.round(rules.timeoutMs / 1000)} s`), rules.timeoutMs);
+  let stall: NodeJS.Timeout | undefined;
+  const watchStall = () => {
+    if (rules.stallMs === undefined) return;
+    clearTimeout(stall);
+    stall = setTimeout(() => stop(`no data for ${Math.round(rules.stallMs! / 1000)} s`), rules.stallMs);
+  };
+  watchStall();
+  try {
+    let response: HttpResponse;
+    try {
+      response = await identityGet(url, rules.headers, controller.signal);
+    } catch (error) {
+      if (why) throw new TransferError(phrases.stopped(shown, why), true);
+      const cause = redactText(causeText(error));
+      if (!failedInTransit(error)) throw new TransferError(phrases.notMade(shown, cause), false);
+      throw new TransferError(phrases.unreachable(shown, cause), true);
+    }
+    if (response.status >= 300 && response.status < 400) {
+      const location = response.header("location");
+      response.discard();
+      const next = location ? new URL(location, url) : null;
+      if (next?.protocol !== "https:" || !(rules.redirectHosts ?? []).includes(next.host)) {
+        throw new TransferError(phrases.redirected(shown, next?.host ?? "nowhere"), false);
+      }
+      return { next };
+    }
+    if (response.status !== 200) {
+      response.discard();
+      const status = response.status;
+      throw new TransferError(phrases.status(shown, status), status >= 500 || status === 429, status);
+    }
+    const encoding = (response.header("content-encoding") ?? "identity").trim().toLowerCase();
+    if (encoding !== "identity" && encoding !== "") {
+      response.discard();
+      throw new TransferError(phrases.encoded(shown, encoding), false);
+    }
+    const header = response.header("content-length");
+    const length = header === null ? null : Number(header);
+    if (length !== null && (!Number.isFinite(length) || length > rules.maxBytes)) {
+      response.discard();
+      throw new TransferError(phrases.announcedTooLarge(shown, header!), false);
+    }
+    if (length !== null && rules.size != null && length !== rules.size) {
+      response.discard();
+      throw new TransferError(phrases.announcedOtherSize(shown, length, rules.size), false);
+    }
+    let received = 0;
+    const failures = {
+      broke: (error: unknown, at: number) =>
+        new TransferError(why ? phrases.stopped(shown, why) : phrases.brokeOff(shown, at, redactText(causeText(error))), true),
+      tooLarge: () => new TransferError(phrases.tooLarge(shown), false),
+    };
+    async function* counted(): AsyncGenerator<Uint8Array> {
+      for await (const chunk of bodyChunks(response.body, rules.maxBytes, failures)) {
+        watchStall();
+        received += chunk.byteLength;
+        yield chunk;
+      }
+    }
+    const value = await sink(counted(), length, shown);
+    if (length !== null && received !== length) throw new TransferError(phrases.endedEarly(shown, received, length), true);
+    return { value };
+  } finally {
+    clearTimeout(total);
+    clearTimeout(stall);
+    rules.cancel?.removeEventListener("abort", cancelled);
+  }
+}
+
+export interface RetryPolicy {
+  attempts: number;
+  /** The wait before the second try; it doubles for each try after that. */
+  backoffMs: number;
+  cancel?: AbortSignal;
+}
+
+/**
+ * The one retry policy: only a TransferError that says so is tried again (a
+ * disk error or a bug is not transient), never after a cancel. The error that
+ * ends it is the last one, with how many tries were made.
+ */
+export async function withRetries<T>(policy: RetryPolicy, once: () => Promise<T>, afterFailure?: () => Promise<void>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await once();
+    } catch (error) {
+      await afterFailure?.();
+      const retryable = error instanceof TransferError && error.retryable;
+      if (!retryable || attempt >= policy.attempts || policy.cancel?.aborted) throw Object.assign(error as Error, { attempts: attempt });
+      await new Promise((r) => setTimeout(r, policy.backoffMs * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/** How many tries withRetries made before the error it threw (1 for any other error). */
+export function attemptsOf(error: unknown): number {
+  return (error as { attempts?: number }).attempts ?? 1;
+}
+
+/**
+ * A response body's chunks, with the byte cap: over `maxBytes` the body is
+ * dropped and `tooLarge()` thrown; a read that fails (reset, truncation, our
+ * own abort) throws `broke(error, received)`. The next chunk is read only
+ * when the caller asks for it, so a slow caller slows the socket, never the
+ * other way round.
+ */
+export async function* bodyChunks(
+  body: Readable,
+  maxBytes: number,
+  failures: { broke(error: unknown, received: number): Error; tooLarge(): Error },
+): AsyncGenerator<Uint8Array> {
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let received = 0;
+  let finished = false;
+  try {
+    for (;;) {
+      let chunk: IteratorResult<Buffer>;
+      try {
+        chunk = await chunks.next();
+      } catch (error) {
+        finished = true;
+        throw failures.broke(error, received);
+      }
+      if (chunk.done) {
+        finished = true;
+        return;
+      }
+      received += chunk.value.byteLength;
+      if (received > maxBytes) throw failures.tooLarge();
+      yield chunk.value;
+    }
+  } finally {
+    // Over the cap, or the reader stopped early (a write failed): the rest is not wanted.
+    if (!finished) body.destroy();
+  }
+}
+
+/** The deepest cause's code or message: "ECONNRESET", "ENOTFOUND", "certificate has expired", ... */
+export function causeText(error: unknown): string {
+  let current: unknown = error;
+  let text = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    text = code && !code.startsWith("UND_ERR") ? code : current.message || text;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return text;
+}
