@@ -11,11 +11,12 @@
  * its exit code (the launcher's, so Pi's) is passed on. The decision is pure
  * (relaunchPlan); running it goes through an adapter (relaunch).
  */
-import { spawn } from "node:child_process";
-import { constants } from "node:os";
 import { launcherCall } from "../core/cmd-call";
 import type { Env } from "../core/environment";
 import type { Platform } from "../core/layout";
+import { type ChildOutcome, childOutcome, type ExitingChild, startInTerminal } from "../io/child-signals";
+
+export { exitCode } from "../io/child-signals";
 
 /** Set for the relaunched Shell so it does not offer again (every version reads it as "set"). */
 export const HANDOFF = "GENTLE_SHELL_STARTUP_HANDOFF";
@@ -51,17 +52,14 @@ export function relaunchPlan(input: RelaunchInput): RelaunchPlan {
 }
 
 /** The child a spawn adapter starts, with the terminal inherited. */
-export interface RelaunchChild {
-  once(event: "error", listener: (error: Error) => void): unknown;
-  once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
-}
+export type RelaunchChild = ExitingChild;
 
 export interface RelaunchAdapter {
   execve?: (file: string, argv: string[], env: Env) => never;
   spawn(file: string, args: string[], options: { env: Env; verbatim: boolean }): RelaunchChild;
 }
 
-export type RelaunchResult = { code: number } | { failed: string };
+export type RelaunchResult = ChildOutcome;
 
 /** Run the plan: an exec never comes back; a spawned Shell's exit code is passed on. */
 export function relaunch(plan: RelaunchPlan, adapter: RelaunchAdapter): Promise<RelaunchResult> {
@@ -75,24 +73,13 @@ export function relaunch(plan: RelaunchPlan, adapter: RelaunchAdapter): Promise<
     }
     return Promise.resolve({ failed: "the new launcher did not take over" });
   }
-  return new Promise((resolve) => {
-    let child: RelaunchChild;
-    try {
-      child = adapter.spawn(plan.file, plan.args, { env: plan.env, verbatim: plan.verbatim });
-    } catch (error) {
-      resolve({ failed: (error as Error).message });
-      return;
-    }
-    child.once("error", (error) => resolve({ failed: error.message }));
-    child.once("exit", (code, signal) => resolve({ code: exitCode(code, signal) }));
-  });
-}
-
-/** A shell's way of reporting a child killed by a signal: 128 + its number. */
-export function exitCode(code: number | null, signal: NodeJS.Signals | null): number {
-  if (code !== null) return code;
-  const number = signal ? constants.signals[signal] : undefined;
-  return number ? 128 + number : 1;
+  let child: RelaunchChild;
+  try {
+    child = adapter.spawn(plan.file, plan.args, { env: plan.env, verbatim: plan.verbatim });
+  } catch (error) {
+    return Promise.resolve({ failed: (error as Error).message });
+  }
+  return childOutcome(child);
 }
 
 /** The real adapter: Node's execve where it has one, else a child with this terminal, waited for. */
@@ -100,19 +87,7 @@ export function processRelaunchAdapter(): RelaunchAdapter {
   const execve = (process as unknown as { execve?: (file: string, argv: string[], env: Env) => never }).execve;
   return {
     execve: typeof execve === "function" ? (file, argv, env) => execve.call(process, file, argv, env) : undefined,
-    spawn(file, args, { env, verbatim }) {
-      const child = spawn(file, args, { stdio: "inherit", env: env as NodeJS.ProcessEnv, windowsVerbatimArguments: verbatim, windowsHide: false });
-      // Ctrl+C in the shared terminal reaches the new Shell as well: it decides, and this process
-      // stays to pass its exit code on.
-      const signals = process.platform === "win32" ? (["SIGINT", "SIGBREAK"] as const) : (["SIGINT", "SIGQUIT"] as const);
-      const ignore = () => undefined;
-      for (const s of signals) process.on(s, ignore);
-      const done = () => {
-        for (const s of signals) process.off(s, ignore);
-      };
-      child.once("exit", done);
-      child.once("error", done);
-      return child;
-    },
+    // Ctrl+C in the shared terminal reaches the new Shell as well: it decides, and this process stays to pass its exit code on.
+    spawn: (file, args, { env, verbatim }) => startInTerminal(file, args, { env, verbatim }),
   };
 }

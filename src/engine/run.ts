@@ -174,17 +174,11 @@ async function execPi(install: BundledInstall, args: string[], env: Env, io: Out
     execve(node, [node, install.piCli, ...args], env);
   }
   // Only where execve is missing (Windows): Pi as a child, sharing the terminal (io/child-signals.ts).
-  const { spawn } = await import("node:child_process");
-  const { shareSignals } = await import("../io/child-signals");
-  return new Promise((resolve) => {
-    const child = spawn(node, [install.piCli, ...args], { stdio: "inherit", env: env as NodeJS.ProcessEnv, windowsHide: false });
-    shareSignals(child);
-    child.on("error", (error) => {
-      io.err(`gentle-shell: could not start Pi: ${error.message}`);
-      resolve(1);
-    });
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
-  });
+  const { childOutcome, startInTerminal } = await import("../io/child-signals");
+  const outcome = await childOutcome(startInTerminal(node, [install.piCli, ...args], { env }));
+  if ("code" in outcome) return outcome.code;
+  io.err(`gentle-shell: could not start Pi: ${outcome.failed}`);
+  return 1;
 }
 
 /** For Shell's own commands: their usage for --help (0), a refusal for a stray word (2); null otherwise. */

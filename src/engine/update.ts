@@ -7,7 +7,6 @@
  * "all" forms then send `update --extensions` to Pi through the launcher's
  * normal Pi path, also when the Pi update failed. Every other form is Pi's.
  */
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { tildifyText } from "../core/layout";
@@ -19,7 +18,7 @@ import { PI_PACKAGE } from "../core/distribution";
 import { packageRegistry } from "../core/npmrc";
 import { classifyUpdate, newestStablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
-import { shareSignals } from "../io/child-signals";
+import { childOutcome, startInTerminal } from "../io/child-signals";
 import { readTextOrNull } from "../io/files";
 import { currentEngine } from "../install/activate";
 import { removeOwnFolder } from "../io/own-dir";
@@ -127,19 +126,8 @@ async function piExtensionsUpdate(install: BundledInstall, env: Env, trust: stri
     io.err(`gentle-shell: could not run Pi's update --extensions: ${(error as Error).message}`);
     return 1;
   }
-  return new Promise((resolve) => {
-    const child = spawn(layout.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "update", "--extensions", ...trust], {
-      stdio: "inherit",
-      env: env as NodeJS.ProcessEnv,
-      windowsHide: false,
-    });
-    shareSignals(child);
-    child.on("error", (error) => {
-      io.err(`gentle-shell: could not run Pi's update --extensions: ${error.message}`);
-      resolve(1);
-    });
-    child.on("exit", (code, signal) => {
-      resolve(code ?? (signal ? 128 + 1 : 1));
-    });
-  });
+  const outcome = await childOutcome(startInTerminal(layout.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "update", "--extensions", ...trust], { env }));
+  if ("code" in outcome) return outcome.code;
+  io.err(`gentle-shell: could not run Pi's update --extensions: ${outcome.failed}`);
+  return 1;
 }

@@ -1,13 +1,15 @@
 /**
  * Signals while a child runs with our terminal (Pi started by the engine where
- * there is no execve, Pi's update --extensions).
+ * there is no execve, the new launcher after Update now, Pi's update
+ * --extensions).
  *   - POSIX: SIGINT, SIGTERM and SIGHUP that reach us are passed on to it.
  *   - Windows: Ctrl+C and Ctrl+Break reach every process on the console, the
  *     child included, and it decides. Passing them on would be
  *     TerminateProcess (what child.kill does there), so Pi would die instead
  *     of handling its own Ctrl+C: we only ignore them until it exits.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { constants } from "node:os";
 
 export interface SignalPlan {
   forward: NodeJS.Signals[];
@@ -33,4 +35,42 @@ export function shareSignals(child: ChildProcess, platform: NodeJS.Platform = pr
   child.once("exit", undo);
   child.once("error", undo);
   return undo;
+}
+
+/**
+ * The one way a child with our terminal is started (Pi where there is no
+ * execve, the new launcher after Update now, Pi's update --extensions):
+ * stdio inherited, the console shown, signals shared as planned above.
+ */
+export function startInTerminal(file: string, args: string[], options: { env: Record<string, string | undefined>; verbatim?: boolean }): ChildProcess {
+  const child = spawn(file, args, {
+    stdio: "inherit",
+    env: options.env as NodeJS.ProcessEnv,
+    windowsVerbatimArguments: options.verbatim ?? false,
+    windowsHide: false,
+  });
+  shareSignals(child);
+  return child;
+}
+
+/** What a child in our terminal came to: its exit code, or why it never started. */
+export type ChildOutcome = { code: number } | { failed: string };
+
+export interface ExitingChild {
+  once(event: "error", listener: (error: Error) => void): unknown;
+  once(event: "exit", listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown;
+}
+
+export function childOutcome(child: ExitingChild): Promise<ChildOutcome> {
+  return new Promise((resolve) => {
+    child.once("error", (error) => resolve({ failed: error.message }));
+    child.once("exit", (code, signal) => resolve({ code: exitCode(code, signal) }));
+  });
+}
+
+/** The one exit-code rule, a shell's: a child killed by a signal is 128 + its number. */
+export function exitCode(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const number = signal ? constants.signals[signal] : undefined;
+  return number ? 128 + number : 1;
 }
