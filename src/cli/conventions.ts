@@ -13,6 +13,7 @@ export const EXIT_CODE_LINES: readonly string[] = [
   `  ${EXIT.setupFailed}   installed, but the last step, gentle-shell setup, failed (the install works)`,
   `  ${EXIT.unchanged}   nothing was changed: a dry run, a declined question, or blocked (no terminal to ask, nothing to do)`,
   `  ${EXIT.bug}  a bug (printed with its stack; please report it)`,
+  `  ${EXIT.interrupted} stopped by Ctrl+C`,
 ];
 
 export const KNOB_LINES: readonly string[] = [

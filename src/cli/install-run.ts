@@ -21,7 +21,7 @@ import { redactText } from "../core/secrets";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
-import { windowsRegistry } from "../install/path/registry";
+import { windowsRegistry } from "../install/path/windows-registry";
 import { runWindowsPowerShell } from "../io/powershell";
 import type { StepOutcome } from "../install/plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";

@@ -1,22 +1,22 @@
-import { recordChannel } from "../install/launcher-config";
+import { recordChannel } from "../install/launcher-config-file";
 import { defineCommand } from "citty";
 import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
-import { migrationGate, olderThanGlobal, removalCommand } from "../core/global-shell";
+import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
 import { redactText } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { checkSourceReachable } from "../install/source-check";
 import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
-import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
+import { findGlobalShell, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
 import { jsonError, jsonFields } from "./json";
 import { recordEnd, recordPlan, type PlanEntry } from "./install-json";
-import { spaceLine } from "../core/space";
+import { spaceLine } from "../core/space-need";
 import { hostTarget } from "../core/host";
 import { freeSpace } from "../io/disk";
-import { installSpace } from "../install/space";
+import { installSpace } from "../install/space-check";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
 export const SETUP_FAILED_EXIT = EXIT.setupFailed;

@@ -10,14 +10,6 @@ import type { Env } from "../core/environment";
 import { EXIT, UserError } from "../core/errors";
 import { checkRelease, checkSource } from "./install-run";
 
-/** The knobs, with the flag each stands for. */
-export const KNOBS = [
-  ["GENTLE_SHELL_SOURCE", "--source"],
-  ["GENTLE_SHELL_RELEASE", "--release"],
-  ["GENTLE_SHELL_NO_MODIFY_PATH", "--no-modify-path"],
-  ["GENTLE_SHELL_QUIET", "--quiet"],
-] as const;
-
 export interface KnobFlags {
   source?: string;
   release?: string;

@@ -1,13 +1,13 @@
-import { recordChannel } from "../install/launcher-config";
+import { recordChannel } from "../install/launcher-config-file";
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
-import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/global-shell";
+import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/migration-rules";
 import { askLine } from "../io/prompt";
 import { checkSourceReachable } from "../install/source-check";
 import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
-import { findGlobalShell, removeAfterInstall, shadowWarning } from "./global-shell";
+import { findGlobalShell, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { releaseFirst } from "./release-first";
 
 export const migrateCommand = defineCommand({

@@ -14,6 +14,8 @@ export const EXIT = {
   setupFailed: 3,
   /** Nothing was changed: a dry run, a declined question, or a command blocked before it changed anything (no terminal to ask, nothing to do). */
   unchanged: 4,
+  /** Stopped by Ctrl+C at one of our questions (a shell's 128 + SIGINT). */
+  interrupted: 130,
   /** An internal error: a bug, with its stack printed. */
   bug: 70,
 } as const;

@@ -36,7 +36,7 @@ export interface Layout {
   ripgrepDir: string;
   /** <agent home>/bin: where Pi looks for fd and rg before PATH (getBinDir in Pi's config.js). */
   agentBin: string;
-  /** registryRecord: the registry our npm reported by default, with what it was read from (install/registry.ts). */
+  /** registryRecord: the registry our npm reported by default, with what it was read from (install/npm-registry.ts). */
   npm: { prefix: string; cache: string; globalconfig: string; registryRecord: string };
   pnpm: { home: string; store: string; cache: string; state: string; config: string; npmrc: string };
   gentleAi: string;

@@ -1,7 +1,7 @@
 /**
  * The record of the registry our npm reports by default (issue 11, Startup
  * offer fixes). When the prefix npmrc names no registry, the install and
- * upgrade ask our npm (`npm config get registry`, install/registry.ts); the
+ * upgrade ask our npm (`npm config get registry`, install/npm-registry.ts); the
  * startup offer must ask the same registry, but within its 1.5 s, and
  * starting npm costs a few hundred milliseconds. So the offer keeps npm's
  * answer in <prefix>/npm/registry.json together with a fingerprint of

@@ -135,10 +135,3 @@ export function checkAsset(release: SignedRelease, name: string, bytes: Buffer |
     );
   }
 }
-
-/** What a download of a listed asset must match, for the streaming verifier. */
-export function assetExpected(release: SignedRelease, name: string, maxBytes: number): { name: string; sha256: string; size: number; maxBytes: number } {
-  const entry = release.assets[name];
-  if (!entry) throw new Error(`the signed manifest of Gentle Shell ${release.shell} does not list ${name}; it is not used`);
-  return { name: `${name} of Gentle Shell ${release.shell}`, sha256: entry.sha256, size: entry.size, maxBytes: Math.max(maxBytes, entry.size) };
-}

@@ -9,6 +9,7 @@
  * Each prints one JSON line. The launcher never passes this flag, so no
  * gentle-shell argument reaches it.
  */
+import { EXIT } from "../core/errors";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname } from "pathe";
@@ -53,7 +54,7 @@ export async function runInternal(args: string[]): Promise<number> {
   const reply = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
   if (command === "functions") {
     reply({ functions: MODULE_FUNCTIONS, engine: SETUP_VERSION });
-    return 0;
+    return EXIT.ok;
   }
   if (command === "ensure-runtime") {
     const sourceIndex = rest.indexOf("--source");
@@ -69,17 +70,17 @@ export async function runInternal(args: string[]): Promise<number> {
     // --launcher-script: the launcher-script answer too, which spares the upgrade one more start of this engine.
     const launcher = rest.includes("--launcher-script") ? { launcher: launcherScript(layout) } : {};
     reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) }, ...launcher });
-    return 0;
+    return EXIT.ok;
   }
   if (command === "launcher-script") {
     reply(launcherScript(layout));
-    return 0;
+    return EXIT.ok;
   }
   if (command === "ensure-launcher") {
     const { launcher, status } = await ensureLauncher(layout);
     reply({ launcher, status });
-    return 0;
+    return EXIT.ok;
   }
   process.stderr.write(`gentle-shell: unknown internal command ${JSON.stringify(command)}\n`);
-  return 2;
+  return EXIT.usage;
 }

@@ -4,7 +4,7 @@
  * dispatches: --version, upgrade, setup, memory migrate, self-uninstall, the
  * startup update offer. Anything else gets the final pre-Pi Engram decision
  * ("Engram startup safety"), Pi's npmCommand, the gentle-engram companion
- * (./companion/) and Pi's own tools (./pi-tools.ts), then execs the exact
+ * (./companion/) and Pi's own tools (./pi-tools-provision.ts), then execs the exact
  * pinned Pi, with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
@@ -31,7 +31,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
       // A self-uninstall killed partway can leave an install its own engine no longer accepts: the setup binary finishes it.
       const finish = args[0] === "self-uninstall" ? "; finish removing Gentle Shell with gentle-shell-setup uninstall" : "";
       io.err(`gentle-shell: ${finish ? error.message.replace(/\.$/, "") : error.message}${finish}`);
-      return 1;
+      return EXIT.failure;
     }
     throw error;
   }
@@ -39,7 +39,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   if (install.verifyOnly) {
     // GENTLE_SHELL_VERIFY_VERSION is honoured for --version only.
     io.err(`gentle-shell: versions/${install.id} is not the active version`);
-    return 1;
+    return EXIT.failure;
   }
   // Shell's own commands are strict, and answer --help with their usage (./strict.ts).
   const own = await ownCommandCheck(args, io);
@@ -49,7 +49,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     const options = parseUpgradeArgs(args.slice(1));
     if (typeof options === "string") {
       io.err(`gentle-shell: ${options}`);
-      return 2;
+      return EXIT.usage;
     }
     return upgradeBundled(install, env, options, io);
   }
@@ -67,7 +67,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     if (typeof options === "string") {
       if (args.includes("--json")) io.out(statusUsageDocument(options));
       io.err(`gentle-shell: ${options}`);
-      return 2;
+      return EXIT.usage;
     }
     return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, io);
   }
@@ -86,7 +86,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     const options = parseUninstallArgs(args.slice(1));
     if (typeof options === "string") {
       io.err(`gentle-shell: ${options}`);
-      return 2;
+      return EXIT.usage;
     }
     return selfUninstallBound(install.layout, env, options, io);
   }
@@ -119,7 +119,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   }
   // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
   // only for a Pi session (help, --version and Pi's subcommands never download anything).
-  if (launchKind(args) === "final") await (await import("./pi-tools")).provisionPiTools(install, env, args, io, { launch: true });
+  if (launchKind(args) === "final") await (await import("./pi-tools-provision")).provisionPiTools(install, env, args, io, { launch: true });
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
   if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
   return execPi(install, piArguments(install, args), childEnv, io);
@@ -139,12 +139,12 @@ async function printVersion(install: BundledInstall, env: Env, io: Output): Prom
     if (code !== 0 || reported !== install.pi) {
       // A verification reports the fact only: the upgrade asking is what would act on it.
       io.err(`gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || stderr.slice(0, 200))}.`);
-      return 1;
+      return EXIT.failure;
     }
   }
   io.out(`gentle-shell ${install.shell}`);
   io.out(`pi ${install.pi}`);
-  return 0;
+  return EXIT.ok;
 }
 
 /** The pinned Pi's own --version: its exit code, what it printed, and its standard error. */
@@ -178,7 +178,7 @@ async function execPi(install: BundledInstall, args: string[], env: Env, io: Out
   const outcome = await childOutcome(startInTerminal(node, [install.piCli, ...args], { env }));
   if ("code" in outcome) return outcome.code;
   io.err(`gentle-shell: could not start Pi: ${outcome.failed}`);
-  return 1;
+  return EXIT.failure;
 }
 
 /** For Shell's own commands: their usage for --help (0), a refusal for a stray word (2); null otherwise. */

@@ -6,6 +6,7 @@
  * with pi findable on PATH, Gentle AI's isolation variables, and the
  * persona files it may rewrite restored afterwards.
  */
+import { EXIT } from "../core/errors";
 import { spawn } from "node:child_process";
 import type { Output } from "../core/errors";
 import { promises as fs } from "node:fs";
@@ -150,7 +151,7 @@ export async function setupRun(install: BundledInstall, env: Env, args: string[]
   const err = (line: string) => io.err(`gentle-shell: ${line}`);
   const fail = (message: string, reason: string): SetupResult => {
     if (!options.firstUse) err(message);
-    return { code: 1, reason };
+    return { code: EXIT.failure, reason };
   };
   // The install lock: no upgrade or self-uninstall works in the prefix while setup writes to it.
   let lock: Awaited<ReturnType<typeof acquireInstallLock>>;
@@ -200,7 +201,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     }
   }
   // Pi's own tools, from the same source while it is at hand (an offline bundle, a mirror).
-  if (!looksOnly) await (await import("./pi-tools")).provisionPiTools(install, env, [], io, { launch: false });
+  if (!looksOnly) await (await import("./pi-tools-provision")).provisionPiTools(install, env, [], io, { launch: false });
   const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;
@@ -229,7 +230,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     const child = spawn(gentleAi, ["install", "--agent", "pi", ...args], { stdio: "inherit", env: setupEnv as NodeJS.ProcessEnv, cwd: home });
     child.on("error", (error) => resolve(fail(`could not start gentle-ai: ${error.message}`, `gentle-ai could not be started: ${error.message}`)));
     child.on("exit", (c, signal) => {
-      const code = c ?? (signal ? 130 : 1);
+      const code = c ?? (signal ? EXIT.interrupted : EXIT.failure);
       resolve(code === 0 ? { code } : { code, reason: signal ? `Gentle AI was stopped by ${signal}` : `Gentle AI exited with code ${code}` });
     });
   });

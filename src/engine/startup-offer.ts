@@ -4,10 +4,11 @@
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
  * No update runs without an explicit choice.
  */
+import { EXIT } from "../core/errors";
 import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
-import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease, type Choice } from "../core/startup-offer";
-import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config";
+import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
+import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";
 import { readTextOrNull } from "../io/files";
 import type { BundledInstall } from "./bundled";
 
@@ -32,7 +33,7 @@ const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFE
 export async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
   const deadline = Date.now() + ms;
   // Only a launch that may offer asks the registry: the download code loads then, not on every start.
-  const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/registry"), import("../install/release")]);
+  const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/npm-registry"), import("../install/release")]);
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
   const registry = await recordedRegistry(install.layout, npmrc, env, ms);
   const left = deadline - Date.now();
@@ -107,7 +108,7 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
   if (choice === "cancel") {
     io.err("gentle-shell: cancelled.");
     // At once: an idle keep-alive connection to the registry must not hold the exit back.
-    process.exit(130);
+    process.exit(EXIT.interrupted);
   }
   if (choice === "not-now") return null;
   if (choice === "skip") {
@@ -137,7 +138,7 @@ export async function startupOffer(install: BundledInstall, env: Env, args: stri
   const result = await relaunch(plan, adapter);
   if ("failed" in result) {
     io.err(`gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${result.failed}); run gentle-shell again.`);
-    return 1;
+    return EXIT.failure;
   }
   // At once, with the new Shell's code: nothing of this process (an idle registry connection) may hold it back.
   process.exit(result.code);

@@ -7,6 +7,7 @@
  * "all" forms then send `update --extensions` to Pi through the launcher's
  * normal Pi path, also when the Pi update failed. Every other form is Pi's.
  */
+import { EXIT } from "../core/errors";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { tildifyText } from "../core/layout";
@@ -22,7 +23,7 @@ import { childOutcome, startInTerminal } from "../io/child-signals";
 import { readTextOrNull } from "../io/files";
 import { currentEngine } from "../install/activate";
 import { removeOwnFolder } from "../io/own-dir";
-import { configuredRegistry } from "../install/registry";
+import { configuredRegistry } from "../install/npm-registry";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { packageDocument } from "../install/release";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version";
@@ -36,7 +37,7 @@ export async function updateCommand(install: BundledInstall, env: Env, args: str
   if (form.kind === "pass") return null;
   if (form.kind === "refuse") {
     io.err(`gentle-shell: ${form.message}`);
-    return 2;
+    return EXIT.usage;
   }
   const { layout } = install;
   let failed = false;
@@ -54,7 +55,7 @@ export async function updateCommand(install: BundledInstall, env: Env, args: str
     io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     failed = true;
   }
-  if (!form.all) return failed ? 1 : 0;
+  if (!form.all) return failed ? EXIT.failure : EXIT.ok;
   const extensions = await piExtensionsUpdate(install, env, form.trust, io);
   return failed ? 1 : extensions;
 }
@@ -124,10 +125,10 @@ async function piExtensionsUpdate(install: BundledInstall, env: Env, trust: stri
     engine = await currentEngine(layout);
   } catch (error) {
     io.err(`gentle-shell: could not run Pi's update --extensions: ${(error as Error).message}`);
-    return 1;
+    return EXIT.failure;
   }
   const outcome = await childOutcome(startInTerminal(layout.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "update", "--extensions", ...trust], { env }));
   if ("code" in outcome) return outcome.code;
   io.err(`gentle-shell: could not run Pi's update --extensions: ${outcome.failed}`);
-  return 1;
+  return EXIT.failure;
 }

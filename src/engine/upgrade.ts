@@ -4,6 +4,7 @@
  * Every step before the switch can fail without changing current; a version
  * folder this command installed is removed again when it does.
  */
+import { EXIT } from "../core/errors";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { sourceFile } from "./install-source";
 import { promises as fs } from "node:fs";
@@ -18,7 +19,7 @@ import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory } from "../install/activate";
-import { configuredRegistry } from "../install/registry";
+import { configuredRegistry } from "../install/npm-registry";
 import { installBundleVersion } from "../install/offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease } from "../install/offline/open";
 import { verifyBundle } from "../install/offline/verify";
@@ -74,7 +75,7 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
     return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
   } catch (error) {
     io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
-    return 1;
+    return EXIT.failure;
   } finally {
     if (lock) {
       // Fetched assets and a staged bundle store: ours, under the lock.
@@ -98,7 +99,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   const latest = bundle ? bundle.manifest.shell : await latestRelease(registry, npmrc, env);
   if (compareVersions(latest, install.shell) < 0) {
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
-    return 0;
+    return EXIT.ok;
   }
   // A bundle gets the whole check of `gentle-shell-setup verify`, from this installed (trusted) engine.
   if (bundle) {
@@ -117,7 +118,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   // 2. Already there.
   if (id === install.id) {
     out(`Gentle Shell ${shell} with Pi ${pi} is already current; nothing was changed.`);
-    return 0;
+    return EXIT.ok;
   }
   const refusal = bundle ? offlineRefusal(pair) : null;
   if (refusal) throw new Error(refusal);
@@ -149,7 +150,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     out,
   });
   out(`Gentle Shell ${shell} with Pi ${pi} is now current (was ${install.id}). \`gentle-shell upgrade --rollback\` goes back.`);
-  return 0;
+  return EXIT.ok;
 }
 
 async function rollback(install: BundledInstall, env: Env, out: (l: string) => void): Promise<number> {
@@ -164,7 +165,7 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
   }
   if (!target) {
     out("There is no other installed Gentle Shell version to roll back to; nothing was changed.");
-    return 1;
+    return EXIT.failure;
   }
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
@@ -180,5 +181,5 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
     throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${install.id}`);
   }
   out(`Rolled back: ${target} is current again (was ${install.id}).`);
-  return 0;
+  return EXIT.ok;
 }

@@ -29,7 +29,7 @@ import { activateVersion } from "./activate";
 import { buildDistribution } from "./distribution";
 import { ensureLauncher } from "./launcher";
 import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
-import { configuredRegistry } from "./registry";
+import { configuredRegistry } from "./npm-registry";
 import { acquireGo } from "./runtime/go";
 import { ensureRuntimes } from "./runtime/index";
 import { installVersion } from "./version";

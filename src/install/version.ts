@@ -21,7 +21,7 @@ import { isAlive } from "../io/process";
 import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
-import { isDiskFull } from "../core/space";
+import { isDiskFull } from "../core/space-need";
 import { ENGINE_START_PATH, engineStartScript } from "./engine-start";
 import { stepMark } from "../io/step-times";
 import { VERSION_MARKER } from "./version-marker";

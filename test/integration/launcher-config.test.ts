@@ -9,7 +9,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prefixLayout, type Layout } from "../../src/core/layout";
-import { launcherConfigPath, recordChannel } from "../../src/install/launcher-config";
+import { launcherConfigPath, recordChannel } from "../../src/install/launcher-config-file";
 import { productionPins } from "../../src/pins/production";
 import { scratchDir } from "../support/scratch";
 

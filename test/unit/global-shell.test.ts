@@ -1,5 +1,5 @@
 /**
- * Migration from a global install, the pure decisions (src/core/global-shell.ts):
+ * Migration from a global install, the pure decisions (src/core/migration-rules.ts):
  * installOwner, migrationGate, the removal command and question, the
  * answers, and how the user's manager is started on Windows.
  */
@@ -16,7 +16,7 @@ import {
   removalQuestion,
   type ManagerReport,
   type Owner,
-} from "../../src/core/global-shell";
+} from "../../src/core/migration-rules";
 
 const none = (manager: "npm" | "pnpm", executable: string | null = `/usr/bin/${manager}`): ManagerReport => ({
   manager,

@@ -1,6 +1,6 @@
 /**
- * Pi's own tools (src/core/pi-tools.ts, src/engine/pi-tools.ts,
- * src/install/runtime/pi-tools.ts): when the launcher provisions fd and rg
+ * Pi's own tools (src/core/pi-tool-rules.ts, src/engine/pi-tools-provision.ts,
+ * src/install/runtime/pi-tool-runtime.ts): when the launcher provisions fd and rg
  * into <agent home>/bin, and that it never touches a file that is not ours.
  * The verified copies under runtime/ are laid out by hand here, so nothing is
  * downloaded; the made-up sha256 of the test pins is never checked against
@@ -23,9 +23,9 @@ import {
   toolMember,
   versionOutputMatches,
   type ToolFacts,
-} from "../../src/core/pi-tools";
-import { ensurePiTools, piToolLines } from "../../src/engine/pi-tools";
-import { removeOwnTool, toolPresence, toolRuntimeFile } from "../../src/install/runtime/pi-tools";
+} from "../../src/core/pi-tool-rules";
+import { ensurePiTools, piToolLines } from "../../src/engine/pi-tools-provision";
+import { removeOwnTool, toolPresence, toolRuntimeFile } from "../../src/install/runtime/pi-tool-runtime";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { productionPins } from "../../src/pins/production";
 import { has, requires } from "../support/capabilities";

@@ -1,11 +1,11 @@
 /**
- * The space an install needs (core/space.ts): only sizes the pins or the
+ * The space an install needs (core/space-need.ts): only sizes the pins or the
  * signed manifest record count, each archive twice (itself and as much again
  * unpacked); a pin without a size is named as unknown, never guessed; the
  * sentences carry the folder and both numbers.
  */
 import { describe, expect, it } from "vitest";
-import { diskFull, isDiskFull, notEnoughSpace, showBytes, spaceLine, spaceNeeded } from "../../src/core/space";
+import { diskFull, isDiskFull, notEnoughSpace, showBytes, spaceLine, spaceNeeded } from "../../src/core/space-need";
 import { productionPins } from "../../src/pins/production";
 import type { Pins } from "../../src/pins/types";
 

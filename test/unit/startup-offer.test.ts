@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseLauncherConfig } from "../../src/core/launcher-config";
-import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease } from "../../src/core/startup-offer";
+import { parseLauncherConfig } from "../../src/core/launcher-settings";
+import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease } from "../../src/core/offer-rules";
 
 describe("which launches check for an update", () => {
   it("plain startup and --continue/--resume in a terminal", () => {

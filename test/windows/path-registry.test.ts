@@ -12,7 +12,7 @@ import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { runWindowsPowerShell } from "../../src/io/powershell";
 import { removePathEntry } from "../../src/install/path/apply";
-import { windowsRegistry } from "../../src/install/path/registry";
+import { windowsRegistry } from "../../src/install/path/windows-registry";
 import { bundledPathStep } from "../../src/install/path/step";
 
 function requireWindows(): void {

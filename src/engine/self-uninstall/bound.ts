@@ -13,7 +13,7 @@ import type { UninstallOptions } from "./plan";
 export async function selfUninstallBound(layout: Layout, env: Env, options: UninstallOptions, io: Output): Promise<number> {
   const { askOnTerminal, selfUninstall } = await import("./run");
   if (layout.platform !== "win32") return selfUninstall(layout, env, options, { ...io, ask: askOnTerminal });
-  const { windowsRegistry } = await import("../../install/path/registry");
+  const { windowsRegistry } = await import("../../install/path/windows-registry");
   const { runWindowsPowerShell, startDetachedPowerShell } = await import("../../io/powershell");
   const { windowsRemovalScheduler } = await import("./windows-removal");
   return selfUninstall(layout, env, options, {

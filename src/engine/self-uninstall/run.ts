@@ -16,14 +16,14 @@ import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
 import { askLine } from "../../io/prompt";
 import { removePathEntry } from "../../install/path/apply";
-import type { RegistryAdapter } from "../../install/path/registry";
+import type { RegistryAdapter } from "../../install/path/windows-registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 
 async function ask(question: string): Promise<boolean | null> {
   const reply = await askLine(question);
-  if ("interrupt" in reply) process.exit(130);
+  if ("interrupt" in reply) process.exit(EXIT.interrupted);
   return "answer" in reply ? /^y(es)?$/i.test(reply.answer.trim()) : null;
 }
 
@@ -68,7 +68,7 @@ export async function selfUninstall(layout: Layout, env: Env, options: Uninstall
   const notOurs = await checkOwnership(layout);
   if (notOurs) {
     err(`self-uninstall removes only a bundled install in ~/.gentle-shell: ${notOurs}. Nothing was removed.`);
-    return 1;
+    return EXIT.failure;
   }
   // The install lock: an upgrade, an install or a setup working in the prefix finishes first.
   let lock: Lock;
@@ -78,7 +78,7 @@ export async function selfUninstall(layout: Layout, env: Env, options: Uninstall
     );
   } catch (error) {
     err(`${(error as Error).message}. Nothing was removed.`);
-    return 1;
+    return EXIT.failure;
   }
   try {
     return await uninstallLocked(layout, env, options, io, out, err, show, lock);
@@ -144,7 +144,7 @@ async function uninstallLocked(
     }));
     if (result.status === "failed") {
       err(`the PATH entry could not be removed (${result.reason}); nothing else was removed.`);
-      return 1;
+      return EXIT.failure;
     }
     if (result.status === "kept") {
       messages.push(
@@ -177,7 +177,7 @@ async function uninstallLocked(
     err(
       `could not remove ${failed.join(", ")}. ${retry ? "Fix that, then run gentle-shell self-uninstall again." : `Remove ${failed.length === 1 ? "it" : "them"} by hand.`}`,
     );
-    return 1;
+    return EXIT.failure;
   }
   // The lock goes before the prefix, which may then be empty.
   await lock.release();
@@ -196,7 +196,7 @@ async function uninstallLocked(
   if (plan.pathManual) messages.push(plan.pathManual);
   for (const m of messages) out(m);
   out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
-  return 0;
+  return EXIT.ok;
 }
 
 /**
@@ -225,12 +225,12 @@ async function scheduleOnWindows(
     err(
       `the removal of ${files.join(", ")} could not be started (${(error as Error).message}); remove ${files.length === 1 ? "it" : "them"} by hand once gentle-shell has exited.`,
     );
-    return 1;
+    return EXIT.failure;
   }
   out(`✔ ${files.join(", ")} ${files.length === 1 ? "goes" : "go"} once gentle-shell has exited${prefixMayGo ? `, then ${show(layout.prefix)}` : ""}`);
   if (!prefixMayGo) messages.push(`${show(layout.prefix)} holds what the install did not write, so it is kept.`);
   if (pathManual) messages.push(pathManual);
   for (const m of messages) out(m);
   out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
-  return 0;
+  return EXIT.ok;
 }

@@ -16,7 +16,7 @@
  * - A bundle is made in a staging folder beside --out and appears with one
  *   rename, so a failed or interrupted run leaves no half bundle.
  */
-import { PI_TOOLS, toolPin } from "../../core/pi-tools";
+import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "pathe";
@@ -35,7 +35,7 @@ import { ensureRuntimes } from "../runtime/index";
 import { fetchRelease, latestRelease } from "../release";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
 import { userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
-import { configuredRegistry } from "../registry";
+import { configuredRegistry } from "../npm-registry";
 import { downloadPackages } from "./packages";
 import { BUNDLE_LAUNCHERS } from "./launchers";
 import { BUNDLE_MANIFEST, BUNDLE_README, BUNDLE_SUMS, bundleReadme, formatSums, installerName, parseSums, type BundleManifest } from "./format";

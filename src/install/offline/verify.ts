@@ -16,7 +16,7 @@
  * Any other file is reported: a bundle holds nothing its checks do not
  * cover, but README.txt and SHA256SUMS, which are only text.
  */
-import { PI_TOOLS, toolPin } from "../../core/pi-tools";
+import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
 import { promises as fs } from "node:fs";
 import { join, relative } from "pathe";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";

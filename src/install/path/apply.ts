@@ -12,7 +12,7 @@ import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";
 import type { PathReceipt, RemoveResult } from "./receipt";
-import { type RegistryAdapter, requireRegistry } from "./registry";
+import { type RegistryAdapter, requireRegistry } from "./windows-registry";
 import { userPathAppend, userPathHolds, userPathRemove } from "./user-path";
 
 /**

@@ -5,7 +5,7 @@
  */
 import type * as nodeFs from "node:fs";
 import type { UserIds } from "./plan";
-import type { RegistryAdapter } from "./registry";
+import type { RegistryAdapter } from "./windows-registry";
 
 export type PathFs = Pick<
   typeof nodeFs,

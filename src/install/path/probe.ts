@@ -12,7 +12,7 @@ import type { Layout, Platform } from "../../core/layout";
 import type { PathFs, PathIoOptions } from "./fs";
 import { code, NONBLOCK, O, readAll } from "../../io/safe-fs";
 import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./plan";
-import { requireRegistry } from "./registry";
+import { requireRegistry } from "./windows-registry";
 import { localBinLink, profileFiles } from "./shells";
 
 /** A startup file larger than this is not read (and so never edited). */

@@ -1,7 +1,7 @@
 /**
  * The Windows user Path as text (spec: "PATH", "Registry (Windows)"): how
  * our entry is written, found, appended and taken out of the raw value of
- * HKCU\Environment Path. Pure string work; the adapter in `registry.ts`
+ * HKCU\Environment Path. Pure string work; the adapter in `windows-registry.ts`
  * does the registry.
  *
  * The entry is the bin folder (with backslashes) as one more entry of the

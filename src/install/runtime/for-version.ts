@@ -11,7 +11,7 @@ import { hostTarget } from "../../core/host";
 import { parseSource, type Source } from "../../core/source";
 import { buildPins } from "../../pins/index";
 import { readTextOrNull } from "../../io/files";
-import { configuredRegistry } from "../registry";
+import { configuredRegistry } from "../npm-registry";
 import { acquireGo } from "./go";
 import { ensureRuntimes, type RuntimesOutcome } from "./index";
 

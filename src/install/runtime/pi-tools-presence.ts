@@ -1,13 +1,13 @@
 /**
  * Where Pi's own tools are, and whether the one in the agent home is ours
  * (spec: "Launcher in a bundled install", Pi's own tools): what every launch
- * asks, kept apart from acquiring and placing them (./pi-tools.ts), so a
+ * asks, kept apart from acquiring and placing them (./pi-tool-runtime.ts), so a
  * launch that finds them in place loads no archive or download code.
  */
 import { createReadStream } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../../core/layout";
-import { parseToolMarker, toolFileName, toolMarkerName, type PiTool, type ToolPresence } from "../../core/pi-tools";
+import { parseToolMarker, toolFileName, toolMarkerName, type PiTool, type ToolPresence } from "../../core/pi-tool-rules";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 
 export function toolRuntimeDir(layout: Layout, tool: PiTool): string {

@@ -7,7 +7,7 @@ import type { PowerShellRunner } from "../../../src/io/powershell";
 import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
 import { pathEntryPlan } from "../../../src/install/path/plan";
 import { collectPathFacts } from "../../../src/install/path/probe";
-import { windowsRegistry } from "../../../src/install/path/registry";
+import { windowsRegistry } from "../../../src/install/path/windows-registry";
 import { bundledPathStep } from "../../../src/install/path/step";
 import { fakeRegistry, makeLayout, root } from "./temp-home";
 

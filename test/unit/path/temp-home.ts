@@ -10,7 +10,7 @@ import { prefixLayout, type Layout, type Platform } from "../../../src/core/layo
 import { buildPins } from "../../../src/pins";
 import { pathEntryPlan, type PathEntryPlan } from "../../../src/install/path/plan";
 import { collectPathFacts } from "../../../src/install/path/probe";
-import type { RegistryAdapter } from "../../../src/install/path/registry";
+import type { RegistryAdapter } from "../../../src/install/path/windows-registry";
 import { posixLine } from "../../../src/install/path/shells";
 import type { UserPathValue } from "../../../src/install/path/user-path";
 

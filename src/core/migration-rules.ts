@@ -4,7 +4,7 @@
  * what the user's own npm and pnpm report), whether it may move to the
  * bundled install (migrationGate), the command that removes it with its own
  * manager, and the lines that explain the move. Pure; the probes that feed it
- * live in install/global-shell.ts.
+ * live in install/global-package-probe.ts.
  */
 import { tildify, type Platform } from "./layout";
 import { compareVersions, isExactVersion } from "./versions";

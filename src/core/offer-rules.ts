@@ -4,7 +4,7 @@
  * what a key press means. The terminal and network live in
  * src/engine/startup-offer.ts.
  */
-import { withSetting, type LauncherConfig } from "./launcher-config";
+import { withSetting, type LauncherConfig } from "./launcher-settings";
 import { compareVersions, isExactVersion } from "./versions";
 
 export type Env = Record<string, string | undefined>;

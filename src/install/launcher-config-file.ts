@@ -7,7 +7,7 @@
 import { join } from "pathe";
 import type { Env } from "../core/environment";
 import { tildify, type Layout } from "../core/layout";
-import { parseLauncherConfig, recordReleaseChannel, type LauncherConfig } from "../core/launcher-config";
+import { parseLauncherConfig, recordReleaseChannel, type LauncherConfig } from "../core/launcher-settings";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 
 /** GENTLE_SHELL_CONFIG when set, else config/config.json in the prefix. */

@@ -4,13 +4,22 @@
  * then ownerManager: the user's own npm (`npm root -g`) and pnpm
  * (`pnpm ls -g --json`), each found on the user's PATH and started without a
  * shell; and removeGlobalShell, which removes the package with the manager
- * that still owns it. The decisions are core/global-shell.ts's.
+ * that still owns it. The decisions are core/migration-rules.ts's.
  */
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { envValue, type Env } from "../core/environment";
 import { isWithin, type Layout } from "../core/layout";
-import { installOwner, managerInvocation, PACKAGE_NAME, removalArgs, removalCommand, type Manager, type ManagerReport, type Owner } from "../core/global-shell";
+import {
+  installOwner,
+  managerInvocation,
+  PACKAGE_NAME,
+  removalArgs,
+  removalCommand,
+  type Manager,
+  type ManagerReport,
+  type Owner,
+} from "../core/migration-rules";
 import { outputTail, run } from "../io/process";
 import { pathEntries } from "./path/plan";
 import { COMMAND_NAME, commandFileNames } from "./path/shells";

@@ -10,7 +10,7 @@ import {
   toolPin,
   versionOutputMatches,
   type PiTool,
-} from "../../core/pi-tools";
+} from "../../core/pi-tool-rules";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
 import { ensureRealFolder, lstatOrNull, writeFileAtomic } from "../../io/files";
 import { run } from "../../io/process";

@@ -2,7 +2,7 @@
  * The launcher's config.json (spec: "Startup update offer", "Migration from a
  * global install"): shared by the bundled launcher and a global gentle-pi, and
  * kept by self-uninstall. Pure: what the file says and what a change writes;
- * the file itself is src/install/launcher-config.ts.
+ * the file itself is src/install/launcher-config-file.ts.
  */
 
 export interface LauncherConfig {

@@ -1,5 +1,5 @@
 /**
- * A full disk (issue 14): the space an install needs (core/space.ts) against
+ * A full disk (issue 14): the space an install needs (core/space-need.ts) against
  * what is free on the prefix's filesystem, checked before the first download,
  * and any step that meets a full disk ended at once with one sentence naming
  * the folder, what is free and what is needed. What a failed step wrote is
@@ -8,7 +8,7 @@
 import { dirname } from "pathe";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
-import { diskFull, isDiskFull, notEnoughSpace, spaceNeeded, type SpaceNeed } from "../core/space";
+import { diskFull, isDiskFull, notEnoughSpace, spaceNeeded, type SpaceNeed } from "../core/space-need";
 import { freeSpace } from "../io/disk";
 import { isMarkedRuntime as marked } from "./runtime/marker";
 import type { Step } from "./plan";

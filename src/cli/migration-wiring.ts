@@ -4,12 +4,12 @@
  * the install): finding a global Gentle Shell, the gate, the removal and
  * what a new terminal will run afterwards.
  */
-import { migrationGate, removalCommand, type Gate, type Owner } from "../core/global-shell";
+import { migrationGate, removalCommand, type Gate, type Owner } from "../core/migration-rules";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { hostTarget } from "../core/host";
 import type { Pins } from "../pins/types";
-import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-shell";
+import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-package-probe";
 import type { InstallResult } from "../install/bundled-install";
 import { shadowWarningFor } from "../install/path/step";
 

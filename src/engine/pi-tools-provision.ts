@@ -1,6 +1,6 @@
 /**
  * Pi's own tools before Pi starts (spec: "Launcher in a bundled install",
- * Pi's own tools; rules in src/core/pi-tools.ts). For the home Gentle Shell
+ * Pi's own tools; rules in src/core/pi-tool-rules.ts). For the home Gentle Shell
  * owns (agentHomeIsOurs, the same test as Pi's npmCommand), each of fd and
  * ripgrep that is pinned and absent from <agent home>/bin is taken from its
  * verified copy under runtime/, acquired first from the install's source
@@ -13,7 +13,7 @@ import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
 import { hostTarget } from "../core/host";
 import { tildifyText, type Layout } from "../core/layout";
-import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tools";
+import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
 import { parseSource, type Source } from "../core/source";
 import { buildPins } from "../pins/index";
 import type { Pins, Target } from "../pins/types";
@@ -77,7 +77,7 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
         decision = piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
         if (decision.action !== "provision") return { tool, decision };
         // Archive and download code loads only when a tool must be placed (most launches find both in place).
-        const { ensurePiToolRuntime, placePiTool } = await import("../install/runtime/pi-tools");
+        const { ensurePiToolRuntime, placePiTool } = await import("../install/runtime/pi-tool-runtime");
         if (decision.fetch) await ensurePiToolRuntime(runtime, tool);
         return { tool, decision, outcome: await placePiTool(layout, tool, version, { replace: decision.replace }) };
       } catch (error) {
