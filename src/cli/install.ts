@@ -1,3 +1,4 @@
+import { answeredYes } from "../core/answers";
 import { recordChannel } from "../install/launcher-config-file";
 import { defineCommand } from "citty";
 import { askLine } from "../io/prompt";
@@ -99,7 +100,7 @@ export const installCommand = defineCommand({
       // Under --json the question goes to stderr, with the rest of what is not the document.
       const reply = await askLine("Proceed? [Y/n] ", jsonFields() ? process.stderr : process.stdout);
       if ("noTerminal" in reply) throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
-      if (!("answer" in reply) || !/^(y|yes|)$/i.test(reply.answer.trim())) {
+      if (!("answer" in reply) || !answeredYes(reply.answer, "yes")) {
         out("Cancelled: nothing was changed.");
         process.exitCode = EXIT.unchanged;
         jsonError("the install was cancelled at its question; nothing was changed");

@@ -4,6 +4,7 @@
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
  * No update runs without an explicit choice.
  */
+import { fancyOutput } from "../core/terminal-style";
 import { EXIT } from "../core/errors";
 import type { Output } from "../core/errors";
 import type { Env } from "../core/environment";
@@ -48,7 +49,7 @@ export async function latestWithin(install: BundledInstall, env: Env, ms: number
 }
 
 function choose(current: string, latest: string): Promise<Choice | "cancel"> {
-  const color = !process.env.NO_COLOR;
+  const color = fancyOutput(process.stdout, process.env);
   const rose = (s: string) => (color ? `\u001b[38;5;211m${s}\u001b[39m` : s);
   const out = process.stdout;
   let selected = 1;

@@ -4,6 +4,7 @@
  * download, so logs of CI runs and pipes stay readable): also under NO_COLOR,
  * CI and TERM=dumb. --quiet shows none.
  */
+import { fancyOutput as fancyFor } from "../core/terminal-style";
 import cliProgress from "cli-progress";
 
 export interface DownloadProgress {
@@ -105,10 +106,9 @@ export const silentProgress: ProgressReporter = {
   stop() {},
 };
 
-/** Whether `stream` may get bars and colours: a terminal, not TERM=dumb, no NO_COLOR (any non-empty value) and no CI (other than false or 0). */
+/** Whether `stream` may get bars and colours: the one decision (core/terminal-style.ts), with this process's environment by default. */
 export function fancyOutput(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): boolean {
-  const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
-  return Boolean(stream.isTTY) && env.TERM !== "dumb" && !env.NO_COLOR && !ci;
+  return fancyFor(stream, env);
 }
 
 /** Bars when `stream` may have them (fancyOutput), plain lines through `line` otherwise, nothing when quiet. */

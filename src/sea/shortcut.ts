@@ -6,6 +6,7 @@
  * passes the arguments, the environment and whether standard output is a
  * terminal.
  */
+import { fancyOutput } from "../core/terminal-style";
 
 /** What the build rendered: the version line, and the top-level help with and without citty's colours. */
 export interface ShortcutTexts {
@@ -25,11 +26,8 @@ export function shortcutAnswer(args: readonly string[], env: Record<string, stri
     // citty leaves colours out when NO_COLOR=1, TERM=dumb, TEST or CI (read when it loads)...
     const cittyColors = !(env.NO_COLOR === "1" || env.TERM === "dumb" || env.TEST || env.CI);
     const text = cittyColors ? texts.helpColor : texts.help;
-    // ...and the installer strips them unless output may be fancy (fancyOutput in src/io/progress.ts, which
-    // this tiny script cannot import: a terminal, TERM not dumb, no NO_COLOR, CI unset, "false" or "0").
-    const ci = Boolean(env.CI) && env.CI !== "false" && env.CI !== "0";
-    const fancy = isTTY && env.TERM !== "dumb" && !env.NO_COLOR && !ci;
-    return fancy ? text : text.replace(ANSI, "");
+    // ...and the installer strips them unless output may be fancy (the one decision, core/terminal-style.ts).
+    return fancyOutput({ isTTY }, env) ? text : text.replace(ANSI, "");
   }
   return null;
 }

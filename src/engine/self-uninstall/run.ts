@@ -9,6 +9,7 @@
  * the delayed removal (./windows-removal.ts), which runs after this process
  * has exited.
  */
+import { answeredYes } from "../../core/answers";
 import { promises as fs } from "node:fs";
 import { EXIT, type Output } from "../../core/errors";
 import { tildify, type Layout } from "../../core/layout";
@@ -24,7 +25,7 @@ import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-remov
 async function ask(question: string): Promise<boolean | null> {
   const reply = await askLine(question);
   if ("interrupt" in reply) process.exit(EXIT.interrupted);
-  return "answer" in reply ? /^y(es)?$/i.test(reply.answer.trim()) : null;
+  return "answer" in reply ? answeredYes(reply.answer, "no") : null;
 }
 
 /** Why `r` is no longer what the plan saw (lstat again, right before removing it), or null. */
