@@ -3,6 +3,7 @@
  * (`gentle-shell-setup ...`); the launcher `bin/gentle-shell` runs the copy
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
+import { channel } from "./io/console";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
 import { EXIT, isBug, UserError } from "./core/errors";
 import { redactText } from "./core/secrets";
@@ -32,10 +33,10 @@ main().catch((error: unknown) => {
   if (isBug(error)) {
     // A mistake of ours: the stack helps a report; secrets are masked in it too.
     const stack = error instanceof Error && error.stack ? redactText(error.stack) : message;
-    process.stderr.write(`${speaker}: internal error, please report it: ${stack}\n`);
+    channel.error(`${speaker}: internal error, please report it: ${stack}`);
     process.exitCode = EXIT.bug;
     return;
   }
-  process.stderr.write(`${speaker}: ${message}\n`);
+  channel.error(`${speaker}: ${message}`);
   process.exitCode = error instanceof UserError ? error.exitCode : EXIT.failure;
 });

@@ -1,4 +1,5 @@
 /** The installer's command line: one file per command, wiring only. */
+import { channel, printBlock } from "../io/console";
 import { defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
 import { EXIT, UserError } from "../core/errors";
@@ -54,11 +55,11 @@ function plain(text: string): string {
 
 export async function runInstallerCli(args: string[]): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    process.stdout.write(versionLine() + "\n");
+    channel.log(versionLine());
     return;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
-    process.stdout.write(plain(await topHelpText()));
+    printBlock(plain(await topHelpText()));
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
@@ -66,17 +67,17 @@ export async function runInstallerCli(args: string[]): Promise<void> {
   const json = jsonCommand(args);
   if (json && !jsonFields()) return runWithJson(json, () => runInstallerCli(args));
   if (args[0] === "install" && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write(plain(await renderUsage(installCommand, main as never)) + "\n\n" + helpEpilogue());
+    printBlock(plain(await renderUsage(installCommand, main as never)) + "\n\n" + helpEpilogue());
     return;
   }
   if (args[0] === "bundle" && (args.includes("--help") || args.includes("-h"))) {
-    process.stdout.write(plain(await renderUsage(bundleCommand, main as never)) + "\n\n" + helpEpilogue());
+    printBlock(plain(await renderUsage(bundleCommand, main as never)) + "\n\n" + helpEpilogue());
     return;
   }
   if (args[0] === "release" && (args.includes("--help") || args.includes("-h"))) {
     const subs = releaseCommand.subCommands as Record<string, typeof releaseCommand>;
     const sub = args[1] && subs[args[1]] ? subs[args[1]]! : releaseCommand;
-    process.stdout.write(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
+    printBlock(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
     return;
   }
   const simple: Record<string, typeof verifyCommand> = {
@@ -87,7 +88,7 @@ export async function runInstallerCli(args: string[]): Promise<void> {
   };
   if (simple[args[0]!] && (args.includes("--help") || args.includes("-h"))) {
     const epilogue = args[0] === "verify" ? "" : `\n${helpEpilogue(args[0] !== "uninstall")}`;
-    process.stdout.write(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n" + epilogue);
+    printBlock(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n" + epilogue);
     return;
   }
   if (!["install", "migrate", "uninstall", "bundle", "release", "verify", "status"].includes(args[0]!)) {

@@ -4,6 +4,7 @@
  * lock, the steps of src/install/bundled-install.ts with the report lines,
  * and where the install came from remembered for setup and upgrade.
  */
+import { channel } from "../io/console";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -17,7 +18,6 @@ import type { Pins } from "../pins/types";
 import { parseSource } from "../core/source";
 import { isExactVersion } from "../core/versions";
 import { EXIT, UserError } from "../core/errors";
-import { redactText } from "../core/secrets";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
@@ -80,9 +80,9 @@ export function checkRelease(release: string | undefined, from = "--release"): s
   return release;
 }
 
-/** A line on stdout, masked (core/secrets.ts): every line the installer prints goes through here or main.ts. */
+/** A line on stdout, masked (core/secrets.ts), through the one channel (io/console.ts). */
 export const out = (line: string): void => {
-  process.stdout.write(redactText(line) + "\n");
+  channel.log(line);
 };
 
 /** The options `install` and `migrate` share. */

@@ -12,6 +12,7 @@
  * with this binary's own self-uninstall: the same plan, checks and lock, so
  * an interrupted uninstall is never finished by reinstalling.
  */
+import { channel } from "../io/console";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
 import { join } from "pathe";
@@ -62,7 +63,7 @@ export const uninstallCommand = defineCommand({
     if (broken) {
       out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
       const { selfUninstallBound } = await import("../engine/self-uninstall/bound");
-      const io = { out, err: (line: string) => void process.stderr.write(`${line}\n`) };
+      const io = { out, err: (line: string) => channel.error(line) };
       process.exitCode = await selfUninstallBound(
         layout,
         host.env,
@@ -105,9 +106,7 @@ async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<
   // Only our own launcher is run: a file of someone else's at its path is never started.
   const marker = layout.platform === "win32" ? CMD_MARKER : LAUNCHER_MARKER;
   if (!((await readTextOrNull(layout.launcher)) ?? "").split(/\r?\n/).includes(marker)) {
-    process.stderr.write(
-      `gentle-shell-setup: ${tildify(layout.launcher, layout.home)} was not written by gentle-shell-setup, so it is not run; nothing was removed.\n`,
-    );
+    channel.error(`gentle-shell-setup: ${tildify(layout.launcher, layout.home)} was not written by gentle-shell-setup, so it is not run; nothing was removed.`);
     return EXIT.failure;
   }
   let command = layout.launcher;
@@ -116,7 +115,7 @@ async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<
   if (layout.platform === "win32") {
     const id = await readCurrent(layout);
     if (!id) {
-      process.stderr.write("gentle-shell-setup: no active Gentle Shell version; run the Gentle Shell installer again, then uninstall.\n");
+      channel.error("gentle-shell-setup: no active Gentle Shell version; run the Gentle Shell installer again, then uninstall.");
       return EXIT.failure;
     }
     command = layout.node;
@@ -133,7 +132,7 @@ async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<
       windowsHide: false,
     });
     child.on("error", (error) => {
-      process.stderr.write(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.\n`);
+      channel.error(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.`);
       resolve(EXIT.failure);
     });
     child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : EXIT.failure)));

@@ -9,6 +9,7 @@
  * Each prints one JSON line. The launcher never passes this flag, so no
  * gentle-shell argument reaches it.
  */
+import { channel } from "../io/console";
 import { EXIT } from "../core/errors";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
@@ -51,7 +52,7 @@ export async function runInternal(args: string[]): Promise<number> {
   const env = process.env as Env;
   const [command, ...rest] = args;
   const layout = ownLayout(env);
-  const reply = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
+  const reply = (value: unknown) => channel.log(JSON.stringify(value));
   if (command === "functions") {
     reply({ functions: MODULE_FUNCTIONS, engine: SETUP_VERSION });
     return EXIT.ok;
@@ -81,6 +82,6 @@ export async function runInternal(args: string[]): Promise<number> {
     reply({ launcher, status });
     return EXIT.ok;
   }
-  process.stderr.write(`gentle-shell: unknown internal command ${JSON.stringify(command)}\n`);
+  channel.error(`gentle-shell: unknown internal command ${JSON.stringify(command)}`);
   return EXIT.usage;
 }

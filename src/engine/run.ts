@@ -121,7 +121,12 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   // only for a Pi session (help, --version and Pi's subcommands never download anything).
   if (launchKind(args) === "final") await (await import("./pi-tools-provision")).provisionPiTools(install, env, args, io, { launch: true });
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
-  if (showsShellHelp(args)) await new Promise<void>((done) => process.stdout.write(`${shellHelpLines().join("\n")}\n`, () => done()));
+  if (showsShellHelp(args)) {
+    // Ours first, then Pi's own help: flushed before Pi replaces this process.
+    const { channel, stdoutFlushed } = await import("../io/console");
+    channel.log(shellHelpLines().join("\n"));
+    await stdoutFlushed();
+  }
   return execPi(install, piArguments(install, args), childEnv, io);
 }
 

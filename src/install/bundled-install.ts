@@ -7,12 +7,12 @@
  * Once they all passed, a new install runs its setup step
  * (src/install/setup-step.ts), whose failure leaves a working install.
  */
+import { channel } from "../io/console";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
-import { redactText } from "../core/secrets";
 import type { Distribution } from "../core/distribution";
 import { runLauncher } from "../io/process";
 import { removeOwnFolder } from "../io/own-dir";
@@ -164,7 +164,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-        const progress = progressFor(process.stderr, (line) => process.stdout.write(`  ${redactText(line)}\n`), env, options.quiet);
+        const progress = progressFor(process.stderr, (line) => channel.log(`  ${line}`), env, options.quiet);
         try {
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
           const checked = before ? await before : "";
@@ -282,7 +282,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   if (mode === "run" && ok) {
     const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: id! }) };
     // Gentle AI's own output follows, on the inherited terminal.
-    process.stdout.write(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder\n`);
+    channel.log(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
     setup = (await runPlan([setupStep], layout.home, options.report))[0]!;
   } else if (mode !== "none") {
     setup = ok

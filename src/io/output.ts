@@ -4,9 +4,9 @@
  * printed). Bound at the edge (the engine's entry, the installer's CLI).
  */
 import type { Output } from "../core/errors";
-import { redactText } from "../core/secrets";
+import { channel } from "./console";
 
 export const stdOutput: Output = {
-  out: (line) => process.stdout.write(`${redactText(line)}\n`),
-  err: (line) => process.stderr.write(`${redactText(line)}\n`),
+  out: (line) => channel.log(line),
+  err: (line) => channel.error(line),
 };

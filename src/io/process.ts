@@ -1,4 +1,5 @@
 /** Running our own runtimes: never through a shell, output captured and bounded. */
+import { channel } from "./console";
 import { spawn } from "node:child_process";
 import { launcherCall } from "../core/cmd-call";
 import type { Env } from "../core/environment";
@@ -82,7 +83,8 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       pending.text += c ? c.toString("utf8") : "";
       const end = c ? pending.text.lastIndexOf("\n") + 1 : pending.text.length;
       if (end === 0) return;
-      process.stderr.write(redactText(pending.text.slice(0, end)));
+      const lines = pending.text.slice(0, end);
+      channel.error(lines.endsWith("\n") ? lines.slice(0, -1) : lines);
       pending.text = pending.text.slice(end);
     };
     const pendingOut = { text: "" };

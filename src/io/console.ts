@@ -1,0 +1,38 @@
+/**
+ * The one output channel (consola, as the design card names it): every line
+ * this process writes for the user goes through `channel`. Its reporter keeps
+ * our sentences byte for byte (no badges, no colours of its own, no
+ * throttling of repeated lines), masks every line with redactText, and sends
+ * errors and warnings to stderr and everything else to stdout. Only the
+ * single executable's tiny main script (src/sea/main.ts), which must answer
+ * --version before any of this loads, writes for itself.
+ */
+import { createConsola, type LogObject } from "consola/core";
+import { redactText } from "../core/secrets";
+
+/** consola's levels: error 0 and warn 1 go to stderr; log 2 and above to stdout. */
+const STDERR_BELOW = 2;
+
+export const channel = createConsola({
+  level: 5,
+  throttle: 0,
+  reporters: [
+    {
+      log(entry: LogObject) {
+        const text = entry.args.map((a) => (typeof a === "string" ? a : String(a))).join(" ");
+        // The stream is looked up at each line: --json points stdout's writes at stderr meanwhile (./stdout-divert.ts).
+        (entry.level < STDERR_BELOW ? process.stderr : process.stdout).write(`${redactText(text)}\n`);
+      },
+    },
+  ],
+});
+
+/** A block that ends with its own newline (a help text), printed as it is. */
+export function printBlock(text: string): void {
+  channel.log(text.endsWith("\n") ? text.slice(0, -1) : text);
+}
+
+/** Resolves once everything written to stdout so far has been handed to the system (before an execve). */
+export function stdoutFlushed(): Promise<void> {
+  return new Promise((done) => process.stdout.write("", () => done()));
+}
