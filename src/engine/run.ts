@@ -1,8 +1,9 @@
 /**
  * The engine: what bin/gentle-shell runs, from the active version (spec:
- * "Launcher in a bundled install"). It resolves the bundled install, then
- * dispatches: --version, upgrade, setup, memory migrate, self-uninstall, the
- * startup update offer. Anything else gets the final pre-Pi Engram decision
+ * "Launcher in a bundled install"). It resolves the bundled install, answers
+ * --version, then looks the words up once in the command table
+ * (./commands.ts: upgrade, update, status, setup, memory migrate,
+ * self-uninstall); then the startup update offer. Anything else gets the final pre-Pi Engram decision
  * ("Engram startup safety"), Pi's npmCommand, the gentle-engram companion
  * (./companion/) and Pi's own tools (./pi-tools-provision.ts), then execs the exact
  * pinned Pi, with the
@@ -41,54 +42,12 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
     io.err(`gentle-shell: versions/${install.id} is not the active version`);
     return EXIT.failure;
   }
-  // Shell's own commands are strict, and answer --help with their usage (./strict.ts).
-  const own = await ownCommandCheck(args, io);
-  if (own !== null) return own;
-  if (args[0] === "upgrade") {
-    const { parseUpgradeArgs, upgradeBundled } = await import("./upgrade");
-    const options = parseUpgradeArgs(args.slice(1));
-    if (typeof options === "string") {
-      io.err(`gentle-shell: ${options}`);
-      return EXIT.usage;
-    }
-    return upgradeBundled(install, env, options, io);
-  }
-  if (args[0] === "update") {
-    // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi below.
-    const { updateCommand } = await import("./update");
-    const updated = await updateCommand(install, env, args.slice(1), io);
-    if (updated !== null) return updated;
-  }
-  if (args[0] === "status") {
-    // issue 14: reads only; the memory decision probes the loopback endpoint (src/engine/status/).
-    const { parseStatusArgs, runStatus, statusUsageDocument } = await import("./status/command");
-    const { hostStatusProbes } = await import("./status/probes");
-    const options = parseStatusArgs(args.slice(1));
-    if (typeof options === "string") {
-      if (args.includes("--json")) io.out(statusUsageDocument(options));
-      io.err(`gentle-shell: ${options}`);
-      return EXIT.usage;
-    }
-    return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, io);
-  }
-  if (args[0] === "setup") {
-    const { runSetup } = await import("./setup");
-    return runSetup(install, env, args.slice(1), io);
-  }
-  if (args[0] === "memory" && args[1] === "migrate") {
-    // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
-    const { memoryMigrate } = await import("./memory/migrate");
-    return memoryMigrate(install.layout, env, args.slice(1), io);
-  }
-  if (args[0] === "self-uninstall") {
-    const { parseUninstallArgs } = await import("./self-uninstall/plan");
-    const { selfUninstallBound } = await import("./self-uninstall/bound");
-    const options = parseUninstallArgs(args.slice(1));
-    if (typeof options === "string") {
-      io.err(`gentle-shell: ${options}`);
-      return EXIT.usage;
-    }
-    return selfUninstallBound(install.layout, env, options, io);
+  // Shell's own commands, each registered once (./commands.ts); null goes on to Pi.
+  const { findEngineCommand, runEngineCommand } = await import("./commands");
+  const own = findEngineCommand(args);
+  if (own) {
+    const code = await runEngineCommand(own, { install, env, io });
+    if (code !== null) return code;
   }
   const { startupOffer } = await import("./startup-offer");
   const offered = await startupOffer(install, env, args, io);
@@ -184,22 +143,4 @@ async function execPi(install: BundledInstall, args: string[], env: Env, io: Out
   if ("code" in outcome) return outcome.code;
   io.err(`gentle-shell: could not start Pi: ${outcome.failed}`);
   return EXIT.failure;
-}
-
-/** For Shell's own commands: their usage for --help (0), a refusal for a stray word (2); null otherwise. */
-async function ownCommandCheck(args: string[], io: Output): Promise<number | null> {
-  const { ownCommand, parseShellCommand } = await import("./strict");
-  const own = ownCommand(args);
-  if (!own) return null;
-  const parsed = parseShellCommand(own.spec, own.rest);
-  if (parsed.kind === "help") {
-    for (const line of parsed.lines) io.out(line);
-    return EXIT.ok;
-  }
-  // memory migrate refuses a stray word itself, naming the one store it migrates (./memory/plan.ts).
-  if (parsed.kind === "refuse" && own.spec.name !== "memory migrate") {
-    io.err(`gentle-shell: ${parsed.message}`);
-    return EXIT.usage;
-  }
-  return null;
 }

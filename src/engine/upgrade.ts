@@ -40,9 +40,13 @@ export interface UpgradeArgs {
 
 export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
   const parsed = parseShellCommand(UPGRADE, args);
-  // --help is answered by the engine before this (./strict.ts).
+  // --help is answered by the engine before this (./commands.ts).
   if (parsed.kind !== "ok") return parsed.kind === "refuse" ? parsed.message : usageLine(UPGRADE);
-  const { given } = parsed;
+  return upgradeOptions(parsed.given);
+}
+
+/** What the spec read, as upgrade's options; a sentence for what the spec allows and upgrade does not. */
+export function upgradeOptions(given: ReadonlyMap<string, string | true>): UpgradeArgs | string {
   const channel = given.get("--channel");
   if (channel !== undefined && channel !== "release") return `the ${channel} channel is not supported by a bundled install yet; it follows releases`;
   const source = given.get("--source") as string | undefined;

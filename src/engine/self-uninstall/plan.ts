@@ -38,9 +38,14 @@ export interface UninstallOptions {
 
 export function parseUninstallArgs(args: string[]): UninstallOptions | string {
   const parsed = parseShellCommand(SELF_UNINSTALL, args);
-  // --help is answered by the engine before this (../strict.ts).
+  // --help is answered by the engine before this (../commands.ts).
   if (parsed.kind !== "ok") return parsed.kind === "refuse" ? parsed.message : usageLine(SELF_UNINSTALL);
-  return { dryRun: parsed.given.has("--dry-run"), yes: parsed.given.has("--yes"), includeShared: parsed.given.has("--include-shared") };
+  return uninstallOptions(parsed.given);
+}
+
+/** What the spec read, as self-uninstall's options. */
+export function uninstallOptions(given: ReadonlyMap<string, string | true>): UninstallOptions {
+  return { dryRun: given.has("--dry-run"), yes: given.has("--yes"), includeShared: given.has("--include-shared") };
 }
 
 /**
