@@ -1,6 +1,6 @@
 /**
  * --json for `install`, `bundle`, `status` and `uninstall` (issue 14): the command runs
- * with stdout diverted to stderr (src/io/stdout-divert.ts), fills in its
+ * with its lines on stderr (src/io/console.ts, documentStdout), fills in its
  * fields, and one document (src/core/json-result.ts, schema in
  * ./schema/result.schema.json) is written on stdout at the end, whether it
  * succeeded, failed, or was refused as a usage error. A thrown error goes on
@@ -10,7 +10,7 @@ import { homedir } from "node:os";
 import { EXIT, isBug, UserError } from "../core/errors";
 import { tildifyText } from "../core/layout";
 import { resultDocument, resultText, type ResultCommand } from "../core/json-result";
-import { divertStdout } from "../io/stdout-divert";
+import { documentStdout } from "../io/console";
 
 const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status", "uninstall"];
 
@@ -42,7 +42,7 @@ export function jsonError(message: string): void {
 export async function runWithJson(command: ResultCommand, body: () => Promise<void>): Promise<void> {
   const run: Run = { fields: {}, error: null };
   current = run;
-  const stdout = divertStdout();
+  const stdout = documentStdout();
   let thrown: unknown = null;
   let failed = false;
   try {

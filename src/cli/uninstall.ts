@@ -12,7 +12,7 @@
  * with this binary's own self-uninstall: the same plan, checks and lock, so
  * an interrupted uninstall is never finished by reinstalling.
  */
-import { channel } from "../io/console";
+import { channel, stdoutForChild } from "../io/console";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
 import { join } from "pathe";
@@ -24,7 +24,6 @@ import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/version";
-import { stdoutForChild } from "../io/stdout-divert";
 import { hostContext, installedLayout, out } from "./install-run";
 import { jsonFields } from "./json";
 import { buildPins } from "../pins/index";

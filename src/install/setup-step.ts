@@ -17,7 +17,7 @@ import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { ENGINE_PATH } from "./version";
-import { stdoutForChild } from "../io/stdout-divert";
+import { stdoutForChild } from "../io/console";
 
 /** What the user runs to set up again. */
 export const SETUP_COMMAND = "gentle-shell setup";

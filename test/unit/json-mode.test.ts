@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXIT, UserError } from "../../src/core/errors";
 import { jsonCommand, jsonError, jsonFields, runWithJson } from "../../src/cli/json";
-import { stdoutForChild } from "../../src/io/stdout-divert";
+import { channel, stdoutForChild } from "../../src/io/console";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 
 let stdout: string;
@@ -40,7 +40,7 @@ afterEach(() => {
 describe("runWithJson", () => {
   it("sends the command's lines to stderr and writes only the document on stdout", async () => {
     await runWithJson("status", async () => {
-      process.stdout.write("a plan line\n");
+      channel.log("a plan line");
       expect(stdoutForChild()).toBe(2);
       Object.assign(jsonFields()!, {});
     });

@@ -1,0 +1,48 @@
+/**
+ * One output channel (issue 26): no module of src/ writes to the process's
+ * stdout or stderr, or to console, except src/io/console.ts (consola and its
+ * reporter, --json's document) and src/sea/main.ts (the single executable's
+ * tiny main script, which answers --version before anything else loads).
+ * Text that is a program of its own (a script handed to another process,
+ * inside a template string) is not ours to route and is read past.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "pathe";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/paths";
+
+const ALLOWED = new Set(["src/io/console.ts", "src/sea/main.ts"]);
+const WRITER = /process\.(stdout|stderr)\.write\b|\bconsole\.(log|error|warn|info|debug)\s*\(/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** The file with every template string's text blanked (a script for another process lives there). */
+function withoutTemplates(text: string): string {
+  return text.replace(/`(?:\\[\s\S]|[^`\\])*`/g, "``");
+}
+
+describe("one output channel", () => {
+  it("nothing in src/ writes to stdout, stderr or console but the channel and the single executable's main script", () => {
+    const found: string[] = [];
+    for (const file of sources(join(REPO_ROOT, "src"))) {
+      const rel = relative(REPO_ROOT, file);
+      if (ALLOWED.has(rel)) continue;
+      withoutTemplates(readFileSync(file, "utf8"))
+        .split("\n")
+        .forEach((line, i) => {
+          if (WRITER.test(line)) found.push(`${rel}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+  });
+
+  it("the check sees a writer where one is", () => {
+    expect(WRITER.test('process.stdout.write("x")')).toBe(true);
+    expect(WRITER.test("console.error(what)")).toBe(true);
+    expect(WRITER.test(withoutTemplates("const s = `console.error(what)`;"))).toBe(false);
+  });
+});
