@@ -6,6 +6,7 @@
  * read named before anything is done.
  */
 import { describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -18,7 +19,7 @@ const f = fixtures();
 async function newHome(): Promise<string> {
   const home = join(scratchDir("gss-cli-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 

@@ -14,6 +14,7 @@
  * when the file ends.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs, statfsSync } from "node:fs";
 import { join } from "pathe";
@@ -37,7 +38,7 @@ async function smallHome(bytes: number): Promise<string> {
   await fs.mkdir(home);
   execFileSync("mount", ["-t", "tmpfs", "-o", `size=${Math.ceil(bytes / MiB)}m,mode=0755`, "tmpfs", home]);
   mounted.push(home);
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 

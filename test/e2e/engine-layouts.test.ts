@@ -7,6 +7,7 @@
  * the fixture binary's install and the installed launcher.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -122,7 +123,7 @@ describe.concurrent("the engine under real-world layouts", () => {
     await fs.writeFile(join(i.prefix, "npm", "npmrc"), `registry=${f.registryUrl}\n`);
     const project = join(i.root, "project");
     await fs.mkdir(project);
-    await fs.writeFile(join(project, ".npmrc"), "registry=http://127.0.0.1:9/\n");
+    await writeNpmrc(project, [registryLine("http://127.0.0.1:9/")]);
     await fs.writeFile(join(project, "package.json"), '{"name":"project"}\n');
     const r = await gs(i, ["upgrade"], {}, project);
     expect(r.stderr).toBe("");

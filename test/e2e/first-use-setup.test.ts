@@ -8,6 +8,7 @@
  * otherwise start the shared server on this machine's 127.0.0.1:7437.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -43,7 +44,7 @@ async function installed(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Prom
   }
   const home = join(scratchDir("gss-first-use-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   // Waited on until it exits: the file's outer limit is the only one.
   const install = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...args], {
     env: homeEnv(home, { SHELL: "/bin/bash", ...extraEnv }),

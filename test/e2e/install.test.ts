@@ -4,6 +4,7 @@
  * working gentle-shell that starts the real Pi.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -23,7 +24,7 @@ function newHome(name = "home"): string {
 
 async function prepareHome(home: string, npmrc = `registry=${f.registryUrl}\n`) {
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), npmrc);
+  await writeNpmrc(home, npmrc);
 }
 
 function install(home: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}, source = f.mirrorUrl) {

@@ -7,6 +7,7 @@
  * with removal). The question is answered in a real terminal (tmux).
  */
 import { describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -34,7 +35,7 @@ interface GlobalHome {
 async function newHome(root: string): Promise<string> {
   const home = join(root, "ho me");
   await fs.mkdir(join(home, ".gentle-shell", "agent"), { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   await fs.writeFile(join(home, ".gentle-shell", "agent", "user-notes.md"), "mine\n");
   return home;
 }

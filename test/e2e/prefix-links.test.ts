@@ -6,6 +6,7 @@
  * target untouched. One HOME, installed once, then each link in turn.
  */
 import { describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -34,7 +35,7 @@ function install(extra: string[] = ["--no-setup"]) {
 describe("links inside the prefix", () => {
   it("refuses a linked pnpm/store/ and bin/ with a sentence, writes nothing into their targets, and keeps a linked tmp/ and its target", async () => {
     await fs.mkdir(join(prefix, "pnpm"), { recursive: true, mode: 0o700 });
-    await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+    await writeNpmrc(home, [registryLine(f.registryUrl)]);
     const store = await target("store-target");
     const bin = await target("bin-target");
     const tmp = await target("tmp-target");

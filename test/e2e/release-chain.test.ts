@@ -7,6 +7,7 @@
  * does not know.
  */
 import { readFileSync } from "node:fs";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
@@ -29,7 +30,7 @@ const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "pac
 async function freshHome(): Promise<string> {
   const home = join(scratchDir("gss-chain-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 

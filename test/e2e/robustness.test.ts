@@ -5,6 +5,7 @@
  * at once; foreign files where ours would go; hostile parent folders.
  */
 import { describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs, readdirSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "pathe";
@@ -21,7 +22,7 @@ const latest = f.releases[f.releases.length - 1]!;
 async function newHome(parent?: string): Promise<string> {
   const home = join(parent ?? scratchDir("gss-robust-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 
@@ -178,7 +179,7 @@ describe("parent folders of HOME change nothing", () => {
     const parent = scratchDir("gss-parent-");
     await fs.writeFile(join(parent, "package.json"), JSON.stringify({ name: "outer", packageManager: "pnpm@9.0.0", type: "module" }));
     await fs.writeFile(join(parent, "pnpm-workspace.yaml"), "packages:\n  - '**'\nminimumReleaseAge: 99999999\nminimumReleaseAgeStrict: true\n");
-    await fs.writeFile(join(parent, ".npmrc"), "registry=http://127.0.0.1:9/\nignore-scripts=true\n");
+    await writeNpmrc(parent, [registryLine("http://127.0.0.1:9/"), "ignore-scripts=true"]);
     const home = await newHome(parent);
     const r = await install(home);
     expect(r.stdout + r.stderr).not.toMatch(/✖/);

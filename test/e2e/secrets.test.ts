@@ -9,6 +9,7 @@
  * each secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -88,7 +89,7 @@ async function expectNoSecret(r: { stdout: string; stderr: string }, prefix: str
 async function newHome(npmrc: string): Promise<string> {
   const home = join(scratchDir("gss-secrets-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), npmrc);
+  await writeNpmrc(home, npmrc);
   return home;
 }
 

@@ -9,6 +9,7 @@
  * install records it too, so even the first launch does not start npm.
  */
 import { describe, expect, it } from "vitest";
+import { writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -78,7 +79,7 @@ describe("the startup offer with npm's default registry", () => {
     await expect(fs.stat(record)).rejects.toThrow();
 
     // Now only npm's built-in config names it, and the installer runs again (the runtime and the version are reused).
-    await fs.writeFile(join(i.home, ".npmrc"), "");
+    await writeNpmrc(i.home, []);
     await fs.writeFile(join(npmDir, "npmrc"), `registry=${f.registryUrl}\n`);
     const again = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell, "--no-setup"], {
       env: i.env,

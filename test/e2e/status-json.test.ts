@@ -7,6 +7,7 @@
  * in the prefix, and of the same install without `current`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -24,7 +25,7 @@ const STEPS = ["claim", "npm-settings", "runtime", "version", "activate", "launc
 async function newHome(name: string): Promise<string> {
   const home = join(scratchDir("gss-status-"), name);
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 

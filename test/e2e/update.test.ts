@@ -7,6 +7,7 @@
  * pair for rollback, and a later upgrade keeps the newer Pi.
  */
 import { describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { PI_PACKAGE } from "../../src/core/distribution";
@@ -44,7 +45,7 @@ async function installOld(): Promise<string> {
   const root = await source;
   const home = join(scratchDir("gss-update-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   const r = await runCommand(f.binary!, ["install", "--yes", "--source", root, "--release", SHELL], {
     env: homeEnv(home, { SHELL: "/bin/bash" }),
     cwd: home,

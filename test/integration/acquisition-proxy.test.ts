@@ -10,6 +10,7 @@
  * through HTTP_PROXY.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, promises as fs, readFileSync } from "node:fs";
@@ -156,7 +157,7 @@ describe("downloads through proxies (node:http and node:https with --use-env-pro
     expect(f.binary, "the fixture binary is built by the global setup").toBeTruthy();
     const home = join(work, "home");
     await fs.mkdir(home, { recursive: true });
-    await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+    await writeNpmrc(home, [registryLine(f.registryUrl)]);
     const scope = await mirrorClient(f.mirrorUrl).scope();
     // The proxied Node archive fails for good (404), so the install stops at the runtime step.
     await scope.setFault(f.pins.node.archives["linux-x64"]!.path, { kind: "status", status: 404 });

@@ -5,6 +5,7 @@
  * pins it was built with (production, or fixture pins from `--pins`).
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -164,11 +165,11 @@ describe("npm run build (host single executable)", () => {
     expect(readFileSync(join(work, "fixture", "gentle-shell-setup.cjs"), "utf8")).not.toContain("__GSS_OFFER_BUDGET_MS__");
   });
 
-  it("a production build has no release key yet, so it trusts no release: the install stops before anything is installed", () => {
+  it("a production build has no release key yet, so it trusts no release: the install stops before anything is installed", async () => {
     const f = fixtures();
     const user = join(work, "production-user");
     mkdirSync(user);
-    writeFileSync(join(user, ".npmrc"), `registry=${f.registryUrl}\n`);
+    await writeNpmrc(user, [registryLine(f.registryUrl)]);
     const result = spawnSync(productionBin, ["install", "--yes", "--no-modify-path", "--source", f.mirrorUrl, "--release", f.releases[0]!.shell], {
       cwd: user,
       env: { PATH: "/usr/bin:/bin", HOME: user },

@@ -6,6 +6,7 @@
  * the offline tests' `unshare -n`): an unshare that fails fails the test.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { createReadStream, promises as fs } from "node:fs";
 import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -67,7 +68,7 @@ afterAll(async () => {
 async function home() {
   const h = join(scratchDir("gss-sh-"), "home");
   await fs.mkdir(h, { recursive: true });
-  await fs.writeFile(join(h, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(h, [registryLine(f.registryUrl)]);
   return h;
 }
 

@@ -11,6 +11,7 @@
  * nothing; `verify` checks a whole bundle from a trusted binary.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { createHash } from "node:crypto";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,7 +44,7 @@ async function newHome(name: string): Promise<string> {
   const home = join(root, name);
   await fs.mkdir(home, { recursive: true });
   // The registry is named, as on the machine the stick came from; inside the namespace nothing answers.
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 

@@ -7,6 +7,7 @@
  * the new gentle-pi for its first requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { join } from "pathe";
@@ -30,7 +31,7 @@ async function releaseHome(): Promise<{ home: string; tmp: string; env: NodeJS.P
   const tmp = join(root, "tmp");
   await fs.mkdir(home, { recursive: true });
   await fs.mkdir(tmp);
-  await fs.writeFile(join(home, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return { home, tmp, env: homeEnv(home, { TMPDIR: tmp }) };
 }
 

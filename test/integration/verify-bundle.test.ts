@@ -5,6 +5,7 @@
  * that are no part of the release are each named.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
@@ -35,7 +36,7 @@ async function tamperedCopy(name: string, rel: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  await fs.writeFile(join(root, ".npmrc"), `registry=${f.registryUrl}\n`);
+  await writeNpmrc(root, [registryLine(f.registryUrl)]);
   const made = await runCommand(f.binary!, ["bundle", "--out", bundle, "--source", f.mirrorUrl, "--release", release.shell], {
     env: homeEnv(root),
     cwd: root,

@@ -10,6 +10,7 @@
  * home of the test's own make install anew.
  */
 import { createHash } from "node:crypto";
+import { registryLine, writeNpmrc } from "./npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { expect } from "vitest";
@@ -65,7 +66,7 @@ export async function installed(f: FixtureInfo, options: InstallOptions = {}): P
 /** The fixture binary's `install --yes` into `home`: its .npmrc and `files` first, then the install, waited on until it exits. */
 async function installInto(f: FixtureInfo, home: string, args: string[], options: InstallOptions): Promise<RunResult> {
   await fs.mkdir(home, { recursive: true });
-  await fs.writeFile(join(home, ".npmrc"), `registry=${options.registry ?? f.registryUrl}\n`);
+  await writeNpmrc(home, [registryLine(options.registry ?? f.registryUrl)]);
   for (const [rel, text] of Object.entries(options.files ?? {})) await fs.writeFile(join(home, rel), text);
   // No limit of its own: the file's outer limit is the only one (an install under load takes minutes).
   return runCommand(f.binary!, ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...args], {
