@@ -25,7 +25,7 @@ import { setupEnvironment } from "../core/environment";
 import type { Output } from "../core/errors";
 import { tildify } from "../core/layout";
 import type { BundledInstall } from "./bundled";
-import { piOptions, piStartsInteractive } from "./pi";
+import { classifyLaunch, type PiLaunch } from "./pi";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "./setup-marker";
 
 function truthy(value: string | undefined): boolean {
@@ -36,19 +36,19 @@ function truthy(value: string | undefined): boolean {
 const SHELL_COMMANDS = new Set(["setup", "upgrade", "update", "self-uninstall", "memory"]);
 
 /** May this launch run first-use setup at all (before looking at the marker)? */
-export function firstUseApplies(args: readonly string[], env: Env, terminal: boolean): boolean {
+export function firstUseApplies(args: readonly string[], env: Env, terminal: boolean, launch: PiLaunch = classifyLaunch(args)): boolean {
   if (!terminal) return false;
   if (args.length > 0 && SHELL_COMMANDS.has(args[0]!)) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never.
   if (env.GENTLE_SHELL_PREFIX) return false;
-  if (truthy(env.PI_OFFLINE) || piOptions(args).some((o) => o.flag === "--offline")) return false;
-  return piStartsInteractive(args);
+  if (truthy(env.PI_OFFLINE) || launch.offlineFlag) return false;
+  return launch.startsInteractive;
 }
 
 /** Run setup once when this launch may and setup has not run yet; never stops the launch. */
-export async function firstUseSetup(install: BundledInstall, env: Env, args: string[], io: Output): Promise<void> {
+export async function firstUseSetup(install: BundledInstall, env: Env, args: string[], io: Output, launch: PiLaunch = classifyLaunch(args)): Promise<void> {
   const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!firstUseApplies(args, env, terminal)) return;
+  if (!firstUseApplies(args, env, terminal, launch)) return;
   const { layout } = install;
   const failed = (reason: string) =>
     io.err(`gentle-shell: first-use setup did not finish (${reason}), so Pi starts without Gentle AI's setup; run gentle-shell setup to try again.`);

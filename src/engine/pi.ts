@@ -88,9 +88,7 @@ export function piReadsVersionOrHelp(args: readonly string[]): boolean {
  * the first word is not a Pi subcommand (`install --help` is that command's help).
  */
 export function piPrintsMainHelp(args: readonly string[]): boolean {
-  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return false;
-  const read = piFlagsRead(args);
-  return read.help && !read.version;
+  return classifyLaunch(args).printsMainHelp;
 }
 
 /**
@@ -100,12 +98,7 @@ export function piPrintsMainHelp(args: readonly string[]): boolean {
  *  - "final": the final pre-Pi decision, the only one that may start a server.
  */
 export function launchKind(args: readonly string[]): "skip" | "classify" | "final" {
-  const first = args[0];
-  if (first !== undefined && PI_SUBCOMMANDS.has(first)) {
-    // `pi install --help`: the subcommand's own help.
-    return args.slice(1).some((a) => a === "--help" || a === "-h") ? "skip" : "classify";
-  }
-  return piReadsVersionOrHelp(args) ? "skip" : "final";
+  return classifyLaunch(args).kind;
 }
 
 /** The options Pi reads as flags in `args` (before Pi's own `--`, and not as another option's value), with the value each takes. */
@@ -131,6 +124,38 @@ const NOT_INTERACTIVE = new Set(["-p", "--print", "--version", "-v", "--help", "
  * flag, --export or --list-models.
  */
 export function piStartsInteractive(args: readonly string[]): boolean {
-  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return false;
-  return piOptions(args).every(({ flag, value }) => !NOT_INTERACTIVE.has(flag) && (flag !== "--mode" || value === "text"));
+  return classifyLaunch(args).startsInteractive;
+}
+
+/** Everything the launcher needs to know of a launch's arguments, read once (runEngine hands it on). */
+export interface PiLaunch {
+  /** What the user typed after gentle-shell. */
+  args: readonly string[];
+  kind: "skip" | "classify" | "final";
+  /** Pi prints its main help, so Gentle Shell's commands come first. */
+  printsMainHelp: boolean;
+  /** Pi opens its interactive session (given a terminal). */
+  startsInteractive: boolean;
+  /** Pi's own --offline flag is given. */
+  offlineFlag: boolean;
+}
+
+export function classifyLaunch(args: readonly string[]): PiLaunch {
+  const subcommand = args.length > 0 && PI_SUBCOMMANDS.has(args[0]!);
+  const read = piFlagsRead(args);
+  const options = piOptions(args);
+  const kind: PiLaunch["kind"] = subcommand
+    ? args.slice(1).some((a) => a === "--help" || a === "-h")
+      ? "skip"
+      : "classify"
+    : read.version || read.help
+      ? "skip"
+      : "final";
+  return {
+    args,
+    kind,
+    printsMainHelp: !subcommand && read.help && !read.version,
+    startsInteractive: !subcommand && options.every(({ flag, value }) => !NOT_INTERACTIVE.has(flag) && (flag !== "--mode" || value === "text")),
+    offlineFlag: options.some((o) => o.flag === "--offline"),
+  };
 }

@@ -17,8 +17,8 @@ import type { Env } from "../core/environment";
 import { hostPlatform } from "../core/host";
 import { bundledChildEnv } from "../core/environment";
 import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
-import { launchKind, piArguments } from "./pi";
-import { shellHelpLines, showsShellHelp } from "./help";
+import { classifyLaunch, piArguments } from "./pi";
+import { shellHelpLines } from "./help";
 
 declare const __filename: string;
 
@@ -53,11 +53,13 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   const offered = await startupOffer(install, env, args, io);
   if (offered !== null) return offered;
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
-  await (await import("./first-use")).firstUseSetup(install, env, args, io);
+  // The launch's arguments, read once for everything below (./pi.ts).
+  const launch = classifyLaunch(args);
+  await (await import("./first-use")).firstUseSetup(install, env, args, io, launch);
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
-  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args }), io);
+  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args, launch }), io);
   const { ensureNpmShim } = await import("../install/runtime/npm-shim");
   const { ensurePiNpmCommand } = await import("./pi-settings");
   let npmReady = false;
@@ -71,16 +73,16 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   }
   // The gentle-engram companion, in the launches first-use setup runs in (src/engine/companion/ensure.ts).
   const { firstUseApplies } = await import("./first-use");
-  if (firstUseApplies(args, env, Boolean(process.stdin.isTTY && process.stdout.isTTY))) {
+  if (firstUseApplies(args, env, Boolean(process.stdin.isTTY && process.stdout.isTTY), launch)) {
     const { ensureCompanion } = await import("./companion/ensure");
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);
   }
   // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
   // only for a Pi session (help, --version and Pi's subcommands never download anything).
-  if (launchKind(args) === "final") await (await import("./pi-tools-provision")).provisionPiTools(install, env, args, io, { launch: true });
+  if (launch.kind === "final") await (await import("./pi-tools-provision")).provisionPiTools(install, env, args, io, { launch: true });
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
-  if (showsShellHelp(args)) {
+  if (launch.printsMainHelp) {
     // Ours first, then Pi's own help: flushed before Pi replaces this process.
     const { channel, stdoutFlushed } = await import("../io/console");
     channel.log(shellHelpLines().join("\n"));

@@ -15,7 +15,7 @@ import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { RUNTIME_MARKER } from "../../install/runtime/marker";
 import { buildPins } from "../../pins/index";
-import { launchKind } from "../pi";
+import { classifyLaunch, type PiLaunch } from "../pi";
 import { headerSignal } from "./contract";
 import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramDecision, type EngramEvidence } from "./decision";
 import { DEFAULT_ENDPOINT, probeCompatibility, probeOlderVersion, readEngramHeader } from "./probe";
@@ -55,6 +55,8 @@ export interface EngramLaunchOptions extends StartOptions {
   phase: "pre-pi" | "setup" | "none";
   /** What the user typed after gentle-shell (for "pre-pi"). */
   args?: readonly string[];
+  /** The launch, already classified (runEngine's one classification); else `args` is. */
+  launch?: PiLaunch;
   /** The bundled core's schema; defaults to the compiled pins. */
   schema?: number | null;
 }
@@ -73,7 +75,7 @@ export interface EngramLaunch {
 export async function engramLaunchEnvironment(layout: Layout, env: Env, options: EngramLaunchOptions): Promise<EngramLaunch> {
   const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;
   const paths = { guard: layout.guard, core: layout.engram, url: `http://${endpoint.host}:${endpoint.port}` };
-  const kind = options.phase === "none" ? "skip" : options.phase === "setup" ? "classify" : launchKind(options.args ?? []);
+  const kind = options.phase === "none" ? "skip" : options.phase === "setup" ? "classify" : (options.launch ?? classifyLaunch(options.args ?? [])).kind;
   let decision: EngramDecision;
   try {
     const base = {
