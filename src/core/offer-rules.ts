@@ -4,6 +4,7 @@
  * what a key press means. The terminal and network live in
  * src/engine/startup-offer.ts.
  */
+import { RELEASE_HOME, RELEASE_TAG_PREFIX } from "./source";
 import { withSetting, type LauncherConfig } from "./launcher-settings";
 import { compareVersions, isExactVersion } from "./versions";
 
@@ -53,7 +54,7 @@ export function keyPress(data: string, selected: number): KeyResult {
 }
 
 export function releaseNotesUrl(version: string): string {
-  return `https://github.com/Gentleman-Programming/gentle-shell/releases/tag/v${version}`;
+  return `https://github.com/${RELEASE_HOME}/releases/tag/${RELEASE_TAG_PREFIX}${version}`;
 }
 
 /** The panel's lines (without colour): current and available versions, the notes link, the three choices. */

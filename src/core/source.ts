@@ -9,14 +9,24 @@ export type Source = { kind: "official"; registry: string } | { kind: "mirror"; 
 
 /** Hosts GitHub sends release downloads on to. */
 export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
-export const SHELL_RELEASES = "https://github.com/Gentleman-Programming/gentle-shell/releases/download";
+/**
+ * The release home (README, "Releasing"): one GitHub repository holds every
+ * release, tagged v<gentle-pi version>: the setup binaries and the installers
+ * (which the one-liners fetch from releases/latest/download, the newest
+ * published release), the distribution assets, the engine and the signed
+ * manifest. install.sh, install.ps1 and release.yml name the same one
+ * (test/unit/release-home.test.ts).
+ */
+export const RELEASE_HOME = "Gentleman-Programming/gentle-shell-setup";
+export const RELEASE_TAG_PREFIX = "v";
+export const SHELL_RELEASES = `https://github.com/${RELEASE_HOME}/releases/download`;
 export const ENGRAM_RELEASES = "https://github.com/Gentleman-Programming/engram/releases/download";
 /** Where Pi itself downloads fd and ripgrep from (dist/utils/tools-manager.js). */
 export const FD_RELEASES = "https://github.com/sharkdp/fd/releases/download";
 export const RIPGREP_RELEASES = "https://github.com/BurntSushi/ripgrep/releases/download";
 
 export function releasePath(shell: string, file: string): string {
-  return `releases/v${shell}/${file}`;
+  return `releases/${RELEASE_TAG_PREFIX}${shell}/${file}`;
 }
 
 /** Where `path` lives in `source`: a URL, or a file path for a folder source. */
