@@ -182,6 +182,8 @@ export function nullPins(pins) {
   for (const tool of ["fd", "ripgrep"]) archives(tool, pins.tools?.[tool]?.archives ?? {}, ["sha256", "size"]);
   // A release whose binaries know no signing key could verify no release at all, its own included.
   if (!pins.release?.keys?.length) found.push("release signing key");
+  // The release's one Pi pin: release.yml builds the distribution with it.
+  if (!pins.release?.pi) found.push("release Pi");
   return found;
 }
 

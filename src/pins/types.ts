@@ -68,6 +68,12 @@ export interface Pins {
   release: {
     keys: ReleaseKey[] | null;
     source: string;
+    /**
+     * The exact Pi the next release pins (the spec's one Pi pin): release.yml
+     * builds the release's distribution with it. null until the maintainers
+     * record it; a release build refuses a null pin (verify-pins --release).
+     */
+    pi: string | null;
   };
   engram: {
     version: string;

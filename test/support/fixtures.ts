@@ -281,7 +281,7 @@ export function fixturePins(built: { node: BuiltFile; engram: BuiltFile; fd: Bui
     },
     pnpm: productionPins.pnpm,
     go: productionPins.go,
-    release: { keys: [FIXTURE_RELEASE_KEY.key], source: "test/support/release-key.ts: the fixture release signing key" },
+    release: { keys: [FIXTURE_RELEASE_KEY.key], source: "test/support/release-key.ts: the fixture release signing key", pi: null },
     engram: {
       ...productionPins.engram,
       source: "test/support/engram.ts: fixture Engram archive (linux-x64 only)",

@@ -4,9 +4,11 @@
  * same tag form, so a release cut as README's "Releasing" says is reachable
  * by curl | sh, irm | iex and the binary itself.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
+import { productionPins } from "../../src/pins/production";
 import { artifactLocation, RELEASE_HOME, RELEASE_TAG_PREFIX, releasePath } from "../../src/core/source";
 import { REPO_ROOT } from "../support/paths";
 
@@ -53,5 +55,17 @@ describe("one release home", () => {
     expect(yml.slice(publish)).not.toContain("gh release create");
     expect(yml).toContain('gh release edit "$GITHUB_REF_NAME" --draft=false --latest');
     for (const create of yml.match(/gh release create [^\n]*/g) ?? []) expect(create).toContain("--draft");
+  });
+
+  it("the release's Pi is the one pin committed in production.ts, read by build/release-pi.mjs, never a variable or an input", () => {
+    const yml = read(".github/workflows/release.yml");
+    expect(yml).toContain('pi="$(node build/release-pi.mjs)"');
+    expect(yml).not.toMatch(/inputs\.pi\b|vars\.GENTLE_SHELL_PI/);
+    // Not recorded yet: the script refuses in one sentence, so no release is cut without it.
+    expect(productionPins.release.pi).toBeNull();
+    const r = spawnSync(process.execPath, [join(REPO_ROOT, "build", "release-pi.mjs")], { encoding: "utf8" });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim()).toBe("release-pi: no exact Pi is recorded in src/pins/production.ts (release.pi); record the Pi this release pins, then tag again");
   });
 });

@@ -13,7 +13,7 @@ import { FIXTURE_RELEASE_KEY, strangerKey } from "../support/release-key";
 
 const root = mkdtempSync(join(tmpdir(), "gss-sign-"));
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
-const pins: Pins = { ...productionPins, kind: "fixture", release: { keys: [FIXTURE_RELEASE_KEY.key], source: "test" } };
+const pins: Pins = { ...productionPins, kind: "fixture", release: { keys: [FIXTURE_RELEASE_KEY.key], source: "test", pi: null } };
 const lock = "lockfileVersion: '9.0'\n";
 
 let n = 0;

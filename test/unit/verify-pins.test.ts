@@ -173,11 +173,12 @@ describe("engramRecords", () => {
 });
 
 describe("nullPins", () => {
-  it("production today: the twelve Engram archive values, the twenty-four fd and ripgrep ones and the release signing key, nothing else", () => {
+  it("production today: the twelve Engram archive values, the twenty-four fd and ripgrep ones, the release signing key and the release's Pi, nothing else", () => {
     expect(nullPins(productionPins)).toEqual([
       ...TARGETS.flatMap((t) => [`engram ${t} sha256`, `engram ${t} size`]),
       ...["fd", "ripgrep"].flatMap((tool) => TARGETS.flatMap((t) => [`${tool} ${t} sha256`, `${tool} ${t} size`])),
       "release signing key",
+      "release Pi",
     ]);
   });
 
@@ -188,6 +189,7 @@ describe("nullPins", () => {
       for (const t of TARGETS) pins.tools[tool].archives[t] = { ...pins.tools[tool].archives[t]!, sha256: fakeSha(t), size: 1 };
     }
     pins.release.keys = [{ publicKey: "A".repeat(43), note: "test" }];
+    pins.release.pi = "1.6.0";
     expect(nullPins(pins)).toEqual([]);
     pins.node.archives["win-arm64"]!.sha256 = null;
     pins.pnpm.integrity = null;
