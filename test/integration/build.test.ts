@@ -121,9 +121,11 @@ describe("npm run build (host single executable)", () => {
     const first = binary.indexOf(script);
     expect(first).toBeGreaterThan(0);
     expect(binary.indexOf(script, first + script.length)).toBe(-1);
-    // The rest of the binary is the pinned Node plus a main script far smaller than the bundle.
+    // The rest of the binary is the pinned Node plus a main script far smaller than the bundle. postject
+    // pads the injected blob to whole 64 KiB pages (a 23 KB larger bundle made the binary 64 KiB larger),
+    // so the bound allows one page of padding beyond the 64 KiB the main script and the blob's headers may take.
     const node = readFileSync(nodeBinary);
-    expect(binary.length - node.length - script.length).toBeLessThan(64 * 1024);
+    expect(binary.length - node.length - script.length).toBeLessThan(2 * 64 * 1024);
   });
 
   it("answers --version and the top help as the script does, on a pipe, under CI=1 and on a terminal, without parsing the bundle", () => {
