@@ -13,7 +13,7 @@ import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
 import { causeText } from "../io/transport";
-import { deadline, failedInTransit, identityGet } from "../io/http-get";
+import { deadline, failedInTransit, identityGet, isCertificateError, untrustedCertificate } from "../io/http-get";
 
 export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
@@ -49,6 +49,7 @@ export async function checkSourceReachable(value: string | undefined, options: R
   } catch (error) {
     if (time.expired)
       throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
+    if (isCertificateError(error)) throw new UserError(`the ${from} mirror ${shown} answered, but ${untrustedCertificate(source.base)}; nothing was changed`);
     if (!failedInTransit(error))
       throw new UserError(`the ${from} mirror ${shown} cannot be asked (${redactText(causeText(error))}); nothing was changed`, EXIT.usage);
     throw new UserError(`the ${from} mirror ${shown} does not answer${via} (${redactText(causeText(error))}); nothing was changed`);

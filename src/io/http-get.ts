@@ -19,7 +19,11 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
+import * as tls from "node:tls";
+import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
 import { splitUrlCredentials } from "../core/secrets";
+import { hostTarget } from "../core/host";
+import { SETUP_VERSION } from "../version";
 
 export interface HttpResponse {
   status: number;
@@ -40,11 +44,22 @@ export class RequestNotMade extends Error {}
  * Resolves at the response's headers; a failure on the way rejects with the
  * socket's, DNS's or TLS's own error (with its code).
  */
-export function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
+export async function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
+  try {
+    return await getOnce(url, headers, signal);
+  } catch (error) {
+    // A certificate Node's own roots do not vouch for: once per process, the system's store is added and
+    // the request made again (a network that inspects TLS has its root there). Only more roots, never fewer checks.
+    if (!isCertificateError(error) || !trustSystemStore()) throw error;
+    return getOnce(url, headers, signal);
+  }
+}
+
+function getOnce(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
   // Credentials written into the URL (npm accepts `http://user:password@host/`) go in a Basic
   // header, as npm sends them, and never in the request line.
   const split = splitUrlCredentials(url);
-  const sent: Record<string, string> = { "accept-encoding": "identity", ...(headers ?? {}) };
+  const sent: Record<string, string> = { "accept-encoding": "identity", "user-agent": userAgent(), ...(headers ?? {}) };
   if (split.authorization && !Object.keys(sent).some((k) => k.toLowerCase() === "authorization")) sent.authorization = split.authorization;
   return new Promise((resolve, reject) => {
     let target: URL;
@@ -111,4 +126,54 @@ export function deadline(ms: number): Deadline {
     },
     clear: () => clearTimeout(timer),
   };
+}
+
+/**
+ * Who is asking, on every request (as rustup and uv name themselves): the
+ * installer or the launcher's engine, its version, Node's version and the
+ * target. Proxies and repository managers log it; GitHub's API requires one.
+ */
+export function userAgent(argv: readonly string[] = process.argv): string {
+  const engine = argv[2] === ENGINE_FLAG || argv[2] === INTERNAL_FLAG;
+  return `${engine ? "gentle-shell" : "gentle-shell-setup"}/${SETUP_VERSION} node/${process.versions.node} ${hostTarget()}`;
+}
+
+/** TLS failures that mean the chain ends at a root this Node does not trust (not an expired or misnamed certificate). */
+const UNTRUSTED = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+]);
+
+export function isCertificateError(error: unknown): boolean {
+  return UNTRUSTED.has((error as NodeJS.ErrnoException | null)?.code ?? "");
+}
+
+/** The one sentence for an untrusted certificate: the host, and the three ways to trust its authority. */
+export function untrustedCertificate(url: string): string {
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {}
+  return `the certificate of ${host} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry`;
+}
+
+let systemStoreAdded = false;
+
+/** Adds the system's certificate store to Node's roots, once; true when it was added just now. */
+function trustSystemStore(): boolean {
+  if (systemStoreAdded) return false;
+  systemStoreAdded = true;
+  const t = tls as typeof tls & { getCACertificates?: (kind: string) => string[]; setDefaultCACertificates?: (certs: string[]) => void };
+  if (!t.getCACertificates || !t.setDefaultCACertificates) return false;
+  try {
+    const system = t.getCACertificates("system");
+    if (system.length === 0) return false;
+    t.setDefaultCACertificates([...t.getCACertificates("default"), ...system]);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -15,7 +15,7 @@
  */
 import type { Readable } from "node:stream";
 import { redactText } from "../core/secrets";
-import { failedInTransit, type HttpResponse, identityGet } from "./http-get";
+import { failedInTransit, type HttpResponse, identityGet, isCertificateError, untrustedCertificate } from "./http-get";
 
 /** A transfer that failed: `retryable` says whether the retry policy may try again. */
 export class TransferError extends Error {
@@ -100,6 +100,8 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
       response = await identityGet(url, rules.headers, controller.signal);
     } catch (error) {
       if (why) throw new TransferError(phrases.stopped(shown, why), true);
+      // No retry mends a certificate nobody here trusts: say whose it is and how to trust it.
+      if (isCertificateError(error)) throw new TransferError(untrustedCertificate(url), false);
       const cause = redactText(causeText(error));
       if (!failedInTransit(error)) throw new TransferError(phrases.notMade(shown, cause), false);
       throw new TransferError(phrases.unreachable(shown, cause), true);

@@ -1,0 +1,78 @@
+/**
+ * Corporate networks (issue 28): an HTTPS mirror whose certificate a private
+ * CA signed. The fixture binary runs with none of this machine's own CA
+ * settings (its network sets NODE_EXTRA_CA_CERTS, SSL_CERT_FILE and
+ * SSL_CERT_DIR, which would prove nothing), then with the CA only in the
+ * system store (OpenSSL's default file, pointed at the test's bundle) and
+ * only in NODE_EXTRA_CA_CERTS. Every request says who it is.
+ */
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:https";
+import { join } from "pathe";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fixtures } from "../support/context";
+import { homeEnv } from "../support/fixtures";
+import { registryLine, writeNpmrc } from "../support/npmrc";
+import { runCommand } from "../support/proc";
+import { scratchDir } from "../support/scratch";
+import { makeTestCa, type TestCa } from "../support/test-ca";
+
+const f = fixtures();
+let ca: TestCa;
+let server: Server;
+let mirror: string;
+const agents: string[] = [];
+
+beforeAll(async () => {
+  ca = makeTestCa();
+  server = createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+    agents.push(req.headers["user-agent"] ?? "(none)");
+    res.statusCode = 404;
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  mirror = `https://127.0.0.1:${(server.address() as { port: number }).port}/mirror`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+/** A fresh HOME, and the binary's dry run against the HTTPS mirror with only `trust` of any CA setting. */
+async function dryRun(trust: Record<string, string>) {
+  const home = join(scratchDir("gss-ca-"), "home");
+  await writeNpmrc(home, [registryLine(f.registryUrl)]);
+  const env = { ...homeEnv(home), ...trust };
+  for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"]) if (!(name in trust)) delete env[name];
+  const r = await runCommand(f.binary!, ["install", "--dry-run", "--source", mirror], { env, cwd: home });
+  return { ...r, home };
+}
+
+describe("a mirror whose certificate a private CA signed", () => {
+  it("untrusted: one sentence naming the host and the three ways to trust it, exit 1, nothing made", async () => {
+    const r = await dryRun({});
+    expect(r.code).toBe(1);
+    const host = new URL(mirror).host;
+    expect(r.stderr.trim()).toBe(
+      `gentle-shell-setup: the --source mirror ${mirror} answered, but the certificate of ${host} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry; nothing was changed`,
+    );
+    expect(r.stderr).not.toMatch(/^\s+at /m);
+    expect(r.stdout).toBe("");
+    expect(existsSync(join(r.home, ".gentle-shell"))).toBe(false);
+  });
+
+  it("trusted through the system store alone (OpenSSL's default file): the source check passes and the plan follows", async () => {
+    const r = await dryRun({ SSL_CERT_FILE: ca.caFile });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout).toContain(`Artifacts from: ${mirror}`);
+    expect(r.stdout).toContain("Dry run: nothing was changed.");
+  });
+
+  it("trusted through NODE_EXTRA_CA_CERTS alone", async () => {
+    const r = await dryRun({ NODE_EXTRA_CA_CERTS: ca.caFile });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.stdout).toContain("Dry run: nothing was changed.");
+  });
+
+  it("every request names the installer, its version, Node's and the target", () => {
+    expect(agents.length).toBeGreaterThan(0);
+    for (const agent of agents) expect(agent).toMatch(/^gentle-shell-setup\/\d+\.\d+\.\d+\S* node\/24\.21\.0 linux-x64$/);
+  });
+});

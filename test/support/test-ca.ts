@@ -1,0 +1,43 @@
+/**
+ * A throwaway certificate authority and a server certificate it signs for
+ * 127.0.0.1 and localhost, made with this machine's openssl (.ci/system-tools
+ * installs it). Nothing on the machine trusts it unless a test says so.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "pathe";
+
+export interface TestCa {
+  /** The CA's certificate (PEM): what a trusting client is given. */
+  caFile: string;
+  key: Buffer;
+  cert: Buffer;
+}
+
+export function makeTestCa(name = "gentle-shell-setup test CA"): TestCa {
+  const dir = mkdtempSync(join(tmpdir(), "gss-ca-"));
+  const at = (file: string) => join(dir, file);
+  const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
+  openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-keyout", at("ca.key"), "-out", at("ca.pem")]);
+  openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", at("server.key"), "-out", at("server.csr")]);
+  writeFileSync(at("ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n");
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    at("server.csr"),
+    "-CA",
+    at("ca.pem"),
+    "-CAkey",
+    at("ca.key"),
+    "-CAcreateserial",
+    "-days",
+    "2",
+    "-extfile",
+    at("ext"),
+    "-out",
+    at("server.pem"),
+  ]);
+  return { caFile: at("ca.pem"), key: readFileSync(at("server.key")), cert: readFileSync(at("server.pem")) };
+}
