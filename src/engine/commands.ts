@@ -33,6 +33,11 @@ export interface EngineCommand {
   run(ctx: EngineContext, rest: string[], given: Given): Promise<number | null>;
 }
 
+/** A strict command is named once, by its spec. */
+function wordsOf(spec: ShellCommandSpec): readonly string[] {
+  return spec.name.split(" ");
+}
+
 function usage(io: Output, message: string): number {
   io.err(`gentle-shell: ${message}`);
   return EXIT.usage;
@@ -40,7 +45,7 @@ function usage(io: Output, message: string): number {
 
 export const ENGINE_COMMANDS: readonly EngineCommand[] = [
   {
-    words: ["upgrade"],
+    words: wordsOf(UPGRADE),
     spec: UPGRADE,
     async run({ install, env, io }, _rest, given) {
       const { upgradeOptions, upgradeBundled } = await import("./upgrade");
@@ -80,7 +85,7 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
   },
   {
     // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
-    words: ["memory", "migrate"],
+    words: wordsOf(MEMORY_MIGRATE),
     spec: MEMORY_MIGRATE,
     refusesItself: true,
     async run({ install, env, io }, rest) {
@@ -89,7 +94,7 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
     },
   },
   {
-    words: ["self-uninstall"],
+    words: wordsOf(SELF_UNINSTALL),
     spec: SELF_UNINSTALL,
     async run({ install, env, io }, _rest, given) {
       const { uninstallOptions } = await import("./self-uninstall/plan");

@@ -5,8 +5,7 @@
  * No update runs without an explicit choice.
  */
 import { fancyOutput } from "../core/terminal-style";
-import { EXIT } from "../core/errors";
-import type { Output } from "../core/errors";
+import { EXIT, type Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
 import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";

@@ -57,7 +57,7 @@ export async function updateCommand(install: BundledInstall, env: Env, args: str
   }
   if (!form.all) return failed ? EXIT.failure : EXIT.ok;
   const extensions = await piExtensionsUpdate(install, env, form.trust, io);
-  return failed ? 1 : extensions;
+  return failed ? EXIT.failure : extensions;
 }
 
 async function updatePi(install: BundledInstall, env: Env, out: (line: string) => void): Promise<void> {
