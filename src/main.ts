@@ -7,25 +7,27 @@ import { channel } from "./io/console";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
 import { EXIT, isBug, UserError } from "./core/errors";
 import { redactText } from "./core/secrets";
+import { processHost } from "./io/host";
 
 const args = process.argv.slice(2);
 /** The launcher's engine speaks as gentle-shell; the single executable as gentle-shell-setup. */
 const speaker = args[0] === ENGINE_FLAG || args[0] === INTERNAL_FLAG ? "gentle-shell" : "gentle-shell-setup";
 
 async function main(): Promise<void> {
+  // The one Host, passed down to every command (src/io/host.ts).
+  const host = processHost();
   if (args[0] === INTERNAL_FLAG) {
     const { runInternal } = await import("./engine/internal");
-    process.exitCode = await runInternal(args.slice(1));
+    process.exitCode = await runInternal(args.slice(1), host);
     return;
   }
   if (args[0] === ENGINE_FLAG) {
     const { runEngine } = await import("./engine/run");
-    const { stdOutput } = await import("./io/output");
-    process.exitCode = await runEngine(args.slice(1), stdOutput);
+    process.exitCode = await runEngine(args.slice(1), host);
     return;
   }
   const { runInstallerCli } = await import("./cli/index");
-  await runInstallerCli(args);
+  await runInstallerCli(args, host);
 }
 
 main().catch((error: unknown) => {

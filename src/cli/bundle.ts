@@ -1,20 +1,16 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
-import { homedir } from "node:os";
 import { defineCommand } from "citty";
-import { out } from "./install-run";
+import { hostOf } from "./host-data";
 import { checkSourceReachable } from "../install/source-check";
 import { settle } from "./knobs";
 import { ownScript } from "../io/self";
 import { buildPins } from "../pins/index";
 import { TARGETS, type Target } from "../pins/types";
-import type { Env } from "../core/environment";
 import { isSingleExecutable } from "../io/self";
-import { progressFor } from "../io/progress";
 import { installerName } from "../install/offline/format";
 import { findInstallerBinaries, makeBundle } from "../install/offline/make";
-import { hostPlatform, hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import { tildify, tildifyText } from "../core/layout";
-import { jsonFields } from "./json";
 import { redactText } from "../core/secrets";
 
 /** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */
@@ -47,19 +43,18 @@ export const bundleCommand = defineCommand({
     json: { type: "boolean", description: "Write one JSON document on stdout (the bundle's folder, release, files, size); progress goes to stderr" },
     quiet: { type: "boolean", alias: "q", description: "Print only failures and the result (or GENTLE_SHELL_QUIET=1)" },
   },
-  async run({ args, rawArgs }) {
-    const env = process.env as Env;
-    const platform = hostPlatform();
-    const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
-    const host = hostTarget();
-    const targets = bundleTargets(rawArgs, host);
-    const { source, sourceFrom, release, quiet } = settle(args, rawArgs, env);
+  async run({ args, rawArgs, data }) {
+    const here = hostTarget();
+    const targets = bundleTargets(rawArgs, here);
+    const { source, sourceFrom, release, quiet } = settle(args, rawArgs, hostOf(data).env);
+    const host = hostOf(data).withMode({ quiet });
+    const { env, home, platform, out } = host;
     await checkSourceReachable(source, { from: sourceFrom });
     // Quiet: the notes and the result only.
     const detail = quiet ? () => undefined : out;
-    const found = await findInstallerBinaries(targets, host, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
+    const found = await findInstallerBinaries(targets, here, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
     detail(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${redactText(source ?? "official")})`);
-    const progress = progressFor(process.stderr, (line) => out(`  ${line}`), env, quiet);
+    const progress = host.progress();
     let made: Awaited<ReturnType<typeof makeBundle>>;
     try {
       made = await makeBundle({
@@ -68,7 +63,7 @@ export const bundleCommand = defineCommand({
         env,
         home,
         platform,
-        hostTarget: host,
+        hostTarget: here,
         targets,
         source,
         release,
@@ -97,6 +92,6 @@ export const bundleCommand = defineCommand({
       bytes: made.bytes,
       notes: [...found.notes, ...made.notes].map((n) => tildifyText(n, home)),
     };
-    Object.assign(jsonFields() ?? {}, { bundle, next });
+    Object.assign(host.document?.fields ?? {}, { bundle, next });
   },
 });

@@ -1,6 +1,7 @@
 /** The installer's command line: one file per command, wiring only. */
-import { channel, printBlock } from "../io/console";
-import { defineCommand, renderUsage, runCommand } from "citty";
+import { printBlock } from "../io/console";
+import type { Host } from "../io/host";
+import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
 import { EXIT, UserError } from "../core/errors";
 import { SETUP_VERSION } from "../version";
@@ -11,10 +12,9 @@ import { verifyCommand } from "./verify";
 import { migrateCommand } from "./migrate";
 import { uninstallCommand } from "./uninstall";
 import { helpEpilogue } from "./conventions";
-import { fancyOutput } from "../io/progress";
 import { strayArgument, type ArgDef } from "./strict";
 import { statusCommand } from "./status";
-import { jsonCommand, jsonFields, runWithJson } from "./json";
+import { jsonCommand, runWithJson } from "./json";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -46,69 +46,60 @@ export async function topHelpText(): Promise<string> {
   return `${await renderUsage(main)}\n\nRun \`gentle-shell-setup install --help\` for the install options.\n\n${helpEpilogue()}`;
 }
 
-/** citty colours its usage text; plain text when output is not a terminal, or NO_COLOR or CI is set. */
-function plain(text: string): string {
-  const color = fancyOutput(process.stdout);
+/** citty colours its usage text; plain text where the host's one colour decision says no. */
+function plain(text: string, color: boolean): string {
   // eslint-disable-next-line no-control-regex
   return color ? text : text.replace(/\u001b\[[0-9;]*m/g, "");
 }
 
-export async function runInstallerCli(args: string[]): Promise<void> {
+type Command = CommandDef<ArgsDef>;
+
+/** The commands `args` names in citty's tree (`release sign` two deep), the help's name for it, and the words after it; null for none. */
+export function findCommand(args: readonly string[]): { def: Command; path: string[]; parentName: string; rest: string[] } | null {
+  let def = main as Command;
+  const path: string[] = [];
+  for (const word of args) {
+    const next = (def.subCommands as Record<string, Command> | undefined)?.[word];
+    if (!next || word.startsWith("-")) break;
+    def = next;
+    path.push(word);
+  }
+  if (!path.length) return null;
+  return { def, path, parentName: ["gentle-shell-setup", ...path.slice(0, -1)].join(" "), rest: args.slice(path.length) };
+}
+
+/** What a command's help ends with: verify and release (the workflow's) end with their usage; uninstall reads no knobs. */
+function helpEnd(top: string): string {
+  if (top === "verify" || top === "release") return "\n";
+  return `\n\n${helpEpilogue(top !== "uninstall")}`;
+}
+
+export async function runInstallerCli(args: string[], host: Host): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    channel.log(versionLine());
+    host.out(versionLine());
     return;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
-    printBlock(plain(await topHelpText()));
+    printBlock(plain(await topHelpText(), host.color));
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
-  // --json: one document on stdout, whatever happens below (./json.ts).
+  // --json: one document on stdout, whatever happens below (./json.ts); the host asks on stderr.
   const json = jsonCommand(args);
-  if (json && !jsonFields()) return runWithJson(json, () => runInstallerCli(args));
-  if (args[0] === "install" && (args.includes("--help") || args.includes("-h"))) {
-    printBlock(plain(await renderUsage(installCommand, main as never)) + "\n\n" + helpEpilogue());
+  if (json && !host.json) return runWithJson(json, host, (jsonHost) => runInstallerCli(args, jsonHost));
+  const found = findCommand(args);
+  if (!found) throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
+  const { def, path, parentName, rest } = found;
+  const words = args.indexOf("--") === -1 ? args : args.slice(0, args.indexOf("--"));
+  if (words.includes("--help") || words.includes("-h")) {
+    const parent = defineCommand({ meta: { name: parentName, version: SETUP_VERSION } });
+    printBlock(plain(await renderUsage(def, parent), host.color) + helpEnd(path[0]!));
     return;
-  }
-  if (args[0] === "bundle" && (args.includes("--help") || args.includes("-h"))) {
-    printBlock(plain(await renderUsage(bundleCommand, main as never)) + "\n\n" + helpEpilogue());
-    return;
-  }
-  if (args[0] === "release" && (args.includes("--help") || args.includes("-h"))) {
-    const subs = releaseCommand.subCommands as Record<string, typeof releaseCommand>;
-    const sub = args[1] && subs[args[1]] ? subs[args[1]]! : releaseCommand;
-    printBlock(plain(await renderUsage(sub, releaseCommand as never)) + "\n");
-    return;
-  }
-  const simple: Record<string, typeof verifyCommand> = {
-    verify: verifyCommand,
-    migrate: migrateCommand as typeof verifyCommand,
-    status: statusCommand as typeof verifyCommand,
-    uninstall: uninstallCommand as typeof verifyCommand,
-  };
-  if (simple[args[0]!] && (args.includes("--help") || args.includes("-h"))) {
-    const epilogue = args[0] === "verify" ? "" : `\n${helpEpilogue(args[0] !== "uninstall")}`;
-    printBlock(plain(await renderUsage(simple[args[0]!]!, main as never)) + "\n" + epilogue);
-    return;
-  }
-  if (!["install", "migrate", "uninstall", "bundle", "release", "verify", "status"].includes(args[0]!)) {
-    throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   }
   // Strict: an option or argument the command does not define is refused before anything runs.
-  const commands: Record<string, { args?: unknown }> = {
-    install: installCommand,
-    migrate: migrateCommand,
-    uninstall: uninstallCommand,
-    bundle: bundleCommand,
-    verify: verifyCommand,
-    status: statusCommand,
-  };
-  const subs = releaseCommand.subCommands as Record<string, { args?: unknown }>;
-  const [def, name, rest] =
-    args[0] === "release" ? [subs[args[1] ?? ""], `release ${args[1] ?? ""}`, args.slice(2)] : [commands[args[0]!], args[0]!, args.slice(1)];
-  if (def) {
-    const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, name);
+  if (!def.subCommands) {
+    const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, path.join(" "));
     if (stray) throw new UserError(stray, EXIT.usage);
   }
-  await runCommand(main, { rawArgs: args });
+  await runCommand(main, { rawArgs: args, data: host });
 }

@@ -12,7 +12,7 @@ import type { Pins } from "../pins/types";
 import type { StepOutcome } from "../install/plan";
 import { gatherStatus } from "../engine/status/gather";
 import { hostStatusProbes } from "../engine/status/probes";
-import { jsonFields } from "./json";
+import type { Host } from "../io/host";
 
 export interface PlanEntry {
   id: string;
@@ -29,14 +29,18 @@ export interface JsonStep {
 }
 
 /** The plan, as printed before any question. */
-export function recordPlan(home: string, fields: { prefix: string; source: string; dryRun: boolean; plan: PlanEntry[] }): void {
-  const doc = jsonFields();
-  if (doc) Object.assign(doc, { ...fields, source: redactText(tildifyText(fields.source, home)), steps: [], state: null, next: null });
+export function recordPlan(host: Host, fields: { prefix: string; source: string; dryRun: boolean; plan: PlanEntry[] }): void {
+  const doc = host.document?.fields;
+  if (doc) Object.assign(doc, { ...fields, source: redactText(tildifyText(fields.source, host.home)), steps: [], state: null, next: null });
 }
 
 /** The steps' outcomes, the state the install left, and what the user does next. */
-export async function recordEnd(context: { layout: Layout; pins: Pins; env: Env }, steps: JsonStep[], next: string | null): Promise<void> {
-  const doc = jsonFields();
+export async function recordEnd(
+  context: Pick<Host, "document"> & { layout: Layout; pins: Pins; env: Env },
+  steps: JsonStep[],
+  next: string | null,
+): Promise<void> {
+  const doc = context.document?.fields;
   if (!doc) return;
   const { layout, pins, env } = context;
   const state = await gatherStatus({ layout, pins, env, probes: hostStatusProbes(layout, env), memory: false, launcherCheck: false }).catch(() => null);

@@ -4,16 +4,15 @@
  * lock, the steps of src/install/bundled-install.ts with the report lines,
  * and where the install came from remembered for setup and upgrade.
  */
-import { channel } from "../io/console";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { join } from "pathe";
-import { prefixLayout, type Layout, type Platform } from "../core/layout";
-import { hostPlatform, hostTarget } from "../core/host";
+import { prefixLayout, type Layout } from "../core/layout";
+import { hostTarget } from "../core/machine";
 import { buildPins } from "../pins/index";
-import { envValue, type Env } from "../core/environment";
+import { envValue } from "../core/environment";
+import type { Host } from "../io/host";
 import type { Pins } from "../pins/types";
 import { parseSource } from "../core/source";
 import { isExactVersion } from "../core/versions";
@@ -26,21 +25,16 @@ import { runWindowsPowerShell } from "../io/powershell";
 import type { StepOutcome } from "../install/plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
-export interface HostContext {
-  env: Env;
-  platform: Platform;
-  home: string;
+/** The Host (src/io/host.ts) with what the installer's commands add: the production pins and the default layout. */
+export interface InstallContext extends Host {
   pins: Pins;
   layout: Layout;
 }
 
-/** This machine, as both commands see it: the environment, the home, the production pins, the default layout. */
-export function hostContext(): HostContext {
-  const env = process.env as Env;
-  const platform = hostPlatform();
-  const home = (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir();
+/** The host, as the installer's commands see it: the production pins, the default layout of its home. */
+export function installContext(host: Host): InstallContext {
   const pins = buildPins();
-  return { env, platform, home, pins, layout: prefixLayout({ home, platform, pins }) };
+  return { ...host, pins, layout: prefixLayout({ home: host.home, platform: host.platform, pins }) };
 }
 
 /**
@@ -49,7 +43,7 @@ export function hostContext(): HostContext {
  * %LOCALAPPDATA%\gentle-shell, or the fallback %USERPROFILE%\.gentle-shell-bundle
  * when only that one carries the bundle marker.
  */
-export function installedLayout(host: HostContext): Layout {
+export function installedLayout(host: InstallContext): Layout {
   if (host.platform !== "win32") return host.layout;
   const local = envValue(host.env, "LOCALAPPDATA", "win32");
   const first = local ? join(local, WINDOWS_FIRST_FOLDER) : null;
@@ -80,11 +74,6 @@ export function checkRelease(release: string | undefined, from = "--release"): s
   return release;
 }
 
-/** A line on stdout, masked (core/secrets.ts), through the one channel (io/console.ts). */
-export const out = (line: string): void => {
-  channel.log(line);
-};
-
 /** The options `install` and `migrate` share. */
 export const SHARED_ARGS = {
   source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder (or GENTLE_SHELL_SOURCE)" },
@@ -98,7 +87,6 @@ export interface RunArgs {
   release?: string;
   noModifyPath: boolean;
   verbose?: boolean;
-  quiet?: boolean;
   setup: NonNullable<InstallOptions["setup"]>;
   onRelease?: InstallOptions["onRelease"];
 }
@@ -109,10 +97,13 @@ export function reportLine(o: StepOutcome): string {
   return `✖ ${o.id} failed: ${o.detail}`;
 }
 
-/** Claim, lock, install; returns the result and the layout the install used (Windows' may differ). */
-export async function installHere(host: HostContext, args: RunArgs, out: (line: string) => void): Promise<{ result: InstallResult; layout: Layout }> {
-  const { env, platform, home, pins } = host;
-  let layout = host.layout;
+/**
+ * Claim, lock, install; returns the result and the layout the install used (Windows' may differ).
+ * `context` is the command's host in its mode: quiet reports failed steps only and shows no progress.
+ */
+export async function installHere(context: InstallContext, args: RunArgs): Promise<{ result: InstallResult; layout: Layout }> {
+  const { env, platform, home, pins, out, quiet } = context;
+  let layout = context.layout;
   let claimed: string;
   if (platform === "win32") {
     // The private folder (spec: "Layout"): LOCALAPPDATA first, the fallback only on an untrusted owner or ACL.
@@ -138,7 +129,7 @@ export async function installHere(host: HostContext, args: RunArgs, out: (line: 
       layout: installLayout,
       pins,
       target: hostTarget(),
-      env,
+      host: context,
       source: args.source,
       release: args.release,
       noModifyPath: args.noModifyPath,
@@ -147,7 +138,6 @@ export async function installHere(host: HostContext, args: RunArgs, out: (line: 
       engine: ownScript,
       claimed,
       verbose: args.verbose,
-      quiet: args.quiet,
       setup: args.setup,
       onRelease: args.onRelease,
       installed: async () => {
@@ -155,7 +145,7 @@ export async function installHere(host: HostContext, args: RunArgs, out: (line: 
         await lock.release();
       },
       // Quiet: a failed step's line only.
-      report: (o: StepOutcome) => (args.quiet && o.status !== "failed" ? undefined : out(reportLine(o))),
+      report: (o: StepOutcome) => (quiet && o.status !== "failed" ? undefined : out(reportLine(o))),
     });
     return { result, layout: installLayout };
   } finally {

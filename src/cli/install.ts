@@ -1,21 +1,21 @@
 import { answeredYes } from "../core/answers";
 import { recordChannel } from "../install/launcher-config-file";
 import { defineCommand } from "citty";
-import { askLine } from "../io/prompt";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
 import { redactText } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { checkSourceReachable } from "../install/source-check";
-import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
+import { hostOf } from "./host-data";
+import { installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
-import { jsonError, jsonFields } from "./json";
+import { documentError } from "./json";
 import { recordEnd, recordPlan, type PlanEntry } from "./install-json";
 import { spaceLine } from "../core/space-need";
-import { hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import { freeSpace } from "../io/disk";
 import { installSpace } from "../install/space-check";
 
@@ -49,10 +49,10 @@ export const installCommand = defineCommand({
     json: { type: "boolean", description: "Write one JSON document on stdout (plan, steps, final state, next action); progress and prompts go to stderr" },
     ...SHARED_ARGS,
   },
-  async run({ args, rawArgs }) {
-    const host = hostContext();
-    const { env, home, pins, layout } = host;
-    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, env);
+  async run({ args, rawArgs, data }) {
+    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, hostOf(data).env);
+    const host = installContext(hostOf(data).withMode({ quiet }));
+    const { env, home, pins, layout, out } = host;
     const noSetup = args.setup === false;
     // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.
     const asks = !args.yes && !args["dry-run"];
@@ -89,7 +89,7 @@ export const installCommand = defineCommand({
     say(`Artifacts from: ${redactText(source ?? "the official downloads")}`);
     say(spaceLine(await installSpace(layout, pins, hostTarget()), await freeSpace(layout.prefix), tildify(layout.prefix, home)));
     say("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
-    recordPlan(home, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
+    recordPlan(host, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
       process.exitCode = EXIT.unchanged;
@@ -97,13 +97,13 @@ export const installCommand = defineCommand({
       return;
     }
     if (!args.yes) {
-      // Under --json the question goes to stderr, with the rest of what is not the document.
-      const reply = await askLine("Proceed? [Y/n] ", jsonFields() ? process.stderr : process.stdout);
+      // Under --json the host asks on stderr, with the rest of what is not the document.
+      const reply = await host.ask("Proceed? [Y/n] ");
       if ("noTerminal" in reply) throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
       if (!("answer" in reply) || !answeredYes(reply.answer, "yes")) {
         out("Cancelled: nothing was changed.");
         process.exitCode = EXIT.unchanged;
-        jsonError("the install was cancelled at its question; nothing was changed");
+        documentError(host, "the install was cancelled at its question; nothing was changed");
         await recordEnd(host, [], "Run the installer again and answer yes, or pass --yes.");
         return;
       }
@@ -111,30 +111,25 @@ export const installCommand = defineCommand({
 
     let gateRelease: string | null = null;
     let refused: string | null = null;
-    const { result, layout: used } = await installHere(
-      host,
-      {
-        source,
-        release,
-        noModifyPath,
-        verbose: args.verbose,
-        quiet,
-        setup: migrating ? "none" : noSetup ? "skip" : "run",
-        onRelease: (shell) => {
-          gateRelease = shell;
-          // The latest release, known only now: still refused before its version is installed.
-          refused = olderThanGlobal(owner, shell);
-          if (refused) throw new Error(refused);
-        },
+    const { result, layout: used } = await installHere(host, {
+      source,
+      release,
+      noModifyPath,
+      verbose: args.verbose,
+      setup: migrating ? "none" : noSetup ? "skip" : "run",
+      onRelease: (shell) => {
+        gateRelease = shell;
+        // The latest release, known only now: still refused before its version is installed.
+        refused = olderThanGlobal(owner, shell);
+        if (refused) throw new Error(refused);
       },
-      out,
-    );
+    });
     if (!result.ok && refused) throw new UserError(refused, EXIT.unchanged);
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");
       const kept = migrating ? " Your global gentle-pi was left untouched." : "";
       out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.${kept}`);
-      jsonError(`the ${failed?.id} step failed: ${failed?.detail}`);
+      documentError(host, `the ${failed?.id} step failed: ${failed?.detail}`);
       await recordEnd(
         { ...host, layout: used },
         result.outcomes,
@@ -166,12 +161,12 @@ export const installCommand = defineCommand({
     if (shadow) out(shadow);
     if (removal.failed) process.exitCode = EXIT.failure;
     let next = result.path?.nextStep ?? null;
-    if (removal.failed) jsonError(`the remove-global-shell step failed: ${removal.detail}`);
+    if (removal.failed) documentError(host, `the remove-global-shell step failed: ${removal.detail}`);
     if (result.setup?.status === "failed") {
       out(
         `Gentle AI is not set up yet, because the setup step failed; Gentle Shell works without it, and you can run ${SETUP_COMMAND} to try again (the first interactive gentle-shell also tries it once).`,
       );
-      jsonError(`the setup step failed: ${result.setup.detail}; Gentle Shell is installed and works without Gentle AI`);
+      documentError(host, `the setup step failed: ${result.setup.detail}; Gentle Shell is installed and works without Gentle AI`);
       next = `Run ${SETUP_COMMAND} to set up Gentle AI for Pi.`;
       process.exitCode = SETUP_FAILED_EXIT;
     }

@@ -6,20 +6,13 @@
  * succeeded, failed, or was refused as a usage error. A thrown error goes on
  * to src/main.ts, which prints its sentence on stderr and sets the exit code.
  */
-import { homedir } from "node:os";
 import { EXIT, isBug, UserError } from "../core/errors";
 import { tildifyText } from "../core/layout";
 import { resultDocument, resultText, type ResultCommand } from "../core/json-result";
 import { documentStdout } from "../io/console";
+import type { Host } from "../io/host";
 
 const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status", "uninstall"];
-
-interface Run {
-  fields: Record<string, unknown>;
-  error: string | null;
-}
-
-let current: Run | null = null;
 
 /** The command --json asks a document of (the first argument is the command), or null: no --json, help, or another command. */
 export function jsonCommand(args: readonly string[]): ResultCommand | null {
@@ -29,30 +22,25 @@ export function jsonCommand(args: readonly string[]): ResultCommand | null {
   return (JSON_COMMANDS as readonly string[]).includes(own[0] ?? "") ? (own[0] as ResultCommand) : null;
 }
 
-/** The fields of the document being built, or null when this run is not --json. */
-export function jsonFields(): Record<string, unknown> | null {
-  return current?.fields ?? null;
+/** A failure the command reports without throwing (a failed step, a declined prompt): the document's error, under --json. */
+export function documentError(host: Host, message: string): void {
+  if (host.document) host.document.error = message;
 }
 
-/** A failure the command reports without throwing (a failed step, a declined prompt): the document's error. */
-export function jsonError(message: string): void {
-  if (current) current.error = message;
-}
-
-export async function runWithJson(command: ResultCommand, body: () => Promise<void>): Promise<void> {
-  const run: Run = { fields: {}, error: null };
-  current = run;
+/** Runs `body` with the host in --json mode, then writes the one document, whether the body succeeded or threw. */
+export async function runWithJson(command: ResultCommand, host: Host, body: (host: Host) => Promise<void>): Promise<void> {
+  const jsonHost = host.withMode({ json: true });
+  const run = jsonHost.document!;
   const stdout = documentStdout();
   let thrown: unknown = null;
   let failed = false;
   try {
-    await body();
+    await body(jsonHost);
   } catch (error) {
     thrown = error;
     failed = true;
   } finally {
     stdout.restore();
-    current = null;
   }
   const exitCode = failed ? (thrown instanceof UserError ? thrown.exitCode : isBug(thrown) ? EXIT.bug : EXIT.failure) : Number(process.exitCode ?? EXIT.ok);
   const message = failed
@@ -60,7 +48,6 @@ export async function runWithJson(command: ResultCommand, body: () => Promise<vo
       ? thrown.message
       : String(thrown)
     : (run.error ?? (exitCode === EXIT.ok || exitCode === EXIT.unchanged ? null : `exit code ${exitCode}`));
-  const home = (process.platform === "win32" ? process.env.USERPROFILE : process.env.HOME) || homedir();
-  await stdout.write(resultText(resultDocument(command, exitCode, message === null ? null : tildifyText(message, home), run.fields)));
+  await stdout.write(resultText(resultDocument(command, exitCode, message === null ? null : tildifyText(message, host.home), run.fields)));
   if (failed) throw thrown;
 }

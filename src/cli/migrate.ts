@@ -3,9 +3,9 @@ import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/migration-rules";
-import { askLine } from "../io/prompt";
 import { checkSourceReachable } from "../install/source-check";
-import { hostContext, installHere, out, SHARED_ARGS } from "./install-run";
+import { hostOf } from "./host-data";
+import { installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { releaseFirst } from "./release-first";
@@ -17,10 +17,10 @@ export const migrateCommand = defineCommand({
     "dry-run": { type: "boolean", description: "Say what would happen and change nothing" },
     ...SHARED_ARGS,
   },
-  async run({ args, rawArgs }) {
-    const host = hostContext();
-    const { env, home, pins, layout } = host;
-    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, env);
+  async run({ args, rawArgs, data }) {
+    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, hostOf(data).env);
+    const host = installContext(hostOf(data).withMode({ quiet }));
+    const { env, home, pins, layout, out } = host;
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
     const explain = quiet && args["dry-run"] ? () => undefined : out;
     await checkSourceReachable(source, { from: sourceFrom });
@@ -54,23 +54,18 @@ export const migrateCommand = defineCommand({
       return;
     }
 
-    const { result, layout: used } = await installHere(
-      host,
-      {
-        source,
-        release,
-        noModifyPath,
-        verbose: args.verbose,
-        quiet,
-        setup: "none",
-        onRelease: (shell) => {
-          // The gate's last condition, as soon as the signed release says which one it is.
-          const now = migrationGate({ owner, targetSupported: true, release: shell });
-          if (!now.migrate) throw new Error(now.reason);
-        },
+    const { result, layout: used } = await installHere(host, {
+      source,
+      release,
+      noModifyPath,
+      verbose: args.verbose,
+      setup: "none",
+      onRelease: (shell) => {
+        // The gate's last condition, as soon as the signed release says which one it is.
+        const now = migrationGate({ owner, targetSupported: true, release: shell });
+        if (!now.migrate) throw new Error(now.reason);
       },
-      out,
-    );
+    });
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");
       out(`The migration stopped at the ${failed?.id} step (${failed?.detail}); your global gentle-pi was left untouched and still works.`);
@@ -84,7 +79,7 @@ export const migrateCommand = defineCommand({
     if (result.path) out(result.path.nextStep);
     out(`The first interactive gentle-shell runs gentle-shell setup once.`);
 
-    const reply = await askLine(removalQuestion(gate.manager), process.stdout);
+    const reply = await host.ask(removalQuestion(gate.manager));
     if ("noTerminal" in reply) {
       out(`No terminal to ask, so your global gentle-pi was kept; to remove it, run: ${removalCommand(gate.manager)}`);
     } else if (!("answer" in reply) || !isYes(reply.answer)) {

@@ -7,7 +7,7 @@
 import { migrationGate, removalCommand, type Gate, type Owner } from "../core/migration-rules";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
-import { hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import type { Pins } from "../pins/types";
 import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-package-probe";
 import type { InstallResult } from "../install/bundled-install";

@@ -7,14 +7,18 @@
  * cannot be known before the install: an offline bundle (read by the install
  * itself), or a registry that only our npm, not installed yet, could name.
  */
-import type { HostContext } from "./install-run";
+import type { InstallContext } from "./install-run";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { userRegistrySettings } from "../install/npm-settings";
 import { fetchRelease, latestRelease } from "../install/release";
 import { ownScript } from "../io/self";
 
-export async function releaseFirst(host: HostContext, source: string | undefined, release: string | undefined): Promise<{ shell: string; pi: string } | null> {
+export async function releaseFirst(
+  host: InstallContext,
+  source: string | undefined,
+  release: string | undefined,
+): Promise<{ shell: string; pi: string } | null> {
   const { env, home, pins } = host;
   const { npmrc } = await userRegistrySettings(env, home);
   const registry = npmrcRegistry(npmrc, env);

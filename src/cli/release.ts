@@ -5,28 +5,25 @@
  * <dir>` (the signed manifest), run by the maintainers' CI. The work lives
  * in src/install/release-assets.ts and release-sign.ts; this binds the machine.
  */
-import { homedir } from "node:os";
 import { defineCommand } from "citty";
-import { hostPlatform, hostTarget } from "../core/host";
-import type { Env } from "../core/environment";
+import { hostTarget } from "../core/machine";
 import { EXIT, UserError } from "../core/errors";
 import { buildPins } from "../pins/index";
 import { ownScript } from "../io/self";
-import { stdOutput } from "../io/output";
+import type { Host } from "../io/host";
+import { hostOf } from "./host-data";
 import { buildReleaseAssets, verifyReleaseAssets, type ReleaseContext } from "../install/release-assets";
 import { checkSignedFolder, signRelease } from "../install/release-sign";
 
-function context(source: string | undefined): ReleaseContext {
-  const env = process.env as Env;
-  const platform = hostPlatform();
+function context(host: Host, source: string | undefined): ReleaseContext {
   return {
     pins: buildPins(),
     target: hostTarget(),
-    platform,
-    env,
-    home: (platform === "win32" ? env.USERPROFILE : env.HOME) || homedir(),
+    platform: host.platform,
+    env: host.env,
+    home: host.home,
     source,
-    say: (line) => stdOutput.out(`  ${line}`),
+    say: (line) => host.out(`  ${line}`),
   };
 }
 
@@ -38,10 +35,10 @@ const build = defineCommand({
     out: { type: "string", required: true, description: "The folder to write the assets into" },
     source: { type: "string", description: "Where our Node and pnpm come from: official (default), a mirror URL, or a folder" },
   },
-  async run({ args }) {
+  async run({ args, data }) {
     if (!args.shell || !args.pi || !args.out) throw new UserError("release build needs --shell, --pi and --out", EXIT.usage);
-    const written = await buildReleaseAssets({ ...context(args.source), shell: args.shell, pi: args.pi, out: args.out });
-    stdOutput.out(`Wrote ${written.json} and ${written.lock}`);
+    const written = await buildReleaseAssets({ ...context(hostOf(data), args.source), shell: args.shell, pi: args.pi, out: args.out });
+    hostOf(data).out(`Wrote ${written.json} and ${written.lock}`);
   },
 });
 
@@ -51,10 +48,10 @@ const verify = defineCommand({
     assets: { type: "string", required: true, description: "The folder holding the two distribution assets" },
     source: { type: "string", description: "Where our Node and pnpm come from: official (default), a mirror URL, or a folder" },
   },
-  async run({ args }) {
+  async run({ args, data }) {
     if (!args.assets) throw new UserError("release verify needs --assets", EXIT.usage);
-    const { shell, pi } = await verifyReleaseAssets({ ...context(args.source), assets: args.assets, engine: ownScript() });
-    stdOutput.out(`Verified: the installed launcher reports gentle-shell ${shell} and pi ${pi}`);
+    const { shell, pi } = await verifyReleaseAssets({ ...context(hostOf(data), args.source), assets: args.assets, engine: ownScript() });
+    hostOf(data).out(`Verified: the installed launcher reports gentle-shell ${shell} and pi ${pi}`);
   },
 });
 
@@ -65,10 +62,10 @@ const sign = defineCommand({
     key: { type: "string", required: true, description: "The Ed25519 private key (PEM, PKCS#8) whose public half this build compiles in" },
     shell: { type: "string", description: "The release version the assets must be (exact)" },
   },
-  async run({ args }) {
+  async run({ args, data }) {
     if (!args.assets || !args.key) throw new UserError("release sign needs --assets and --key", EXIT.usage);
     const signed = await signRelease({ assets: args.assets, keyFile: args.key, pins: buildPins(), shell: args.shell });
-    stdOutput.out(`Signed Gentle Shell ${signed.shell} (Pi ${signed.pi}) with key ${signed.key}: ${signed.assets.join(", ")}`);
+    hostOf(data).out(`Signed Gentle Shell ${signed.shell} (Pi ${signed.pi}) with key ${signed.key}: ${signed.assets.join(", ")}`);
   },
 });
 
@@ -77,10 +74,10 @@ const check = defineCommand({
   args: {
     assets: { type: "string", required: true, description: "The signed release folder" },
   },
-  async run({ args }) {
+  async run({ args, data }) {
     if (!args.assets) throw new UserError("release check needs --assets", EXIT.usage);
     const checked = await checkSignedFolder(args.assets, buildPins());
-    stdOutput.out(`Gentle Shell ${checked.shell} (Pi ${checked.pi}): signature by key ${checked.key} verified, ${checked.assets.length} assets exact`);
+    hostOf(data).out(`Gentle Shell ${checked.shell} (Pi ${checked.pi}): signature by key ${checked.key} verified, ${checked.assets.length} assets exact`);
   },
 });
 

@@ -5,12 +5,12 @@
  * folder the installer chose (installedLayout); status looks, and never claims.
  */
 import { defineCommand } from "citty";
-import { stdOutput } from "../io/output";
 import { runStatus, statusReport } from "../engine/status/command";
 import { statusDocument } from "../engine/status/render";
-import { jsonError, jsonFields } from "./json";
+import { documentError } from "./json";
 import { hostStatusProbes } from "../engine/status/probes";
-import { hostContext, installedLayout } from "./install-run";
+import { hostOf } from "./host-data";
+import { installContext, installedLayout } from "./install-run";
 
 export const statusCommand = defineCommand({
   meta: { name: "status", description: "Show what is installed: versions, runtimes, launcher, PATH entry, source and memory; changes nothing" },
@@ -18,21 +18,21 @@ export const statusCommand = defineCommand({
     json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (README: --json)" },
     memory: { type: "boolean", description: "Check the memory decision on the local Engram endpoint (default: yes, but no with --json)" },
   },
-  async run({ args }) {
-    const host = hostContext();
+  async run({ args, data }) {
+    const host = installContext(hostOf(data));
     const layout = installedLayout(host);
     const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env) };
     const options = { json: Boolean(args.json), memory: args.memory };
-    const fields = jsonFields();
+    const fields = host.document?.fields;
     if (fields) {
       // The document is ./json.ts's to write: the report goes into its fields.
       const doc = statusDocument(await statusReport(context, options));
       fields.status = doc.status;
-      if (typeof doc.error === "string") jsonError(doc.error);
+      if (typeof doc.error === "string") documentError(host, doc.error);
       process.exitCode = Number(doc.exitCode);
       return;
     }
-    const code = await runStatus(context, options, stdOutput);
+    const code = await runStatus(context, options, host);
     if (code !== 0) process.exitCode = code;
   },
 });

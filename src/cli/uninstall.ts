@@ -12,7 +12,8 @@
  * with this binary's own self-uninstall: the same plan, checks and lock, so
  * an interrupted uninstall is never finished by reinstalling.
  */
-import { channel, stdoutForChild } from "../io/console";
+import { stdoutForChild } from "../io/console";
+import type { Host } from "../io/host";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
 import { join } from "pathe";
@@ -24,8 +25,8 @@ import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/version";
-import { hostContext, installedLayout, out } from "./install-run";
-import { jsonFields } from "./json";
+import { hostOf } from "./host-data";
+import { installContext, installedLayout } from "./install-run";
 import { buildPins } from "../pins/index";
 import { OWNED_ENTRIES } from "../engine/self-uninstall/plan";
 import { promises as fs } from "node:fs";
@@ -41,15 +42,16 @@ export const uninstallCommand = defineCommand({
       description: "Write one JSON document on stdout (whether an install was found, and its folder); the launcher's lines go to stderr",
     },
   },
-  async run({ args }) {
-    const host = hostContext();
+  async run({ args, data }) {
+    const host = installContext(hostOf(data));
+    const { out } = host;
     const forwarded = [...(args["dry-run"] ? ["--dry-run"] : []), ...(args.yes ? ["--yes"] : []), ...(args["include-shared"] ? ["--include-shared"] : [])];
     const found = installedLayout(host);
     const launcher = (await lstatOrNull(found.launcher))?.isFile() === true;
     // Without its launcher, what an interrupted self-uninstall left of ours in the prefix is still an install to finish.
     const left = launcher ? [] : await ownedLeft(found);
     const layout = launcher || left.length ? found : null;
-    Object.assign(jsonFields() ?? {}, {
+    Object.assign(host.document?.fields ?? {}, {
       installed: layout !== null,
       prefix: layout ? tildify(layout.prefix, host.home) : null,
       dryRun: Boolean(args["dry-run"]),
@@ -62,20 +64,14 @@ export const uninstallCommand = defineCommand({
     if (broken) {
       out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
       const { selfUninstallBound } = await import("../engine/self-uninstall/bound");
-      const io = { out, err: (line: string) => channel.error(line) };
-      process.exitCode = await selfUninstallBound(
-        layout,
-        host.env,
-        {
-          dryRun: Boolean(args["dry-run"]),
-          yes: Boolean(args.yes),
-          includeShared: Boolean(args["include-shared"]),
-        },
-        io,
-      );
+      process.exitCode = await selfUninstallBound(layout, host, {
+        dryRun: Boolean(args["dry-run"]),
+        yes: Boolean(args.yes),
+        includeShared: Boolean(args["include-shared"]),
+      });
       return;
     }
-    process.exitCode = await handOver(layout, forwarded, host.env);
+    process.exitCode = await handOver(layout, forwarded, host);
   },
 });
 
@@ -101,11 +97,12 @@ async function whyNotRunnable(layout: Layout, env: Env): Promise<string | null> 
 }
 
 /** `gentle-shell self-uninstall <flags>` with the terminal inherited; its exit code. */
-async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<number> {
+async function handOver(layout: Layout, forwarded: string[], host: Host): Promise<number> {
+  const { env } = host;
   // Only our own launcher is run: a file of someone else's at its path is never started.
   const marker = layout.platform === "win32" ? CMD_MARKER : LAUNCHER_MARKER;
   if (!((await readTextOrNull(layout.launcher)) ?? "").split(/\r?\n/).includes(marker)) {
-    channel.error(`gentle-shell-setup: ${tildify(layout.launcher, layout.home)} was not written by gentle-shell-setup, so it is not run; nothing was removed.`);
+    host.err(`gentle-shell-setup: ${tildify(layout.launcher, layout.home)} was not written by gentle-shell-setup, so it is not run; nothing was removed.`);
     return EXIT.failure;
   }
   let command = layout.launcher;
@@ -114,7 +111,7 @@ async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<
   if (layout.platform === "win32") {
     const id = await readCurrent(layout);
     if (!id) {
-      channel.error("gentle-shell-setup: no active Gentle Shell version; run the Gentle Shell installer again, then uninstall.");
+      host.err("gentle-shell-setup: no active Gentle Shell version; run the Gentle Shell installer again, then uninstall.");
       return EXIT.failure;
     }
     command = layout.node;
@@ -131,9 +128,9 @@ async function handOver(layout: Layout, forwarded: string[], env: Env): Promise<
       windowsHide: false,
     });
     child.on("error", (error) => {
-      channel.error(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.`);
+      host.err(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.`);
       resolve(EXIT.failure);
     });
-    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : EXIT.failure)));
+    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? EXIT.interrupted : EXIT.failure)));
   });
 }

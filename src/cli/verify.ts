@@ -6,7 +6,7 @@
 import { defineCommand } from "citty";
 import { EXIT, UserError } from "../core/errors";
 import { buildPins } from "../pins/index";
-import { stdOutput } from "../io/output";
+import { hostOf } from "./host-data";
 import { verifyBundle } from "../install/offline/verify";
 
 export const verifyCommand = defineCommand({
@@ -17,14 +17,15 @@ export const verifyCommand = defineCommand({
   args: {
     bundle: { type: "positional", required: true, description: "The offline bundle's folder" },
   },
-  async run({ args }) {
+  async run({ args, data }) {
+    const { out } = hostOf(data);
     if (!args.bundle) throw new UserError("verify needs the bundle's folder: gentle-shell-setup verify <folder>", EXIT.usage);
     const result = await verifyBundle(args.bundle, buildPins());
-    for (const line of result.lines) stdOutput.out(`✔ ${line}`);
-    for (const problem of result.problems) stdOutput.out(`✖ ${problem}`);
+    for (const line of result.lines) out(`✔ ${line}`);
+    for (const problem of result.problems) out(`✖ ${problem}`);
     if (!result.ok) {
       throw new UserError(`do not install from ${args.bundle}: ${result.problems.length} thing(s) in it are not what the signed release and the pins say`);
     }
-    stdOutput.out(`The bundle is the signed Gentle Shell release, down to every package; it is safe to install from.`);
+    out(`The bundle is the signed Gentle Shell release, down to every package; it is safe to install from.`);
   },
 });

@@ -9,6 +9,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, normalize } from "pathe";
 import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layout";
 import type { Env } from "../core/environment";
+import { homeOf } from "../core/machine";
 import type { Pins } from "../pins/types";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../core/packages";
 import { VERSION_MARKER } from "../install/version-marker";
@@ -99,7 +100,7 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   const versions = dirname(realVersionDir);
   const id = basename(realVersionDir);
   if (basename(versions) !== "versions") throw new BundledError("this engine does not run from a version of a bundled install");
-  const home = platform === "win32" ? (env.USERPROFILE ?? homedir()) : (env.HOME ?? homedir());
+  const home = homeOf(env, platform, homedir());
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
   const layout = prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
   const versionDir = join(layout.versions, id);

@@ -8,15 +8,15 @@
  * command's work lives in its own module, loaded when it runs.
  */
 import { EXIT, type Output } from "../core/errors";
-import type { Env } from "../core/environment";
+import type { Host } from "../io/host";
 import { buildPins } from "../pins/index";
 import type { BundledInstall } from "./bundled";
 import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./strict";
 
 export interface EngineContext {
   install: BundledInstall;
-  env: Env;
-  io: Output;
+  /** The process's Host (src/io/host.ts): its environment, lines and questions. */
+  host: Host;
 }
 
 /** The options a strict command's spec read, or null for a command that reads its own. */
@@ -47,40 +47,41 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
   {
     words: wordsOf(UPGRADE),
     spec: UPGRADE,
-    async run({ install, env, io }, _rest, given) {
+    async run({ install, host }, _rest, given) {
       const { upgradeOptions, upgradeBundled } = await import("./upgrade");
       const options = upgradeOptions(given!);
-      return typeof options === "string" ? usage(io, options) : upgradeBundled(install, env, options, io);
+      return typeof options === "string" ? usage(host, options) : upgradeBundled(install, host.env, options, host);
     },
   },
   {
     // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi.
     words: ["update"],
-    async run({ install, env, io }, rest) {
+    async run({ install, host }, rest) {
       const { updateCommand } = await import("./update");
-      return updateCommand(install, env, rest, io);
+      return updateCommand(install, host.env, rest, host);
     },
   },
   {
     // issue 14: reads only; the memory decision probes the loopback endpoint (./status/).
     words: ["status"],
-    async run({ install, env, io }, rest) {
+    async run({ install, host }, rest) {
+      const { env } = host;
       const { parseStatusArgs, runStatus, statusUsageDocument } = await import("./status/command");
       const { hostStatusProbes } = await import("./status/probes");
       const options = parseStatusArgs(rest);
       if (typeof options === "string") {
-        if (rest.includes("--json")) io.out(statusUsageDocument(options));
-        return usage(io, options);
+        if (rest.includes("--json")) host.out(statusUsageDocument(options));
+        return usage(host, options);
       }
-      return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, io);
+      return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, host);
     },
   },
   {
     // What setup is given goes to Gentle AI untouched.
     words: ["setup"],
-    async run({ install, env, io }, rest) {
+    async run({ install, host }, rest) {
       const { runSetup } = await import("./setup");
-      return runSetup(install, env, rest, io);
+      return runSetup(install, host.env, rest, host);
     },
   },
   {
@@ -88,18 +89,18 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
     words: wordsOf(MEMORY_MIGRATE),
     spec: MEMORY_MIGRATE,
     refusesItself: true,
-    async run({ install, env, io }, rest) {
+    async run({ install, host }, rest) {
       const { memoryMigrate } = await import("./memory/migrate");
-      return memoryMigrate(install.layout, env, ["migrate", ...rest], io);
+      return memoryMigrate(install.layout, host.env, ["migrate", ...rest], host);
     },
   },
   {
     words: wordsOf(SELF_UNINSTALL),
     spec: SELF_UNINSTALL,
-    async run({ install, env, io }, _rest, given) {
+    async run({ install, host }, _rest, given) {
       const { uninstallOptions } = await import("./self-uninstall/plan");
       const { selfUninstallBound } = await import("./self-uninstall/bound");
-      return selfUninstallBound(install.layout, env, uninstallOptions(given!), io);
+      return selfUninstallBound(install.layout, host, uninstallOptions(given!));
     },
   },
 ];
@@ -119,10 +120,10 @@ export async function runEngineCommand(found: { command: EngineCommand; rest: st
   if (command.spec) {
     const parsed = parseShellCommand(command.spec, rest);
     if (parsed.kind === "help") {
-      for (const line of parsed.lines) ctx.io.out(line);
+      for (const line of parsed.lines) ctx.host.out(line);
       return EXIT.ok;
     }
-    if (parsed.kind === "refuse" && !command.refusesItself) return usage(ctx.io, parsed.message);
+    if (parsed.kind === "refuse" && !command.refusesItself) return usage(ctx.host, parsed.message);
     if (parsed.kind === "ok") given = parsed.given;
   }
   return command.run(ctx, rest, given);

@@ -22,7 +22,7 @@
  */
 import type { Env } from "../core/environment";
 import { setupEnvironment } from "../core/environment";
-import type { Output } from "../core/errors";
+import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
 import type { BundledInstall } from "./bundled";
 import { classifyLaunch, type PiLaunch } from "./pi";
@@ -46,9 +46,10 @@ export function firstUseApplies(args: readonly string[], env: Env, terminal: boo
 }
 
 /** Run setup once when this launch may and setup has not run yet; never stops the launch. */
-export async function firstUseSetup(install: BundledInstall, env: Env, args: string[], io: Output, launch: PiLaunch = classifyLaunch(args)): Promise<void> {
-  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!firstUseApplies(args, env, terminal, launch)) return;
+export async function firstUseSetup(install: BundledInstall, host: Host, args: string[], launch: PiLaunch = classifyLaunch(args)): Promise<void> {
+  const { env } = host;
+  const io = host;
+  if (!firstUseApplies(args, env, host.terminal, launch)) return;
   const { layout } = install;
   const failed = (reason: string) =>
     io.err(`gentle-shell: first-use setup did not finish (${reason}), so Pi starts without Gentle AI's setup; run gentle-shell setup to try again.`);

@@ -9,14 +9,12 @@
  * Each prints one JSON line. The launcher never passes this flag, so no
  * gentle-shell argument reaches it.
  */
-import { channel } from "../io/console";
+import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname } from "pathe";
 import { prefixLayout, type Layout } from "../core/layout";
-import { hostPlatform, hostTarget } from "../core/host";
-import type { Env } from "../core/environment";
+import { hostTarget } from "../core/machine";
 import { buildPins } from "../pins/index";
 import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
@@ -30,12 +28,11 @@ export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLaunche
 declare const __filename: string;
 
 /** This engine's own layout: versions/<id>/.gentle-shell/engine.cjs → the prefix. */
-export function ownLayout(env: Env): Layout {
+export function ownLayout(host: Pick<Host, "platform" | "home">): Layout {
   const real = realpathSync(__filename);
   const versions = dirname(dirname(dirname(real)));
   if (basename(versions) !== "versions") throw new Error("this engine does not run from a version of a bundled install");
-  const platform = hostPlatform();
-  const home = platform === "win32" ? (env.USERPROFILE ?? homedir()) : (env.HOME ?? homedir());
+  const { platform, home } = host;
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
   return prefixLayout({ home, platform, pins: buildPins(), prefix, windowsPrefix: prefix });
 }
@@ -48,11 +45,11 @@ function launcherScript(layout: Layout): { script: string; name: string } {
   };
 }
 
-export async function runInternal(args: string[]): Promise<number> {
-  const env = process.env as Env;
+export async function runInternal(args: string[], host: Host): Promise<number> {
+  const { env } = host;
   const [command, ...rest] = args;
-  const layout = ownLayout(env);
-  const reply = (value: unknown) => channel.log(JSON.stringify(value));
+  const layout = ownLayout(host);
+  const reply = (value: unknown) => host.out(JSON.stringify(value));
   if (command === "functions") {
     reply({ functions: MODULE_FUNCTIONS, engine: SETUP_VERSION });
     return EXIT.ok;
@@ -82,6 +79,6 @@ export async function runInternal(args: string[]): Promise<number> {
     reply({ launcher, status });
     return EXIT.ok;
   }
-  channel.error(`gentle-shell: unknown internal command ${JSON.stringify(command)}`);
+  host.err(`gentle-shell: unknown internal command ${JSON.stringify(command)}`);
   return EXIT.usage;
 }

@@ -11,7 +11,7 @@
  */
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
-import { hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import { tildifyText, type Layout } from "../core/layout";
 import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
 import { parseSource, type Source } from "../core/source";

@@ -14,7 +14,7 @@ import { flushCompileCache } from "node:module";
 import { EXIT, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
-import { hostPlatform } from "../core/host";
+import type { Host } from "../io/host";
 import { bundledChildEnv } from "../core/environment";
 import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
 import { classifyLaunch, piArguments } from "./pi";
@@ -22,11 +22,13 @@ import { shellHelpLines } from "./help";
 
 declare const __filename: string;
 
-export async function runEngine(args: string[], io: Output): Promise<number> {
-  const env = process.env as Env;
+/** A launch of gentle-shell: `args` are the words after it, `host` this process (src/io/host.ts). */
+export async function runEngine(args: string[], host: Host): Promise<number> {
+  const { env } = host;
+  const io: Output = host;
   let install: BundledInstall;
   try {
-    install = await resolveBundledInstall(__filename, buildPins(), hostPlatform(), env);
+    install = await resolveBundledInstall(__filename, buildPins(), host.platform, env);
   } catch (error) {
     if (error instanceof BundledError) {
       // A self-uninstall killed partway can leave an install its own engine no longer accepts: the setup binary finishes it.
@@ -46,16 +48,16 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   const { findEngineCommand, runEngineCommand } = await import("./commands");
   const own = findEngineCommand(args);
   if (own) {
-    const code = await runEngineCommand(own, { install, env, io });
+    const code = await runEngineCommand(own, { install, host });
     if (code !== null) return code;
   }
   const { startupOffer } = await import("./startup-offer");
-  const offered = await startupOffer(install, env, args, io);
+  const offered = await startupOffer(install, host, args);
   if (offered !== null) return offered;
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
   // The launch's arguments, read once for everything below (./pi.ts).
   const launch = classifyLaunch(args);
-  await (await import("./first-use")).firstUseSetup(install, env, args, io, launch);
+  await (await import("./first-use")).firstUseSetup(install, host, args, launch);
   const childEnv = bundledChildEnv(install, env);
   // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
@@ -73,7 +75,7 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   }
   // The gentle-engram companion, in the launches first-use setup runs in (src/engine/companion/ensure.ts).
   const { firstUseApplies } = await import("./first-use");
-  if (firstUseApplies(args, env, Boolean(process.stdin.isTTY && process.stdout.isTTY), launch)) {
+  if (firstUseApplies(args, env, host.terminal, launch)) {
     const { ensureCompanion } = await import("./companion/ensure");
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);
@@ -84,8 +86,8 @@ export async function runEngine(args: string[], io: Output): Promise<number> {
   // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
   if (launch.printsMainHelp) {
     // Ours first, then Pi's own help: flushed before Pi replaces this process.
-    const { channel, stdoutFlushed } = await import("../io/console");
-    channel.log(shellHelpLines().join("\n"));
+    const { stdoutFlushed } = await import("../io/console");
+    io.out(shellHelpLines().join("\n"));
     await stdoutFlushed();
   }
   return execPi(install, piArguments(install, args), childEnv, io);

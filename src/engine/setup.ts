@@ -15,7 +15,7 @@ import { tildify, tildifyText, type Platform } from "../core/layout";
 import { type Env, bundledSetupEnv } from "../core/environment";
 import { parseSource } from "../core/source";
 import { buildPins } from "../pins/index";
-import { hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { acquireInstallLock } from "../install/lock";

@@ -4,9 +4,10 @@
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
  * No update runs without an explicit choice.
  */
-import { fancyOutput } from "../core/terminal-style";
-import { EXIT, type Output } from "../core/errors";
+import { EXIT } from "../core/errors";
 import type { Env } from "../core/environment";
+import type { Host } from "../io/host";
+import { terminalPanel } from "../io/terminal-panel";
 import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
 import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";
 import { readTextOrNull } from "../io/files";
@@ -47,49 +48,28 @@ export async function latestWithin(install: BundledInstall, env: Env, ms: number
   }
 }
 
-function choose(current: string, latest: string): Promise<Choice | "cancel"> {
-  const color = fancyOutput(process.stdout, process.env);
+/** The rose-coloured panel (when the host has colours) with its three choices; "cancel" for Ctrl+C. */
+function choose(current: string, latest: string, color: boolean): Promise<Choice | "cancel"> {
   const rose = (s: string) => (color ? `\u001b[38;5;211m${s}\u001b[39m` : s);
-  const out = process.stdout;
-  let selected = 1;
-  let drawn = 0;
-  const draw = () => {
-    if (drawn) out.write(`\u001b[${drawn}A\u001b[0J`);
-    const lines = panelLines(current, latest, selected);
-    const width = Math.max(...lines.map((l) => l.length)) + 2;
-    const boxed = [rose(`╭${"─".repeat(width)}╮`), ...lines.map((l) => rose("│") + ` ${l.padEnd(width - 1)}` + rose("│")), rose(`╰${"─".repeat(width)}╯`)];
-    out.write(boxed.join("\n") + "\n");
-    drawn = boxed.length;
-  };
-  return new Promise((resolve) => {
-    const stdin = process.stdin;
-    const finish = (result: Choice | "cancel") => {
-      process.off("SIGINT", onSigint);
-      stdin.off("data", onData);
-      stdin.off("end", onEnd);
-      if (stdin.isTTY) stdin.setRawMode(false);
-      stdin.pause();
-      resolve(result);
-    };
-    const onData = (chunk: Buffer) => {
-      const r = keyPress(chunk.toString("utf8"), selected);
-      if (!r) return;
-      if ("cancel" in r) return finish("cancel");
-      if ("confirm" in r) return finish(r.confirm);
-      selected = r.selected;
-      draw();
-    };
-    const onEnd = () => finish("not-now");
-    // Raw mode before the panel shows, so a Ctrl+C typed as soon as it appears is a key, not a signal;
-    // a SIGINT that still arrives (sent by another process) cancels the same way.
-    if (stdin.isTTY) stdin.setRawMode(true);
-    const onSigint = () => finish("cancel");
-    process.once("SIGINT", onSigint);
-    stdin.on("data", onData);
-    stdin.on("end", onEnd);
-    stdin.resume();
-    draw();
-  });
+  return terminalPanel<Choice | "cancel">(
+    {
+      lines: (selected) => {
+        const lines = panelLines(current, latest, selected);
+        const width = Math.max(...lines.map((l) => l.length)) + 2;
+        return [rose(`╭${"─".repeat(width)}╮`), ...lines.map((l) => rose("│") + ` ${l.padEnd(width - 1)}` + rose("│")), rose(`╰${"─".repeat(width)}╯`)];
+      },
+      press: (data, selected) => {
+        const r = keyPress(data, selected);
+        if (!r) return null;
+        if ("cancel" in r) return { result: "cancel" };
+        if ("confirm" in r) return { result: r.confirm };
+        return { selected: r.selected };
+      },
+      onEnd: "not-now",
+      onSignal: "cancel",
+    },
+    1,
+  );
 }
 
 /**
@@ -97,14 +77,15 @@ function choose(current: string, latest: string): Promise<Choice | "cancel"> {
  * after "Update now" the new Shell replaces this process (POSIX) or runs as
  * its child, whose exit code this process exits with (Windows).
  */
-export async function startupOffer(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
-  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!offerAllowed(args, env, terminal)) return null;
+export async function startupOffer(install: BundledInstall, host: Host, args: string[]): Promise<number | null> {
+  const { env } = host;
+  const io = host;
+  if (!offerAllowed(args, env, host.terminal)) return null;
   const file = await readLauncherConfig(install.layout, env);
   const { config, path: configPath } = file;
   const latest = await latestWithin(install, env, OFFER_BUDGET_MS);
   if (!shouldOffer(install.shell, latest, config)) return null;
-  const choice = await choose(install.shell, latest);
+  const choice = await choose(install.shell, latest, host.color);
   if (choice === "cancel") {
     io.err("gentle-shell: cancelled.");
     // At once: an idle keep-alive connection to the registry must not hold the exit back.

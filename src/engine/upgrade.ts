@@ -23,7 +23,7 @@ import { configuredRegistry } from "../install/npm-registry";
 import { installBundleVersion } from "../install/offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease } from "../install/offline/open";
 import { verifyBundle } from "../install/offline/verify";
-import { hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
 import { fetchRelease, latestRelease } from "../install/release";
 import { buildPins } from "../pins/index";

@@ -7,10 +7,10 @@
  * Once they all passed, a new install runs its setup step
  * (src/install/setup-step.ts), whose failure leaves a working install.
  */
-import { channel } from "../io/console";
+import type { Host } from "../io/host";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
-import { launcherCheckEnvironment, type Env } from "../core/environment";
+import { launcherCheckEnvironment } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
 import type { Distribution } from "../core/distribution";
@@ -20,7 +20,6 @@ import { watchSpace } from "./space-check";
 import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
-import { progressFor } from "../io/progress";
 import { fetchRelease, latestRelease } from "./release";
 import { installVersion } from "./version";
 import { activateVersion, pruneVersions } from "./activate";
@@ -39,7 +38,8 @@ export interface InstallOptions {
   layout: Layout;
   pins: Pins;
   target: Target;
-  env: Env;
+  /** This process (src/io/host.ts): its environment, its lines, and its download progress (none when quiet). */
+  host: Pick<Host, "env" | "out" | "progress">;
   /** --source: "official" (default), a mirror URL or an offline folder. */
   source?: string;
   /** --release: an exact Gentle Shell version; default the registry's latest. */
@@ -49,8 +49,6 @@ export interface InstallOptions {
   registry?: RegistryAdapter;
   engine: () => string;
   verbose?: boolean;
-  /** --quiet: no download progress. */
-  quiet?: boolean;
   /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
   claimed?: string;
   /**
@@ -84,7 +82,8 @@ export interface InstallResult {
 }
 
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
-  const { layout, pins, env } = options;
+  const { layout, pins, host } = options;
+  const { env } = host;
   let npmrc = "";
   let source: Source = parseSource(options.source, "");
   let distribution: Distribution | null = null;
@@ -164,7 +163,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-        const progress = progressFor(process.stderr, (line) => channel.log(`  ${line}`), env, options.quiet);
+        const progress = host.progress();
         try {
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
           const checked = before ? await before : "";
@@ -282,7 +281,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   if (mode === "run" && ok) {
     const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: id! }) };
     // Gentle AI's own output follows, on the inherited terminal.
-    channel.log(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
+    host.out(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
     setup = (await runPlan([setupStep], layout.home, options.report))[0]!;
   } else if (mode !== "none") {
     setup = ok

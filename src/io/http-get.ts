@@ -22,7 +22,7 @@ import type { Readable } from "node:stream";
 import * as tls from "node:tls";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
 import { splitUrlCredentials } from "../core/secrets";
-import { hostTarget } from "../core/host";
+import { hostTarget } from "../core/machine";
 import { SETUP_VERSION } from "../version";
 
 export interface HttpResponse {

@@ -4,7 +4,7 @@
  * download, so logs of CI runs and pipes stay readable): also under NO_COLOR,
  * CI and TERM=dumb. --quiet shows none.
  */
-import { fancyOutput as fancyFor } from "../core/terminal-style";
+import { fancyOutput } from "../core/terminal-style";
 import cliProgress from "cli-progress";
 
 export interface DownloadProgress {
@@ -106,16 +106,11 @@ export const silentProgress: ProgressReporter = {
   stop() {},
 };
 
-/** Whether `stream` may get bars and colours: the one decision (core/terminal-style.ts), with this process's environment by default. */
-export function fancyOutput(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): boolean {
-  return fancyFor(stream, env);
-}
-
 /** Bars when `stream` may have them (fancyOutput), plain lines through `line` otherwise, nothing when quiet. */
 export function progressFor(
   stream: NodeJS.WriteStream,
   line: (text: string) => void,
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined>,
   quiet = false,
 ): ProgressReporter {
   if (quiet) return silentProgress;

@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { gives, knobSwitch, settle } from "../../src/cli/knobs";
 import { EXIT_CODE_LINES, helpEpilogue } from "../../src/cli/conventions";
 import { EXIT } from "../../src/core/errors";
-import { fancyOutput, progressFor, silentProgress } from "../../src/io/progress";
+import { fancyOutput } from "../../src/core/terminal-style";
+import { progressFor, silentProgress } from "../../src/io/progress";
 
 /** What citty hands install: --modify-path has its default. */
 const defaults = { "modify-path": true };

@@ -6,12 +6,9 @@
 import { describe, expect, it } from "vitest";
 import type { BundledInstall } from "../../src/engine/bundled";
 import { ENGINE_COMMANDS, findEngineCommand, runEngineCommand } from "../../src/engine/commands";
+import { testHost } from "../support/host";
 
 const noInstall = {} as BundledInstall;
-function io() {
-  const lines = { out: [] as string[], err: [] as string[] };
-  return { lines, io: { out: (l: string) => lines.out.push(l), err: (l: string) => lines.err.push(l) } };
-}
 
 describe("the launcher's command table", () => {
   it("registers each own command once, by the words that name it", () => {
@@ -29,16 +26,18 @@ describe("the launcher's command table", () => {
   });
 
   it("answers a strict command's --help from its spec, with exit 0 and nothing run", async () => {
-    const { lines, io: out } = io();
-    const code = await runEngineCommand(findEngineCommand(["upgrade", "--help"])!, { install: noInstall, env: {}, io: out });
+    const host = testHost();
+    const { lines } = host;
+    const code = await runEngineCommand(findEngineCommand(["upgrade", "--help"])!, { install: noInstall, host });
     expect(code).toBe(0);
     expect(lines.out[0]).toBe("usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]");
     expect(lines.err).toEqual([]);
   });
 
   it("refuses what a strict command does not define in one line, exit 2, before it runs", async () => {
-    const { lines, io: out } = io();
-    const code = await runEngineCommand(findEngineCommand(["self-uninstall", "--everything"])!, { install: noInstall, env: {}, io: out });
+    const host = testHost();
+    const { lines } = host;
+    const code = await runEngineCommand(findEngineCommand(["self-uninstall", "--everything"])!, { install: noInstall, host });
     expect(code).toBe(2);
     expect(lines.err).toEqual([
       "gentle-shell: unknown option --everything for gentle-shell self-uninstall; usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]",
@@ -46,8 +45,9 @@ describe("the launcher's command table", () => {
   });
 
   it("refuses upgrade's options the spec reads but upgrade does not allow", async () => {
-    const { lines, io: out } = io();
-    const code = await runEngineCommand(findEngineCommand(["upgrade", "--channel", "main"])!, { install: noInstall, env: {}, io: out });
+    const host = testHost();
+    const { lines } = host;
+    const code = await runEngineCommand(findEngineCommand(["upgrade", "--channel", "main"])!, { install: noInstall, host });
     expect(code).toBe(2);
     expect(lines.err).toEqual(["gentle-shell: the main channel is not supported by a bundled install yet; it follows releases"]);
   });

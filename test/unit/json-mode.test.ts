@@ -6,7 +6,8 @@
 import { homedir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXIT, UserError } from "../../src/core/errors";
-import { jsonCommand, jsonError, jsonFields, runWithJson } from "../../src/cli/json";
+import { documentError, jsonCommand, runWithJson } from "../../src/cli/json";
+import { processHost } from "../../src/io/host";
 import { channel, stdoutForChild } from "../../src/io/console";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 
@@ -39,15 +40,17 @@ afterEach(() => {
 
 describe("runWithJson", () => {
   it("sends the command's lines to stderr and writes only the document on stdout", async () => {
-    await runWithJson("status", async () => {
+    const host = processHost();
+    await runWithJson("status", host, async (jsonHost) => {
       channel.log("a plan line");
       expect(stdoutForChild()).toBe(2);
-      Object.assign(jsonFields()!, {});
+      expect(jsonHost.json).toBe(true);
+      expect(jsonHost.withMode({ quiet: true }).document).toBe(jsonHost.document);
     });
     expect(stderr).toBe("a plan line\n");
     expect(onlyDocument(stdout)).toEqual({ schema: 1, command: "status", ok: true, exitCode: 0, error: null });
     expect(stdoutForChild()).toBe("inherit");
-    expect(jsonFields()).toBeNull();
+    expect(host.document).toBeNull();
   });
 
   it("reports a failure the command named, with its exit code, the home as ~ and secrets masked", async () => {
@@ -55,8 +58,8 @@ describe("runWithJson", () => {
     const home = homedir();
     vi.stubEnv("HOME", home);
     vi.stubEnv("USERPROFILE", home);
-    await runWithJson("install", async () => {
-      jsonError(`the runtime step failed: ${home}/x from http://u:pw@127.0.0.1:9/`);
+    await runWithJson("install", processHost(), async (jsonHost) => {
+      documentError(jsonHost, `the runtime step failed: ${home}/x from http://u:pw@127.0.0.1:9/`);
       process.exitCode = 1;
     });
     const doc = onlyDocument(stdout);
@@ -66,7 +69,7 @@ describe("runWithJson", () => {
 
   it("still writes the document when the command throws, then lets the error go on", async () => {
     const thrown = new UserError("--release takes an exact Gentle Shell version", EXIT.usage);
-    await expect(runWithJson("install", async () => Promise.reject(thrown))).rejects.toBe(thrown);
+    await expect(runWithJson("install", processHost(), async () => Promise.reject(thrown))).rejects.toBe(thrown);
     expect(onlyDocument(stdout)).toMatchObject({ ok: false, exitCode: 2, error: "--release takes an exact Gentle Shell version" });
   });
 });

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it, vi } from "vitest";
 import { runInstallerCli, topHelpText, versionLine } from "../../src/cli/index";
-import { fancyOutput } from "../../src/io/progress";
+import { fancyOutput } from "../../src/core/terminal-style";
+import { processHost } from "../../src/io/host";
 import { shortcutAnswer, type ShortcutTexts } from "../../src/sea/shortcut";
 
 const texts: ShortcutTexts = { version: "gss 1.2.3 (pins: fixture)", help: "USAGE plain\n", helpColor: "\u001b[1mUSAGE\u001b[22m color\n" };
@@ -19,7 +20,7 @@ async function printed(args: string[]): Promise<string> {
     return true;
   });
   try {
-    await runInstallerCli(args);
+    await runInstallerCli(args, processHost());
   } finally {
     spy.mockRestore();
   }

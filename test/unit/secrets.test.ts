@@ -5,8 +5,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { redactText, splitUrlCredentials } from "../../src/core/secrets";
 import { npmrcAuthHeader, npmrcRegistry, registryCredentialsToAuth } from "../../src/core/npmrc";
-import { stdOutput } from "../../src/io/output";
-import { out } from "../../src/cli/install-run";
+import { processHost } from "../../src/io/host";
 
 const basic = (pair: string) => `Basic ${Buffer.from(pair).toString("base64")}`;
 
@@ -107,7 +106,7 @@ describe("the printers", () => {
     vi.restoreAllMocks();
   });
 
-  it("mask every line: the engine's and the installer's output alike", () => {
+  it("mask every line the host prints, in every mode", () => {
     const written: string[] = [];
     const capture = (chunk: string | Uint8Array) => {
       written.push(String(chunk));
@@ -115,9 +114,10 @@ describe("the printers", () => {
     };
     vi.spyOn(process.stdout, "write").mockImplementation(capture);
     vi.spyOn(process.stderr, "write").mockImplementation(capture);
-    stdOutput.out("registry http://alice:S3CRET@r.test/");
-    stdOutput.err("proxy https://bob:S3CRET@p.test:3128 refused");
-    out("Artifacts from: https://cdn.test/x?token=S3CRET");
+    const host = processHost();
+    host.out("registry http://alice:S3CRET@r.test/");
+    host.err("proxy https://bob:S3CRET@p.test:3128 refused");
+    host.withMode({ quiet: true }).out("Artifacts from: https://cdn.test/x?token=S3CRET");
     expect(written).toEqual(["registry http://***@r.test/\n", "proxy https://***@p.test:3128 refused\n", "Artifacts from: https://cdn.test/x?token=***\n"]);
   });
 });

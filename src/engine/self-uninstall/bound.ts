@@ -5,20 +5,19 @@
  * hidden Windows PowerShell). One binding for the engine's own command and for
  * `gentle-shell-setup uninstall` finishing an install its launcher cannot run.
  */
-import type { Env } from "../../core/environment";
-import type { Output } from "../../core/errors";
 import type { Layout } from "../../core/layout";
+import type { Host } from "../../io/host";
 import type { UninstallOptions } from "./plan";
 
-export async function selfUninstallBound(layout: Layout, env: Env, options: UninstallOptions, io: Output): Promise<number> {
-  const { askOnTerminal, selfUninstall } = await import("./run");
-  if (layout.platform !== "win32") return selfUninstall(layout, env, options, { ...io, ask: askOnTerminal });
+export async function selfUninstallBound(layout: Layout, host: Host, options: UninstallOptions): Promise<number> {
+  const { askYesNo, selfUninstall } = await import("./run");
+  const io = { out: host.out, err: host.err, ask: (question: string) => askYesNo(host, question) };
+  if (layout.platform !== "win32") return selfUninstall(layout, host.env, options, io);
   const { windowsRegistry } = await import("../../install/path/windows-registry");
   const { runWindowsPowerShell, startDetachedPowerShell } = await import("../../io/powershell");
   const { windowsRemovalScheduler } = await import("./windows-removal");
-  return selfUninstall(layout, env, options, {
+  return selfUninstall(layout, host.env, options, {
     ...io,
-    ask: askOnTerminal,
     registry: windowsRegistry(runWindowsPowerShell),
     scheduleWindowsRemoval: windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data)),
   });

@@ -15,15 +15,16 @@ import { EXIT, type Output } from "../../core/errors";
 import { tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
-import { askLine } from "../../io/prompt";
+import type { Host } from "../../io/host";
 import { removePathEntry } from "../../install/path/apply";
 import type { RegistryAdapter } from "../../install/path/windows-registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 
-async function ask(question: string): Promise<boolean | null> {
-  const reply = await askLine(question);
+/** The host's question, on stderr: yes or no, null for no terminal or end of input, Ctrl+C exits 130. */
+export async function askYesNo(host: Pick<Host, "ask">, question: string): Promise<boolean | null> {
+  const reply = await host.ask(question, "stderr");
   if ("interrupt" in reply) process.exit(EXIT.interrupted);
   return "answer" in reply ? answeredYes(reply.answer, "no") : null;
 }
@@ -96,9 +97,6 @@ export interface UninstallIo extends Output {
   /** Windows: starts the delayed removal of node.exe, the launcher and the marker (bound by the engine). */
   scheduleWindowsRemoval?: ScheduleWindowsRemoval;
 }
-
-/** The terminal's question, for the edge to bind: readline on stdin, the prompt on stderr, Ctrl+C exits 130. */
-export const askOnTerminal = ask;
 
 async function uninstallLocked(
   layout: Layout,

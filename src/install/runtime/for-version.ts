@@ -7,7 +7,7 @@
  */
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
-import { hostTarget } from "../../core/host";
+import { hostTarget } from "../../core/machine";
 import { parseSource, type Source } from "../../core/source";
 import { buildPins } from "../../pins/index";
 import { readTextOrNull } from "../../io/files";
