@@ -97,9 +97,14 @@ export async function runInstallerCli(args: string[], host: Host): Promise<void>
     return;
   }
   // Strict: an option or argument the command does not define is refused before anything runs.
-  if (!def.subCommands) {
-    const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, path.join(" "));
-    if (stray) throw new UserError(stray, EXIT.usage);
+  const name = path.join(" ");
+  if (def.subCommands) {
+    // `release` alone, or with a word that is none of its commands.
+    const what = rest[0] === undefined ? `${name} needs one of its commands` : `unknown command ${JSON.stringify(`${name} ${rest[0]}`)}`;
+    throw new UserError(`${what}; see gentle-shell-setup ${name} --help`, EXIT.usage);
   }
-  await runCommand(main, { rawArgs: args, data: host });
+  const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, name);
+  if (stray) throw new UserError(stray, EXIT.usage);
+  // The command found is run itself: citty hands a run's data to the command it is given, not to its sub-commands.
+  await runCommand(def, { rawArgs: rest, data: host });
 }

@@ -1,0 +1,76 @@
+/**
+ * The installer's command line walks citty's own tree (src/cli/index.ts):
+ * one lookup finds the command (two deep for `release sign`), its help names
+ * it in full, and a word that is no command is one sentence with exit 2.
+ * The Host is passed to the command found as citty's run data.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { findCommand, runInstallerCli } from "../../src/cli/index";
+import { EXIT, UserError } from "../../src/core/errors";
+import { testHost } from "../support/host";
+import { scratchDir } from "../support/scratch";
+
+/** What runInstallerCli writes on stdout (help goes through the one channel). */
+async function stdoutOf(args: string[]): Promise<string> {
+  let text = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+    text += String(chunk);
+    return true;
+  });
+  await runInstallerCli(args, testHost());
+  return text;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe("the installer's command lookup", () => {
+  it("finds a command, or a release command two deep, with the words after it", () => {
+    expect(findCommand(["install", "--yes"])).toMatchObject({ path: ["install"], parentName: "gentle-shell-setup", rest: ["--yes"] });
+    expect(findCommand(["release", "sign", "--assets", "x"])).toMatchObject({
+      path: ["release", "sign"],
+      parentName: "gentle-shell-setup release",
+      rest: ["--assets", "x"],
+    });
+    expect(findCommand(["release", "bogus"])).toMatchObject({ path: ["release"], rest: ["bogus"] });
+    for (const args of [["bogus"], ["--yes"], []]) expect(findCommand(args), JSON.stringify(args)).toBeNull();
+  });
+
+  it("finds every command the top help lists", async () => {
+    const help = await stdoutOf(["--help"]);
+    const listed = /USAGE gentle-shell-setup (\S+)/.exec(help)?.[1]?.split("|") ?? [];
+    expect(listed).toEqual(["install", "migrate", "uninstall", "bundle", "release", "verify", "status"]);
+    for (const name of listed) expect(findCommand([name])?.path).toEqual([name]);
+  });
+
+  it("names a release command in full in its help", async () => {
+    expect(await stdoutOf(["release", "sign", "--help"])).toContain("USAGE gentle-shell-setup release sign [OPTIONS]");
+    expect(await stdoutOf(["release", "--help"])).toContain("USAGE gentle-shell-setup release build|verify|sign|check");
+  });
+
+  it("refuses a word that is none of release's commands, or none at all, in one sentence with exit 2", async () => {
+    const refused = (args: string[]) =>
+      runInstallerCli(args, testHost()).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    for (const [args, sentence] of [
+      [["release", "bogus"], 'unknown command "release bogus"; see gentle-shell-setup release --help'],
+      [["release"], "release needs one of its commands; see gentle-shell-setup release --help"],
+      [["bogus"], 'unknown command "bogus"; see gentle-shell-setup --help'],
+    ] as const) {
+      const error = await refused([...args]);
+      expect(error, args.join(" ")).toBeInstanceOf(UserError);
+      expect((error as UserError).message).toBe(sentence);
+      expect((error as UserError).exitCode).toBe(EXIT.usage);
+    }
+  });
+
+  it("hands the Host to the command it runs: its home, its lines", async () => {
+    const home = scratchDir("gss-host-");
+    const host = testHost({ home });
+    await runInstallerCli(["status"], host);
+    expect(host.lines.out).toEqual(["Gentle Shell is not installed here (~/.gentle-shell does not exist)."]);
+  });
+});
