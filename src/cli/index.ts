@@ -4,7 +4,7 @@ import type { Host } from "../io/host";
 import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
 import { EXIT, UserError } from "../core/errors";
-import { SETUP_VERSION } from "../version";
+import { SETUP_VERSION } from "../setup-version";
 import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";
@@ -12,7 +12,7 @@ import { verifyCommand } from "./verify";
 import { migrateCommand } from "./migrate";
 import { uninstallCommand } from "./uninstall";
 import { helpEpilogue } from "./conventions";
-import { strayArgument, type ArgDef } from "./strict";
+import { strayArgument, type ArgDef } from "./stray-arguments";
 import { statusCommand } from "./status";
 import { jsonCommand, runWithJson } from "./json";
 

@@ -11,7 +11,7 @@ import type { InstallContext } from "./install-run";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { userRegistrySettings } from "../install/npm-settings";
-import { fetchRelease, latestRelease } from "../install/release";
+import { fetchRelease, latestRelease } from "../install/release-fetch";
 import { ownScript } from "../io/self";
 
 export async function releaseFirst(

@@ -11,7 +11,7 @@ import { EXIT, type Output } from "../core/errors";
 import type { Host } from "../io/host";
 import { buildPins } from "../pins/index";
 import type { BundledInstall } from "./bundled";
-import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./strict";
+import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./command-specs";
 
 export interface EngineContext {
   install: BundledInstall;

@@ -8,7 +8,7 @@
  * the user's environment and the usual pre-Pi Engram decision.
  *
  * Interactive means: a terminal on stdin and stdout, and arguments with which
- * Pi opens its interactive session (piStartsInteractive). Never for
+ * Pi opens its interactive session (PiLaunch.startsInteractive). Never for
  * --version, help, Shell or Pi subcommands (those are dispatched before
  * this), print mode, --mode rpc/json, or a launch inside a Gentle Shell
  * session (GENTLE_SHELL_PREFIX is set there: subagents, the agent's shell).

@@ -1,12 +1,11 @@
 /**
  * `gentle-shell --help` (issue 11, Help): Gentle Shell's own commands first,
  * then Pi's help unchanged. Pure: the block's text, and when it is shown.
- * It is shown exactly when Pi prints its main help (piPrintsMainHelp), so a
+ * It is shown exactly when Pi prints its main help (classifyLaunch(args).printsMainHelp, src/engine/pi.ts), so a
  * help flag that Pi reads as another option's value, after `--`, beside a
  * version flag or after a Pi subcommand shows nothing extra. Printing it
  * probes nothing and starts nothing (Engram startup safety: help flags).
  */
-import { piPrintsMainHelp } from "./pi";
 
 /** Gentle Shell's own commands, each with one line of what it does. */
 export const SHELL_COMMANDS: ReadonlyArray<readonly [command: string, what: string]> = [
@@ -26,9 +25,4 @@ export const PI_HELP_FOLLOWS = "Everything else goes to Pi, with gentle-pi loade
 export function shellHelpLines(): string[] {
   const width = Math.max(...SHELL_COMMANDS.map(([command]) => `gentle-shell ${command}`.length)) + 2;
   return ["Gentle Shell commands:", ...SHELL_COMMANDS.map(([command, what]) => `  ${`gentle-shell ${command}`.padEnd(width)}${what}`), "", PI_HELP_FOLLOWS, ""];
-}
-
-/** Whether a launch with these arguments (what the user typed after gentle-shell) shows the block. */
-export function showsShellHelp(args: readonly string[]): boolean {
-  return piPrintsMainHelp(args);
 }

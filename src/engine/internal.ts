@@ -20,7 +20,7 @@ import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
 import { prefixAsInstalled } from "./bundled";
-import { SETUP_VERSION } from "../version";
+import { SETUP_VERSION } from "../setup-version";
 
 /** The functions a version's module must offer; the caller checks the list. */
 export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLauncher"] as const;

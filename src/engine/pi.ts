@@ -76,31 +76,6 @@ export function piFlagsRead(args: readonly string[]): { version: boolean; help: 
   return read;
 }
 
-/** True when Pi reads a version or help flag in `args`: before Pi's own `--`, and not as another option's value. */
-export function piReadsVersionOrHelp(args: readonly string[]): boolean {
-  const read = piFlagsRead(args);
-  return read.version || read.help;
-}
-
-/**
- * True when Pi prints its own main help for `args`: it reads a help flag and
- * no version flag (Pi 1.6 main.js prints the version first and exits), and
- * the first word is not a Pi subcommand (`install --help` is that command's help).
- */
-export function piPrintsMainHelp(args: readonly string[]): boolean {
-  return classifyLaunch(args).printsMainHelp;
-}
-
-/**
- * What a launch with these arguments (what the user typed after gentle-shell) may do:
- *  - "skip": a version or help request: no probe, no start, no notice;
- *  - "classify": a Pi subcommand: probes, never starts a server;
- *  - "final": the final pre-Pi decision, the only one that may start a server.
- */
-export function launchKind(args: readonly string[]): "skip" | "classify" | "final" {
-  return classifyLaunch(args).kind;
-}
-
 /** The options Pi reads as flags in `args` (before Pi's own `--`, and not as another option's value), with the value each takes. */
 export function piOptions(args: readonly string[]): Array<{ flag: string; value?: string }> {
   const out: Array<{ flag: string; value?: string }> = [];
@@ -116,16 +91,6 @@ export function piOptions(args: readonly string[]): Array<{ flag: string; value?
 
 /** Flags with which Pi does something else than open its interactive session (Pi 1.6 main.js, resolveAppMode). */
 const NOT_INTERACTIVE = new Set(["-p", "--print", "--version", "-v", "--help", "-h", "--export", "--list-models"]);
-
-/**
- * Would Pi open its interactive session for these arguments, given a
- * terminal on stdin and stdout? Not for a Pi subcommand, print mode, a
- * --mode other than text (rpc, json, or one Pi refuses), a version or help
- * flag, --export or --list-models.
- */
-export function piStartsInteractive(args: readonly string[]): boolean {
-  return classifyLaunch(args).startsInteractive;
-}
 
 /** Everything the launcher needs to know of a launch's arguments, read once (runEngine hands it on). */
 export interface PiLaunch {

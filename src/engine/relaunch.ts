@@ -16,8 +16,6 @@ import type { Env } from "../core/environment";
 import type { Platform } from "../core/layout";
 import { type ChildOutcome, childOutcome, type ExitingChild, startInTerminal } from "../io/child-signals";
 
-export { exitCode } from "../io/child-signals";
-
 /** Set for the relaunched Shell so it does not offer again (every version reads it as "set"). */
 export const HANDOFF = "GENTLE_SHELL_STARTUP_HANDOFF";
 

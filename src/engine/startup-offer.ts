@@ -34,7 +34,7 @@ const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFE
 export async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
   const deadline = Date.now() + ms;
   // Only a launch that may offer asks the registry: the download code loads then, not on every start.
-  const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/npm-registry"), import("../install/release")]);
+  const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/npm-registry"), import("../install/release-fetch")]);
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
   const registry = await recordedRegistry(install.layout, npmrc, env, ms);
   const left = deadline - Date.now();

@@ -25,12 +25,12 @@ import { bundlePackageFiles, openBundle, readBundleRelease } from "../install/of
 import { verifyBundle } from "../install/offline/verify";
 import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
-import { fetchRelease, latestRelease } from "../install/release";
+import { fetchRelease, latestRelease } from "../install/release-fetch";
 import { buildPins } from "../pins/index";
-import { installVersion, versionState } from "../install/version";
+import { installVersion, versionState } from "../install/version-install";
 import { callModule, checkModule, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import type { BundledInstall } from "./bundled";
-import { parseShellCommand, UPGRADE, usageLine } from "./strict";
+import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
 import { checkSourceReachable } from "../install/source-check";
 
 export interface UpgradeArgs {

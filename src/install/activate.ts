@@ -7,7 +7,7 @@
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
-import { ENGINE_PATH } from "./version";
+import { ENGINE_PATH } from "./version-install";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 
 const ID = /^[0-9A-Za-z.+-]+$/;
@@ -105,7 +105,7 @@ export async function recordActivation(layout: Layout, id: string): Promise<void
  * an unfinished install, or a folder without our marker.
  */
 export async function pruneVersions(layout: Layout, keep = 2): Promise<{ deleted: string[]; kept: string[] }> {
-  const { versionState } = await import("./version");
+  const { versionState } = await import("./version-install");
   const current = await readCurrent(layout).catch(() => null);
   if (!current || (await versionState(layout, current)).kind !== "valid") return { deleted: [], kept: [] };
   const history = parseHistory(await readTextOrNull(layout.history));

@@ -20,8 +20,8 @@ import { watchSpace } from "./space-check";
 import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
-import { fetchRelease, latestRelease } from "./release";
-import { installVersion } from "./version";
+import { fetchRelease, latestRelease } from "./release-fetch";
+import { installVersion } from "./version-install";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
@@ -32,7 +32,7 @@ import type { RegistryAdapter } from "./path/windows-registry";
 import { bundledPathStep, type PathStepOutcome } from "./path/step";
 import { installBundleVersion } from "./offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
-import type { FetchedRelease } from "./release";
+import type { FetchedRelease } from "./release-fetch";
 
 export interface InstallOptions {
   layout: Layout;

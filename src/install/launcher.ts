@@ -7,7 +7,7 @@ import { basename } from "pathe";
 import type { Layout } from "../core/layout";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
-import { ENGINE_PATH } from "./version";
+import { ENGINE_PATH } from "./version-install";
 import { ensureOwnDir } from "../io/own-dir";
 import { ENGINE_START_PATH } from "./engine-start";
 

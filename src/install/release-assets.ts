@@ -26,13 +26,13 @@ import { assertExactVersion } from "../core/versions";
 import type { Pins, Target } from "../pins/types";
 import { runLauncher } from "../io/process";
 import { activateVersion } from "./activate";
-import { buildDistribution } from "./distribution";
+import { buildDistribution } from "./distribution-build";
 import { ensureLauncher } from "./launcher";
 import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import { configuredRegistry } from "./npm-registry";
 import { acquireGo } from "./runtime/go";
 import { ensureRuntimes } from "./runtime/index";
-import { installVersion } from "./version";
+import { installVersion } from "./version-install";
 
 export interface ReleaseContext {
   pins: Pins;

@@ -23,7 +23,7 @@ import * as tls from "node:tls";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
 import { splitUrlCredentials } from "../core/secrets";
 import { hostTarget } from "../core/machine";
-import { SETUP_VERSION } from "../version";
+import { SETUP_VERSION } from "../setup-version";
 
 export interface HttpResponse {
   status: number;

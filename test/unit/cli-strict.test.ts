@@ -1,6 +1,6 @@
-/** The strict command line (src/cli/strict.ts): unknown options and stray arguments are refused. */
+/** The strict command line (src/cli/stray-arguments.ts): unknown options and stray arguments are refused. */
 import { describe, expect, it } from "vitest";
-import { strayArgument } from "../../src/cli/strict";
+import { strayArgument } from "../../src/cli/stray-arguments";
 import { checkRelease } from "../../src/cli/install-run";
 
 const install = {

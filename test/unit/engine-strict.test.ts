@@ -1,6 +1,7 @@
-/** The engine's own commands are strict (src/engine/strict.ts); every other word is Pi's, untouched. */
+/** The engine's own commands are strict (src/engine/command-specs.ts); every other word is Pi's, untouched. */
 import { describe, expect, it } from "vitest";
-import { MEMORY_MIGRATE, ownCommand, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../../src/engine/strict";
+import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../../src/engine/command-specs";
+import { findEngineCommand } from "../../src/engine/commands";
 import { parseUpgradeArgs } from "../../src/engine/upgrade";
 import { parseUninstallArgs } from "../../src/engine/self-uninstall/plan";
 import { SHELL_COMMANDS } from "../../src/engine/help";
@@ -8,12 +9,18 @@ import { SHELL_COMMANDS } from "../../src/engine/help";
 const UPGRADE_USAGE = "usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]";
 const UNINSTALL_USAGE = "usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]";
 
+/** The strict command the launcher's command table finds for `args`, with the words after its name; null for any other. */
+function strictCommand(args: readonly string[]) {
+  const found = findEngineCommand(args);
+  return found?.command.spec ? { spec: found.command.spec, rest: found.rest } : null;
+}
+
 describe("which words are Shell's own strict commands", () => {
   it("upgrade, self-uninstall and memory migrate; Pi's words, update, setup and a prompt are not", () => {
-    expect(ownCommand(["upgrade", "--rollback"])?.spec).toBe(UPGRADE);
-    expect(ownCommand(["upgrade"])?.rest).toEqual([]);
-    expect(ownCommand(["self-uninstall", "-y"])?.rest).toEqual(["-y"]);
-    expect(ownCommand(["memory", "migrate", "--confirm-quiescent"])).toEqual({ spec: MEMORY_MIGRATE, rest: ["--confirm-quiescent"] });
+    expect(strictCommand(["upgrade", "--rollback"])?.spec).toBe(UPGRADE);
+    expect(strictCommand(["upgrade"])?.rest).toEqual([]);
+    expect(strictCommand(["self-uninstall", "-y"])?.rest).toEqual(["-y"]);
+    expect(strictCommand(["memory", "migrate", "--confirm-quiescent"])).toEqual({ spec: MEMORY_MIGRATE, rest: ["--confirm-quiescent"] });
     for (const args of [
       [],
       ["--frobnicate"],
@@ -26,7 +33,7 @@ describe("which words are Shell's own strict commands", () => {
       ["--model", "upgrade"],
       ["please", "upgrade"],
     ]) {
-      expect(ownCommand(args), JSON.stringify(args)).toBeNull();
+      expect(strictCommand(args), JSON.stringify(args)).toBeNull();
     }
   });
 

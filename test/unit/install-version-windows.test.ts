@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { unlockedProject } from "../../src/core/pi-update";
 import { RUNTIME_MARKER } from "../../src/install/runtime/marker";
-import { installVersion } from "../../src/install/version";
+import { installVersion } from "../../src/install/version-install";
 import { productionPins } from "../../src/pins/production";
 import { has } from "../support/capabilities";
 

@@ -7,7 +7,7 @@ import { prefixLayout, type Layout, type Platform } from "../../src/core/layout"
 import { productionPins } from "../../src/pins/production";
 import { cmdLauncher, ensureLauncher, ENGRAM_STARTUP_NOTICE, guardScript, LAUNCHER_MARKER, NO_ACTIVE_VERSION } from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
-import { classifyVersionMarker, versionState } from "../../src/install/version";
+import { classifyVersionMarker, versionState } from "../../src/install/version-install";
 import { has, requires } from "../support/capabilities";
 
 let home: string;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { PI_SUBCOMMANDS, launchKind, piOptions, piReadsVersionOrHelp, piStartsInteractive } from "../../src/engine/pi";
+import { classifyLaunch, PI_SUBCOMMANDS, piFlagsRead, piOptions } from "../../src/engine/pi";
+
+const readsVersionOrHelp = (args: readonly string[]) => piFlagsRead(args).version || piFlagsRead(args).help;
 
 describe("when probes are skipped", () => {
   it("reads Pi's version and help flags only where Pi reads them", () => {
@@ -14,7 +16,7 @@ describe("when probes are skipped", () => {
       ["-p", "-v"],
       ["--unknown-flag", "-h"],
     ]) {
-      expect(piReadsVersionOrHelp(args), JSON.stringify(args)).toBe(true);
+      expect(readsVersionOrHelp(args), JSON.stringify(args)).toBe(true);
     }
     for (const args of [
       ["--", "-v"],
@@ -28,28 +30,28 @@ describe("when probes are skipped", () => {
       ["--models=-v"],
       ["-p", "hello", "--", "--help"],
     ]) {
-      expect(piReadsVersionOrHelp(args), JSON.stringify(args)).toBe(false);
+      expect(readsVersionOrHelp(args), JSON.stringify(args)).toBe(false);
     }
   });
 
   it("classifies launches: version/help skip, subcommands classify, the rest is final", () => {
-    expect(launchKind([])).toBe("final");
-    expect(launchKind(["-p", "hi"])).toBe("final");
-    expect(launchKind(["-p", "what does -v do?"])).toBe("final");
-    expect(launchKind(["-v"])).toBe("skip");
-    expect(launchKind(["--continue", "--help"])).toBe("skip");
+    expect(classifyLaunch([]).kind).toBe("final");
+    expect(classifyLaunch(["-p", "hi"]).kind).toBe("final");
+    expect(classifyLaunch(["-p", "what does -v do?"]).kind).toBe("final");
+    expect(classifyLaunch(["-v"]).kind).toBe("skip");
+    expect(classifyLaunch(["--continue", "--help"]).kind).toBe("skip");
     // Pi's own subcommands as Pi's docs/cli.md lists them (Pi 1.6 main.js): the package commands, config, auth and mcp.
     const piSubcommands = ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"];
     expect(PI_SUBCOMMANDS).toEqual(new Set(piSubcommands));
     for (const sub of piSubcommands) {
-      expect(launchKind([sub, "npm:x"])).toBe("classify");
+      expect(classifyLaunch([sub, "npm:x"]).kind).toBe("classify");
     }
-    expect(launchKind(["install", "--help"])).toBe("skip");
-    expect(launchKind(["hello", "list"])).toBe("final");
+    expect(classifyLaunch(["install", "--help"]).kind).toBe("skip");
+    expect(classifyLaunch(["hello", "list"]).kind).toBe("final");
   });
 });
 
-describe("piStartsInteractive: the launches that open Pi's interactive session", () => {
+describe("classifyLaunch().startsInteractive: the launches that open Pi's interactive session", () => {
   it("is true for a plain start, session flags, a first prompt and options that only set things up", () => {
     for (const args of [
       [],
@@ -63,7 +65,7 @@ describe("piStartsInteractive: the launches that open Pi's interactive session",
       ["--", "-p", "--help"],
       ["explain what -p does"],
     ]) {
-      expect(piStartsInteractive(args), JSON.stringify(args)).toBe(true);
+      expect(classifyLaunch(args).startsInteractive, JSON.stringify(args)).toBe(true);
     }
   });
 
@@ -82,7 +84,7 @@ describe("piStartsInteractive: the launches that open Pi's interactive session",
       ["--list-models"],
       ...[...PI_SUBCOMMANDS].map((c) => [c]),
     ]) {
-      expect(piStartsInteractive(args), JSON.stringify(args)).toBe(false);
+      expect(classifyLaunch(args).startsInteractive, JSON.stringify(args)).toBe(false);
     }
   });
 

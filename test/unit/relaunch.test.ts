@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { HANDOFF, exitCode, relaunch, relaunchPlan, type RelaunchAdapter, type RelaunchChild } from "../../src/engine/relaunch";
+import { HANDOFF, relaunch, relaunchPlan, type RelaunchAdapter, type RelaunchChild } from "../../src/engine/relaunch";
+import { exitCode } from "../../src/io/child-signals";
 
 const WIN_LAUNCHER = "C:\\Users\\Ana María\\AppData\\Local\\gentle-shell (100%) & co\\bin\\gentle-shell.cmd";
 

@@ -11,7 +11,7 @@ import { productionPins } from "../../src/pins/production";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../../src/core/distribution";
 import { cmdLauncher, posixLauncher } from "../../src/install/launcher";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
-import { VERSION_MARKER } from "../../src/install/version";
+import { VERSION_MARKER } from "../../src/install/version-install";
 import { readPathReceipt } from "../../src/install/path/receipt-file";
 import { posixLine, USER_PATH_KEY, USER_PATH_NAME } from "../../src/install/path/shells";
 import { userPathEntry } from "../../src/install/path/user-path";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { distributionFiles, type Distribution } from "../../src/core/distribution";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../../src/core/upgrade-pair";
 import { prefixLayout } from "../../src/core/layout";
-import { installVersion, pnpmFailure } from "../../src/install/version";
+import { installVersion, pnpmFailure } from "../../src/install/version-install";
 import { productionPins } from "../../src/pins/production";
 
 const release = (shell: string, pi: string): Distribution => ({

@@ -22,7 +22,7 @@ import { readPathReceipt } from "../../install/path/receipt-file";
 import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
 import { PI_TOOLS, toolFileName, toolMarkerName } from "../../core/pi-tool-rules";
 import { toolPresence } from "../../install/runtime/pi-tool-runtime";
-import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../strict";
+import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../command-specs";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../install/windows-private/rule";
 import type { WindowsRemovalFacts } from "./windows-removal";
 import { migrationMarkerPath } from "../engram/launch";

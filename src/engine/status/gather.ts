@@ -17,7 +17,7 @@ import type { Env } from "../../core/environment";
 import type { Pins } from "../../pins/types";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { parseHistory, readCurrent } from "../../install/activate";
-import { versionState } from "../../install/version";
+import { versionState } from "../../install/version-install";
 import { LAUNCHER_MARKER, CMD_MARKER } from "../../install/launcher";
 import { RUNTIME_MARKER } from "../../install/runtime/recipe";
 import type { ReadReceipt } from "../../install/path/receipt-file";
@@ -26,7 +26,7 @@ export interface VersionInfo {
   id: string;
   shell: string | null;
   pi: string | null;
-  /** valid: a finished install; the others as src/install/version.ts classifies them. */
+  /** valid: a finished install; the others as src/install/version-install.ts classifies them. */
   state: "valid" | "installing" | "abandoned" | "foreign" | "absent";
 }
 

@@ -10,8 +10,8 @@ import type { Distribution } from "../../core/distribution";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { serveTarballs } from "../../io/loopback-registry";
-import type { FetchedRelease } from "../release";
-import { installVersion, versionState } from "../version";
+import type { FetchedRelease } from "../release-fetch";
+import { installVersion, versionState } from "../version-install";
 import type { OfflineBundle } from "./open";
 
 export interface BundleVersionOptions {

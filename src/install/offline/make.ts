@@ -6,7 +6,7 @@
  * - The pinned artifacts are fetched through the same sources as any install
  *   and verified against the compiled-in pins as they arrive.
  * - The release comes through its signed manifest, byte for byte.
- * - The packages are the registry tarballs themselves (./packages.ts), each
+ * - The packages are the registry tarballs themselves (./package-download.ts), each
  *   checked against the signed lockfile's integrity, so a bundle stays
  *   verifiable offline down to every package; an extracted pnpm store could
  *   not be (a forged store index can map the right integrity to other files).
@@ -32,11 +32,11 @@ import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from ".
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
 import { ensureRuntimes } from "../runtime/index";
-import { fetchRelease, latestRelease } from "../release";
+import { fetchRelease, latestRelease } from "../release-fetch";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
 import { userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../npm-registry";
-import { downloadPackages } from "./packages";
+import { downloadPackages } from "./package-download";
 import { BUNDLE_LAUNCHERS } from "./launchers";
 import { BUNDLE_MANIFEST, BUNDLE_README, BUNDLE_SUMS, bundleReadme, formatSums, installerName, parseSums, type BundleManifest } from "./format";
 

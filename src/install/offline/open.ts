@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { sha256Hex } from "../../core/distribution";
 import type { Pins, Target } from "../../pins/types";
-import { fetchRelease, type FetchedRelease } from "../release";
+import { fetchRelease, type FetchedRelease } from "../release-fetch";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";
 import { lstatOrNull } from "../../io/files";
 import { verifyFile } from "../../io/download";

@@ -84,11 +84,3 @@ export function parseShellCommand(spec: ShellCommandSpec, args: readonly string[
   }
   return { kind: "ok", given };
 }
-
-/** Which of Shell's strict commands `args` (the words after gentle-shell) starts, and the words after its name; null for Pi's. */
-export function ownCommand(args: readonly string[]): { spec: ShellCommandSpec; rest: readonly string[] } | null {
-  if (args[0] === "upgrade") return { spec: UPGRADE, rest: args.slice(1) };
-  if (args[0] === "self-uninstall") return { spec: SELF_UNINSTALL, rest: args.slice(1) };
-  if (args[0] === "memory" && args[1] === "migrate") return { spec: MEMORY_MIGRATE, rest: args.slice(2) };
-  return null;
-}
