@@ -6,7 +6,6 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../core/layout";
 import { hostTarget } from "../core/machine";
@@ -120,9 +119,7 @@ export async function installHere(context: InstallContext, args: RunArgs): Promi
   }
   const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   // Upgrades and setup fetch from where this install did.
-  const { rememberSource } = await import("../engine/upgrade");
-  // A folder is remembered by its full path, so setup and upgrade find it from anywhere.
-  const remembered = args.source && !/^https?:\/\//i.test(args.source) && args.source !== "official" ? resolve(args.source) : args.source;
+  const { rememberSource } = await import("../install/install-source");
   const installLayout = layout;
   try {
     const result = await runBundledInstall({
@@ -141,7 +138,7 @@ export async function installHere(context: InstallContext, args: RunArgs): Promi
       setup: args.setup,
       onRelease: args.onRelease,
       installed: async () => {
-        await rememberSource(installLayout, remembered);
+        await rememberSource(installLayout, args.source);
         await lock.release();
       },
       // Quiet: a failed step's line only.

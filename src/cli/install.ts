@@ -1,5 +1,4 @@
 import { answeredYes } from "../core/answers";
-import { recordChannel } from "../install/launcher-config-file";
 import { defineCommand } from "citty";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
@@ -9,7 +8,7 @@ import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
 import { installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
-import { findGlobalShell, removeAfterInstall, shadowWarning } from "./migration-wiring";
+import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
 import { documentError } from "./json";
@@ -140,9 +139,7 @@ export const installCommand = defineCommand({
     }
     let removal = { line: "", detail: "", removed: false, failed: false };
     if (migrating) {
-      // Spec (Migration from a global install): the release channel recorded, a main override removed.
-      const channel = await recordChannel(used, env, home);
-      if (channel) out(channel);
+      await recordReleaseChannel(used, host);
       // The gate again, now that the release is known: never replace a newer global Gentle Shell.
       const gate = migrationGate({ owner, targetSupported: true, release: gateRelease });
       removal = gate.migrate

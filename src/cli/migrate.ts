@@ -1,4 +1,3 @@
-import { recordChannel } from "../install/launcher-config-file";
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
@@ -7,7 +6,7 @@ import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
 import { installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
-import { findGlobalShell, removeAfterInstall, shadowWarning } from "./migration-wiring";
+import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { releaseFirst } from "./release-first";
 
 export const migrateCommand = defineCommand({
@@ -73,9 +72,7 @@ export const migrateCommand = defineCommand({
       return;
     }
     out(`Gentle Shell is installed: ${tildify(used.launcher, home)}`);
-    // Spec (Migration from a global install): the release channel recorded, a main override removed.
-    const channel = await recordChannel(used, env, home);
-    if (channel) out(channel);
+    await recordReleaseChannel(used, host);
     if (result.path) out(result.path.nextStep);
     out(`The first interactive gentle-shell runs gentle-shell setup once.`);
 

@@ -12,6 +12,8 @@ import type { Pins } from "../pins/types";
 import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-package-probe";
 import type { InstallResult } from "../install/bundled-install";
 import { shadowWarningFor } from "../install/path/step";
+import { recordChannel } from "../install/launcher-config-file";
+import type { Host } from "../io/host";
 
 export interface Found {
   /** The old gentle-shell on PATH, or null. */
@@ -56,4 +58,10 @@ export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner)
  */
 export function shadowWarning(layout: Layout, env: Env, result: InstallResult): string | null {
   return result.path?.plan ? shadowWarningFor(layout, env, result.path.plan) : null;
+}
+
+/** Spec (Migration from a global install): the release channel recorded in the launcher's config, a main override removed; its line, if any, printed. */
+export async function recordReleaseChannel(layout: Layout, host: Host): Promise<void> {
+  const line = await recordChannel(layout, host.env, host.home);
+  if (line) host.out(line);
 }

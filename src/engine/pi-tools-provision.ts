@@ -25,7 +25,7 @@ import { existingRuntime } from "../install/runtime/marker";
 import { toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools-presence";
 import type { BundledInstall } from "./bundled";
 import { agentHomeIsOurs } from "./pi-settings";
-import { sourceFile } from "./install-source";
+import { rememberedSource } from "../install/install-source";
 
 export interface PiToolsContext {
   layout: Layout;
@@ -129,7 +129,7 @@ export async function provisionPiTools(
   const { layout } = install;
   const now = Date.now();
   const quiet = options.launch && (await failedRecently(layout, now));
-  const source = parseSource((await readTextOrNull(sourceFile(layout)))?.trim(), "");
+  const source = parseSource(await rememberedSource(layout), "");
   const offline = launchIsOffline(env, args) || quiet;
   const reports = await ensurePiTools({
     layout,

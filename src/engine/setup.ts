@@ -22,7 +22,7 @@ import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime/engram";
 import type { BundledInstall } from "./bundled";
 import { recordSetup, setupMarkerPath } from "./setup-marker";
-import { sourceFile } from "./upgrade";
+import { rememberedSource } from "../install/install-source";
 
 /**
  * Where to look for the gentle-ai executable, first match wins. Windows starts
@@ -186,7 +186,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   // A dry run and Gentle AI's help only look: nothing is published, downloaded or created for them.
   const looksOnly = args.some((a) => a === "--dry-run" || a === "--help" || a === "-h");
   // Engram first: setup stops if the verified core cannot be published, whatever the memory decision.
-  const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
+  const sourceArg = await rememberedSource(layout);
   const source = parseSource(sourceArg, "");
   if (!looksOnly) {
     const engram = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env }).catch((error: Error) => ({

@@ -27,7 +27,7 @@ import { configuredRegistry } from "../install/npm-registry";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { packageDocument } from "../install/release-fetch";
 import { ENGINE_PATH, installVersion, versionState } from "../install/version-install";
-import { sourceFile } from "./upgrade";
+import { rememberedSource } from "../install/install-source";
 import { lockActiveVersion, verifyAndSwitch } from "./version-switch";
 import type { BundledInstall } from "./bundled";
 
@@ -86,7 +86,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   }
   // The same Shell: the new version gets the active version's own engine.
   const engine = await fs.readFile(join(install.versionDir, ENGINE_PATH));
-  const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim() || undefined;
+  const sourceArg = await rememberedSource(layout);
   // Our pinned runtime first (with Go on Windows), as upgrade's step 3: gentle-pi never builds with the user's Go.
   if (!reuse)
     await ensureVersionRuntime(layout, env, sourceArg, configured).catch((error: Error) => {

@@ -6,17 +6,16 @@
  */
 import { EXIT } from "../core/errors";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
-import { sourceFile } from "./install-source";
-import { promises as fs } from "node:fs";
-import { tildifyText, type Layout } from "../core/layout";
+import { rememberedSource } from "../install/install-source";
+import { tildifyText } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
-import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
-import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
+import { readTextOrNull } from "../io/files";
+import { removeOwnFolder } from "../io/own-dir";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/npm-registry";
@@ -56,20 +55,6 @@ export function upgradeOptions(given: ReadonlyMap<string, string | true>): Upgra
   return { rollback: given.has("--rollback"), ...(source === undefined ? {} : { source }) };
 }
 
-/** Where the installer was told to get artifacts, remembered for upgrades (config/install-source). */
-export { sourceFile };
-
-export async function rememberSource(layout: Layout, source: string | undefined): Promise<void> {
-  const file = sourceFile(layout);
-  if (!source || source === "official") {
-    // Only from a real config/ folder: never through a link put there.
-    if ((await lstatOrNull(layout.config))?.isDirectory() && (await lstatOrNull(file))?.isFile()) await fs.rm(file);
-    return;
-  }
-  await ensureOwnDir(layout.prefix, layout.config, 0o700);
-  await writeFileAtomic(file, source + "\n", 0o600);
-}
-
 export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs, io: Output): Promise<number> {
   const { layout } = install;
   const out = io.out;
@@ -92,7 +77,7 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
 async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out: (l: string) => void): Promise<number> {
   const { layout } = install;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-  const sourceArg = args.source ?? (await readTextOrNull(sourceFile(layout)))?.trim();
+  const sourceArg = args.source ?? (await rememberedSource(layout));
   // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
   if (sourceArg) await checkSourceReachable(sourceArg, { from: args.source ? "--source" : "remembered install source", env });
   // An offline bundle names its release: no registry is asked, and pnpm installs from its verified store.
@@ -173,7 +158,7 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
   }
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
-  const sourceArg = (await readTextOrNull(sourceFile(layout)))?.trim();
+  const sourceArg = await rememberedSource(layout);
   const engine = await versionModule(layout, target);
   out(`Using the engine of ${target} (gentle-shell-setup ${await checkModule(layout, engine, moduleEnv)})...`);
   await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);

@@ -12,8 +12,8 @@ import { redactText } from "../core/secrets";
 import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
-import { causeText } from "../io/transport";
-import { deadline, failedInTransit, identityGet, isCertificateError, untrustedCertificate } from "../io/http-get";
+import { answersAtAll } from "../io/transport";
+import { untrustedCertificate } from "../io/http-get";
 
 export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
@@ -42,18 +42,12 @@ export async function checkSourceReachable(value: string | undefined, options: R
   const proxy = proxyFor(source.base, options.env ?? (process.env as Env));
   const via = proxy ? ` through the proxy ${redactText(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const time = deadline(timeoutMs);
-  try {
-    const response = await identityGet(source.base, undefined, time.signal);
-    response.discard();
-  } catch (error) {
-    if (time.expired)
-      throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
-    if (isCertificateError(error)) throw new UserError(`the ${from} mirror ${shown} answered, but ${untrustedCertificate(source.base)}; nothing was changed`);
-    if (!failedInTransit(error))
-      throw new UserError(`the ${from} mirror ${shown} cannot be asked (${redactText(causeText(error))}); nothing was changed`, EXIT.usage);
-    throw new UserError(`the ${from} mirror ${shown} does not answer${via} (${redactText(causeText(error))}); nothing was changed`);
-  } finally {
-    time.clear();
-  }
+  const answer = await answersAtAll(source.base, timeoutMs);
+  if ("answered" in answer) return;
+  if (answer.failed === "timeout")
+    throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
+  if (answer.failed === "certificate")
+    throw new UserError(`the ${from} mirror ${shown} answered, but ${untrustedCertificate(source.base)}; nothing was changed`);
+  if (answer.failed === "not-made") throw new UserError(`the ${from} mirror ${shown} cannot be asked (${answer.cause}); nothing was changed`, EXIT.usage);
+  throw new UserError(`the ${from} mirror ${shown} does not answer${via} (${answer.cause}); nothing was changed`);
 }

@@ -15,7 +15,7 @@
  */
 import type { Readable } from "node:stream";
 import { redactText } from "../core/secrets";
-import { failedInTransit, type HttpResponse, identityGet, isCertificateError, untrustedCertificate } from "./http-get";
+import { deadline, failedInTransit, type HttpResponse, identityGet, isCertificateError, untrustedCertificate } from "./http-get";
 
 /** A transfer that failed: `retryable` says whether the retry policy may try again. */
 export class TransferError extends Error {
@@ -63,6 +63,41 @@ export interface GateRules {
 /** Where the body goes: its chunks (capped, in order, read on demand), the announced length, and the URL it came from, redacted. */
 export type BodySink<T> = (chunks: AsyncIterable<Uint8Array>, length: number | null, shown: string) => Promise<T>;
 
+/** Why a request got no response: never sent, a certificate not trusted, or lost on the way (the cause redacted). */
+export interface RequestFailure {
+  failed: "not-made" | "certificate" | "unreachable";
+  cause: string;
+}
+
+/** The first response to one GET, or why there was none. */
+async function request(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse | RequestFailure> {
+  try {
+    return await identityGet(url, headers, signal);
+  } catch (error) {
+    const cause = redactText(causeText(error));
+    if (isCertificateError(error)) return { failed: "certificate", cause };
+    return { failed: failedInTransit(error) ? "unreachable" : "not-made", cause };
+  }
+}
+
+/**
+ * Whether `url` answers at all within `timeoutMs`: any HTTP response counts (a
+ * mirror's base URL may well be a 404), and its body is not read. No redirect
+ * is followed and nothing is retried: a question asked before any download.
+ */
+export async function answersAtAll(url: string, timeoutMs: number): Promise<{ answered: true } | RequestFailure | { failed: "timeout" }> {
+  const time = deadline(timeoutMs);
+  try {
+    const response = await request(url, undefined, time.signal);
+    if (time.expired) return { failed: "timeout" };
+    if (!("status" in response)) return response;
+    response.discard();
+    return { answered: true };
+  } finally {
+    time.clear();
+  }
+}
+
 /** One gated GET, redirects followed within the rules, no retry; the body goes to `sink`. */
 export async function gatedGet<T>(url: string, rules: GateRules, sink: BodySink<T>): Promise<T> {
   let current = url;
@@ -95,17 +130,16 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
   };
   watchStall();
   try {
-    let response: HttpResponse;
-    try {
-      response = await identityGet(url, rules.headers, controller.signal);
-    } catch (error) {
+    const got = await request(url, rules.headers, controller.signal);
+    if (!("status" in got)) {
+      const response = got;
       if (why) throw new TransferError(phrases.stopped(shown, why), true);
       // No retry mends a certificate nobody here trusts: say whose it is and how to trust it.
-      if (isCertificateError(error)) throw new TransferError(untrustedCertificate(url), false);
-      const cause = redactText(causeText(error));
-      if (!failedInTransit(error)) throw new TransferError(phrases.notMade(shown, cause), false);
-      throw new TransferError(phrases.unreachable(shown, cause), true);
+      if (response.failed === "certificate") throw new TransferError(untrustedCertificate(url), false);
+      if (response.failed === "not-made") throw new TransferError(phrases.notMade(shown, response.cause), false);
+      throw new TransferError(phrases.unreachable(shown, response.cause), true);
     }
+    const response: HttpResponse = got;
     if (response.status >= 300 && response.status < 400) {
       const location = response.header("location");
       response.discard();
@@ -231,8 +265,9 @@ export function causeText(error: unknown): string {
   let current: unknown = error;
   let text = error instanceof Error ? error.message : String(error);
   for (let depth = 0; current instanceof Error && depth < 5; depth++) {
-    const code = (current as NodeJS.ErrnoException).code;
-    text = code && !code.startsWith("UND_ERR") ? code : current.message || text;
+    // A DOMException (an abort) has a numeric code: only Node's string codes name a cause.
+    const code: unknown = (current as NodeJS.ErrnoException).code;
+    text = typeof code === "string" && code && !code.startsWith("UND_ERR") ? code : current.message || text;
     current = (current as Error & { cause?: unknown }).cause;
   }
   return text;

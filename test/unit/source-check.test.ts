@@ -4,6 +4,7 @@
  * not answer. A mirror that answers anything, even a 404, passes: its files
  * are checked one by one against the pins later.
  */
+import { causeText } from "../../src/io/transport";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type Server } from "node:http";
 import { mkdtempSync, promises as fs } from "node:fs";
@@ -74,5 +75,13 @@ describe("checkSourceReachable", () => {
       message: `the --source mirror ${url(silent)} did not answer within 0.3 s; nothing was changed`,
       code: EXIT.failure,
     });
+  });
+});
+
+describe("causeText", () => {
+  it("names Node's string code, and reads past an abort's numeric one", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" });
+    expect(causeText(new Error("fetch failed", { cause: refused }))).toBe("ECONNREFUSED");
+    expect(causeText(new DOMException("This operation was aborted", "AbortError"))).toBe("This operation was aborted");
   });
 });

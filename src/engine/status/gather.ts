@@ -16,6 +16,7 @@ import { redactText } from "../../core/secrets";
 import type { Env } from "../../core/environment";
 import type { Pins } from "../../pins/types";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
+import { rememberedSource } from "../../install/install-source";
 import { parseHistory, readCurrent } from "../../install/activate";
 import { versionState } from "../../install/version-install";
 import { LAUNCHER_MARKER, CMD_MARKER } from "../../install/launcher";
@@ -184,7 +185,7 @@ function pathInfo(layout: Layout, env: Env, read: ReadReceipt): PathInfo {
 }
 
 async function sourceInfo(layout: Layout, env: Env): Promise<SourceInfo> {
-  const remembered = (await readTextOrNull(join(layout.config, "install-source")).catch(() => null))?.trim();
+  const remembered = await rememberedSource(layout).catch(() => undefined);
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc).catch(() => null)) ?? "";
   let registry = npmrcRegistry(npmrc, env);
   if (!registry) {
