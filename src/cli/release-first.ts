@@ -11,7 +11,8 @@ import type { InstallContext } from "./install-run";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { userRegistrySettings } from "../install/npm-settings";
-import { fetchRelease, latestRelease } from "../install/release-fetch";
+import { newestRelease, openRelease, type ReleaseOrigin } from "../install/release-source";
+import { hostTarget } from "../core/machine";
 import { ownScript } from "../io/self";
 
 export async function releaseFirst(
@@ -22,10 +23,10 @@ export async function releaseFirst(
   const { env, home, pins } = host;
   const { npmrc } = await userRegistrySettings(env, home);
   const registry = npmrcRegistry(npmrc, env);
-  const parsed = parseSource(source, registry ?? "");
-  if (parsed.kind === "folder") return null;
-  const shell = release ?? (registry ? await latestRelease(registry, npmrc, env) : null);
+  const origin: ReleaseOrigin = { kind: "online", source: parseSource(source, "") };
+  if (origin.source.kind === "folder") return null;
+  const shell = release ?? (registry ? await newestRelease(origin, { registry, npmrc, env }) : null);
   if (!shell) return null;
-  const fetched = await fetchRelease(parsed, shell, pins, ownScript);
+  const { release: fetched } = await openRelease(origin, shell, { pins, target: hostTarget(), ownEngine: ownScript, registry: registry ?? "" });
   return { shell: fetched.signed.shell, pi: fetched.signed.pi };
 }

@@ -9,7 +9,6 @@ import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { rememberedSource } from "../install/install-source";
 import { tildifyText } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
-import { parseSource } from "../core/source";
 import { compareVersions } from "../core/versions";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import type { Output } from "../core/errors";
@@ -19,14 +18,12 @@ import { removeOwnFolder } from "../io/own-dir";
 import { ownScript } from "../io/self";
 import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/npm-registry";
-import { installBundleVersion } from "../install/offline/install";
-import { bundlePackageFiles, openBundle, readBundleRelease } from "../install/offline/open";
 import { verifyBundle } from "../install/offline/verify";
 import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
-import { fetchRelease, latestRelease } from "../install/release-fetch";
+import { installRelease, newestRelease, openRelease, releaseOrigin } from "../install/release-source";
 import { buildPins } from "../pins/index";
-import { installVersion, versionState } from "../install/version-install";
+import { versionState } from "../install/version-install";
 import { callModule, checkModule, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import type { BundledInstall } from "./bundled";
 import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
@@ -81,11 +78,11 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
   if (sourceArg) await checkSourceReachable(sourceArg, { from: args.source ? "--source" : "remembered install source", env });
   // An offline bundle names its release: no registry is asked, and pnpm installs from its verified store.
-  const bundle = sourceArg && parseSource(sourceArg, "").kind === "folder" ? await openBundle(sourceArg, hostTarget()) : null;
+  const origin = await releaseOrigin(sourceArg, hostTarget());
+  const bundle = origin.kind === "bundle" ? origin.bundle : null;
   const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);
-  const source = parseSource(sourceArg, registry);
   // 1. The latest release (or the bundle's) and its two assets, checked by readDistribution.
-  const latest = bundle ? bundle.manifest.shell : await latestRelease(registry, npmrc, env);
+  const latest = await newestRelease(origin, { registry, npmrc, env });
   if (compareVersions(latest, install.shell) < 0) {
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return EXIT.ok;
@@ -99,7 +96,8 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     }
   }
   // The signed manifest first; the assets and the release's own engine are checked against it.
-  const release = bundle ? await readBundleRelease(bundle, buildPins(), ownScript) : await fetchRelease(source, latest, buildPins(), ownScript);
+  const opened = await openRelease(origin, latest, { pins: buildPins(), target: hostTarget(), ownEngine: ownScript, registry });
+  const { release } = opened;
   const { distribution } = release;
   // The release's pair, or its gentle-pi with the active Pi when that Pi is newer (kept, no release lockfile).
   const pair = upgradePair(install.pi, distribution.manifest);
@@ -119,12 +117,10 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   const go = layout.platform === "win32";
   // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
   if (!bundle) await ensureVersionRuntime(layout, env, sourceArg, registry);
-  const installed = bundle
-    ? (await installBundleVersion({ layout, bundle, release, packages: await bundlePackageFiles(bundle, release, hostTarget()), env, go })).result
-    : await installVersion({ layout, distribution: pairProject(pair, distribution), env, engine: release.engine, go }).catch((error: Error) => {
-        // installVersion has removed the folder it claimed; current never moved.
-        throw pair.lockfile === "none" ? new Error(`${error.message}; nothing was changed`) : error;
-      });
+  const installed = await installRelease(opened, { layout, env, go, project: pairProject(pair, distribution) }).catch((error: Error) => {
+    // The version install has removed the folder it claimed; current never moved.
+    throw pair.lockfile === "none" ? new Error(`${error.message}; nothing was changed`) : error;
+  });
   await verifyAndSwitch({
     layout,
     env,

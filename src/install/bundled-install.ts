@@ -13,15 +13,22 @@ import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
-import type { Distribution } from "../core/distribution";
 import { runLauncher } from "../io/process";
 import { removeOwnFolder } from "../io/own-dir";
 import { watchSpace } from "./space-check";
 import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
 import { acquireGo } from "./runtime/go";
-import { fetchRelease, latestRelease } from "./release-fetch";
-import { installVersion } from "./version-install";
+import {
+  bundleHolds,
+  installRelease,
+  newestRelease,
+  openRelease,
+  releaseOrigin,
+  type InstalledRelease,
+  type OpenedRelease,
+  type ReleaseOrigin,
+} from "./release-source";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
@@ -30,9 +37,6 @@ import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/windows-registry";
 import { bundledPathStep, type PathStepOutcome } from "./path/step";
-import { installBundleVersion } from "./offline/install";
-import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
-import type { FetchedRelease } from "./release-fetch";
 
 export interface InstallOptions {
   layout: Layout;
@@ -81,28 +85,37 @@ export interface InstallResult {
   setup: StepOutcome | null;
 }
 
+/** What the steps found: each field set by the step that finds it, read by the steps after it. */
+interface InstallState {
+  /** The user's registry, proxy and auth settings (the npm-settings step). */
+  npmrc: string;
+  /** The release, opened as early as its version is known (the runtime step), else by the version step. */
+  opened: Promise<OpenedRelease> | null;
+  /** The version the version step installed. */
+  installed: InstalledRelease | null;
+  path: PathStepOutcome | null;
+}
+
+/** A field a later step needs from an earlier one: that step ran, or the plan would have stopped there. */
+function found<T>(value: T | null, step: string): T {
+  if (value === null) throw new Error(`the ${step} step has not run`);
+  return value;
+}
+
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
-  const { layout, pins, host } = options;
+  const { layout, pins, host, target } = options;
   const { env } = host;
-  let npmrc = "";
-  let source: Source = parseSource(options.source, "");
-  let distribution: Distribution | null = null;
-  let id: string | null = null;
-  let pathOutcome: PathStepOutcome | null = null;
-  // An offline bundle (a folder source with offline-bundle.json) and its release, its signature verified.
-  let bundle: OfflineBundle | null = null;
-  let bundleRelease: FetchedRelease | null = null;
-  let bundlePackages: Map<string, string> | null = null;
-  // The online release, verified through its signed manifest as early as its version is known.
-  let onlineRelease: FetchedRelease | null = null;
-  const fetchOnline = async (registry: string) => {
-    const shell = options.release ?? (await latestRelease(registry, npmrc, env));
-    onlineRelease = await fetchRelease(source.kind === "official" ? { kind: "official", registry } : source, shell, pins, options.engine);
-    options.onRelease?.(onlineRelease.signed.shell, onlineRelease.signed.pi);
-    return onlineRelease;
+  const state: InstallState = { npmrc: "", opened: null, installed: null, path: null };
+  /** Where the release comes from, decided once by the runtime step (an offline bundle is opened there). */
+  let origin: ReleaseOrigin | null = null;
+  /** Open the release (asked for, else the newest), its signed manifest first; the migration's gate hears of it at once. */
+  const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
+    const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env }));
+    const opened = await openRelease(from, shell, { pins, target, ownEngine: options.engine, registry });
+    options.onRelease?.(opened.release.signed.shell, opened.release.signed.pi);
+    return opened;
   };
-  const runtimeCtx = () => ({ layout, pins, source, target: options.target, env });
-  const space = watchSpace(layout, pins, options.target);
+  const space = watchSpace(layout, pins, target);
 
   const steps: Step[] = [
     {
@@ -115,9 +128,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       title: "npm settings",
       run: async () => {
         const user = await userRegistrySettings(env, layout.home);
-        npmrc = user.npmrc;
-        await writeNpmrcAuth(layout, npmrc);
-        const kept = npmrc.split("\n").filter(Boolean).length;
+        state.npmrc = user.npmrc;
+        await writeNpmrcAuth(layout, state.npmrc);
+        const kept = state.npmrc.split("\n").filter(Boolean).length;
         return kept ? `${kept} network and registry setting(s) copied from ${user.path}` : `no registry settings in ${user.path}; npm's defaults apply`;
       },
     },
@@ -127,42 +140,32 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       run: async () => {
         // Before the first download: the space the pins know of, against what is free.
         await space.check();
-        let bundleCheck: Promise<string> | null = null;
-        if (source.kind === "folder") {
-          const opened = await openBundle(source.root, options.target);
-          bundle = opened;
-          if (opened) {
-            if (options.release && options.release !== opened.manifest.shell) {
-              throw new Error(`this offline bundle holds Gentle Shell ${opened.manifest.shell}, not ${options.release}`);
-            }
-            // Its signed release and every package this machine needs are checked while the runtimes are
-            // copied from it, and before any is extracted: a damaged or altered bundle changes nothing.
-            bundleCheck = (async () => {
-              const release = await readBundleRelease(opened, pins, options.engine);
-              bundleRelease = release;
-              options.onRelease?.(release.signed.shell, release.signed.pi);
-              const packages = await bundlePackageFiles(opened, release, options.target);
-              bundlePackages = packages;
-              return `; offline bundle ${opened.manifest.id}, its signature and ${packages.size} packages verified`;
-            })();
-          }
-        }
+        const from = await releaseOrigin(options.source, target);
+        origin = from;
+        const { npmrc } = state;
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
         // then pnpm downloads once Node is ready, otherwise both download at once.
         const known = npmrcRegistry(npmrc, env);
-        // When the release is known without our npm (named, or the registry is in the npm settings),
-        // its signature and assets are checked while the runtimes download, and before any is extracted.
-        const early =
-          !bundle && (known || (options.release && source.kind !== "official"))
-            ? fetchOnline(known ?? "").then((release) => `; Gentle Shell ${release.signed.shell}'s signed manifest verified`)
-            : null;
-        // The check that must pass before anything is extracted; it gives the step's detail.
-        const before = bundleCheck ?? early;
+        let before: Promise<string> | null = null;
+        if (from.kind === "bundle") {
+          if (options.release) bundleHolds(from.bundle, options.release);
+          // Its signed release and every package this machine needs are checked while the runtimes are
+          // copied from it, and before any is extracted: a damaged or altered bundle changes nothing.
+          state.opened = open(from, "");
+          before = state.opened.then((o) => `; offline bundle ${from.bundle.manifest.id}, its signature and ${o.packages?.size ?? 0} packages verified`);
+        } else if (known || (options.release && from.source.kind !== "official")) {
+          // The release is known without our npm (named, or the registry is in the npm settings): its signature
+          // and assets are checked while the runtimes download, and before any is extracted.
+          state.opened = open(from, known ?? "");
+          before = state.opened.then((o) => `; Gentle Shell ${o.release.signed.shell}'s signed manifest verified`);
+        }
         // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
         before?.catch(() => undefined);
+        let source: Source = from.kind === "bundle" ? parseSource(options.source, "") : from.source;
         let asked: Promise<Source> | null = null;
         const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
+        const runtimeCtx = () => ({ layout, pins, source, target, env });
         const progress = host.progress();
         try {
           const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
@@ -180,28 +183,23 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "version",
       title: "Gentle Shell version",
       run: async () => {
-        if (bundle && bundleRelease && bundlePackages) return installFromBundle(bundle, bundleRelease, bundlePackages);
         // The signed manifest first; the assets and the release's own engine are checked against it.
-        const release = onlineRelease ?? (await fetchOnline(await configuredRegistry(layout, npmrc, env)));
-        distribution = release.distribution;
-        const result = await installVersion({
-          layout,
-          distribution,
-          env,
-          engine: release.engine,
-          go: layout.platform === "win32",
-          echo: options.verbose,
-        });
-        id = result.id;
-        const engine = release.engineDownloaded ? "; the release's own engine" : "";
-        return `gentle-pi ${release.signed.shell} with Pi ${release.signed.pi} ${result.status} in versions/${result.id}, signature verified${engine}`;
+        const opened = await (state.opened ?? open(found(origin, "runtime"), await configuredRegistry(layout, state.npmrc, env)));
+        const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose });
+        state.installed = installed;
+        const { shell, pi } = installed.distribution.manifest;
+        const where = `gentle-pi ${shell} with Pi ${pi} ${installed.status} in versions/${installed.id}`;
+        // A bundle's line names it offline, with its packages; a download's, the signature and the release's own engine.
+        if (opened.origin.kind === "bundle") return `${where}${installed.note}`;
+        return `${where}, signature verified${opened.release.engineDownloaded ? "; the release's own engine" : ""}`;
       },
     },
     {
       id: "activate",
       title: "activate",
       run: async () => {
-        const { previous } = await activateVersion(layout, id!);
+        const { id } = found(state.installed, "version");
+        const { previous } = await activateVersion(layout, id);
         let pruned = "";
         try {
           const { deleted } = await pruneVersions(layout, 2);
@@ -224,10 +222,10 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "verify-launcher",
       title: "launcher check",
       run: async () => {
-        const { shell, pi } = distribution!.manifest;
+        const { shell, pi } = found(state.installed, "version").distribution.manifest;
         // checkLauncher: the environment our pnpm ran in, with no GENTLE_* or PI_* override,
         // so no host NODE_OPTIONS, npm or pnpm setting and no Pi override reaches it.
-        const checkEnv = launcherCheckEnvironment(layout, { env, npmrc });
+        const checkEnv = launcherCheckEnvironment(layout, { env, npmrc: state.npmrc });
         const result = await runLauncher(layout, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
         const lines = result.stdout.split(/\r?\n/);
         if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
@@ -242,29 +240,13 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       id: "path",
       title: "PATH",
       run: async () => {
-        pathOutcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
-        if (pathOutcome.status === "failed") throw new Error(pathOutcome.detail ?? pathOutcome.nextStep);
-        return pathOutcome.status === "applied" && pathOutcome.file ? `added to ${pathOutcome.file}` : pathOutcome.status;
+        const outcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
+        state.path = outcome;
+        if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
+        return outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
       },
     },
   ];
-  /** The version step from an offline bundle: its release, pnpm --offline against its store; no registry is asked. */
-  async function installFromBundle(from: OfflineBundle, release: FetchedRelease, packages: Map<string, string>): Promise<string> {
-    const done = await installBundleVersion({
-      layout,
-      bundle: from,
-      release,
-      packages,
-      env,
-      go: layout.platform === "win32",
-      echo: options.verbose,
-    });
-    distribution = done.distribution;
-    const { manifest } = done.distribution;
-    id = done.result.id;
-    return `gentle-pi ${manifest.shell} with Pi ${manifest.pi} ${done.result.status} in versions/${done.result.id} offline${done.packagesNote}`;
-  }
-
   const outcomes = await runPlan(
     steps.map((step) => space.guard(step)),
     layout.home,
@@ -276,10 +258,10 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   const mode = options.setup ?? "none";
   let setup: StepOutcome | null = null;
   // The first launch's startup offer then reads the registry npm reports from its record, without starting npm.
-  if (ok) await recordedRegistry(layout, npmrc, env, 60_000);
+  if (ok) await recordedRegistry(layout, state.npmrc, env, 60_000);
   if (ok) await options.installed?.();
   if (mode === "run" && ok) {
-    const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: id! }) };
+    const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id }) };
     // Gentle AI's own output follows, on the inherited terminal.
     host.out(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
     setup = (await runPlan([setupStep], layout.home, options.report))[0]!;
@@ -290,5 +272,5 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     if (ok) options.report(setup);
   }
   if (setup) outcomes.push(setup);
-  return { outcomes, id, path: pathOutcome, ok, setup };
+  return { outcomes, id: state.installed?.id ?? null, path: state.path, ok, setup };
 }

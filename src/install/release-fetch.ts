@@ -89,7 +89,10 @@ export async function fetchSignedManifest(source: Source, shell: string, pins: P
     signature = await fetchBytes(source, releasePath(shell, RELEASE_SIGNATURE), RELEASE_SIGNATURE, SIGNATURE_MAX_BYTES);
   } catch (error) {
     if ((error as { status?: number }).status === 404) {
-      throw new Error(`Gentle Shell ${shell} has no signed release manifest (${RELEASE_MANIFEST}) at ${where}; nothing was changed`);
+      // GitHub serves no asset of a draft: a release that is not published reads the same as none.
+      throw new Error(
+        `Gentle Shell ${shell} has no published release at ${where} (no signed manifest, ${RELEASE_MANIFEST}, is served there); nothing was changed`,
+      );
     }
     throw error;
   }

@@ -292,7 +292,7 @@ describe("bad input loses nothing", () => {
     await prepareHome(home);
     const r = await install(home, ["--release", "9.9.9"]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain("✖ runtime failed: Gentle Shell 9.9.9 has no signed release manifest (gentle-shell-release.json) at the mirror");
+    expect(r.stdout).toContain("✖ runtime failed: Gentle Shell 9.9.9 has no published release at the mirror");
     await expect(fs.lstat(join(home, ".gentle-shell", "versions", "9.9.9-1.6.0"))).rejects.toThrow();
   });
 });

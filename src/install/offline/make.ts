@@ -32,7 +32,7 @@ import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from ".
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../fetch";
 import { ensureRuntimes } from "../runtime/index";
-import { fetchRelease, latestRelease } from "../release-fetch";
+import { newestRelease, openRelease, type ReleaseOrigin } from "../release-source";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
 import { userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
 import { configuredRegistry } from "../npm-registry";
@@ -210,9 +210,9 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     await fetchInto(pnpmSource, pins.pnpm.file, expectedFor(`pnpm ${pins.pnpm.version}`, pins.pnpm.file, pins.pnpm.integrity));
 
     // 4. The release, through its signed manifest: the manifest, its signature, the two assets and the engine byte for byte.
-    const shell = options.release ?? (await latestRelease(registry, npmrc, env));
-    const releaseSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
-    const assets = await fetchRelease(releaseSource, shell, pins, options.ownEngine);
+    const origin: ReleaseOrigin = { kind: "online", source };
+    const shell = options.release ?? (await newestRelease(origin, { registry, npmrc, env }));
+    const { release: assets } = await openRelease(origin, shell, { pins, target: options.hostTarget, ownEngine: options.ownEngine, registry });
     const { manifest: release } = assets.distribution;
     await fs.mkdir(join(staging, "releases", `v${shell}`), { recursive: true, mode: 0o755 });
     for (const [name, bytes] of [

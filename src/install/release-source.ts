@@ -1,0 +1,110 @@
+/**
+ * Where a release comes from, decided once (issue 27; design: "Sources and
+ * pins"), for the install and the upgrade alike:
+ *
+ *   const origin = await releaseOrigin(value, target);       // a bundle, or online (official or a mirror)
+ *   const shell = await newestRelease(origin, registry);     // the bundle's, or the registry's latest gentle-pi
+ *   const opened = await openRelease(origin, shell, ...);    // the signed manifest first, then the assets and the engine
+ *   const version = await installRelease(opened, ...);       // its version, beside the others
+ *
+ * Nothing of a release is read before its signed manifest is verified under
+ * the compiled-in keys; a bundle's packages are checked against the signed
+ * lockfile before pnpm sees them.
+ */
+import type { Distribution, VersionProject } from "../core/distribution";
+import type { Env } from "../core/environment";
+import type { Layout } from "../core/layout";
+import { parseSource, type Source } from "../core/source";
+import type { Pins, Target } from "../pins/types";
+import { installBundleVersion } from "./offline/install";
+import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
+import { type FetchedRelease, fetchRelease, latestRelease } from "./release-fetch";
+import { installVersion, type InstallVersionOutcome } from "./version-install";
+
+/** An offline bundle (a folder holding offline-bundle.json), or the network: the official downloads or a mirror (a plain folder too). */
+export type ReleaseOrigin = { kind: "bundle"; bundle: OfflineBundle } | { kind: "online"; source: Source };
+
+/** Decide once where releases come from: `value` is --source (or what an install remembered). */
+export async function releaseOrigin(value: string | undefined, target: Target): Promise<ReleaseOrigin> {
+  const source = parseSource(value, "");
+  if (source.kind === "folder") {
+    const bundle = await openBundle(source.root, target);
+    if (bundle) return { kind: "bundle", bundle };
+  }
+  return { kind: "online", source };
+}
+
+/** Where the registry is asked from: its URL, the user's npm settings for it, and the environment (proxies). */
+export interface RegistryAccess {
+  registry: string;
+  npmrc: string;
+  env: Env;
+}
+
+/** The newest release the origin offers: a bundle's own, else the registry's latest gentle-pi. */
+export async function newestRelease(origin: ReleaseOrigin, access: RegistryAccess | null): Promise<string> {
+  if (origin.kind === "bundle") return origin.bundle.manifest.shell;
+  if (!access) throw new Error("the registry to ask for the latest release is not known yet");
+  return latestRelease(access.registry, access.npmrc, access.env);
+}
+
+/** Throws unless the bundle holds release `shell` (said before anything of it is read). */
+export function bundleHolds(bundle: OfflineBundle, shell: string): void {
+  const held = bundle.manifest.shell;
+  if (shell !== held) throw new Error(`this offline bundle holds Gentle Shell ${held}, not ${shell}`);
+}
+
+export interface OpenedRelease {
+  origin: ReleaseOrigin;
+  release: FetchedRelease;
+  /** A bundle's: the tarballs this target installs, each checked against the signed lockfile. */
+  packages: ReadonlyMap<string, string> | null;
+}
+
+/**
+ * Open release `shell`: its signed manifest checked first, then its two
+ * distribution assets and its engine, each the exact bytes the manifest lists
+ * (and, from a bundle, every package this target installs). `registry` names
+ * the official source's registry; a mirror and a bundle do not need one.
+ */
+export async function openRelease(
+  origin: ReleaseOrigin,
+  shell: string,
+  options: { pins: Pins; target: Target; ownEngine: () => string | null; registry?: string },
+): Promise<OpenedRelease> {
+  if (origin.kind === "bundle") {
+    bundleHolds(origin.bundle, shell);
+    const release = await readBundleRelease(origin.bundle, options.pins, options.ownEngine);
+    return { origin, release, packages: await bundlePackageFiles(origin.bundle, release, options.target) };
+  }
+  const source: Source = origin.source.kind === "official" ? { kind: "official", registry: options.registry ?? "" } : origin.source;
+  return { origin, release: await fetchRelease(source, shell, options.pins, options.ownEngine), packages: null };
+}
+
+export interface InstalledRelease {
+  id: string;
+  status: InstallVersionOutcome["status"];
+  distribution: Distribution;
+  /** What the install adds to its line: offline and the packages used, or that the release brought its own engine. */
+  note: string;
+}
+
+/**
+ * Install the opened release's version beside the others: from a bundle with
+ * pnpm --offline against its verified store, else with our pnpm from the
+ * registry. `project` replaces the release's own pair (an upgrade that keeps
+ * a newer Pi); a bundle always installs its release as signed.
+ */
+export async function installRelease(
+  opened: OpenedRelease,
+  options: { layout: Layout; env: Env; go: boolean; echo?: boolean; project?: VersionProject },
+): Promise<InstalledRelease> {
+  const { layout, env, go, echo } = options;
+  const { origin, release, packages } = opened;
+  if (origin.kind === "bundle" && packages) {
+    const done = await installBundleVersion({ layout, bundle: origin.bundle, release, packages, env, go, echo });
+    return { id: done.result.id, status: done.result.status, distribution: done.distribution, note: ` offline${done.packagesNote}` };
+  }
+  const result = await installVersion({ layout, distribution: options.project ?? release.distribution, env, engine: release.engine, go, echo });
+  return { id: result.id, status: result.status, distribution: release.distribution, note: "" };
+}
