@@ -1,6 +1,6 @@
 /**
  * A throwaway certificate authority and a server certificate it signs for
- * 127.0.0.1 and localhost, made with this machine's openssl (.ci/system-tools
+ * 127.0.0.1 and localhost (or the names given), made with this machine's openssl (.ci/system-tools
  * installs it). Nothing on the machine trusts it unless a test says so.
  */
 import { execFileSync } from "node:child_process";
@@ -15,13 +15,13 @@ export interface TestCa {
   cert: Buffer;
 }
 
-export function makeTestCa(name = "gentle-shell-setup test CA"): TestCa {
+export function makeTestCa(name = "gentle-shell-setup test CA", names: readonly string[] = ["IP:127.0.0.1", "DNS:localhost"]): TestCa {
   const dir = mkdtempSync(join(tmpdir(), "gss-ca-"));
   const at = (file: string) => join(dir, file);
   const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
   openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-keyout", at("ca.key"), "-out", at("ca.pem")]);
   openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", at("server.key"), "-out", at("server.csr")]);
-  writeFileSync(at("ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n");
+  writeFileSync(at("ext"), `subjectAltName=${names.join(",")}\nbasicConstraints=CA:FALSE\n`);
   openssl([
     "x509",
     "-req",
