@@ -11,6 +11,7 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { runInstall } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 
@@ -71,7 +72,7 @@ describe("before anything is done", () => {
 describe("an install through the knobs, then the launcher's strict commands and uninstall", () => {
   it("installs quietly from GENTLE_SHELL_SOURCE, refuses stray words to its own commands, and uninstalls through the launcher", async () => {
     const home = await newHome();
-    const r = await setup(home, ["install", "--yes", "--no-setup"], { GENTLE_SHELL_SOURCE: f.mirrorUrl, GENTLE_SHELL_QUIET: "1" });
+    const r = await runInstall(f, home, ["--no-setup"], { source: null, env: { GENTLE_SHELL_SOURCE: f.mirrorUrl, GENTLE_SHELL_QUIET: "1" } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // Quiet: no plan, no step lines and no download lines; the result and what to do next.
     expect(r.stdout).not.toContain("Gentle Shell will be installed into");

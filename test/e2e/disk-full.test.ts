@@ -19,8 +19,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs, statfsSync } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
-import { homeEnv } from "../support/fixtures";
-import { runCommand } from "../support/proc";
+import { runInstall } from "../support/installed";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -42,13 +41,6 @@ async function smallHome(bytes: number): Promise<string> {
   return home;
 }
 
-function install(home: string) {
-  return runCommand(f.binary!, ["install", "--yes", "--no-setup", "--verbose", "--source", f.mirrorUrl], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: "/",
-  });
-}
-
 const free = (home: string) => {
   const s = statfsSync(home);
   return s.bavail * s.bsize;
@@ -59,7 +51,7 @@ const mb = (text: string) => Number(text.replace(/ MB$/, "")) * 1_000_000;
 describe("an install on a full disk", () => {
   it("stops before the first download with what is free and what is needed, when the pins show it cannot fit", async () => {
     const home = await smallHome(nodeArchive);
-    const result = await install(home);
+    const result = await runInstall(f, home, ["--no-setup", "--verbose"], { cwd: "/" });
     const out = result.stdout + result.stderr;
     expect(result.code).toBe(1);
     const plan = out.match(
@@ -82,7 +74,7 @@ describe("an install on a full disk", () => {
     // More than the pins' need (the archive twice), less than the archive and Node unpacked.
     const home = await smallHome(2 * nodeArchive + 16 * MiB);
     const before = free(home);
-    const result = await install(home);
+    const result = await runInstall(f, home, ["--no-setup", "--verbose"], { cwd: "/" });
     const out = result.stdout + result.stderr;
     expect(result.code).toBe(1);
     expect(out).toMatch(/Node 24\.21\.0 \(linux-x64\): [\d.]+ MiB verified/);
@@ -100,7 +92,7 @@ describe("an install on a full disk", () => {
   it("ends pnpm at its first ENOSPC, removes the version folder and the unused store, and keeps the runtimes", async () => {
     // The runtimes fit (about 160 MiB installed, 205 MiB while Node unpacks); the version's packages do not.
     const home = await smallHome(230 * MiB);
-    const result = await install(home);
+    const result = await runInstall(f, home, ["--no-setup", "--verbose"], { cwd: "/" });
     const out = result.stdout + result.stderr;
     expect(result.code).toBe(1);
     expect(out).toMatch(/✔ runtime: Node 24\.21\.0 installed, pnpm 11\.1\.1 installed/);

@@ -8,7 +8,6 @@
  * otherwise start the shared server on this machine's 127.0.0.1:7437.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -17,7 +16,7 @@ import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
 import { OUTPUT_WAIT_MS } from "../support/limits";
-import { installed as installedCopy } from "../support/installed";
+import { installed as installedCopy, runInstall } from "../support/installed";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -43,13 +42,8 @@ async function installed(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Prom
     return { home: i.home, prefix: i.prefix, gs: i.gs, install: { code: 0, signal: null, stdout: i.output, stderr: "" } };
   }
   const home = join(scratchDir("gss-first-use-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   // Waited on until it exits: the file's outer limit is the only one.
-  const install = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...args], {
-    env: homeEnv(home, { SHELL: "/bin/bash", ...extraEnv }),
-    cwd: home,
-  });
+  const install = await runInstall(f, home, args, { env: extraEnv });
   const prefix = join(home, ".gentle-shell");
   await writeStubModelConfig(join(prefix, "agent"), `${f.modelUrl}/v1`);
   return { home, prefix, gs: join(prefix, "bin", "gentle-shell"), install };

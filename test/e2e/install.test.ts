@@ -4,13 +4,14 @@
  * working gentle-shell that starts the real Pi.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { writeNpmrc } from "../support/npmrc";
+import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { prepareInstall, runInstall } from "../support/installed";
 import { mirrorClient } from "../support/mirror";
-import { runCommand } from "../support/proc";
+import { type RunResult, runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
 import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
 import { scratchDir } from "../support/scratch";
@@ -20,18 +21,6 @@ const latest = f.releases[f.releases.length - 1]!;
 
 function newHome(name = "home"): string {
   return join(scratchDir("gss-e2e-"), name);
-}
-
-async function prepareHome(home: string, npmrc = `registry=${f.registryUrl}\n`) {
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, npmrc);
-}
-
-function install(home: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}, source = f.mirrorUrl) {
-  return runCommand(f.binary!, ["install", "--yes", "--source", source, ...args], {
-    env: homeEnv(home, { SHELL: "/bin/bash", ...extraEnv }),
-    cwd: home,
-  });
 }
 
 function launcher(home: string) {
@@ -44,11 +33,12 @@ async function mode(path: string) {
 
 describe("a first install into a fresh HOME", () => {
   const home = newHome("fresh home");
-  let result: Awaited<ReturnType<typeof install>>;
+  // The user's ~/.npmrc: the registry, a key that is not copied, and a token by reference.
+  const npmrc = [registryLine(f.registryUrl), "prefix=/should/not/be/copied", "//127.0.0.1/:_authToken=${GSS_TEST_TOKEN}"];
+  let result: RunResult;
 
   beforeAll(async () => {
-    await prepareHome(home, `registry=${f.registryUrl}\nprefix=/should/not/be/copied\n//127.0.0.1/:_authToken=\${GSS_TEST_TOKEN}\n`);
-    result = await install(home, [], { GSS_TEST_TOKEN: "never-printed-secret" });
+    result = await runInstall(f, home, [], { npmrc, env: { GSS_TEST_TOKEN: "never-printed-secret" } });
   });
 
   it("exits 0 and reports every step, the launcher path and what to do next", () => {
@@ -172,7 +162,7 @@ describe("a first install into a fresh HOME", () => {
   });
 
   it("runs again without reinstalling anything and adds no second PATH line", async () => {
-    const again = await install(home, [], { GSS_TEST_TOKEN: "x" });
+    const again = await runInstall(f, home, [], { npmrc, env: { GSS_TEST_TOKEN: "x" } });
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("Node 24.21.0 reused, pnpm 11.1.1 reused");
     expect(again.stdout).toContain(`reused in versions/${latest.id}`);
@@ -189,8 +179,7 @@ describe("a first install into a fresh HOME", () => {
 describe("install --dry-run", () => {
   it("prints the plan and changes nothing", async () => {
     const home = newHome();
-    await prepareHome(home);
-    const r = await install(home, ["--dry-run"]);
+    const r = await runInstall(f, home, ["--dry-run"]);
     // 4: nothing was changed (src/core/errors.ts EXIT.unchanged).
     expect(r.code).toBe(4);
     expect(r.stdout).toContain("Dry run: nothing was changed.");
@@ -201,8 +190,7 @@ describe("install --dry-run", () => {
 
   it("with --no-setup, shows the setup step as skipped", async () => {
     const home = newHome();
-    await prepareHome(home);
-    const r = await install(home, ["--dry-run", "--no-setup"]);
+    const r = await runInstall(f, home, ["--dry-run", "--no-setup"]);
     expect(r.code).toBe(4);
     expect(r.stdout).toContain("  - setup: skipped (--no-setup); the first interactive gentle-shell runs gentle-shell setup once");
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
@@ -212,11 +200,8 @@ describe("install --dry-run", () => {
 describe("under a umask of 002", () => {
   it("leaves nothing group- or other-writable in the prefix: our own writes and pnpm's", async () => {
     const home = newHome();
-    await prepareHome(home);
-    const r = await runCommand("sh", ["-c", 'umask 002 && exec "$0" "$@"', f.binary!, "install", "--yes", "--no-setup", "--source", f.mirrorUrl], {
-      env: homeEnv(home, { SHELL: "/bin/bash" }),
-      cwd: home,
-    });
+    const install = await prepareInstall(f, home, ["--no-setup"]);
+    const r = await runCommand("sh", ["-c", 'umask 002 && exec "$0" "$@"', install.command, ...install.args], { env: install.env, cwd: install.cwd });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const prefix = join(home, ".gentle-shell");
     // Thousands of entries under versions/ and pnpm/store: not one is writable by the group or others.
@@ -231,7 +216,7 @@ describe("under a umask of 002", () => {
 describe("a --source with credentials", () => {
   it("is refused before the plan is printed, and the secret is never shown", async () => {
     const home = newHome();
-    await prepareHome(home);
+    await writeNpmrc(home, [registryLine(f.registryUrl)]);
     for (const command of ["install", "migrate"]) {
       const r = await runCommand(f.binary!, [command, "--dry-run", "--source", "https://me:s3cret-pass@127.0.0.1:9/mirror"], { env: homeEnv(home), cwd: home });
       expect(r.code).toBe(2);
@@ -243,7 +228,7 @@ describe("a --source with credentials", () => {
 
   it("an unknown option or a --release that is no version is refused the same way, before the plan", async () => {
     const home = newHome();
-    await prepareHome(home);
+    await writeNpmrc(home, [registryLine(f.registryUrl)]);
     for (const [args, message] of [
       [["install", "--frobnicate"], "unknown option --frobnicate for gentle-shell-setup install; see gentle-shell-setup install --help"],
       [["install", "--release", "banana", "--dry-run"], '--release takes an exact Gentle Shell version such as 4.1.0, or latest; not "banana"'],
@@ -263,8 +248,7 @@ describe("bad input loses nothing", () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     await scope.setFault(f.pins.node.archives["linux-x64"]!.path, { kind: "flip", offset: 1000 });
     const home = newHome();
-    await prepareHome(home);
-    const r = await install(home, [], {}, scope.url);
+    const r = await runInstall(f, home, [], { source: scope.url });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✖ runtime failed: Node 24\.21\.0 \(linux-x64\).*does not match its pinned sha256/);
     expect(r.stdout).toContain("Gentle Shell was not installed: the runtime step failed.");
@@ -276,11 +260,10 @@ describe("bad input loses nothing", () => {
 
   it("never replaces a foreign, unmarked runtime/node-24.21.0", async () => {
     const home = newHome();
-    await prepareHome(home);
     const foreign = join(home, ".gentle-shell", "runtime", "node-24.21.0");
     await fs.mkdir(join(foreign, "bin"), { recursive: true });
     await fs.writeFile(join(foreign, "bin", "node"), "mine\n");
-    const r = await install(home);
+    const r = await runInstall(f, home);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✖ runtime failed: runtime\/node-24\.21\.0 exists but carries no \.gentle-shell-runtime marker/);
     expect(await fs.readdir(foreign)).toEqual(["bin"]);
@@ -289,8 +272,7 @@ describe("bad input loses nothing", () => {
 
   it("stops with a clear message when the release has no distribution assets", async () => {
     const home = newHome();
-    await prepareHome(home);
-    const r = await install(home, ["--release", "9.9.9"]);
+    const r = await runInstall(f, home, ["--release", "9.9.9"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("✖ runtime failed: Gentle Shell 9.9.9 has no published release at the mirror");
     await expect(fs.lstat(join(home, ".gentle-shell", "versions", "9.9.9-1.6.0"))).rejects.toThrow();
@@ -300,13 +282,14 @@ describe("bad input loses nothing", () => {
 describe("the installer's own environment cannot be steered", () => {
   it("ignores NODE_OPTIONS, npm_config_* and pnpm_config_*, and works in a HOME with a space, a quote and a non-ASCII letter", async () => {
     const home = newHome("Zoë's home");
-    await prepareHome(home);
-    const r = await install(home, [], {
-      NODE_OPTIONS: "--require /nonexistent",
-      npm_config_registry: "http://127.0.0.1:9/",
-      pnpm_config_registry: "http://127.0.0.1:9/",
-      pnpm_config_minimum_release_age: "5256000",
-      npm_config_ignore_scripts: "true",
+    const r = await runInstall(f, home, [], {
+      env: {
+        NODE_OPTIONS: "--require /nonexistent",
+        npm_config_registry: "http://127.0.0.1:9/",
+        pnpm_config_registry: "http://127.0.0.1:9/",
+        pnpm_config_minimum_release_age: "5256000",
+        npm_config_ignore_scripts: "true",
+      },
     });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);

@@ -12,6 +12,7 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { runInstall } from "../support/installed";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
@@ -175,7 +176,7 @@ describe("gentle-shell-setup migrate: a global npm install moves to the bundled 
 
     // The web installer refuses the same older release before anything is installed: it would shadow the global one.
     const bashrc = await fs.readFile(join(g.home, ".bashrc"), "utf8").catch(() => null);
-    const install = await setup(g, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell]);
+    const install = await runInstall(f, g.home, ["--release", older.shell], { env: g.env });
     expect(install.code, install.stdout + install.stderr).toBe(4);
     expect(install.stderr).toContain(
       `Gentle Shell ${older.shell} is older than your global gentle-pi ${latest.shell} (npm) and would take its place on PATH, so nothing was installed; run the installer with --release ${latest.shell} (or newer), or first remove the global one with npm uninstall -g gentle-pi`,
@@ -242,7 +243,7 @@ describe("gentle-shell-setup install on a machine with a global Gentle Shell (th
     );
     expect(dry.stdout).toContain("  - setup: not in this plan");
 
-    const r = await setup(g, ["install", "--yes", "--source", f.mirrorUrl]);
+    const r = await runInstall(f, g.home, [], { env: g.env });
     const out = r.stdout + r.stderr;
     expect(r.code, out).toBe(0);
     expect(out).toContain("✔ remove-global-shell: removed with pnpm remove -g gentle-pi");

@@ -6,11 +6,11 @@
  * target untouched. One HOME, installed once, then each link in turn.
  */
 import { describe, expect, it } from "vitest";
-import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { runInstall } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 
@@ -28,28 +28,23 @@ async function target(name: string) {
   return { dir, untouched: async () => expect(await fs.readdir(dir)).toEqual(["keep.txt"]) };
 }
 
-function install(extra: string[] = ["--no-setup"]) {
-  return runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...extra], { env, cwd: home });
-}
-
 describe("links inside the prefix", () => {
   it("refuses a linked pnpm/store/ and bin/ with a sentence, writes nothing into their targets, and keeps a linked tmp/ and its target", async () => {
     await fs.mkdir(join(prefix, "pnpm"), { recursive: true, mode: 0o700 });
-    await writeNpmrc(home, [registryLine(f.registryUrl)]);
     const store = await target("store-target");
     const bin = await target("bin-target");
     const tmp = await target("tmp-target");
     await fs.symlink(store.dir, join(prefix, "pnpm", "store"));
     await fs.symlink(tmp.dir, join(prefix, "tmp"));
     // pnpm would write its store through the link: the version step refuses before pnpm runs.
-    const noStore = await install();
+    const noStore = await runInstall(f, home, ["--no-setup"]);
     expect(noStore.code).toBe(1);
     expect(noStore.stdout).toContain("✖ version failed: ~/.gentle-shell/pnpm/store is a link, not a folder of Gentle Shell's; nothing was written through it.");
     await store.untouched();
     await fs.unlink(join(prefix, "pnpm", "store"));
 
     await fs.symlink(bin.dir, join(prefix, "bin"));
-    const refused = await install();
+    const refused = await runInstall(f, home, ["--no-setup"]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
       "✖ launcher failed: ~/.gentle-shell/bin is a link, not a folder of Gentle Shell's; nothing was written through it. Move it away, then run the installer again.",
@@ -60,7 +55,7 @@ describe("links inside the prefix", () => {
 
     // With bin/ a folder again the install passes; the link at tmp/ still stands, its target as it was.
     await fs.unlink(join(prefix, "bin"));
-    const passed = await install();
+    const passed = await runInstall(f, home, ["--no-setup"]);
     expect(passed.stdout).toContain("Gentle Shell is installed");
     expect(passed.code).toBe(0);
     expect((await fs.lstat(join(prefix, "tmp"))).isSymbolicLink()).toBe(true);
@@ -90,7 +85,7 @@ describe("links inside the prefix", () => {
     const config = join(prefix, "config");
     await fs.rm(config, { recursive: true, force: true });
     await fs.symlink(t.dir, config);
-    const r = await install();
+    const r = await runInstall(f, home, ["--no-setup"]);
     expect(r.code).not.toBe(0);
     // Met when the install records its source there, after its steps: one sentence, no stack.
     expect(r.stdout + r.stderr).toContain(`${config} is a link, not a folder of Gentle Shell's; nothing was written through it`);

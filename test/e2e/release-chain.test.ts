@@ -7,7 +7,6 @@
  * does not know.
  */
 import { readFileSync } from "node:fs";
-import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
@@ -16,6 +15,7 @@ import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distributio
 import { INTERNAL_FLAG } from "../../src/core/engine-flags";
 import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
+import { runInstall } from "../support/installed";
 import { mirrorClient, type Fault } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { strangerKey } from "../support/release-key";
@@ -27,18 +27,9 @@ const latest = f.releases[f.releases.length - 1]!;
 const releaseFile = (shell: string, name: string) => join(f.mirrorRoot, "releases", `v${shell}`, name);
 const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
 
-async function freshHome(): Promise<string> {
-  const home = join(scratchDir("gss-chain-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
-  return home;
-}
-
-function install(home: string, source: string, args: string[] = []) {
-  return runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--source", source, ...args], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-  });
+/** A HOME of its own (the install writes its .npmrc, naming the fixture registry). */
+function freshHome(): string {
+  return join(scratchDir("gss-chain-"), "home");
 }
 
 /** The one JSON line the engine in a version folder answers to an internal command, asked the way upgrade asks it. */
@@ -59,8 +50,8 @@ async function engineOf(home: string, id: string): Promise<string> {
 
 describe("a release runs its own engine", () => {
   it("an older setup binary installing a newer release writes and runs that release's engine", async () => {
-    const home = await freshHome();
-    const r = await install(home, f.mirrorUrl, ["--release", latest.shell]);
+    const home = freshHome();
+    const r = await runInstall(f, home, ["--no-modify-path", "--release", latest.shell]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(`installed in versions/${latest.id}, signature verified; the release's own engine`);
     const written = await fs.readFile(join(home, ".gentle-shell", "versions", latest.id, ".gentle-shell", "engine.cjs"));
@@ -79,8 +70,8 @@ describe("a release runs its own engine", () => {
 
   it("a release whose engine is the binary's own script downloads no engine", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
-    const home = await freshHome();
-    const r = await install(home, scope.url, ["--release", older.shell]);
+    const home = freshHome();
+    const r = await runInstall(f, home, ["--no-modify-path", "--release", older.shell], { source: scope.url });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain(`installed in versions/${older.id}, signature verified\n`);
     const asked = (await scope.requests()).map((q) => q.path);
@@ -130,8 +121,8 @@ describe("a mirror cannot substitute a release", () => {
   it.each(cases)("refuses %s before anything is installed", async (_what, name, fault, said) => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     await scope.setFault(path(name), fault());
-    const home = await freshHome();
-    const r = await install(home, scope.url, ["--release", latest.shell]);
+    const home = freshHome();
+    const r = await runInstall(f, home, ["--no-modify-path", "--release", latest.shell], { source: scope.url });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(said);
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at |Error:/);

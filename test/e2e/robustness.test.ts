@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { registryLine, writeNpmrc } from "../support/npmrc";
+import { prepareInstall, runInstall } from "../support/installed";
 import { existsSync, promises as fs, readdirSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "pathe";
@@ -19,18 +20,11 @@ import { scratchDir } from "../support/scratch";
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
+/** An empty HOME of its own (each install writes its .npmrc, naming the fixture registry). */
 async function newHome(parent?: string): Promise<string> {
   const home = join(parent ?? scratchDir("gss-robust-"), "home");
   await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
-}
-
-function install(home: string, extra: string[] = []) {
-  return runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, ...extra], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-  });
 }
 
 async function expectWorking(home: string) {
@@ -41,12 +35,8 @@ async function expectWorking(home: string) {
 
 /** Start an installer in its own process group and kill -9 the group once `trigger` exists. */
 async function killWhen(home: string, trigger: (prefix: string) => boolean): Promise<{ killed: boolean; code: number | null }> {
-  const child = spawn(f.binary!, ["install", "--yes", "--source", f.mirrorUrl], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-    detached: true,
-    stdio: "ignore",
-  });
+  const install = await prepareInstall(f, home);
+  const child = spawn(install.command, install.args, { env: install.env, cwd: install.cwd, detached: true, stdio: "ignore" });
   const prefix = join(home, ".gentle-shell");
   let killed = false;
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -112,7 +102,7 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
       const home = await newHome();
       const first = await killWhen(home, trigger);
       expect(first.killed, `the trigger for "${when}" was never seen`).toBe(true);
-      const again = await install(home);
+      const again = await runInstall(f, home);
       expect(again.stdout + again.stderr, again.stdout + again.stderr).not.toMatch(/✖/);
       expect(again.code).toBe(0);
       await expectWorking(home);
@@ -130,7 +120,10 @@ describe.concurrent("kill -9 at each step boundary, then a rerun converges", () 
 describe("two installers at once", () => {
   it("both succeed, one after the other, with one install and one PATH line", async () => {
     const home = await newHome();
-    const [a, b] = await Promise.all([install(home), install(home)]);
+    // One .npmrc, written before either starts; the same command twice.
+    const install = await prepareInstall(f, home);
+    const run = () => runCommand(install.command, install.args, { env: install.env, cwd: install.cwd });
+    const [a, b] = await Promise.all([run(), run()]);
     expect(a.code, a.stdout + a.stderr).toBe(0);
     expect(b.code, b.stdout + b.stderr).toBe(0);
     await expectWorking(home);
@@ -145,7 +138,7 @@ describe("never replaces what is not ours", () => {
     const launcher = join(home, ".gentle-shell", "bin", "gentle-shell");
     await fs.mkdir(join(home, ".gentle-shell", "bin"), { recursive: true });
     await fs.writeFile(launcher, "#!/bin/sh\necho my own gentle-shell\n", { mode: 0o755 });
-    const r = await install(home);
+    const r = await runInstall(f, home);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("✖ launcher failed: ~/.gentle-shell/bin/gentle-shell exists and was not written by gentle-shell-setup");
     expect(await fs.readFile(launcher, "utf8")).toBe("#!/bin/sh\necho my own gentle-shell\n");
@@ -156,7 +149,7 @@ describe("never replaces what is not ours", () => {
     const home = await newHome();
     await fs.mkdir(join(home, ".gentle-shell"), { recursive: true });
     await fs.symlink("/usr", join(home, ".gentle-shell", "current"));
-    const r = await install(home);
+    const r = await runInstall(f, home);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✖ activate failed: .*current points at \/usr, not at a version of this install; current was not switched/);
     expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe("/usr");
@@ -167,7 +160,7 @@ describe("never replaces what is not ours", () => {
     const dir = join(home, ".gentle-shell", "versions", latest.id);
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(join(dir, "notes.txt"), "mine\n");
-    const r = await install(home);
+    const r = await runInstall(f, home);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain(`✖ version failed: versions/${latest.id} exists but it has no .gentle-shell-version marker`);
     expect(await fs.readdir(dir)).toEqual(["notes.txt"]);
@@ -181,7 +174,7 @@ describe("parent folders of HOME change nothing", () => {
     await fs.writeFile(join(parent, "pnpm-workspace.yaml"), "packages:\n  - '**'\nminimumReleaseAge: 99999999\nminimumReleaseAgeStrict: true\n");
     await writeNpmrc(parent, [registryLine("http://127.0.0.1:9/"), "ignore-scripts=true"]);
     const home = await newHome(parent);
-    const r = await install(home);
+    const r = await runInstall(f, home);
     expect(r.stdout + r.stderr).not.toMatch(/✖/);
     expect(r.code).toBe(0);
     await expectWorking(home);
@@ -219,8 +212,7 @@ describe("a failed version install", () => {
 
     const home = await newHome();
     const secret = "npm_SECRET0123456789abcdef";
-    await fs.appendFile(join(home, ".npmrc"), `//127.0.0.1:9/:_authToken=${secret}\n`);
-    const r = await install(home, ["--release", "4.9.0"]);
+    const r = await runInstall(f, home, ["--release", "4.9.0"], { npmrc: [registryLine(f.registryUrl), `//127.0.0.1:9/:_authToken=${secret}`] });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✖ version failed: pnpm install --frozen-lockfile failed for 4\.9\.0-1\.6\.0/);
     expect(r.stdout + r.stderr).not.toContain(secret);

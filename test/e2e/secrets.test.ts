@@ -9,11 +9,12 @@
  * each secret.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeNpmrc } from "../support/npmrc";
+import { registryLine } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { prepareInstall, runInstall } from "../support/installed";
 import { freePort, runCommand } from "../support/proc";
 import { carriedBy, startProxy, stopProxy } from "../support/proxy";
 import { scratchDir } from "../support/scratch";
@@ -86,27 +87,22 @@ async function expectNoSecret(r: { stdout: string; stderr: string }, prefix: str
   return files;
 }
 
-async function newHome(npmrc: string): Promise<string> {
-  const home = join(scratchDir("gss-secrets-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, npmrc);
-  return home;
+function newHome(): string {
+  return join(scratchDir("gss-secrets-"), "home");
 }
 
-function install(home: string, args: string[], env: NodeJS.ProcessEnv) {
-  return runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--verbose", ...args], {
-    env: homeEnv(home, { SHELL: "/bin/bash", npm_config_registry: `http://dave:${SECRETS.npmConfig}@127.0.0.1:9/`, ...env }),
-    cwd: home,
-  });
-}
+/** Every install here: each step told (--verbose), the profiles left alone, and npm's own registry variable carrying credentials. */
+const ARGS = ["--no-modify-path", "--verbose"];
+const NPM_CONFIG = { npm_config_registry: `http://dave:${SECRETS.npmConfig}@127.0.0.1:9/` };
 
 describe("secrets in the user's settings", () => {
   it("an install through a proxy with credentials, from a registry with credentials, prints and writes none of them", async () => {
     const registry = new URL(f.registryUrl);
-    const home = await newHome(`registry=http://alice:${SECRETS.npmrc}@${registry.host}${registry.pathname}\n//127.0.0.1:9/:_authToken=${SECRETS.token}\n`);
+    const home = newHome();
+    const npmrc = [registryLine(`http://alice:${SECRETS.npmrc}@${registry.host}${registry.pathname}`), `//127.0.0.1:9/:_authToken=${SECRETS.token}`];
     const proxyUrl = withCredentials(proxy.url, "bob", SECRETS.proxy);
     proxy.log.lines.length = 0;
-    const r = await install(home, ["--source", f.mirrorUrl], { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" });
+    const r = await runInstall(f, home, ARGS, { npmrc, env: { ...NPM_CONFIG, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // The proxy really carried our downloads, so its credentials were in play.
     expect(carriedBy(proxy.log, `${f.mirrorUrl}/${f.pins.node.archives["linux-x64"]!.path}`).length).toBeGreaterThan(0);
@@ -115,10 +111,10 @@ describe("secrets in the user's settings", () => {
   });
 
   it("a proxy with credentials that does not answer: the error names it, masked", async () => {
-    const home = await newHome(`registry=${f.registryUrl}\n`);
+    const home = newHome();
     const closed = await freePort();
     const proxyUrl = `http://bob:${SECRETS.proxy}@127.0.0.1:${closed}`;
-    const r = await install(home, ["--source", f.mirrorUrl], { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" });
+    const r = await runInstall(f, home, ARGS, { env: { ...NPM_CONFIG, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" } });
     expect(r.code).toBe(1);
     // The first request (the check that the mirror answers, before any step) goes to the proxy, which refuses
     // it: the sentence names the mirror and the proxy, masked.
@@ -128,21 +124,20 @@ describe("secrets in the user's settings", () => {
 
   it("a registry whose credentials come from variables and which does not answer: the error names it masked", async () => {
     const closed = await freePort();
-    const home = await newHome(`registry=http://\${GSS_TEST_USER}:\${GSS_TEST_PASSWORD}@127.0.0.1:${closed}/\n`);
-    const r = await install(home, ["--source", f.mirrorUrl], { GSS_TEST_USER: "carol", GSS_TEST_PASSWORD: SECRETS.variable });
+    const home = newHome();
+    const npmrc = [registryLine(`http://\${GSS_TEST_USER}:\${GSS_TEST_PASSWORD}@127.0.0.1:${closed}/`)];
+    const r = await runInstall(f, home, ARGS, { npmrc, env: { ...NPM_CONFIG, GSS_TEST_USER: "carol", GSS_TEST_PASSWORD: SECRETS.variable } });
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toContain(`http://***@127.0.0.1:${closed}/gentle-pi`);
     await expectNoSecret(r, join(home, ".gentle-shell"));
   });
 
   it("--source with credentials is refused before anything is printed, for install, its dry run and bundle", async () => {
-    const home = await newHome(`registry=${f.registryUrl}\n`);
+    const home = newHome();
     const source = `http://erin:${SECRETS.source}@127.0.0.1:9/`;
-    for (const args of [
-      ["install", "--yes", "--source", source],
-      ["install", "--dry-run", "--source", source],
-      ["bundle", "--out", join(home, "b"), "--source", source],
-    ]) {
+    // The install's own command (it writes the home's .npmrc, naming the fixture registry), run as the others are.
+    const install = await prepareInstall(f, home, [], { source });
+    for (const args of [install.args, ["install", "--dry-run", "--source", source], ["bundle", "--out", join(home, "b"), "--source", source]]) {
       const r = await runCommand(f.binary!, args, { env: homeEnv(home), cwd: home });
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");

@@ -9,16 +9,14 @@
  * install records it too, so even the first launch does not start npm.
  */
 import { describe, expect, it } from "vitest";
-import { writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
-import { installed } from "../support/installed";
+import { installed, runInstall } from "../support/installed";
 import { writeStubModelConfig } from "../support/stub-model";
 import { offerOn } from "../support/offer";
 import { Terminal } from "../support/tmux";
 import { homeEnv } from "../support/fixtures";
-import { runCommand } from "../support/proc";
 
 /** The launcher in a 120x40 terminal, with memory off by the user's policy (no shared Engram server is started). */
 function openShell(home: string, gs: string): Promise<Terminal> {
@@ -79,12 +77,8 @@ describe("the startup offer with npm's default registry", () => {
     await expect(fs.stat(record)).rejects.toThrow();
 
     // Now only npm's built-in config names it, and the installer runs again (the runtime and the version are reused).
-    await writeNpmrc(i.home, []);
     await fs.writeFile(join(npmDir, "npmrc"), `registry=${f.registryUrl}\n`);
-    const again = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell, "--no-setup"], {
-      env: i.env,
-      cwd: i.home,
-    });
+    const again = await runInstall(f, i.home, ["--release", older.shell, "--no-setup"], { npmrc: [] });
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(await fs.readFile(join(i.prefix, "pnpm", "config", "npmrc"), "utf8")).toBe("");
     expect(JSON.parse(await fs.readFile(record, "utf8"))).toEqual({ fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), registry: f.registryUrl });

@@ -12,6 +12,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { runInstall } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 import { treeWithTimes } from "../support/tree";
@@ -83,7 +84,7 @@ describe("install --json", () => {
 
   it("a failed install: the failed step with its detail, the error, exit 1, and home shown as ~", async () => {
     const home = await newHome("failed");
-    const r = await setup(home, ["install", "--json", "--yes", "--no-setup", "--source", f.mirrorUrl, "--release", "99.0.0"]);
+    const r = await runInstall(f, home, ["--json", "--no-setup", "--release", "99.0.0"]);
     const doc = documentOf(r);
     expect(doc).toMatchObject({ command: "install", ok: false, exitCode: 1, dryRun: false });
     const steps = doc.steps as Array<{ id: string; status: string; detail: string }>;
@@ -105,7 +106,7 @@ describe("a full install under --json, then status", () => {
   beforeAll(async () => {
     home = await newHome("full");
     prefix = join(home, ".gentle-shell");
-    const r = await setup(home, ["install", "--json", "--yes", "--source", f.mirrorUrl]);
+    const r = await runInstall(f, home, ["--json"]);
     stderr = r.stderr;
     doc = documentOf(r);
   });

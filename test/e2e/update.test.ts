@@ -7,7 +7,6 @@
  * pair for rollback, and a later upgrade keeps the newer Pi.
  */
 import { describe, expect, it } from "vitest";
-import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { PI_PACKAGE } from "../../src/core/distribution";
@@ -15,6 +14,7 @@ import { versionId } from "../../src/core/layout";
 import { FORCE_REFUSAL } from "../../src/core/pi-update";
 import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
+import { installed } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { signedReleaseSource } from "../support/release-publish";
 import { scratchDir } from "../support/scratch";
@@ -41,17 +41,9 @@ const latest = registryLatestPi();
 source.catch(() => undefined);
 latest.catch(() => undefined);
 
+/** A home with release 4.1.0 (Pi 1.5.2) installed from that folder (installed() asserts the install exited 0). */
 async function installOld(): Promise<string> {
-  const root = await source;
-  const home = join(scratchDir("gss-update-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
-  const r = await runCommand(f.binary!, ["install", "--yes", "--source", root, "--release", SHELL], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-  });
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return home;
+  return (await installed(f, { source: await source, release: SHELL })).home;
 }
 
 /** The launcher, with memory off so no test starts the shared Engram server. */

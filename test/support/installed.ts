@@ -8,6 +8,15 @@
  * mirror) is made once per run for each set of arguments and copied here
  * (./shared-install.ts); `fresh: true`, another registry or source, or a
  * home of the test's own make install anew.
+ *
+ * A test whose subject is the install run itself (its exit code and
+ * output, a kill, a full disk, odd arguments, variables or .npmrc) starts it
+ * with `runInstall(f, home, args, options)`, which asserts nothing, or takes
+ * the same command from `prepareInstall` to start it its own way:
+ *
+ *   const r = await runInstall(f, home, ["--no-setup"], { npmrc: [registryLine(f.registryUrl), "//127.0.0.1:9/:_authToken=x"] });
+ *
+ * Every e2e install goes through these two: `installed` uses `runInstall` too.
  */
 import { createHash } from "node:crypto";
 import { registryLine, writeNpmrc } from "./npmrc";
@@ -63,16 +72,55 @@ export async function installed(f: FixtureInfo, options: InstallOptions = {}): P
   return result(root, home, r.stdout + r.stderr);
 }
 
-/** The fixture binary's `install --yes` into `home`: its .npmrc and `files` first, then the install, waited on until it exits. */
-async function installInto(f: FixtureInfo, home: string, args: string[], options: InstallOptions): Promise<RunResult> {
+/** `installed`'s install into `home`: the registry's line in its .npmrc and `files` first, then the install, waited on until it exits. */
+function installInto(f: FixtureInfo, home: string, args: string[], options: InstallOptions): Promise<RunResult> {
+  return runInstall(f, home, args, { npmrc: [registryLine(options.registry ?? f.registryUrl)], source: options.source, files: options.files });
+}
+
+export interface InstallRunOptions {
+  /** The lines of the home's ~/.npmrc, written through writeNpmrc before the run; default the fixture registry's line alone. */
+  npmrc?: readonly string[];
+  /** What --source names; default the fixture mirror; null: no --source (the run names it another way, as GENTLE_SHELL_SOURCE). */
+  source?: string | null;
+  /** Variables over homeEnv(home, { SHELL: "/bin/bash" }). */
+  env?: NodeJS.ProcessEnv;
+  /** Files in the home before the install, by path relative to it. */
+  files?: Record<string, string>;
+  /** Where the installer starts; default the home. */
+  cwd?: string;
+}
+
+/** The fixture binary's install, ready to start: `command` with `args`, in `cwd`, with `env`. */
+export interface InstallCommand {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/**
+ * Make `home` (if it is not there), write its .npmrc (`npmrc`, default the fixture registry's line) and
+ * `files`, and return the command `install --yes --source <source> ...args` in it, not started: for a test
+ * that starts it its own way (spawned to be killed, under another umask, or twice at once).
+ */
+export async function prepareInstall(f: FixtureInfo, home: string, args: readonly string[] = [], options: InstallRunOptions = {}): Promise<InstallCommand> {
   await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(options.registry ?? f.registryUrl)]);
+  await writeNpmrc(home, options.npmrc ?? [registryLine(f.registryUrl)]);
   for (const [rel, text] of Object.entries(options.files ?? {})) await fs.writeFile(join(home, rel), text);
+  const source = options.source === undefined ? f.mirrorUrl : options.source;
+  return {
+    command: f.binary!,
+    args: ["install", "--yes", ...(source === null ? [] : ["--source", source]), ...args],
+    env: homeEnv(home, { SHELL: "/bin/bash", ...options.env }),
+    cwd: options.cwd ?? home,
+  };
+}
+
+/** The fixture binary's install into `home` (see prepareInstall), waited on until it exits; its result, asserted on by the caller. */
+export async function runInstall(f: FixtureInfo, home: string, args: readonly string[] = [], options: InstallRunOptions = {}): Promise<RunResult> {
+  const c = await prepareInstall(f, home, args, options);
   // No limit of its own: the file's outer limit is the only one (an install under load takes minutes).
-  return runCommand(f.binary!, ["install", "--yes", "--source", options.source ?? f.mirrorUrl, ...args], {
-    env: homeEnv(home, { SHELL: "/bin/bash" }),
-    cwd: home,
-  });
+  return runCommand(c.command, c.args, { env: c.env, cwd: c.cwd });
 }
 
 function result(root: string, home: string, output: string): Installed {
