@@ -59,13 +59,13 @@ export async function startFakeGitHub(options: { home: string; key: Buffer; cert
       requests.push({ host, path, status, userAgent: req.headers["user-agent"] ?? null });
       res.writeHead(status, headers);
     };
+    const notFound = () => {
+      answer(404);
+      res.end("Not Found");
+    };
     const serve = async (file: string | null) => {
       const info = file ? await stat(file).catch(() => null) : null;
-      if (!file || !info?.isFile()) {
-        answer(404);
-        res.end("Not Found");
-        return;
-      }
+      if (!file || !info?.isFile()) return notFound();
       answer(200, { "content-length": String(info.size), "content-type": "application/octet-stream" });
       createReadStream(file).pipe(res);
     };
@@ -74,14 +74,14 @@ export async function startFakeGitHub(options: { home: string; key: Buffer; cert
       const rest = path.slice(ours.length).split("/");
       if (rest[0] === "latest" && rest[1] === "download" && rest.length === 3) {
         const newest = [...releases.entries()].filter(([, r]) => r.published !== null).sort((a, b) => b[1].published! - a[1].published!)[0];
-        if (!newest) return void (answer(404), res.end("Not Found"));
+        if (!newest) return notFound();
         answer(302, { location: `https://github.com${ours}download/${newest[0]}/${rest[2]}` });
         return void res.end();
       }
       if (rest[0] === "download" && rest.length === 3) {
         const release = releases.get(rest[1]!);
         const file = release && release.published !== null ? within(release.dir, rest[2]!) : null;
-        if (!file || !(await stat(file).catch(() => null))) return void (answer(404), res.end("Not Found"));
+        if (!file || !(await stat(file).catch(() => null))) return notFound();
         answer(302, { location: `https://release-assets.githubusercontent.com/${options.home}/${rest[1]}/${rest[2]}` });
         return void res.end();
       }
@@ -100,8 +100,7 @@ export async function startFakeGitHub(options: { home: string; key: Buffer; cert
     }
     if (host === "objects.githubusercontent.com") return serve(within(options.mirrorRoot, path.slice(1)));
     if (host === "nodejs.org" && path.startsWith("/dist/")) return serve(within(join(options.mirrorRoot, "node"), path.slice("/dist/".length)));
-    answer(404);
-    res.end("Not Found");
+    notFound();
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
