@@ -45,12 +45,14 @@ export class RequestNotMade extends Error {}
  * socket's, DNS's or TLS's own error (with its code).
  */
 export async function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
+  const madeWith = systemStore;
   try {
     return await getOnce(url, headers, signal);
   } catch (error) {
     // A certificate Node's own roots do not vouch for: once per process, the system's store is added and
     // the request made again (a network that inspects TLS has its root there). Only more roots, never fewer checks.
-    if (!isCertificateError(error) || !trustSystemStore()) throw error;
+    // A request made before the store was added asks again too, also when another request beside it added the store.
+    if (!isCertificateError(error) || madeWith !== "unasked" || !trustSystemStore()) throw error;
     return getOnce(url, headers, signal);
   }
 }
@@ -160,18 +162,20 @@ export function untrustedCertificate(url: string): string {
   return `the certificate of ${host} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry`;
 }
 
-let systemStoreAdded = false;
+/** Whether the system's certificate store is among Node's roots: not asked yet, added, or none to add. */
+let systemStore: "unasked" | "added" | "none" = "unasked";
 
-/** Adds the system's certificate store to Node's roots, once; true when it was added just now. */
+/** Adds the system's certificate store to Node's roots, once; true when it is among them now (added by this call or an earlier one). */
 function trustSystemStore(): boolean {
-  if (systemStoreAdded) return false;
-  systemStoreAdded = true;
+  if (systemStore !== "unasked") return systemStore === "added";
+  systemStore = "none";
   const t = tls as typeof tls & { getCACertificates?: (kind: string) => string[]; setDefaultCACertificates?: (certs: string[]) => void };
   if (!t.getCACertificates || !t.setDefaultCACertificates) return false;
   try {
     const system = t.getCACertificates("system");
     if (system.length === 0) return false;
     t.setDefaultCACertificates([...t.getCACertificates("default"), ...system]);
+    systemStore = "added";
     return true;
   } catch {
     return false;

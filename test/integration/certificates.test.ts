@@ -10,6 +10,7 @@ import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bundleChild } from "../support/child-bundle";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { registryLine, writeNpmrc } from "../support/npmrc";
@@ -69,6 +70,23 @@ describe("a mirror whose certificate a private CA signed", () => {
     const r = await dryRun({ NODE_EXTRA_CA_CERTS: ca.caFile });
     expect(r.code, r.stderr).toBe(4);
     expect(r.stdout).toContain("Dry run: nothing was changed.");
+  });
+
+  it("trusted through the system store: requests already on their way when it is added ask again too", async () => {
+    // Three requests at once, each failing on Node's own roots; whichever adds the system store, all three then succeed.
+    const script = join(scratchDir("gss-ca-child-"), "concurrent.cjs");
+    await bundleChild(
+      `import { identityGet } from "../../src/io/http-get";
+       const url = process.argv[2];
+       Promise.all([0, 1, 2].map(() => identityGet(url, undefined, new AbortController().signal)))
+         .then((responses) => { for (const r of responses) r.discard(); console.log(responses.map((r) => r.status).join(" ")); })
+         .catch((error) => { console.log("failed: " + (error.code ?? error.message)); process.exitCode = 1; });`,
+      script,
+      "concurrent.ts",
+    );
+    const env = { PATH: process.env.PATH, SSL_CERT_FILE: ca.caFile };
+    const r = await runCommand(f.node, [script, `${mirror}/x`], { env });
+    expect(r.stdout.trim(), r.stderr).toBe("404 404 404");
   });
 
   it("every request names the installer, its version, Node's and the target", () => {

@@ -136,7 +136,7 @@ describe("the release rehearsal", () => {
     expect(asked.some((q) => q.host === "nodejs.org" && q.status === 200)).toBe(true);
     const binary = asked.filter((q) => !q.userAgent?.startsWith("curl/"));
     expect(binary.length).toBeGreaterThan(0);
-    for (const q of binary) expect(q.userAgent, `${q.host}${q.path}`).toMatch(/^gentle-shell(-setup)?\/\S+ node\/v24\.21\.0 linux-x64$/);
+    for (const q of binary) expect(q.userAgent, `${q.host}${q.path}`).toMatch(/^gentle-shell(-setup)?\/\S+ node\/24\.21\.0 linux-x64$/);
   });
 
   it("a second release, cut and published, is what gentle-shell upgrade moves to; --rollback goes back", async () => {
