@@ -9,7 +9,7 @@ import type { Layout } from "../core/layout";
 import { envValue, type Env } from "../core/environment";
 import { writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
-import { filterNpmrc, registryCredentialsToAuth } from "../core/npmrc";
+import { filterNpmrc, npmrcTrust, registryCredentialsToAuth } from "../core/npmrc";
 
 export const NPMRC_MAX_BYTES = 1024 * 1024;
 
@@ -52,4 +52,25 @@ export async function writeNpmrcAuth(layout: Layout, text: string): Promise<void
 export async function userRegistrySettings(env: Env, home: string): Promise<{ path: string; npmrc: string }> {
   const user = await userNpmrc(env, home);
   return { path: user.path, npmrc: registryCredentialsToAuth(filterNpmrc(user.text)) };
+}
+
+/**
+ * The authorities the user's npm settings name for the registry: `ca` (or
+ * `ca[]`) lines and the certificates in `cafile`, which npm trusts for
+ * registry requests in place of Node's roots; we send ours the same way.
+ * Undefined when the settings name none. A cafile that cannot be read is
+ * one sentence, as npm refuses it too.
+ */
+export async function registryAuthorities(npmrc: string, env: Env): Promise<string[] | undefined> {
+  const trust = npmrcTrust(npmrc, env);
+  const certificates = [...trust.ca];
+  if (trust.cafile) {
+    const text = await fs.readFile(trust.cafile, "utf8").catch((error: NodeJS.ErrnoException) => {
+      throw new Error(`cafile=${trust.cafile} in your npm settings cannot be read (${error.code ?? error.message}); fix the path or remove the setting`);
+    });
+    const found = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    if (!found.length) throw new Error(`cafile=${trust.cafile} in your npm settings holds no PEM certificate; fix it or remove the setting`);
+    certificates.push(...found);
+  }
+  return certificates.length ? certificates : undefined;
 }

@@ -27,6 +27,7 @@ import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
 import { fetchBoundedText } from "../io/http";
 import { fetchBytes } from "./fetch";
+import { registryAuthorities } from "./npm-settings";
 
 export async function latestRelease(registry: string, npmrc: string, env: Env): Promise<string> {
   return assertExactVersion(`the registry's latest ${SHELL_PACKAGE}`, await latestTag(registry, npmrc, env, SHELL_PACKAGE));
@@ -44,7 +45,8 @@ export async function packageDocument(registry: string, npmrc: string, env: Env,
   const auth = npmrcAuthHeader(npmrc, url, env);
   const headers: Record<string, string> = { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8" };
   if (auth) headers.authorization = auth;
-  const text = await fetchBoundedText(url, { name: `the ${name} release list`, maxBytes: 32 * 1024 * 1024, headers });
+  const ca = await registryAuthorities(npmrc, env);
+  const text = await fetchBoundedText(url, { name: `the ${name} release list`, maxBytes: 32 * 1024 * 1024, headers, ca });
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -31,6 +31,8 @@ export interface DownloadOptions {
   /** Hosts a redirect may lead to (release assets); empty: redirects refused. */
   redirectHosts?: string[];
   headers?: Record<string, string>;
+  /** The authorities the user's npm settings name for the registry (ca, cafile), in place of Node's roots. */
+  ca?: readonly string[];
   timeoutMs?: number;
   stallMs?: number;
   attempts?: number;
@@ -73,6 +75,7 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
     size: expected.size,
     redirectHosts: options.redirectHosts,
     headers: options.headers,
+    ca: options.ca,
     timeoutMs: options.timeoutMs ?? 10 * 60_000,
     stallMs: options.stallMs ?? 30_000,
     cancel: options.cancel,

@@ -44,11 +44,18 @@ export class RequestNotMade extends Error {}
  * Resolves at the response's headers; a failure on the way rejects with the
  * socket's, DNS's or TLS's own error (with its code).
  */
-export async function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
+export async function identityGet(
+  url: string,
+  headers: Record<string, string> | undefined,
+  signal: AbortSignal,
+  ca?: readonly string[],
+): Promise<HttpResponse> {
   const madeWith = systemStore;
   try {
-    return await getOnce(url, headers, signal);
+    return await getOnce(url, headers, signal, ca);
   } catch (error) {
+    // The authorities the user's npm settings name replace Node's roots for this request, as npm uses them: no store is added.
+    if (ca) throw error;
     // A certificate Node's own roots do not vouch for: once per process, the system's store is added and
     // the request made again (a network that inspects TLS has its root there). Only more roots, never fewer checks.
     // A request made before the store was added asks again too, also when another request beside it added the store.
@@ -57,7 +64,7 @@ export async function identityGet(url: string, headers: Record<string, string> |
   }
 }
 
-function getOnce(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse> {
+function getOnce(url: string, headers: Record<string, string> | undefined, signal: AbortSignal, ca?: readonly string[]): Promise<HttpResponse> {
   // Credentials written into the URL (npm accepts `http://user:password@host/`) go in a Basic
   // header, as npm sends them, and never in the request line.
   const split = splitUrlCredentials(url);
@@ -70,7 +77,7 @@ function getOnce(url: string, headers: Record<string, string> | undefined, signa
       target = new URL(split.url);
       const send = target.protocol === "https:" ? httpsRequest : target.protocol === "http:" ? httpRequest : null;
       if (!send) throw new Error(`${target.protocol} is neither http: nor https:`);
-      request = send(target, { method: "GET", headers: sent, signal });
+      request = send(target, { method: "GET", headers: sent, signal, ...(ca && target.protocol === "https:" ? { ca: [...ca] } : {}) });
     } catch (error) {
       reject(new RequestNotMade((error as Error).message, { cause: error }));
       return;
@@ -160,6 +167,15 @@ export function untrustedCertificate(url: string): string {
     host = new URL(url).host;
   } catch {}
   return `the certificate of ${host} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry`;
+}
+
+/** The one sentence for a registry certificate that the authorities of the user's npm settings (ca, cafile) do not vouch for. */
+export function untrustedByNpmSettings(url: string): string {
+  let host = url;
+  try {
+    host = new URL(url).host;
+  } catch {}
+  return `the certificate of ${host} is not signed by the authority that ca= or cafile= in your npm settings names, which is the only one trusted for the registry (as npm does); put your network's root certificate in that file, or remove the setting`;
 }
 
 /** Whether the system's certificate store is among Node's roots: not asked yet, added, or none to add. */

@@ -11,6 +11,8 @@ export interface TextFetchOptions {
   maxBytes: number;
   redirectHosts?: string[];
   headers?: Record<string, string>;
+  /** The authorities the user's npm settings name for the registry (ca, cafile), in place of Node's roots. */
+  ca?: readonly string[];
   timeoutMs?: number;
   attempts?: number;
   backoffMs?: number;
@@ -45,6 +47,7 @@ export async function fetchBoundedBytes(url: string, options: TextFetchOptions):
     maxBytes: options.maxBytes,
     redirectHosts: options.redirectHosts,
     headers: options.headers,
+    ca: options.ca,
     timeoutMs: options.timeoutMs ?? 30_000,
   };
   const collect = async (chunks: AsyncIterable<Uint8Array>) => {

@@ -15,7 +15,7 @@
  */
 import type { Readable } from "node:stream";
 import { redactText } from "../core/secrets";
-import { deadline, failedInTransit, type HttpResponse, identityGet, isCertificateError, untrustedCertificate } from "./http-get";
+import { deadline, failedInTransit, type HttpResponse, identityGet, isCertificateError, untrustedByNpmSettings, untrustedCertificate } from "./http-get";
 
 /** A transfer that failed: `retryable` says whether the retry policy may try again. */
 export class TransferError extends Error {
@@ -58,6 +58,8 @@ export interface GateRules {
   stallMs?: number;
   /** Aborting it ends the transfer at once, and the retry policy tries no more. */
   cancel?: AbortSignal;
+  /** The authorities the user's npm settings name for the registry (ca, cafile): they replace Node's roots, as npm uses them. */
+  ca?: readonly string[];
 }
 
 /** Where the body goes: its chunks (capped, in order, read on demand), the announced length, and the URL it came from, redacted. */
@@ -70,9 +72,14 @@ export interface RequestFailure {
 }
 
 /** The first response to one GET, or why there was none. */
-async function request(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse | RequestFailure> {
+async function request(
+  url: string,
+  headers: Record<string, string> | undefined,
+  signal: AbortSignal,
+  ca?: readonly string[],
+): Promise<HttpResponse | RequestFailure> {
   try {
-    return await identityGet(url, headers, signal);
+    return await identityGet(url, headers, signal, ca);
   } catch (error) {
     const cause = redactText(causeText(error));
     if (isCertificateError(error)) return { failed: "certificate", cause };
@@ -130,12 +137,12 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
   };
   watchStall();
   try {
-    const got = await request(url, rules.headers, controller.signal);
+    const got = await request(url, rules.headers, controller.signal, rules.ca);
     if (!("status" in got)) {
       const response = got;
       if (why) throw new TransferError(phrases.stopped(shown, why), true);
       // No retry mends a certificate nobody here trusts: say whose it is and how to trust it.
-      if (response.failed === "certificate") throw new TransferError(untrustedCertificate(url), false);
+      if (response.failed === "certificate") throw new TransferError(rules.ca ? untrustedByNpmSettings(url) : untrustedCertificate(url), false);
       if (response.failed === "not-made") throw new TransferError(phrases.notMade(shown, response.cause), false);
       throw new TransferError(phrases.unreachable(shown, response.cause), true);
     }

@@ -7,6 +7,7 @@
  * only in NODE_EXTRA_CA_CERTS. Every request says who it is.
  */
 import { existsSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 import { createServer, type Server } from "node:https";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,5 +93,55 @@ describe("a mirror whose certificate a private CA signed", () => {
   it("every request names the installer, its version, Node's and the target", () => {
     expect(agents.length).toBeGreaterThan(0);
     for (const agent of agents) expect(agent).toMatch(/^gentle-shell-setup\/\d+\.\d+\.\d+\S* node\/24\.21\.0 linux-x64$/);
+  });
+});
+
+describe("an HTTPS registry whose certificate a private CA signed", () => {
+  let front: Server;
+  let registry: string;
+
+  beforeAll(async () => {
+    // A TLS front for the fixture registry, as a repository manager behind a private CA would be.
+    const upstream = new URL(f.registryUrl);
+    front = createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, "x-forwarded-proto": "https" } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forward.on("error", () => res.destroy());
+      req.pipe(forward);
+    });
+    await new Promise<void>((r) => front.listen(0, "127.0.0.1", () => r()));
+    registry = `https://127.0.0.1:${(front.address() as { port: number }).port}/`;
+  });
+  afterAll(() => new Promise<void>((r) => front.close(() => r())));
+
+  /** An install from the mirror (runtimes) with the HTTPS registry, its CA named only by `cafile` (when given). */
+  async function install(cafile: string | null) {
+    const home = join(scratchDir("gss-cafile-"), "home");
+    await writeNpmrc(home, [`registry=${registry}`, ...(cafile ? [`cafile=${cafile}`] : [])]);
+    const env = homeEnv(home, { SHELL: "/bin/bash" });
+    for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"]) delete env[name];
+    const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", f.mirrorUrl], { env, cwd: home });
+    return { ...r, home };
+  }
+
+  it("trusted through cafile= alone: our registry queries and pnpm both trust it, and the install works", async () => {
+    const r = await install(ca.caFile);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("Gentle Shell is installed");
+  });
+
+  it("a cafile of another authority: one sentence naming the setting, no retry, nothing installed", async () => {
+    const other = makeTestCa("another authority");
+    const r = await install(other.caFile);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("the certificate of 127.0.0.1:");
+    expect(r.stdout).toContain("is not signed by the authority that ca= or cafile= in your npm settings names");
+    expect(r.stdout).not.toContain("attempts");
+    expect(existsSync(join(r.home, ".gentle-shell", "bin", "gentle-shell"))).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { has, requires } from "../support/capabilities";
-import { filterNpmrc, npmrcAuthHeader, npmrcRegistry, npmrcVariables, packageRegistry } from "../../src/core/npmrc";
+import { filterNpmrc, npmrcAuthHeader, npmrcRegistry, npmrcTrust, npmrcVariables, packageRegistry } from "../../src/core/npmrc";
 
 describe("filterNpmrc", () => {
   it("keeps registry, scoped registries, per-host auth, proxies and TLS keys verbatim", () => {
@@ -145,5 +145,25 @@ describe("packageRegistry", () => {
     expect(packageRegistry(text, "@earendil-works/pi-coding-agent", "http://a.example.test/")).toBe("http://b.example.test/npm/");
     expect(packageRegistry(text, "gentle-pi", "http://a.example.test/")).toBe("http://a.example.test/");
     expect(packageRegistry("registry=http://a.example.test/\n", "@earendil-works/pi-coding-agent", "http://z.example.test/")).toBe("http://z.example.test/");
+  });
+});
+
+describe("npmrcTrust: the certificate settings npm applies to the registry", () => {
+  it("reads ca, ca[] (npm's \\n escapes made newlines), cafile (variables expanded) and strict-ssl", () => {
+    const text = [
+      'ca="-----BEGIN CERTIFICATE-----\\nAAA\\n-----END CERTIFICATE-----"',
+      "ca[]=-----BEGIN CERTIFICATE-----\\nBBB\\n-----END CERTIFICATE-----",
+      "cafile=${HOME}/corp-root.pem",
+      "strict-ssl=false",
+    ].join("\n");
+    expect(npmrcTrust(text, { HOME: "/home/u" })).toEqual({
+      ca: ["-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nBBB\n-----END CERTIFICATE-----"],
+      cafile: "/home/u/corp-root.pem",
+      strictSslOff: true,
+    });
+  });
+
+  it("names nothing when the settings do not (ca=null is npm's way of saying none)", () => {
+    expect(npmrcTrust("registry=https://r.test/\nca=null\nstrict-ssl=true\n")).toEqual({ ca: [], cafile: null, strictSslOff: false });
   });
 });

@@ -9,6 +9,7 @@ import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
 import { lockedPackages, packagesForTargets, tarballPath, type LockedPackage } from "../../core/lockfile";
 import { npmrcAuthHeader, npmrcEntries } from "../../core/npmrc";
+import { registryAuthorities } from "../npm-settings";
 import type { Env } from "../../core/environment";
 import type { Target } from "../../pins/types";
 import { verifiedDownload } from "../../io/download";
@@ -43,6 +44,7 @@ export async function downloadPackages(options: PackageDownloadOptions): Promise
   const paths: string[] = [];
   let next = 0;
   let done = 0;
+  const ca = await registryAuthorities(options.npmrc, options.env);
   const worker = async () => {
     while (next < packages.length) {
       const pkg = packages[next++]!;
@@ -55,7 +57,7 @@ export async function downloadPackages(options: PackageDownloadOptions): Promise
         url,
         dest,
         { name: `${pkg.name}@${pkg.version}`, integrity: pkg.integrity, maxBytes: PACKAGE_MAX },
-        auth ? { headers: { authorization: auth } } : {},
+        { ...(auth ? { headers: { authorization: auth } } : {}), ca },
       );
       await fs.chmod(dest, 0o644);
       paths.push(rel);
