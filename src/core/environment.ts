@@ -48,6 +48,16 @@ function copyDefined(env: Env): Env {
   return out;
 }
 
+/**
+ * Node's children trust the system's certificate store too (Node 24's
+ * NODE_USE_SYSTEM_CA), where a network that inspects TLS has its root: pnpm
+ * and Pi meet the same proxy our own downloads do. A value the user set,
+ * 0 included, is theirs and stays. Only more roots, never fewer checks.
+ */
+function trustSystemStore(out: Env, env: Env, platform: Platform): void {
+  if (envKey(env, "NODE_USE_SYSTEM_CA", platform) === undefined) out.NODE_USE_SYSTEM_CA = "1";
+}
+
 export function nodeBinDir(layout: Layout): string {
   return dirname(layout.node);
 }
@@ -89,6 +99,7 @@ export function pnpmEnvironment(layout: Layout, options: PnpmEnvironmentOptions)
   out.pnpm_config_pm_on_fail = "ignore";
   out.pnpm_config_runtime_on_fail = "ignore";
   out.pnpm_config_update_notifier = "false";
+  trustSystemStore(out, options.env, layout.platform);
   if (layout.platform === "win32") {
     out.TEMP = layout.tmp;
     out.TMP = layout.tmp;
@@ -131,6 +142,7 @@ export function setupEnvironment(layout: Layout, options: { env: Env; id: string
   out.npm_config_prefix = layout.npm.prefix;
   out.npm_config_cache = layout.npm.cache;
   out.npm_config_update_notifier = "false";
+  trustSystemStore(out, options.env, layout.platform);
   return out;
 }
 
@@ -196,6 +208,7 @@ export function bundledChildEnv(install: { layout: Layout; piCli: string }, env:
   out.GENTLE_SHELL_PREFIX = layout.prefix;
   out.PI_CODING_AGENT_DIR = layout.agent;
   out.GENTLE_PI_AGENT_HOME = layout.agent;
+  trustSystemStore(out, env, layout.platform);
   return out;
 }
 

@@ -192,7 +192,13 @@ describe("bundledChildEnv", () => {
       GENTLE_SHELL_PREFIX: "/h/.gentle-shell",
       PI_CODING_AGENT_DIR: "/h/.gentle-shell/agent",
       GENTLE_PI_AGENT_HOME: "/h/.gentle-shell/agent",
+      NODE_USE_SYSTEM_CA: "1",
     });
+  });
+
+  it("has Pi trust the system's certificate store too, unless the user said otherwise", () => {
+    expect(bundledChildEnv(install, {}).NODE_USE_SYSTEM_CA).toBe("1");
+    expect(bundledChildEnv(install, { NODE_USE_SYSTEM_CA: "0" }).NODE_USE_SYSTEM_CA).toBe("0");
   });
 
   it("leaves GENTLE_PI_AGENTS_PI unset when a path holds a space, and keeps an ENGRAM_BIN the user set (the Engram decision comes on top)", () => {

@@ -30,6 +30,15 @@ describe("pnpmEnvironment", () => {
     expect(env.PATH).toBe("/home/ana/.gentle-shell/runtime/node-24.21.0/bin:/usr/bin:/bin");
   });
 
+  it("has pnpm and setup's Node trust the system's certificate store too; a value the user set (on Windows in any case) stays", () => {
+    expect(env.NODE_USE_SYSTEM_CA).toBe("1");
+    expect(setupEnvironment(posix, { env: inherited, id: "4.1.0-1.6.0" }).NODE_USE_SYSTEM_CA).toBe("1");
+    expect(pnpmEnvironment(posix, { env: { ...inherited, NODE_USE_SYSTEM_CA: "0" } }).NODE_USE_SYSTEM_CA).toBe("0");
+    const windows = pnpmEnvironment(win, { env: { Path: "C:/Windows", node_use_system_ca: "0" } });
+    expect(windows.NODE_USE_SYSTEM_CA).toBeUndefined();
+    expect(windows.node_use_system_ca).toBe("0");
+  });
+
   it("adds our Go's bin after Node when asked", () => {
     expect(pnpmEnvironment(posix, { env: inherited, go: true }).PATH).toBe(
       "/home/ana/.gentle-shell/runtime/node-24.21.0/bin:/home/ana/.gentle-shell/runtime/go/1.25.14/go/bin:/usr/bin:/bin",
