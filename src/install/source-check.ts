@@ -13,7 +13,7 @@ import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
 import { answersAtAll } from "../io/transport";
-import { untrustedCertificate } from "../io/http-get";
+import { proxyAuthRequired, untrustedCertificate } from "../io/http-get";
 
 export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
@@ -39,13 +39,16 @@ export async function checkSourceReachable(value: string | undefined, options: R
   }
   const shown = redactText(source.base);
   // A request through a proxy that fails may be the proxy's fault: say which way it went.
-  const proxy = proxyFor(source.base, options.env ?? (process.env as Env));
+  const env = options.env ?? (process.env as Env);
+  const proxy = proxyFor(source.base, env);
   const via = proxy ? ` through the proxy ${redactText(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;
   const answer = await answersAtAll(source.base, timeoutMs);
   if ("answered" in answer) return;
   if (answer.failed === "timeout")
     throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);
+  if (answer.failed === "proxy-auth")
+    throw new UserError(`the ${from} mirror ${shown} cannot be asked: ${proxyAuthRequired(source.base, env)}; nothing was changed`);
   if (answer.failed === "certificate")
     throw new UserError(`the ${from} mirror ${shown} answered, but ${untrustedCertificate(source.base)}; nothing was changed`);
   if (answer.failed === "not-made") throw new UserError(`the ${from} mirror ${shown} cannot be asked (${answer.cause}); nothing was changed`, EXIT.usage);

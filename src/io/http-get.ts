@@ -21,7 +21,9 @@ import { request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import * as tls from "node:tls";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
-import { splitUrlCredentials } from "../core/secrets";
+import { redactText, splitUrlCredentials } from "../core/secrets";
+import { proxyFor } from "../core/proxy";
+import type { Env } from "../core/environment";
 import { hostTarget } from "../core/machine";
 import { SETUP_VERSION } from "../setup-version";
 
@@ -167,6 +169,27 @@ export function untrustedCertificate(url: string): string {
     host = new URL(url).host;
   } catch {}
   return `the certificate of ${host} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry`;
+}
+
+/**
+ * The one sentence for a proxy that wants a user name and password (HTTP 407,
+ * or a CONNECT tunnel it refused with 407): which proxy (its credentials
+ * masked), and where they go. Never retried: asking again changes nothing.
+ */
+export function proxyAuthRequired(url: string, env: Env = process.env as Env): string {
+  const proxy = proxyFor(url, env);
+  const variable = url.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
+  if (!proxy) return `a proxy on the way to ${redactText(url)} asks for a user name and password (HTTP 407); name it with its credentials in ${variable}`;
+  const shown = redactText(proxy);
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/@]+@/i.test(proxy)
+    ? `the proxy ${shown} refused the user name and password in ${variable} (HTTP 407); correct them there`
+    : `the proxy ${shown} asks for a user name and password (HTTP 407); put them in ${variable} as user:password@ before the proxy's host`;
+}
+
+/** A CONNECT tunnel the proxy refused with 407 (Node's --use-env-proxy reports it as ERR_PROXY_TUNNEL). */
+export function isProxyAuthError(error: unknown): boolean {
+  const e = error as NodeJS.ErrnoException | null;
+  return e?.code === "ERR_PROXY_TUNNEL" && /\b407\b/.test(e.message ?? "");
 }
 
 /** The one sentence for a registry certificate that the authorities of the user's npm settings (ca, cafile) do not vouch for. */

@@ -15,7 +15,17 @@
  */
 import type { Readable } from "node:stream";
 import { redactText } from "../core/secrets";
-import { deadline, failedInTransit, type HttpResponse, identityGet, isCertificateError, untrustedByNpmSettings, untrustedCertificate } from "./http-get";
+import {
+  deadline,
+  failedInTransit,
+  type HttpResponse,
+  identityGet,
+  isCertificateError,
+  isProxyAuthError,
+  proxyAuthRequired,
+  untrustedByNpmSettings,
+  untrustedCertificate,
+} from "./http-get";
 
 /** A transfer that failed: `retryable` says whether the retry policy may try again. */
 export class TransferError extends Error {
@@ -67,7 +77,7 @@ export type BodySink<T> = (chunks: AsyncIterable<Uint8Array>, length: number | n
 
 /** Why a request got no response: never sent, a certificate not trusted, or lost on the way (the cause redacted). */
 export interface RequestFailure {
-  failed: "not-made" | "certificate" | "unreachable";
+  failed: "not-made" | "certificate" | "proxy-auth" | "unreachable";
   cause: string;
 }
 
@@ -83,6 +93,7 @@ async function request(
   } catch (error) {
     const cause = redactText(causeText(error));
     if (isCertificateError(error)) return { failed: "certificate", cause };
+    if (isProxyAuthError(error)) return { failed: "proxy-auth", cause };
     return { failed: failedInTransit(error) ? "unreachable" : "not-made", cause };
   }
 }
@@ -99,6 +110,8 @@ export async function answersAtAll(url: string, timeoutMs: number): Promise<{ an
     if (time.expired) return { failed: "timeout" };
     if (!("status" in response)) return response;
     response.discard();
+    // A 407 is the proxy's answer, not the mirror's.
+    if (response.status === 407) return { failed: "proxy-auth", cause: "HTTP 407" };
     return { answered: true };
   } finally {
     time.clear();
@@ -143,6 +156,7 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
       if (why) throw new TransferError(phrases.stopped(shown, why), true);
       // No retry mends a certificate nobody here trusts: say whose it is and how to trust it.
       if (response.failed === "certificate") throw new TransferError(rules.ca ? untrustedByNpmSettings(url) : untrustedCertificate(url), false);
+      if (response.failed === "proxy-auth") throw new TransferError(proxyAuthRequired(url), false);
       if (response.failed === "not-made") throw new TransferError(phrases.notMade(shown, response.cause), false);
       throw new TransferError(phrases.unreachable(shown, response.cause), true);
     }
@@ -155,6 +169,10 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
         throw new TransferError(phrases.redirected(shown, next?.host ?? "nowhere"), false);
       }
       return { next };
+    }
+    if (response.status === 407) {
+      response.discard();
+      throw new TransferError(proxyAuthRequired(url), false, 407);
     }
     if (response.status !== 200) {
       response.discard();

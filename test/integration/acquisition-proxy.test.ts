@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, promises as fs, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, promises as fs, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { tmpdir } from "node:os";
@@ -23,7 +23,7 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { bundleChild } from "../support/child-bundle";
-import { startProxy } from "../support/proxy";
+import { startProxy, stopProxy } from "../support/proxy";
 
 const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
@@ -172,5 +172,54 @@ describe("downloads through proxies (node:http and node:https with --use-env-pro
     const requests = (await scope.requests()).map((r) => r.path);
     expect(requests).toContain(f.pins.node.archives["linux-x64"]!.path);
     expect(await fs.readdir(join(home, ".gentle-shell", "runtime"))).toEqual([]);
+  });
+});
+
+describe("a proxy that demands a user name and password (HTTP 407 without them)", () => {
+  let guarded: Awaited<ReturnType<typeof startProxy>>;
+  const SECRET = "s3cret-Proxy-Pw";
+  beforeAll(async () => {
+    guarded = await startProxy({ auth: `ana:${SECRET}` });
+  });
+  afterAll(() => stopProxy(guarded));
+
+  /** The binary's install from the mirror with HTTP_PROXY (and HTTPS_PROXY) naming the guarded proxy with `credentials`. */
+  async function install(credentials: string, args: string[] = []) {
+    const home = join(mkdtempSync(join(tmpdir(), "gss-proxy-auth-")), "home");
+    await writeNpmrc(home, [registryLine(f.registryUrl)]);
+    const proxyUrl = guarded.url.replace("://", `://${credentials}`);
+    const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", f.mirrorUrl, ...args], {
+      env: homeEnv(home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash" }),
+      cwd: home,
+    });
+    return { ...r, home };
+  }
+
+  it("with the right credentials in HTTP_PROXY, every download of ours goes through it and the install works", async () => {
+    guarded.log.lines.length = 0;
+    const r = await install(`ana:${SECRET}@`);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(guarded.log.lines.some((line) => line.startsWith(`GET ${f.mirrorUrl}/`))).toBe(true);
+    expect(guarded.log.lines.filter((line) => line.startsWith("407 "))).toEqual([]);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it("with a wrong password: one sentence naming the proxy, its password masked, exit 1, nothing installed", async () => {
+    const r = await install("ana:wrong-Pw@");
+    expect(r.code).toBe(1);
+    const port = new URL(guarded.url).port;
+    expect(r.stderr.trim()).toBe(
+      `gentle-shell-setup: the --source mirror ${f.mirrorUrl} cannot be asked: the proxy http://***@127.0.0.1:${port} refused the user name and password in HTTP_PROXY (HTTP 407); correct them there; nothing was changed`,
+    );
+    expect(r.stdout + r.stderr).not.toContain("wrong-Pw");
+    expect(existsSync(join(r.home, ".gentle-shell"))).toBe(false);
+  });
+
+  it("with none: the sentence says where they go", async () => {
+    const r = await install("");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `the proxy ${guarded.url} asks for a user name and password (HTTP 407); put them in HTTP_PROXY as user:password@ before the proxy's host`,
+    );
   });
 });

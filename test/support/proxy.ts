@@ -12,10 +12,22 @@ export interface ProxyLog {
   lines: string[];
 }
 
-/** A small forwarding proxy: absolute-form HTTP requests and CONNECT tunnels. */
-export async function startProxy(): Promise<{ url: string; log: ProxyLog; server: Server }> {
+/**
+ * A small forwarding proxy: absolute-form HTTP requests and CONNECT tunnels.
+ * With `auth` ("user:password") it demands Basic credentials as a corporate
+ * proxy does: anything else is answered 407, and logged as "407 <request>".
+ */
+export async function startProxy(options: { auth?: string } = {}): Promise<{ url: string; log: ProxyLog; server: Server }> {
   const log: ProxyLog = { lines: [] };
+  const wanted = options.auth ? `Basic ${Buffer.from(options.auth).toString("base64")}` : null;
+  const refused = (header: string | undefined) => wanted !== null && header !== wanted;
   const server = createHttpServer((req, res) => {
+    if (refused(req.headers["proxy-authorization"])) {
+      log.lines.push(`407 ${req.method} ${req.url}`);
+      res.writeHead(407, { "proxy-authenticate": 'Basic realm="corporate"' });
+      res.end();
+      return;
+    }
     log.lines.push(`${req.method} ${req.url}`);
     const target = new URL(req.url!);
     const upstream = httpRequest(
@@ -29,6 +41,11 @@ export async function startProxy(): Promise<{ url: string; log: ProxyLog; server
     req.pipe(upstream);
   });
   server.on("connect", (req, socket, head) => {
+    if (refused(req.headers["proxy-authorization"])) {
+      log.lines.push(`407 CONNECT ${req.url}`);
+      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corporate"\r\n\r\n');
+      return;
+    }
     log.lines.push(`CONNECT ${req.url}`);
     const [host, port] = req.url!.split(":");
     const upstream = connect(Number(port), host!, () => {

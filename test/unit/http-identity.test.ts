@@ -3,7 +3,7 @@
  * trusts (issue 28; io/http-get.ts).
  */
 import { describe, expect, it } from "vitest";
-import { isCertificateError, untrustedCertificate, userAgent } from "../../src/io/http-get";
+import { isCertificateError, isProxyAuthError, proxyAuthRequired, untrustedCertificate, userAgent } from "../../src/io/http-get";
 
 describe("the User-Agent", () => {
   it("names the installer, or the launcher's engine, with the version, Node's version and the target", () => {
@@ -30,5 +30,24 @@ describe("an untrusted certificate", () => {
       "the certificate of artifacts.corp.example:8443 is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry",
     );
     expect(text).not.toContain("s3cret");
+  });
+});
+
+describe("a proxy that wants credentials (HTTP 407)", () => {
+  it("names the proxy with its password masked, and where the credentials go", () => {
+    const env = { HTTPS_PROXY: "http://ana:pw@proxy.test:3128", HTTP_PROXY: "http://proxy.test:3128" };
+    expect(proxyAuthRequired("https://r.test/x", env)).toBe(
+      "the proxy http://***@proxy.test:3128 refused the user name and password in HTTPS_PROXY (HTTP 407); correct them there",
+    );
+    expect(proxyAuthRequired("http://r.test/x", env)).toBe(
+      "the proxy http://proxy.test:3128 asks for a user name and password (HTTP 407); put them in HTTP_PROXY as user:password@ before the proxy's host",
+    );
+  });
+
+  it("reads a tunnel the proxy refused with 407, and only that, from Node's error", () => {
+    const tunnel = (message: string) => Object.assign(new Error(message), { code: "ERR_PROXY_TUNNEL" });
+    expect(isProxyAuthError(tunnel("Failed to establish tunnel to r.test:443 via http://p:3128/: HTTP/1.1 407 Proxy Authentication Required"))).toBe(true);
+    expect(isProxyAuthError(tunnel("Failed to establish tunnel to r.test:443 via http://p:3128/: HTTP/1.1 502 Bad Gateway"))).toBe(false);
+    expect(isProxyAuthError(Object.assign(new Error("407"), { code: "ECONNRESET" }))).toBe(false);
   });
 });
