@@ -184,22 +184,27 @@ describe("a proxy that demands a user name and password (HTTP 407 without them)"
   afterAll(() => stopProxy(guarded));
 
   /** The binary's install from the mirror with HTTP_PROXY (and HTTPS_PROXY) naming the guarded proxy with `credentials`. */
-  async function install(credentials: string, args: string[] = []) {
+  async function install(credentials: string, source = f.mirrorUrl) {
     const home = join(mkdtempSync(join(tmpdir(), "gss-proxy-auth-")), "home");
     await writeNpmrc(home, [registryLine(f.registryUrl)]);
     const proxyUrl = guarded.url.replace("://", `://${credentials}`);
-    const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", f.mirrorUrl, ...args], {
+    const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", source], {
       env: homeEnv(home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash" }),
       cwd: home,
     });
     return { ...r, home };
   }
 
-  it("with the right credentials in HTTP_PROXY, every download of ours goes through it and the install works", async () => {
+  it("with the right credentials in HTTP_PROXY, every download of ours goes through it, names itself, and the install works", async () => {
     guarded.log.lines.length = 0;
-    const r = await install(`ana:${SECRET}@`);
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const r = await install(`ana:${SECRET}@`, scope.url);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(guarded.log.lines.some((line) => line.startsWith(`GET ${f.mirrorUrl}/`))).toBe(true);
+    expect(guarded.log.lines.some((line) => line.startsWith(`GET ${scope.url}/`))).toBe(true);
+    // A whole install's requests to the mirror (the source check, Node, the release's manifest and assets): each says who it is.
+    const asked = await scope.requests();
+    expect(asked.length).toBeGreaterThan(3);
+    for (const q of asked) expect(q.userAgent, q.path).toMatch(/^gentle-shell(-setup)?\/\S+ node\/24\.21\.0 linux-x64$/);
     expect(guarded.log.lines.filter((line) => line.startsWith("407 "))).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
