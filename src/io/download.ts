@@ -81,20 +81,40 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
     cancel: options.cancel,
   };
   const policy = { attempts: options.attempts ?? 4, backoffMs: options.backoffMs ?? 500, cancel: options.cancel };
+  // A body cut short after some bytes is kept, and the next try asks for the rest with a Range request (as rustup
+  // resumes); a server that answers 200 sends it whole again. The whole file's hash decides either way.
+  let keep = false;
   try {
     await withRetries(
       policy,
       async () => {
-        const written = await gatedGet(url, rules, async (chunks, length, shown) => ({
-          ...(await writeHashed(chunks, dest, expected, options, length)),
-          shown,
-        }));
-        checkWritten(written, written.shown, expected);
+        const from = keep ? ((await fs.stat(dest).catch(() => null))?.size ?? 0) : 0;
+        keep = false;
+        const get = (rangeFrom: number) =>
+          gatedGet(url, rangeFrom > 0 ? { ...rules, rangeFrom } : rules, async (chunks, length, shown, start) => ({
+            ...(await writeHashed(chunks, dest, expected, options, length, start)),
+            shown,
+          }));
+        try {
+          // 416: what was kept is not a prefix the server knows (it announced more than it had); asked whole at once.
+          const written = await get(from).catch((error: unknown) => {
+            if (from > 0 && error instanceof TransferError && error.status === 416) return get(0);
+            throw error;
+          });
+          checkWritten(written, written.shown, expected);
+        } catch (error) {
+          keep = error instanceof TransferError && error.resumable;
+          throw error;
+        }
       },
-      () => fs.rm(dest, { force: true }),
+      async () => {
+        if (!keep) await fs.rm(dest, { force: true });
+      },
     );
     options.progress?.done();
   } catch (error) {
+    // Nothing of a download that failed for good is left behind.
+    await fs.rm(dest, { force: true });
     options.progress?.fail();
     const message = error instanceof Error ? error.message : String(error);
     const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
@@ -109,22 +129,35 @@ interface Written {
   sri: { algorithm: string; digest: Buffer } | null;
 }
 
-/** The body into a new file of mode 0600, hashed as it goes; a write that fails stops the download. */
+/**
+ * The body into a new file of mode 0600, hashed as it goes; a write that fails stops the download.
+ * From `start` > 0 (the rest of a body, after a Range request) the bytes already there are hashed first and the rest appended.
+ */
 async function writeHashed(
   chunks: AsyncIterable<Uint8Array>,
   dest: string,
   expected: Expected,
   options: DownloadOptions,
   length: number | null,
+  start: number,
 ): Promise<Written> {
   const sha256 = createHash("sha256");
   const algorithm = expected.integrity ? expected.integrity.split("-")[0]! : null;
   const sri = algorithm ? createHash(algorithm) : null;
-  const out = createWriteStream(dest, { flags: "wx", mode: 0o600 });
+  if (start > 0) {
+    for await (const chunk of createReadStream(dest, { end: start - 1 })) {
+      sha256.update(chunk as Buffer);
+      sri?.update(chunk as Buffer);
+    }
+  } else {
+    // The whole body: a part kept from an earlier try goes first (the server did not honour the range).
+    await fs.rm(dest, { force: true });
+  }
+  const out = createWriteStream(dest, { flags: start > 0 ? "a" : "wx", mode: 0o600 });
   let outError: Error | null = null;
   out.on("error", (error) => (outError ??= error));
   const writeFailed = () => new TransferError(`could not write ${expected.name} to ${dest} (${causeText(outError)})`, false);
-  let received = 0;
+  let received = start;
   try {
     for await (const chunk of chunks) {
       received += chunk.byteLength;
@@ -145,7 +178,7 @@ async function writeHashed(
         });
       }
       if (outError) throw writeFailed();
-      options.progress?.update(received, length ?? expected.size ?? null);
+      options.progress?.update(received, length === null ? (expected.size ?? null) : start + length);
     }
   } finally {
     await new Promise<void>((resolve) => {

@@ -33,6 +33,8 @@ export class TransferError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly status?: number,
+    /** A body cut short after some bytes arrived: the next try may ask for the rest (a Range request). */
+    readonly resumable = false,
   ) {
     super(message);
   }
@@ -70,10 +72,15 @@ export interface GateRules {
   cancel?: AbortSignal;
   /** The authorities the user's npm settings name for the registry (ca, cafile): they replace Node's roots, as npm uses them. */
   ca?: readonly string[];
+  /** Ask for the body from this byte on (`Range: bytes=<n>-`); a server that answers 200 sends it whole. */
+  rangeFrom?: number;
 }
 
-/** Where the body goes: its chunks (capped, in order, read on demand), the announced length, and the URL it came from, redacted. */
-export type BodySink<T> = (chunks: AsyncIterable<Uint8Array>, length: number | null, shown: string) => Promise<T>;
+/**
+ * Where the body goes: its chunks (capped, in order, read on demand), the announced length of what is sent, the URL it
+ * came from (redacted), and the byte it starts at: 0 for the whole body, `rangeFrom` when the server sent the rest (206).
+ */
+export type BodySink<T> = (chunks: AsyncIterable<Uint8Array>, length: number | null, shown: string, start: number) => Promise<T>;
 
 /** Why a request got no response: never sent, a certificate not trusted, or lost on the way (the cause redacted). */
 export interface RequestFailure {
@@ -150,7 +157,8 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
   };
   watchStall();
   try {
-    const got = await request(url, rules.headers, controller.signal, rules.ca);
+    const asked = rules.rangeFrom ? { ...rules.headers, range: `bytes=${rules.rangeFrom}-` } : rules.headers;
+    const got = await request(url, asked, controller.signal, rules.ca);
     if (!("status" in got)) {
       const response = got;
       if (why) throw new TransferError(phrases.stopped(shown, why), true);
@@ -174,7 +182,13 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
       response.discard();
       throw new TransferError(proxyAuthRequired(url), false, 407);
     }
-    if (response.status !== 200) {
+    // The rest of a body asked for by a Range request: exactly from the byte asked, or it is asked for whole again.
+    const start = rules.rangeFrom && response.status === 206 ? rangeStart(response.header("content-range")) : 0;
+    if (response.status === 206 && start !== rules.rangeFrom) {
+      response.discard();
+      throw new TransferError(phrases.status(shown, 206), true, 206);
+    }
+    if (response.status !== 200 && response.status !== 206) {
       response.discard();
       const status = response.status;
       throw new TransferError(phrases.status(shown, status), status >= 500 || status === 429, status);
@@ -186,35 +200,42 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
     }
     const header = response.header("content-length");
     const length = header === null ? null : Number(header);
-    if (length !== null && (!Number.isFinite(length) || length > rules.maxBytes)) {
+    if (length !== null && (!Number.isFinite(length) || start + length > rules.maxBytes)) {
       response.discard();
       throw new TransferError(phrases.announcedTooLarge(shown, header!), false);
     }
-    if (length !== null && rules.size != null && length !== rules.size) {
+    if (length !== null && rules.size != null && start + length !== rules.size) {
       response.discard();
-      throw new TransferError(phrases.announcedOtherSize(shown, length, rules.size), false);
+      throw new TransferError(phrases.announcedOtherSize(shown, start + length, rules.size), false);
     }
     let received = 0;
     const failures = {
       broke: (error: unknown, at: number) =>
-        new TransferError(why ? phrases.stopped(shown, why) : phrases.brokeOff(shown, at, redactText(causeText(error))), true),
+        new TransferError(why ? phrases.stopped(shown, why) : phrases.brokeOff(shown, start + at, redactText(causeText(error))), true, undefined, at > 0),
       tooLarge: () => new TransferError(phrases.tooLarge(shown), false),
     };
     async function* counted(): AsyncGenerator<Uint8Array> {
-      for await (const chunk of bodyChunks(response.body, rules.maxBytes, failures)) {
+      for await (const chunk of bodyChunks(response.body, rules.maxBytes - start, failures)) {
         watchStall();
         received += chunk.byteLength;
         yield chunk;
       }
     }
-    const value = await sink(counted(), length, shown);
-    if (length !== null && received !== length) throw new TransferError(phrases.endedEarly(shown, received, length), true);
+    const value = await sink(counted(), length, shown, start);
+    if (length !== null && received !== length)
+      throw new TransferError(phrases.endedEarly(shown, start + received, start + length), true, undefined, received > 0);
     return { value };
   } finally {
     clearTimeout(total);
     clearTimeout(stall);
     rules.cancel?.removeEventListener("abort", cancelled);
   }
+}
+
+/** The first byte a 206's Content-Range says it sends (`bytes <first>-<last>/<total>`), or -1 when it says nothing readable. */
+function rangeStart(header: string | null): number {
+  const match = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec((header ?? "").trim());
+  return match ? Number(match[1]) : -1;
 }
 
 export interface RetryPolicy {

@@ -100,6 +100,28 @@ describe("verifiedDownload from the mirror", () => {
     expect(requests()).toHaveLength(2);
   });
 
+  it("a body cut at 60%: the rest is asked for with a Range request, and the whole file's hash decides", async () => {
+    const cut = Math.floor(body.length * 0.6);
+    mirror.setFault(PATH, { kind: "truncate", afterBytes: cut, times: 1 });
+    const { file } = await fetchInto();
+    expect(sameBytes(await fs.readFile(file), body)).toBe(true);
+    // The rest from the byte that had arrived (the mirror sends the 60%, and the socket may close on fewer).
+    expect(requests().map((r) => [r.range === null ? null : "range", r.status])).toEqual([
+      [null, 200],
+      ["range", 206],
+    ]);
+    const from = Number(/^bytes=(\d+)-$/.exec(requests()[1]!.range!)?.[1]);
+    expect(from).toBeGreaterThan(0);
+    expect(from).toBeLessThanOrEqual(cut);
+  });
+
+  it("a kept part that the pinned hash then refuses: nothing is left, and the next download starts from zero", async () => {
+    const cut = Math.floor(body.length * 0.6);
+    mirror.setFault(PATH, { kind: "truncate", afterBytes: cut, times: 1 });
+    await expect(fetchInto(pin({ sha256: "0".repeat(64) }))).rejects.toThrow("does not match its pinned sha256");
+    expect(requests().map((r) => r.range?.replace(/\d+/, "n") ?? null)).toEqual([null, "bytes=n-"]);
+  });
+
   it("a truncated body every time: refused, naming the artifact", async () => {
     mirror.setFault(PATH, { kind: "truncate", afterBytes: 1000 });
     await expect(fetchInto(pin(), { attempts: 2 })).rejects.toThrow(
@@ -110,7 +132,13 @@ describe("verifiedDownload from the mirror", () => {
   it("a Content-Length that promises more than is sent: refused as a truncation", async () => {
     mirror.setFault(PATH, { kind: "wrong-length", delta: 100 });
     await expect(fetchInto(pin({ size: null }), { attempts: 2 })).rejects.toThrow(/^Node 24\.21\.0 \(linux-x64\): .*(ended after|broke off after)/);
-    expect(requests()).toHaveLength(2);
+    // The second try asks for the rest: the mirror sends what it has (206), or, when all it has had arrived, has no
+    // more (416) and is asked for the whole at once.
+    expect(requests()[1]?.range).toMatch(/^bytes=\d+-$/);
+    expect([
+      [200, 206],
+      [200, 416, 200],
+    ]).toContainEqual(requests().map((r) => r.status));
   });
 
   it("a Content-Length other than the pinned exact size: refused before reading, no retry", async () => {
@@ -337,5 +365,36 @@ describe("sameBytes", () => {
     expect(sameBytes(Buffer.from("aa", "hex"), Buffer.from("aa", "hex"))).toBe(true);
     expect(sameBytes(Buffer.from("aa", "hex"), Buffer.from("ab", "hex"))).toBe(false);
     expect(sameBytes(Buffer.from("aa", "hex"), Buffer.from("aabb", "hex"))).toBe(false);
+  });
+});
+
+describe("a server that does not honour ranges", () => {
+  it("sends the whole body again after a cut, and that whole body is what is written", async () => {
+    const seen: string[] = [];
+    const server: Server = createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.once("data", (request) => {
+        const range = /\r\nrange: ([^\r]*)/i.exec(request.toString("latin1"))?.[1] ?? null;
+        seen.push(range ?? "whole");
+        socket.write(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+        // The first answer is cut at 60%; the next, asked with a Range, is the whole body anyway.
+        socket.end(seen.length === 1 ? body.subarray(0, Math.floor(body.length * 0.6)) : body);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    try {
+      work = scratchDir("gss-download-");
+      const dest = join(work, "node.tar.gz");
+      await verifiedDownload(`http://127.0.0.1:${(server.address() as { port: number }).port}/${PATH}`, dest, pin(), fast);
+      expect(sameBytes(await fs.readFile(dest), body)).toBe(true);
+      // The Range asks for the rest from what had arrived and been written (at most the 60% sent).
+      expect(seen).toHaveLength(2);
+      expect(seen[0]).toBe("whole");
+      const from = Number(/^bytes=(\d+)-$/.exec(seen[1]!)?.[1]);
+      expect(from).toBeGreaterThan(0);
+      expect(from).toBeLessThanOrEqual(Math.floor(body.length * 0.6));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
