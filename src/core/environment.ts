@@ -107,6 +107,20 @@ export function pnpmEnvironment(layout: Layout, options: PnpmEnvironmentOptions)
   return out;
 }
 
+/**
+ * pnpm for an offline bundle's install: the only registry it knows is the
+ * loopback one serving the bundle's tarballs (`registry`, named by the npmrc
+ * file `rc` alone), and no proxy: a laptop offline keeps its office's proxy
+ * variables, and a loopback request sent there would fail.
+ */
+export function offlinePnpmEnvironment(env: Env, rc: string, registry: string): Env {
+  const out: Env = {};
+  for (const [k, v] of Object.entries(env)) if (!/^(https?_proxy|all_proxy|no_proxy|npm_config_.*proxy|pnpm_config_.*proxy)$/i.test(k)) out[k] = v;
+  out.pnpm_config_npmrc_auth_file = rc;
+  out.pnpm_config_registry = registry;
+  return out;
+}
+
 function npmrcNames(text: string): string[] {
   return [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1]!);
 }

@@ -15,7 +15,7 @@ import { dirname, join } from "pathe";
 import { isMarkedRuntime } from "./runtime/marker";
 import { versionId, type Layout } from "../core/layout";
 import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/distribution";
-import { pnpmEnvironment, type Env } from "../core/environment";
+import { offlinePnpmEnvironment, pnpmEnvironment, type Env } from "../core/environment";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";
 import { outputTail, run, type RunResult } from "../io/process";
@@ -138,15 +138,14 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       await ensureOwnDir(layout.prefix, folder, 0o700);
     }
     const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-    const env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
+    let env = pnpmEnvironment(layout, { env: options.env, npmrc, go: options.go });
     // Explicit either way: pnpm's own default follows CI.
     const args = [layout.pnpmEntry, "install", locked ? "--frozen-lockfile" : "--no-frozen-lockfile"];
     if (options.offline) {
       const rc = join(layout.tmp, `offline-npmrc-${process.pid}`);
       await ensureOwnDir(layout.prefix, layout.tmp, 0o700);
       await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
-      env.pnpm_config_npmrc_auth_file = rc;
-      env.pnpm_config_registry = options.offline.registry;
+      env = offlinePnpmEnvironment(env, rc, options.offline.registry);
     }
     stepMark("pnpm:start");
     const result = await run(layout.node, args, {

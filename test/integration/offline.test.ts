@@ -274,6 +274,23 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(again.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} reused in versions/${release.id} offline\n`);
   });
 
+  it("with a corporate proxy still set (and unreachable offline), installs: the bundle's loopback registry is never sent to a proxy", async () => {
+    const home = await newHome("home-offline-proxy");
+    const r = await offline(
+      bundle,
+      home,
+      [
+        // A laptop that left the office: its proxy variables stay, and nothing answers at that address.
+        "export HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9",
+        `./${binaryName} install --yes --no-setup --source . || exit $?`,
+        `exec "$HOME/.gentle-shell/bin/gentle-shell" --version`,
+      ].join("\n"),
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`✔ version: gentle-pi ${release.shell} with Pi ${release.pi} installed in versions/${release.id} offline`);
+    expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
+  });
+
   it("install.sh, from a copy of the bundle in a folder named with a space, a quote and a non-ASCII letter, installs from that folder", async () => {
     const stick = join(root, `USB "Stick" Ärger`);
     await fs.mkdir(stick);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
-import { pnpmEnvironment, setupEnvironment } from "../../src/core/environment";
+import { offlinePnpmEnvironment, pnpmEnvironment, setupEnvironment } from "../../src/core/environment";
 import { productionPins } from "../../src/pins/production";
 
 const posix = prefixLayout({ home: "/home/ana", platform: "linux", pins: productionPins });
@@ -137,5 +137,23 @@ describe("setupEnvironment", () => {
       expect(env, k).not.toHaveProperty(k);
     }
     expect(env.XDG_CONFIG_HOME).toBe("/home/ana/.config");
+  });
+});
+
+describe("offlinePnpmEnvironment", () => {
+  it("names only the bundle's loopback registry, through its own npmrc, and no proxy of any spelling", () => {
+    const env = offlinePnpmEnvironment(
+      {
+        PATH: "/usr/bin",
+        HTTP_PROXY: "http://p:3128",
+        https_proxy: "http://p:3128",
+        NO_PROXY: "x",
+        npm_config_https_proxy: "http://p",
+        pnpm_config_proxy: "http://p",
+      },
+      "/p/tmp/offline-npmrc-1",
+      "http://127.0.0.1:4000/",
+    );
+    expect(env).toEqual({ PATH: "/usr/bin", pnpm_config_npmrc_auth_file: "/p/tmp/offline-npmrc-1", pnpm_config_registry: "http://127.0.0.1:4000/" });
   });
 });
