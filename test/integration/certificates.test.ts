@@ -7,12 +7,12 @@
  * only in NODE_EXTRA_CA_CERTS. Every request says who it is.
  */
 import { existsSync } from "node:fs";
-import { request as httpRequest } from "node:http";
 import { createServer, type Server } from "node:https";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleChild } from "../support/child-bundle";
 import { fixtures } from "../support/context";
+import { startHttpsFront } from "../support/https-front";
 import { homeEnv } from "../support/fixtures";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { runCommand } from "../support/proc";
@@ -97,27 +97,15 @@ describe("a mirror whose certificate a private CA signed", () => {
 });
 
 describe("an HTTPS registry whose certificate a private CA signed", () => {
-  let front: Server;
+  let front: Awaited<ReturnType<typeof startHttpsFront>>;
   let registry: string;
 
   beforeAll(async () => {
     // A TLS front for the fixture registry, as a repository manager behind a private CA would be.
-    const upstream = new URL(f.registryUrl);
-    front = createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
-      const forward = httpRequest(
-        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, "x-forwarded-proto": "https" } },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forward.on("error", () => res.destroy());
-      req.pipe(forward);
-    });
-    await new Promise<void>((r) => front.listen(0, "127.0.0.1", () => r()));
-    registry = `https://127.0.0.1:${(front.address() as { port: number }).port}/`;
+    front = await startHttpsFront(ca, f.registryUrl);
+    registry = `${front.url}/`;
   });
-  afterAll(() => new Promise<void>((r) => front.close(() => r())));
+  afterAll(() => front.close());
 
   /** An install from the mirror (runtimes) with the HTTPS registry, its CA named only by `cafile` (when given). */
   async function install(cafile: string | null) {
