@@ -73,6 +73,21 @@ describe("a mirror whose certificate a private CA signed", () => {
     expect(r.stdout).toContain("Dry run: nothing was changed.");
   });
 
+  it("trusted through NODE_EXTRA_CA_CERTS alone, a whole install from an HTTPS mirror works", async () => {
+    const front = await startHttpsFront(ca, f.mirrorUrl);
+    try {
+      const home = join(scratchDir("gss-ca-extra-"), "home");
+      await writeNpmrc(home, [registryLine(f.registryUrl)]);
+      const env: NodeJS.ProcessEnv = { ...homeEnv(home, { SHELL: "/bin/bash" }), NODE_EXTRA_CA_CERTS: ca.caFile };
+      for (const name of ["SSL_CERT_FILE", "SSL_CERT_DIR"]) delete env[name];
+      const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", front.url], { env, cwd: home });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain("Gentle Shell is installed");
+    } finally {
+      await front.close();
+    }
+  });
+
   it("trusted through the system store: requests already on their way when it is added ask again too", async () => {
     // Three requests at once, each failing on Node's own roots; whichever adds the system store, all three then succeed.
     const script = join(scratchDir("gss-ca-child-"), "concurrent.cjs");
