@@ -7,7 +7,8 @@
  * when it trusts that CA. It only forwards to the loopback servers the
  * tests start. Plain HTTP requests (absolute-form) are forwarded as they are.
  */
-import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { forwardPlain } from "./proxy";
 import { request as httpsRequest } from "node:https";
 import { connect, type Socket } from "node:net";
 import { TLSSocket } from "node:tls";
@@ -40,16 +41,7 @@ export async function startInterceptingProxy(ca: TestCa, caPem: string): Promise
   // when only HTTPS_PROXY is set, as a corporate proxy would carry them.
   const server: Server = createHttpServer((req, res) => {
     lines.push(`${req.method} ${req.url}`);
-    const target = new URL(req.url ?? "/");
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
+    forwardPlain(req, res);
   });
   server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     lines.push(`CONNECT ${req.url}`);

@@ -4,7 +4,7 @@
  * are opened; each request is logged ("GET http://host/path", "CONNECT
  * host:port"). It only ever forwards to the loopback servers the tests start.
  */
-import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect } from "node:net";
 
 export interface ProxyLog {
@@ -29,16 +29,7 @@ export async function startProxy(options: { auth?: string } = {}): Promise<{ url
       return;
     }
     log.lines.push(`${req.method} ${req.url}`);
-    const target = new URL(req.url!);
-    const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    upstream.on("error", () => res.destroy());
-    req.pipe(upstream);
+    forwardPlain(req, res);
   });
   server.on("connect", (req, socket, head) => {
     if (refused(req.headers["proxy-authorization"])) {
@@ -59,6 +50,20 @@ export async function startProxy(options: { auth?: string } = {}): Promise<{ url
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, log, server };
+}
+
+/** An absolute-form plain HTTP request (`GET http://host/path`), sent on to its origin as it came. */
+export function forwardPlain(req: IncomingMessage, res: ServerResponse): void {
+  const target = new URL(req.url ?? "/");
+  const upstream = httpRequest(
+    { host: target.hostname, port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    },
+  );
+  upstream.on("error", () => res.destroy());
+  req.pipe(upstream);
 }
 
 /** The proxy carried a request for `url`: absolute-form for plain HTTP, or a tunnel (undici tunnels plain HTTP too). */
