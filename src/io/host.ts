@@ -7,8 +7,9 @@
  * is a Host whose questions go to stderr, with the channel's document mode
  * (./console.ts documentStdout) keeping stdout for the document alone.
  *
- * Nothing below src/cli/ and src/engine/ reads process.env or the terminal for
- * itself where a Host is passed: tests build one with `testHost`.
+ * Only the Host's own parts touch the terminal's streams
+ * (test/unit/one-channel.test.ts holds that); tests build a Host of their own
+ * with test/support/host.ts `testHost`.
  */
 import { homedir } from "node:os";
 import type { Env } from "../core/environment";
