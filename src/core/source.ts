@@ -5,7 +5,9 @@
  * mirror is any base URL with the same layout; an offline bundle is a folder
  * with it. Whatever the source, the bytes are checked against the same pins.
  */
-export type Source = { kind: "official"; registry: string } | { kind: "mirror"; base: string } | { kind: "folder"; root: string };
+export type Source =
+  /** `registryCa`: the authorities the user's npm settings name for the registry (ca, cafile), for what is fetched from it. */
+  { kind: "official"; registry: string; registryCa?: readonly string[] } | { kind: "mirror"; base: string } | { kind: "folder"; root: string };
 
 /** Hosts GitHub sends release downloads on to. */
 export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
@@ -55,6 +57,11 @@ export function artifactLocation(source: Source, path: string): string {
     default:
       throw new Error(`no official location for ${path}`);
   }
+}
+
+/** The authorities a request for `path` trusts in place of Node's roots: the registry's from the npm settings, for what comes from the registry (pnpm). */
+export function authoritiesFor(source: Source, path: string): readonly string[] | undefined {
+  return source.kind === "official" && path.split("/")[0] === "pnpm" ? source.registryCa : undefined;
 }
 
 /** GitHub release assets (ours, Engram, fd, ripgrep) may follow GitHub's redirect; other runtimes never redirect. */

@@ -34,7 +34,7 @@ import { ensureLauncher } from "./launcher";
 import { runPlan, type Step, type StepOutcome } from "./plan";
 import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./npm-registry";
-import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
+import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/windows-registry";
 import { bundledPathStep, type PathStepOutcome } from "./path/step";
 
@@ -163,7 +163,11 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         before?.catch(() => undefined);
         let source: Source = from.kind === "bundle" ? parseSource(options.source, "") : from.source;
         let asked: Promise<Source> | null = null;
-        const official = (): Promise<Source> => (asked ??= configuredRegistry(layout, npmrc, env).then((registry): Source => ({ kind: "official", registry })));
+        // pnpm itself comes from the registry: with the authorities the npm settings name for it (ca, cafile).
+        const official = (): Promise<Source> =>
+          (asked ??= Promise.all([configuredRegistry(layout, npmrc, env), registryAuthorities(npmrc, env)]).then(
+            ([registry, registryCa]): Source => ({ kind: "official", registry, registryCa }),
+          ));
         const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
         const runtimeCtx = () => ({ layout, pins, source, target, env });
         const progress = host.progress();

@@ -1,7 +1,7 @@
 /** Getting one artifact from a source into a folder of ours, verified. */
 import { createWriteStream, promises as fs } from "node:fs";
 import { pipeline } from "node:stream/promises";
-import { artifactLocation, redirectHostsFor, type Source } from "../core/source";
+import { artifactLocation, authoritiesFor, redirectHostsFor, type Source } from "../core/source";
 import { verifiedDownload, verifyFile, type DownloadOptions, type Expected } from "../io/download";
 import { stagingPath } from "../io/staging";
 import { openSourceFile, readSourceFile } from "../io/own-dir";
@@ -29,6 +29,7 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
       await verifiedDownload(location, dest, expected, {
         redirectHosts: redirectHostsFor(source, path),
         headers: options.headers,
+        ca: authoritiesFor(source, path),
         ...options.download,
       });
     }

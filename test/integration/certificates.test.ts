@@ -6,11 +6,12 @@
  * system store (OpenSSL's default file, pointed at the test's bundle) and
  * only in NODE_EXTRA_CA_CERTS. Every request says who it is.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleChild } from "../support/child-bundle";
+import { fetchArtifact } from "../../src/install/fetch";
 import { fixtures } from "../support/context";
 import { startHttpsFront } from "../support/https-front";
 import { homeEnv } from "../support/fixtures";
@@ -146,5 +147,33 @@ describe("an HTTPS registry whose certificate a private CA signed", () => {
     expect(r.stdout).toContain("is not signed by the authority that ca= or cafile= in your npm settings names");
     expect(r.stdout).not.toContain("attempts");
     expect(existsSync(join(r.home, ".gentle-shell", "bin", "gentle-shell"))).toBe(false);
+  });
+});
+
+describe("pnpm from the official source, when the registry's CA is named only by the npm settings", () => {
+  it("is fetched with those authorities, and without them refused in one sentence", async () => {
+    // A registry behind the test CA serving exactly pnpm's pinned tarball, at the path the official source asks.
+    const tarball = readFileSync(join(f.mirrorRoot, f.pins.pnpm.file.path));
+    const pnpmPath = f.pins.pnpm.file.path;
+    const registry = createServer({ key: ca.key, cert: ca.cert }, (req, res) => {
+      if (req.url !== `/pnpm/-/${pnpmPath.split("/").pop()}`) return void res.writeHead(404).end();
+      res.writeHead(200, { "content-length": tarball.length });
+      res.end(tarball);
+    });
+    await new Promise<void>((r) => registry.listen(0, "127.0.0.1", () => r()));
+    const url = `https://127.0.0.1:${(registry.address() as { port: number }).port}/`;
+    const expected = { name: "pnpm 11.1.1", integrity: f.pins.pnpm.integrity, size: tarball.length, maxBytes: 64 * 1024 * 1024 };
+    try {
+      const dir = scratchDir("gss-pnpm-ca-");
+      const registryCa = [readFileSync(ca.caFile, "utf8")];
+      const file = await fetchArtifact({ kind: "official", registry: url, registryCa }, pnpmPath, dir, expected, { download: { attempts: 1 } });
+      expect(readFileSync(file).equals(tarball)).toBe(true);
+      // Without them this process's own roots decide (this machine's CA settings do not name the test CA).
+      await expect(fetchArtifact({ kind: "official", registry: url }, pnpmPath, dir, expected, { download: { attempts: 1 } })).rejects.toThrow(
+        /the certificate of 127\.0\.0\.1:\d+ is signed by an authority this machine's Node does not trust/,
+      );
+    } finally {
+      await new Promise<void>((r) => registry.close(() => r()));
+    }
   });
 });
