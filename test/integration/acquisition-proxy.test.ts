@@ -24,6 +24,8 @@ import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { bundleChild } from "../support/child-bundle";
 import { startProxy, stopProxy } from "../support/proxy";
+import { piEnv } from "../support/pi-home";
+import { stubModelClient, writeStubModelConfig } from "../support/stub-model";
 
 const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
@@ -195,7 +197,7 @@ describe("a proxy that demands a user name and password (HTTP 407 without them)"
     return { ...r, home };
   }
 
-  it("with the right credentials in HTTP_PROXY, every download of ours goes through it, names itself, and the install works", async () => {
+  it("with the right credentials in HTTP_PROXY, every download of ours goes through it, names itself, the install works, and so do Pi's model requests", async () => {
     guarded.log.lines.length = 0;
     const scope = await mirrorClient(f.mirrorUrl).scope();
     const r = await install(`ana:${SECRET}@`, scope.url);
@@ -207,6 +209,18 @@ describe("a proxy that demands a user name and password (HTTP 407 without them)"
     for (const q of asked) expect(q.userAgent, q.path).toMatch(/^gentle-shell(-setup)?\/\S+ node\/24\.21\.0 linux-x64$/);
     expect(guarded.log.lines.filter((line) => line.startsWith("407 "))).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
+    // Pi's own model requests go through the same proxy, with the same credentials.
+    const model = await stubModelClient(f.modelUrl).scope("Answered through the guarded proxy.");
+    await writeStubModelConfig(join(r.home, ".gentle-shell", "agent"), model.baseUrl);
+    const proxyUrl = guarded.url.replace("://", `://ana:${SECRET}@`);
+    const launch = await runCommand(join(r.home, ".gentle-shell", "bin", "gentle-shell"), ["-p", "hello"], {
+      env: piEnv(homeEnv(r.home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash" })),
+      cwd: r.home,
+    });
+    expect(launch.code, launch.stdout + launch.stderr).toBe(0);
+    expect(launch.stdout.trim()).toBe("Answered through the guarded proxy.");
+    expect(guarded.log.lines.some((line) => line.startsWith(`POST ${model.baseUrl}`))).toBe(true);
+    expect(launch.stdout + launch.stderr).not.toContain(SECRET);
   });
 
   it("with a wrong password: one sentence naming the proxy, its password masked, exit 1, nothing installed", async () => {
