@@ -26,6 +26,8 @@ import { bundleChild } from "../support/child-bundle";
 import { startProxy, stopProxy } from "../support/proxy";
 import { piEnv } from "../support/pi-home";
 import { stubModelClient, writeStubModelConfig } from "../support/stub-model";
+import { startHttpsFront } from "../support/https-front";
+import { makeTestCa } from "../support/test-ca";
 
 const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
@@ -209,18 +211,23 @@ describe("a proxy that demands a user name and password (HTTP 407 without them)"
     for (const q of asked) expect(q.userAgent, q.path).toMatch(/^gentle-shell(-setup)?\/\S+ node\/24\.21\.0 linux-x64$/);
     expect(guarded.log.lines.filter((line) => line.startsWith("407 "))).toEqual([]);
     expect(r.stdout + r.stderr).not.toContain(SECRET);
-    // Pi's own model requests go through the same proxy, with the same credentials.
-    const model = await stubModelClient(f.modelUrl).scope("Answered through the guarded proxy.");
-    await writeStubModelConfig(join(r.home, ".gentle-shell", "agent"), model.baseUrl);
-    const proxyUrl = guarded.url.replace("://", `://ana:${SECRET}@`);
-    const launch = await runCommand(join(r.home, ".gentle-shell", "bin", "gentle-shell"), ["-p", "hello"], {
-      env: piEnv(homeEnv(r.home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash" })),
-      cwd: r.home,
-    });
-    expect(launch.code, launch.stdout + launch.stderr).toBe(0);
-    expect(launch.stdout.trim()).toBe("Answered through the guarded proxy.");
-    expect(guarded.log.lines.some((line) => line.startsWith(`POST ${model.baseUrl}`))).toBe(true);
-    expect(launch.stdout + launch.stderr).not.toContain(SECRET);
+    // Pi's own model requests (HTTPS, as a model API is) go through the same proxy, with the same credentials.
+    const ca = makeTestCa("model API CA");
+    const front = await startHttpsFront(ca, f.modelUrl);
+    try {
+      const model = await stubModelClient(f.modelUrl).scope("Answered through the guarded proxy.");
+      await writeStubModelConfig(join(r.home, ".gentle-shell", "agent"), `${front.url}${new URL(model.baseUrl).pathname}`);
+      const proxyUrl = guarded.url.replace("://", `://ana:${SECRET}@`);
+      const env = piEnv(homeEnv(r.home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash", SSL_CERT_FILE: ca.caFile }));
+      for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_DIR"]) delete env[name];
+      const launch = await runCommand(join(r.home, ".gentle-shell", "bin", "gentle-shell"), ["-p", "hello"], { env, cwd: r.home });
+      expect(launch.code, launch.stdout + launch.stderr).toBe(0);
+      expect(launch.stdout.trim()).toBe("Answered through the guarded proxy.");
+      expect(guarded.log.lines).toContain(`CONNECT ${new URL(front.url).host}`);
+      expect(launch.stdout + launch.stderr).not.toContain(SECRET);
+    } finally {
+      await front.close();
+    }
   });
 
   it("with a wrong password: one sentence naming the proxy, its password masked, exit 1, nothing installed", async () => {
