@@ -162,13 +162,18 @@ export function isCertificateError(error: unknown): boolean {
   return UNTRUSTED.has((error as NodeJS.ErrnoException | null)?.code ?? "");
 }
 
+/** The host a certificate sentence names: the URL's host and port, or the text as given when it is no URL. */
+function urlHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
 /** The one sentence for an untrusted certificate: the host, and the three ways to trust its authority. */
 export function untrustedCertificate(url: string): string {
-  let host = url;
-  try {
-    host = new URL(url).host;
-  } catch {}
-  return `the certificate of ${host} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry`;
+  return `the certificate of ${urlHost(url)} is signed by an authority this machine's Node does not trust; if your network inspects TLS, add its root certificate to the system store, or set NODE_EXTRA_CA_CERTS to it, or cafile= in your .npmrc for the registry`;
 }
 
 /**
@@ -194,11 +199,7 @@ export function isProxyAuthError(error: unknown): boolean {
 
 /** The one sentence for a registry certificate that the authorities of the user's npm settings (ca, cafile) do not vouch for. */
 export function untrustedByNpmSettings(url: string): string {
-  let host = url;
-  try {
-    host = new URL(url).host;
-  } catch {}
-  return `the certificate of ${host} is not signed by the authority that ca= or cafile= in your npm settings names, which is the only one trusted for the registry (as npm does); put your network's root certificate in that file, or remove the setting`;
+  return `the certificate of ${urlHost(url)} is not signed by the authority that ca= or cafile= in your npm settings names, which is the only one trusted for the registry (as npm does); put your network's root certificate in that file, or remove the setting`;
 }
 
 /** Whether the system's certificate store is among Node's roots: not asked yet, added, or none to add. */
