@@ -178,23 +178,23 @@ export function registryCredentialsToAuth(text: string): string {
   return (body.endsWith("\n") ? body : body + "\n") + added.join("\n") + "\n";
 }
 
-/** The certificate settings npm applies to registry requests: `ca` (or `ca[]` lines) and `cafile`, and whether `strict-ssl` is off. */
+/**
+ * The certificate settings npm applies to registry requests: `ca` (or `ca[]` lines) and `cafile`.
+ * `strict-ssl=false` is not read: our own requests do not follow it (README, "Behind a corporate proxy").
+ */
 export interface NpmrcTrust {
   /** Certificates written into the settings (PEM, `\n` as npm writes it), in order. */
   ca: string[];
   /** The file `cafile=` names, expanded; null when none. */
   cafile: string | null;
-  /** `strict-ssl=false`: not followed by our own requests (see README, "Behind a corporate proxy"). */
-  strictSslOff: boolean;
 }
 
 export function npmrcTrust(text: string, env: Record<string, string | undefined> = {}): NpmrcTrust {
-  const trust: NpmrcTrust = { ca: [], cafile: null, strictSslOff: false };
+  const trust: NpmrcTrust = { ca: [], cafile: null };
   for (const [key, value] of npmrcEntries(text)) {
     const expanded = expandNpmrcValue(value, env).trim();
     if ((key === "ca" || key === "ca[]") && expanded && expanded !== "null") trust.ca.push(expanded.replace(/\\n/g, "\n"));
     else if (key === "cafile" && expanded) trust.cafile = expanded;
-    else if (key === "strict-ssl") trust.strictSslOff = expanded === "false";
   }
   return trust;
 }

@@ -149,7 +149,7 @@ describe("packageRegistry", () => {
 });
 
 describe("npmrcTrust: the certificate settings npm applies to the registry", () => {
-  it("reads ca, ca[] (npm's \\n escapes made newlines), cafile (variables expanded) and strict-ssl", () => {
+  it("reads ca, ca[] (npm's \\n escapes made newlines) and cafile (variables expanded); strict-ssl is not read", () => {
     const text = [
       'ca="-----BEGIN CERTIFICATE-----\\nAAA\\n-----END CERTIFICATE-----"',
       "ca[]=-----BEGIN CERTIFICATE-----\\nBBB\\n-----END CERTIFICATE-----",
@@ -159,11 +159,10 @@ describe("npmrcTrust: the certificate settings npm applies to the registry", () 
     expect(npmrcTrust(text, { HOME: "/home/u" })).toEqual({
       ca: ["-----BEGIN CERTIFICATE-----\nAAA\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nBBB\n-----END CERTIFICATE-----"],
       cafile: "/home/u/corp-root.pem",
-      strictSslOff: true,
     });
   });
 
   it("names nothing when the settings do not (ca=null is npm's way of saying none)", () => {
-    expect(npmrcTrust("registry=https://r.test/\nca=null\nstrict-ssl=true\n")).toEqual({ ca: [], cafile: null, strictSslOff: false });
+    expect(npmrcTrust("registry=https://r.test/\nca=null\nstrict-ssl=true\n")).toEqual({ ca: [], cafile: null });
   });
 });
