@@ -89,6 +89,8 @@ export interface InstallResult {
 interface InstallState {
   /** The user's registry, proxy and auth settings (the npm-settings step). */
   npmrc: string;
+  /** Where the release comes from, decided once by the runtime step (an offline bundle is opened there). */
+  origin: ReleaseOrigin | null;
   /** The release, opened as early as its version is known (the runtime step), else by the version step. */
   opened: Promise<OpenedRelease> | null;
   /** The version the version step installed. */
@@ -105,9 +107,7 @@ function found<T>(value: T | null, step: string): T {
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
   const { layout, pins, host, target } = options;
   const { env } = host;
-  const state: InstallState = { npmrc: "", opened: null, installed: null, path: null };
-  /** Where the release comes from, decided once by the runtime step (an offline bundle is opened there). */
-  let origin: ReleaseOrigin | null = null;
+  const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null };
   /** Open the release (asked for, else the newest), its signed manifest first; the migration's gate hears of it at once. */
   const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
     const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env }));
@@ -141,7 +141,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // Before the first download: the space the pins know of, against what is free.
         await space.check();
         const from = await releaseOrigin(options.source, target);
-        origin = from;
+        state.origin = from;
         const { npmrc } = state;
         // pnpm's location is known up front unless the official source must ask our npm for the registry;
         // then pnpm downloads once Node is ready, otherwise both download at once.
@@ -188,7 +188,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       title: "Gentle Shell version",
       run: async () => {
         // The signed manifest first; the assets and the release's own engine are checked against it.
-        const opened = await (state.opened ?? open(found(origin, "runtime"), await configuredRegistry(layout, state.npmrc, env)));
+        const opened = await (state.opened ?? open(found(state.origin, "runtime"), await configuredRegistry(layout, state.npmrc, env)));
         const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose });
         state.installed = installed;
         const { shell, pi } = installed.distribution.manifest;
