@@ -19,7 +19,7 @@ import { type InterceptingProxy, startInterceptingProxy } from "../support/inter
 import { piEnv } from "../support/pi-home";
 import { runCommand } from "../support/proc";
 import { stubModelClient, writeStubModelConfig } from "../support/stub-model";
-import { makeTestCa, type TestCa } from "../support/test-ca";
+import { makeTestCa, onlyTrust, type TestCa } from "../support/test-ca";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -42,8 +42,8 @@ afterAll(async () => {
 
 /** The home's environment behind the proxy: HTTPS_PROXY for everything https (loopback too), the CA only in the system store. */
 function behindProxy(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = homeEnv(home, { HTTPS_PROXY: proxy.url, https_proxy: proxy.url, NO_PROXY: "", no_proxy: "", SSL_CERT_FILE: ca.caFile, ...extra });
-  for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_DIR", "HTTP_PROXY", "http_proxy"]) delete env[name];
+  const env = onlyTrust(homeEnv(home, { HTTPS_PROXY: proxy.url, https_proxy: proxy.url, NO_PROXY: "", no_proxy: "", ...extra }), { SSL_CERT_FILE: ca.caFile });
+  for (const name of ["HTTP_PROXY", "http_proxy"]) delete env[name];
   return env;
 }
 

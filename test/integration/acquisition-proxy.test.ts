@@ -27,7 +27,7 @@ import { startProxy, stopProxy } from "../support/proxy";
 import { piEnv } from "../support/pi-home";
 import { stubModelClient, writeStubModelConfig } from "../support/stub-model";
 import { startHttpsFront } from "../support/https-front";
-import { makeTestCa } from "../support/test-ca";
+import { makeTestCa, onlyTrust } from "../support/test-ca";
 
 const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
@@ -218,8 +218,9 @@ describe("a proxy that demands a user name and password (HTTP 407 without them)"
       const model = await stubModelClient(f.modelUrl).scope("Answered through the guarded proxy.");
       await writeStubModelConfig(join(r.home, ".gentle-shell", "agent"), `${front.url}${new URL(model.baseUrl).pathname}`);
       const proxyUrl = guarded.url.replace("://", `://ana:${SECRET}@`);
-      const env = piEnv(homeEnv(r.home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash", SSL_CERT_FILE: ca.caFile }));
-      for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_DIR"]) delete env[name];
+      const env = piEnv(
+        onlyTrust(homeEnv(r.home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "", SHELL: "/bin/bash" }), { SSL_CERT_FILE: ca.caFile }),
+      );
       const launch = await runCommand(join(r.home, ".gentle-shell", "bin", "gentle-shell"), ["-p", "hello"], { env, cwd: r.home });
       expect(launch.code, launch.stdout + launch.stderr).toBe(0);
       expect(launch.stdout.trim()).toBe("Answered through the guarded proxy.");

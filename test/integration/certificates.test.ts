@@ -18,7 +18,7 @@ import { homeEnv } from "../support/fixtures";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
-import { makeTestCa, type TestCa } from "../support/test-ca";
+import { makeTestCa, onlyTrust, type TestCa } from "../support/test-ca";
 
 const f = fixtures();
 let ca: TestCa;
@@ -39,11 +39,10 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 /** A fresh HOME, and the binary's dry run against the HTTPS mirror with only `trust` of any CA setting. */
-async function dryRun(trust: Record<string, string>) {
+async function dryRun(trust: Parameters<typeof onlyTrust>[1]) {
   const home = join(scratchDir("gss-ca-"), "home");
   await writeNpmrc(home, [registryLine(f.registryUrl)]);
-  const env = { ...homeEnv(home), ...trust };
-  for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"]) if (!(name in trust)) delete env[name];
+  const env = onlyTrust(homeEnv(home), trust);
   const r = await runCommand(f.binary!, ["install", "--dry-run", "--source", mirror], { env, cwd: home });
   return { ...r, home };
 }
@@ -79,8 +78,7 @@ describe("a mirror whose certificate a private CA signed", () => {
     try {
       const home = join(scratchDir("gss-ca-extra-"), "home");
       await writeNpmrc(home, [registryLine(f.registryUrl)]);
-      const env: NodeJS.ProcessEnv = { ...homeEnv(home, { SHELL: "/bin/bash" }), NODE_EXTRA_CA_CERTS: ca.caFile };
-      for (const name of ["SSL_CERT_FILE", "SSL_CERT_DIR"]) delete env[name];
+      const env = onlyTrust(homeEnv(home, { SHELL: "/bin/bash" }), { NODE_EXTRA_CA_CERTS: ca.caFile });
       const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", front.url], { env, cwd: home });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toContain("Gentle Shell is installed");
@@ -127,8 +125,7 @@ describe("an HTTPS registry whose certificate a private CA signed", () => {
   async function install(cafile: string | null) {
     const home = join(scratchDir("gss-cafile-"), "home");
     await writeNpmrc(home, [`registry=${registry}`, ...(cafile ? [`cafile=${cafile}`] : [])]);
-    const env = homeEnv(home, { SHELL: "/bin/bash" });
-    for (const name of ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"]) delete env[name];
+    const env = onlyTrust(homeEnv(home, { SHELL: "/bin/bash" }));
     const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", f.mirrorUrl], { env, cwd: home });
     return { ...r, home };
   }

@@ -41,3 +41,13 @@ export function makeTestCa(name = "gentle-shell-setup test CA", names: readonly 
   ]);
   return { caFile: at("ca.pem"), key: readFileSync(at("server.key")), cert: readFileSync(at("server.pem")) };
 }
+
+/** This machine's own CA settings (its network inspects TLS): a test of trust clears them, or it proves nothing. */
+const HOST_TRUST = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"] as const;
+
+/** `env` with none of this machine's CA settings, and only the `trust` the test names. */
+export function onlyTrust(env: NodeJS.ProcessEnv, trust: Partial<Record<(typeof HOST_TRUST)[number], string>> = {}): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of HOST_TRUST) delete out[name];
+  return { ...out, ...trust };
+}
