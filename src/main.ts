@@ -23,7 +23,9 @@ async function main(): Promise<void> {
   }
   if (args[0] === ENGINE_FLAG) {
     const { runEngine } = await import("./engine/run");
-    process.exitCode = await runEngine(args.slice(1), host);
+    const code = await runEngine(args.slice(1), host);
+    // Once Pi runs in this process, the exit code is Pi's.
+    if (typeof code === "number") process.exitCode = code;
     return;
   }
   const { runInstallerCli } = await import("./cli/index");

@@ -24,7 +24,7 @@ import { tildify, type Layout } from "../core/layout";
 import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
-import { ENGINE_PATH } from "../install/version-install";
+import { ENGINE_PATH } from "../install/engine-start";
 import { hostOf } from "./host-data";
 import { installContext, installedLayout } from "./install-run";
 import { buildPins } from "../pins/index";

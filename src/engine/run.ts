@@ -5,12 +5,11 @@
  * (./commands.ts: upgrade, update, status, setup, memory migrate,
  * self-uninstall); then the startup update offer. Anything else gets the final pre-Pi Engram decision
  * ("Engram startup safety"), Pi's npmCommand, the gentle-engram companion
- * (./companion/) and Pi's own tools (./pi-tools-provision.ts), then execs the exact
- * pinned Pi, with the
+ * (./companion/) and Pi's own tools (./pi-tools-provision.ts), then starts the
+ * exact pinned Pi, in this process when it can (./pi-handover.ts), with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
-import { flushCompileCache } from "node:module";
 import { EXIT, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
@@ -19,13 +18,16 @@ import { bundledChildEnv } from "../core/environment";
 import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
 import { classifyLaunch, piArguments } from "./pi";
 import { shellHelpLines } from "./help";
+import type { HandedToPi } from "./pi-handover";
+import { stepMark } from "../io/step-times";
 
 declare const __filename: string;
 
 /** A launch of gentle-shell: `args` are the words after it, `host` this process (src/io/host.ts). */
-export async function runEngine(args: string[], host: Host): Promise<number> {
+export async function runEngine(args: string[], host: Host): Promise<number | HandedToPi> {
   const { env } = host;
   const io: Output = host;
+  stepMark("launch: engine loaded", env);
   let install: BundledInstall;
   try {
     install = await resolveBundledInstall(__filename, buildPins(), host.platform, env);
@@ -38,6 +40,7 @@ export async function runEngine(args: string[], host: Host): Promise<number> {
     }
     throw error;
   }
+  stepMark("launch: install resolved", env);
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env, io);
   if (install.verifyOnly) {
     // GENTLE_SHELL_VERIFY_VERSION is honoured for --version only.
@@ -51,28 +54,30 @@ export async function runEngine(args: string[], host: Host): Promise<number> {
     const code = await runEngineCommand(own, { install, host });
     if (code !== null) return code;
   }
+  stepMark("launch: own commands", env);
   const { startupOffer } = await import("./startup-offer");
   const offered = await startupOffer(install, host, args);
   if (offered !== null) return offered;
+  stepMark("launch: offer", env);
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
   // The launch's arguments, read once for everything below (./pi.ts).
   const launch = classifyLaunch(args);
   await (await import("./first-use")).firstUseSetup(install, host, args, launch);
+  stepMark("launch: first use", env);
   const childEnv = bundledChildEnv(install, env);
-  // Engram startup safety: the final pre-Pi decision (the only one that may start the shared server).
+  // Three independent steps at once, each on its own files:
+  //   - Engram startup safety: the final pre-Pi decision (the only one that may start the shared server);
+  //   - Pi's npmCommand, through our npm shim;
+  //   - Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
+  //     only for a Pi session (help, --version and Pi's subcommands never download anything).
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
-  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args, launch }), io);
-  const { ensureNpmShim } = await import("../install/runtime/npm-shim");
-  const { ensurePiNpmCommand } = await import("./pi-settings");
-  let npmReady = false;
-  try {
-    await ensureNpmShim(install.layout);
-    const npmCommand = await ensurePiNpmCommand(install.layout);
-    if (typeof npmCommand === "object") io.err(`gentle-shell: Pi's npmCommand was not set: ${npmCommand.warning}.`);
-    else npmReady = true;
-  } catch (error) {
-    io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
-  }
+  const [engram, npmReady] = await Promise.all([
+    engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args, launch }),
+    piNpmCommandReady(install, io),
+    launch.kind === "final" ? import("./pi-tools-provision").then((m) => m.provisionPiTools(install, env, args, io, { launch: true })) : undefined,
+  ]);
+  applyEngram(childEnv, engram, io);
+  stepMark("launch: engram, npm command and pi tools", env);
   // The gentle-engram companion, in the launches first-use setup runs in (src/engine/companion/ensure.ts).
   const { firstUseApplies } = await import("./first-use");
   if (firstUseApplies(args, env, host.terminal, launch)) {
@@ -80,17 +85,32 @@ export async function runEngine(args: string[], host: Host): Promise<number> {
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);
   }
-  // Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
-  // only for a Pi session (help, --version and Pi's subcommands never download anything).
-  if (launch.kind === "final") await (await import("./pi-tools-provision")).provisionPiTools(install, env, args, io, { launch: true });
-  // Help: Gentle Shell's own commands, then Pi's help. Written out before Pi replaces this process.
+  // Help: Gentle Shell's own commands, then Pi's help, flushed first in case a fresh Node replaces this process.
   if (launch.printsMainHelp) {
-    // Ours first, then Pi's own help: flushed before Pi replaces this process.
     const { stdoutFlushed } = await import("../io/console");
     io.out(shellHelpLines().join("\n"));
     await stdoutFlushed();
   }
-  return execPi(install, piArguments(install, args), childEnv, io);
+  // Pi in this process when it can be, else in a fresh Node (./pi-handover.ts, ../core/pi-start.ts).
+  const { startPi } = await import("./pi-handover");
+  const request = { node: install.layout.node, piCli: install.piCli, args: piArguments(install, args), env: childEnv, platform: host.platform, startEnv: env };
+  stepMark("launch: start pi", env);
+  return startPi(request, io);
+}
+
+/** Our npm shim and Pi's npmCommand pointing at it; false (with one line said) when Pi's setting could not be made. */
+async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<boolean> {
+  const { ensureNpmShim } = await import("../install/runtime/npm-shim");
+  const { ensurePiNpmCommand } = await import("./pi-settings");
+  try {
+    await ensureNpmShim(install.layout);
+    const npmCommand = await ensurePiNpmCommand(install.layout);
+    if (typeof npmCommand !== "object") return true;
+    io.err(`gentle-shell: Pi's npmCommand was not set: ${npmCommand.warning}.`);
+  } catch (error) {
+    io.err(`gentle-shell: Pi's npmCommand was not set: ${(error as Error).message}.`);
+  }
+  return false;
 }
 
 /**
@@ -127,24 +147,4 @@ async function piOwnVersion(install: BundledInstall, env: Env, io: Output) {
   const { run } = await import("../io/process");
   const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
   return { code: result.code, reported: result.stdout.trim(), stderr: result.stderr.trim() };
-}
-
-async function execPi(install: BundledInstall, args: string[], env: Env, io: Output): Promise<number> {
-  const node = install.layout.node;
-  const execve = (process as unknown as { execve?: (file: string, args: string[], env: Env) => never }).execve;
-  if (process.platform !== "win32" && typeof execve === "function") {
-    // Replace the engine with Pi: no extra process, signals and exit codes pass through untouched.
-    // Node writes the engine's compile cache (../install/engine-start.ts) at exit, which execve skips:
-    // written here, kept to this user (files 0600), and Pi gets the user's own umask back.
-    const umask = process.umask(0o077);
-    flushCompileCache?.();
-    process.umask(umask);
-    execve(node, [node, install.piCli, ...args], env);
-  }
-  // Only where execve is missing (Windows): Pi as a child, sharing the terminal (io/child-signals.ts).
-  const { childOutcome, startInTerminal } = await import("../io/child-signals");
-  const outcome = await childOutcome(startInTerminal(node, [install.piCli, ...args], { env }));
-  if ("code" in outcome) return outcome.code;
-  io.err(`gentle-shell: could not start Pi: ${outcome.failed}`);
-  return EXIT.failure;
 }

@@ -15,7 +15,7 @@ import { run } from "../io/process";
 import { stagingPath } from "../io/staging";
 import { activateVersion, pruneVersions, readCurrent } from "../install/activate";
 import { acquireInstallLock, type Lock } from "../install/lock";
-import { ENGINE_PATH } from "../install/version-install";
+import { ENGINE_PATH } from "../install/engine-start";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
 import { MODULE_FUNCTIONS } from "./internal";
 

@@ -7,7 +7,7 @@
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
-import { ENGINE_PATH } from "./version-install";
+import { ENGINE_PATH } from "./engine-start";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 
 const ID = /^[0-9A-Za-z.+-]+$/;

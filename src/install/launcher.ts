@@ -7,9 +7,8 @@ import { basename } from "pathe";
 import type { Layout } from "../core/layout";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
-import { ENGINE_PATH } from "./version-install";
 import { ensureOwnDir } from "../io/own-dir";
-import { ENGINE_START_PATH } from "./engine-start";
+import { ENGINE_PATH, ENGINE_START_PATH } from "./engine-start";
 
 const START_NAME = basename(ENGINE_START_PATH);
 
@@ -54,6 +53,12 @@ if [ "\${NODE_OPTIONS+set}" = set ]; then
   export GENTLE_SHELL_USER_NODE_OPTIONS
   unset NODE_OPTIONS
 fi
+# Node trusts the system's certificate store only when started so: on for the engine, and for Pi in its
+# process, unless the user set it (0 included), as bundledChildEnv gives it to Pi.
+if [ -z "\${NODE_USE_SYSTEM_CA+set}" ]; then
+  NODE_USE_SYSTEM_CA=1
+  export NODE_USE_SYSTEM_CA
+fi
 exec "$node" ${ENGINE_NODE_OPTIONS.join(" ")} "$start" ${ENGINE_FLAG} "$@"
 `;
 }
@@ -87,6 +92,7 @@ export function cmdLauncher(layout: Layout): string {
     `IF NOT EXIST "%GS_NODE%" GOTO none`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,
     `SET NODE_OPTIONS=`,
+    `IF NOT DEFINED NODE_USE_SYSTEM_CA SET "NODE_USE_SYSTEM_CA=1"`,
     // The version's start file turns on Node's compile cache for the engine (a version without one runs its engine directly).
     `SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\${START_NAME}"`,
     `IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"`,

@@ -16,7 +16,7 @@ import { join } from "pathe";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
 import type { Layout } from "../core/layout";
-import { ENGINE_PATH } from "./version-install";
+import { ENGINE_PATH } from "./engine-start";
 import { stdoutForChild } from "../io/console";
 
 /** What the user runs to set up again. */

@@ -22,12 +22,11 @@ import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { isDiskFull } from "../core/space-need";
-import { ENGINE_START_PATH, engineStartScript } from "./engine-start";
+import { ENGINE_PATH, ENGINE_START_PATH, engineStartScript } from "./engine-start";
 import { stepMark } from "../io/step-times";
 import { VERSION_MARKER } from "./version-marker";
 
 export { VERSION_MARKER };
-export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
 
 export type VersionState =
   | { kind: "absent" }

@@ -1,6 +1,7 @@
 /**
  * Step times for `npm run bench` only: when GSS_STEP_TIMES names a file, each
- * mark appends one JSON line `{"mark": "...", "at": <epoch ms>}` to it (the
+ * mark appends one JSON line `{"mark": "...", "at": <epoch ms>, "sinceStart": <ms>}`
+ * to it, sinceStart counted from this Node's start (the
  * bench reads them beside its floors). Without the variable nothing happens.
  * A mark never fails the install: an unwritable file only loses the mark.
  * The file is opened without following a link.
@@ -16,7 +17,8 @@ export function stepMark(mark: string, env: Record<string, string | undefined> =
   try {
     const fd = openSync(file, APPEND, 0o600);
     try {
-      writeSync(fd, `${JSON.stringify({ mark, at: performance.timeOrigin + performance.now() })}\n`);
+      const sinceStart = performance.now();
+      writeSync(fd, `${JSON.stringify({ mark, at: performance.timeOrigin + sinceStart, sinceStart })}\n`);
     } finally {
       closeSync(fd);
     }

@@ -17,7 +17,7 @@ import { prefixLayout, type Layout } from "../../src/core/layout";
 import { activateVersion } from "../../src/install/activate";
 import { ensureLauncher, NO_ACTIVE_VERSION } from "../../src/install/launcher";
 import { setupCommand } from "../../src/install/setup-step";
-import { ENGINE_PATH } from "../../src/install/version-install";
+import { ENGINE_PATH } from "../../src/install/engine-start";
 import { run, runLauncher } from "../../src/io/process";
 import { productionPins } from "../../src/pins/production";
 

@@ -1,0 +1,136 @@
+/**
+ * Starting the pinned Pi once the engine has decided the launch (issue 29).
+ * core/pi-start.ts decides how; this file does it.
+ *
+ * In this process (the usual case): the process becomes the one a fresh
+ * `node cli.js <args>` with Pi's environment would be, then Pi's CLI is
+ * imported and owns the process from then on, its exit code included. What a
+ * second Node gave for free, and what is done instead:
+ *   - process.argv is [node, cli.js, ...args] and process.env is exactly Pi's
+ *     (bundledChildEnv with the Engram decision): every variable the engine
+ *     had and Pi would not is removed.
+ *   - process.execArgv loses the engine's own --use-env-proxy. Node gave that
+ *     option's proxy settings to the global http and https agents; they are
+ *     replaced by Node's default agents (unless the user asked for the proxy
+ *     settings with NODE_USE_ENV_PROXY=1, which a fresh Node would honour
+ *     too). The old agents are destroyed, so no idle keep-alive connection of
+ *     the engine's (the startup offer's registry question) holds Pi's exit
+ *     back. Pi installs its own fetch dispatcher, which follows the proxy
+ *     variables itself.
+ *   - Signals and the exit code: the engine installs no signal handler on the
+ *     way to Pi (the offer's panel removes its own), so Pi's handlers, or
+ *     Node's defaults, are the only ones; a signal Pi does not handle ends the
+ *     process with that signal, as before. The exit code is Pi's: main.ts
+ *     does not set one after the hand-over.
+ *   - The terminal: nothing the engine did leaves the terminal's modes
+ *     changed (the offer's panel turns raw mode off and pauses stdin); Pi
+ *     sets and restores its own.
+ *   - process.title: Pi sets "pi" itself, which on Linux is also the kernel's
+ *     name for the process (/proc/<pid>/comm).
+ *   - What the engine leaves loaded: its one bundled script (engine.cjs) and
+ *     the Node built-ins it used; no timer, socket or listener of its own.
+ *   - The compile cache: the engine's start file turned it on in the
+ *     version's own 0700 folder (or the user's NODE_COMPILE_CACHE), so Pi's
+ *     `enableCompileCache()` finds it on and Pi's compiled code is kept there
+ *     too, private to this user, instead of in the shared temporary folder.
+ *     The start file's exit hook writes it under umask 077.
+ * In a fresh Node (a user's NODE_OPTIONS, a launcher of an older version):
+ * execve on POSIX, a child sharing the terminal on Windows.
+ */
+import http from "node:http";
+import https from "node:https";
+import { flushCompileCache } from "node:module";
+import { pathToFileURL } from "node:url";
+import { EXIT, type Output } from "../core/errors";
+import type { Env } from "../core/environment";
+import { ENGINE_NODE_OPTIONS } from "../core/engine-flags";
+import { piStartPlan } from "../core/pi-start";
+import type { Platform } from "../core/layout";
+
+/** What runEngine returns once Pi owns this process: main.ts sets no exit code after it. */
+export const HANDED_TO_PI = "handed-to-pi" as const;
+export type HandedToPi = typeof HANDED_TO_PI;
+
+export interface PiStartRequest {
+  node: string;
+  piCli: string;
+  /** Pi's arguments (piArguments: the version's gentle-pi first). */
+  args: string[];
+  /** Pi's environment. */
+  env: Env;
+  platform: Platform;
+  /** The environment this Node started with. */
+  startEnv: Env;
+}
+
+type Execve = (file: string, args: string[], env: Env) => never;
+
+export async function startPi(request: PiStartRequest, io: Output): Promise<number | HandedToPi> {
+  const execve = (process as unknown as { execve?: Execve }).execve;
+  const plan = piStartPlan({
+    platform: request.platform,
+    startEnv: request.startEnv,
+    piEnv: request.env,
+    execArgv: process.execArgv,
+    canExecve: typeof execve === "function",
+  });
+  if (plan.how === "in-process") return piInThisProcess(request, io);
+  const { node, piCli, args, env } = request;
+  if (plan.how === "execve" && execve) {
+    // Replace the engine with Pi: no extra process, signals and exit codes pass through untouched.
+    // Node writes the engine's compile cache (../install/engine-start.ts) at exit, which execve skips:
+    // written here, kept to this user (files 0600), and Pi gets the user's own umask back.
+    const umask = process.umask(0o077);
+    flushCompileCache?.();
+    process.umask(umask);
+    execve(node, [node, piCli, ...args], env);
+  }
+  // Only where execve is missing (Windows): Pi as a child, sharing the terminal (io/child-signals.ts).
+  const { childOutcome, startInTerminal } = await import("../io/child-signals");
+  const outcome = await childOutcome(startInTerminal(node, [piCli, ...args], { env }));
+  if ("code" in outcome) return outcome.code;
+  io.err(`gentle-shell: could not start Pi: ${outcome.failed}`);
+  return EXIT.failure;
+}
+
+/** Make this process the one `node cli.js <args>` would be, then load Pi's CLI into it. */
+async function piInThisProcess(request: PiStartRequest, io: Output): Promise<number | HandedToPi> {
+  const { piCli, args, env } = request;
+  becomePiProcess(process, env, [process.argv[0] ?? request.node, piCli, ...args]);
+  try {
+    await import(pathToFileURL(piCli).href);
+  } catch (error) {
+    io.err(`gentle-shell: could not start Pi (${piCli}): ${(error as Error).message}`);
+    return EXIT.failure;
+  }
+  return HANDED_TO_PI;
+}
+
+/** The parts of a Node process the hand-over sets (a parameter, so a test can hand over a stand-in). */
+export interface PiProcessParts {
+  env: NodeJS.ProcessEnv;
+  argv: string[];
+  execArgv: string[];
+  exitCode?: number | string | null | undefined;
+}
+
+export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[]): void {
+  for (const key of Object.keys(target.env)) if (env[key] === undefined) delete target.env[key];
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) target.env[key] = value;
+  target.argv = argv;
+  const engineOwn = new Set<string>(ENGINE_NODE_OPTIONS);
+  target.execArgv = target.execArgv.filter((option) => !engineOwn.has(option));
+  target.exitCode = undefined;
+  freshGlobalAgents(env.NODE_USE_ENV_PROXY === "1");
+}
+
+/** Node's own global agents, without the engine's --use-env-proxy settings (kept when the user asked for them). */
+function freshGlobalAgents(userProxy: boolean): void {
+  http.globalAgent.destroy();
+  https.globalAgent.destroy();
+  if (userProxy) return;
+  // Node 24's defaults for its global agents (lib/_http_agent.js, lib/https.js).
+  const defaults = { keepAlive: true, scheduling: "lifo", timeout: 5000 } as const;
+  http.globalAgent = new http.Agent(defaults);
+  https.globalAgent = new https.Agent(defaults);
+}
