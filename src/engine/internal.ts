@@ -3,7 +3,7 @@
  * rollback use a version's own engine (spec: "gentle-shell upgrade", step 4:
  * the version's own module) by running it with INTERNAL_FLAG first:
  *
- *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-runtime [--engram] [--launcher-script] [--source S]
+ *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-runtime [--engram] [--launcher-script] [--functions] [--pi-version] [--source S]
  *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-launcher
  *
  * Each prints one JSON line. The launcher never passes this flag, so no
@@ -19,7 +19,8 @@ import { buildPins } from "../pins/index";
 import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
-import { prefixAsInstalled } from "./bundled";
+import { prefixAsInstalled, resolveBundledInstall } from "./bundled";
+import { piOwnVersion, type PiVersionAnswer } from "./pi-version";
 import { SETUP_VERSION } from "../setup-version";
 
 /** The functions a version's module must offer; the caller checks the list. */
@@ -35,6 +36,13 @@ export function ownLayout(host: Pick<Host, "platform" | "home">): Layout {
   const { platform, home } = host;
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
   return prefixLayout({ home, platform, pins: buildPins(), prefix, windowsPrefix: prefix });
+}
+
+/** This version's Pi's own --version, for a version that is not current yet (as its launcher check resolves it). */
+async function ownPiVersion(host: Host): Promise<PiVersionAnswer> {
+  const id = basename(dirname(dirname(realpathSync(__filename))));
+  const install = await resolveBundledInstall(__filename, buildPins(), host.platform, { ...host.env, GENTLE_SHELL_VERIFY_VERSION: id });
+  return piOwnVersion(install, host.env, host);
 }
 
 /** The launcher this version writes, for upgrade step 5 to run before anything switches. */
@@ -58,16 +66,23 @@ export async function runInternal(args: string[], host: Host): Promise<number> {
     const sourceIndex = rest.indexOf("--source");
     const { node, pnpm, source } = await ensureVersionRuntime(layout, env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
     const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };
-    // --engram (upgrade and rollback): this release's pinned Engram core too. A build without its pin
-    // has none to publish (memory stays off behind the guard); a download that fails verification stops.
-    let engram: string | undefined;
-    if (rest.includes("--engram")) {
-      const outcome = await ensureEngram(ctx);
-      engram = outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
-    }
-    // --launcher-script: the launcher-script answer too, which spares the upgrade one more start of this engine.
-    const launcher = rest.includes("--launcher-script") ? { launcher: launcherScript(layout) } : {};
-    reply({ node: layout.node, pnpmEntry: layout.pnpmEntry, status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) }, ...launcher });
+    // At once, as neither depends on the other (upgrade step 5 at the same time as step 4's Engram):
+    //   --engram (upgrade and rollback): this release's pinned Engram core too. A build without its pin
+    //   has none to publish (memory stays off behind the guard); a download that fails verification stops.
+    //   --pi-version: this version's Pi's own --version (./pi-version.ts), now that its Node is there.
+    const [engram, piVersion] = await Promise.all([
+      rest.includes("--engram") ? ensureEngram(ctx).then((outcome) => (outcome.available ? outcome.status : `unavailable: ${outcome.reason}`)) : undefined,
+      rest.includes("--pi-version") ? ownPiVersion(host) : undefined,
+    ]);
+    // --launcher-script and --functions: those answers too, which spares the upgrade more starts of this engine.
+    reply({
+      node: layout.node,
+      pnpmEntry: layout.pnpmEntry,
+      status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) },
+      ...(rest.includes("--launcher-script") ? { launcher: launcherScript(layout) } : {}),
+      ...(rest.includes("--functions") ? { functions: MODULE_FUNCTIONS, engine: SETUP_VERSION } : {}),
+      ...(piVersion ? { piVersion } : {}),
+    });
     return EXIT.ok;
   }
   if (command === "launcher-script") {

@@ -20,6 +20,7 @@ import { classifyLaunch, piArguments } from "./pi";
 import { shellHelpLines } from "./help";
 import type { HandedToPi } from "./pi-handover";
 import { stepMark } from "../io/step-times";
+import { PI_CHECKED_VARIABLE, piOwnVersion, piVersionProblem } from "./pi-version";
 
 declare const __filename: string;
 
@@ -118,33 +119,19 @@ async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<b
  * Pi's package.json and refused one whose version is not the pin, so no Pi is
  * started. A launcher check that names this version
  * (GENTLE_SHELL_VERIFY_VERSION: an upgrade's or update's step 5, before it
- * becomes current) also runs that Pi's own --version once, so a Pi that does
- * not start is never switched to.
+ * becomes current) also runs that Pi's own --version once (./pi-version.ts),
+ * unless the upgrade already had this version's module run it.
  */
 async function printVersion(install: BundledInstall, env: Env, io: Output): Promise<number> {
-  if (env.GENTLE_SHELL_VERIFY_VERSION === install.id) {
-    const { code, reported, stderr } = await piOwnVersion(install, env, io);
-    if (code !== 0 || reported !== install.pi) {
+  if (env.GENTLE_SHELL_VERIFY_VERSION === install.id && env[PI_CHECKED_VARIABLE] !== install.id) {
+    const problem = piVersionProblem(install, await piOwnVersion(install, env, io));
+    if (problem) {
       // A verification reports the fact only: the upgrade asking is what would act on it.
-      io.err(`gentle-shell: the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(reported || stderr.slice(0, 200))}.`);
+      io.err(`gentle-shell: ${problem}.`);
       return EXIT.failure;
     }
   }
   io.out(`gentle-shell ${install.shell}`);
   io.out(`pi ${install.pi}`);
   return EXIT.ok;
-}
-
-/** The pinned Pi's own --version: its exit code, what it printed, and its standard error. */
-async function piOwnVersion(install: BundledInstall, env: Env, io: Output) {
-  const childEnv = bundledChildEnv(install, env);
-  // --version never probes, starts a server or prints memory notices.
-  const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
-  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }), io);
-  childEnv.PI_OFFLINE = "1";
-  // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.
-  delete childEnv.NODE_OPTIONS;
-  const { run } = await import("../io/process");
-  const result = await run(install.layout.node, [install.piCli, "--version"], { env: childEnv, timeoutMs: 60_000 });
-  return { code: result.code, reported: result.stdout.trim(), stderr: result.stderr.trim() };
 }

@@ -18,6 +18,7 @@ import { acquireInstallLock, type Lock } from "../install/lock";
 import { ENGINE_PATH } from "../install/engine-start";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
 import { MODULE_FUNCTIONS } from "./internal";
+import { PI_CHECKED_VARIABLE, piVersionProblem, type PiVersionAnswer } from "./pi-version";
 
 /**
  * The install lock for a command that changes versions (upgrade, rollback,
@@ -70,14 +71,14 @@ export async function callModule(layout: Layout, engine: string, args: string[],
  * Step 5: the launcher the new version writes, in a staging file under tmp/, asked for --version.
  * `given` is the script its ensure-runtime already answered; an engine that predates that answer is asked again.
  */
-async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: string, given: unknown) {
+async function runVersionLauncher(layout: Layout, engine: string, env: Env, given: unknown) {
   const made = isLauncherScript(given) ? given : await callModule(layout, engine, ["launcher-script"], env);
   if (typeof made.script !== "string" || typeof made.name !== "string") throw new Error("that version's module wrote no launcher; nothing was changed");
   await ensureRealFolder(layout.tmp, 0o700);
   const file = stagingPath(layout.tmp, "launcher-check", { label: made.name.replace(/[^A-Za-z.-]/g, "") });
   await fs.writeFile(file, made.script, { mode: 0o700, flag: "wx" });
   try {
-    return await run(file, ["--version"], { env: { ...env, GENTLE_SHELL_VERIFY_VERSION: id }, timeoutMs: 120_000 });
+    return await run(file, ["--version"], { env, timeoutMs: 120_000 });
   } finally {
     await fs.rm(file, { force: true });
   }
@@ -86,6 +87,20 @@ async function runVersionLauncher(layout: Layout, engine: string, env: Env, id: 
 function isLauncherScript(value: unknown): value is { script: string; name: string } {
   const v = value as { script?: unknown; name?: unknown } | null;
   return typeof v === "object" && v !== null && typeof v.script === "string" && typeof v.name === "string";
+}
+
+/** The engine's version from a module answer that lists every function the upgrade uses, or null (an engine older than --functions). */
+function moduleFunctions(answer: Record<string, unknown>): string | null {
+  const functions = Array.isArray(answer.functions) ? (answer.functions as unknown[]) : null;
+  if (!functions || !MODULE_FUNCTIONS.every((name) => functions.includes(name))) return null;
+  return typeof answer.engine === "string" ? answer.engine : "unknown";
+}
+
+function isPiVersionAnswer(value: unknown): value is PiVersionAnswer {
+  const v = value as Partial<PiVersionAnswer> | null;
+  return (
+    typeof v === "object" && v !== null && typeof v.reported === "string" && typeof v.stderr === "string" && (typeof v.code === "number" || v.code === null)
+  );
 }
 
 /** The module must offer every function the upgrade uses (step 4); returns the engine's own version. */
@@ -135,27 +150,44 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
   const { layout, env, npmrc, sourceArg, id, shell, pi, previous, ours, out } = options;
   let switched = false;
   try {
-    // 4. The new version's own module, from inside its folder.
+    // 4. The new version's own module, from inside its folder, started once for steps 4 and 5: its functions,
+    // its runtime and Engram, the launcher it writes, and (at the same time as Engram) its Pi's own --version.
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
-    out(`Using the engine of ${options.label} (gentle-shell-setup ${await checkModule(layout, engine, moduleEnv)})...`);
     const runtime = await callModule(
       layout,
       engine,
-      ["ensure-runtime", "--engram", ...(layout.platform === "win32" ? [] : ["--launcher-script"]), ...(sourceArg ? ["--source", sourceArg] : [])],
+      [
+        "ensure-runtime",
+        "--engram",
+        "--functions",
+        "--pi-version",
+        ...(layout.platform === "win32" ? [] : ["--launcher-script"]),
+        ...(sourceArg ? ["--source", sourceArg] : []),
+      ],
       moduleEnv,
-    );
+    ).catch(async (error: Error) => {
+      // A module without ensure-runtime says so as the check of its functions does.
+      await checkModule(layout, engine, moduleEnv);
+      throw error;
+    });
+    // An engine older than --functions answers without them: asked once more.
+    out(`Using the engine of ${options.label} (gentle-shell-setup ${moduleFunctions(runtime) ?? (await checkModule(layout, engine, moduleEnv))})...`);
+    const piProblem = isPiVersionAnswer(runtime.piVersion) ? piVersionProblem({ id, pi }, runtime.piVersion) : null;
+    if (piProblem)
+      throw new Error(
+        `the launcher check of Gentle Shell ${shell} with Pi ${pi} failed (${piProblem}), expected gentle-shell ${shell} / pi ${pi}; nothing was changed`,
+      );
     const node = typeof runtime.node === "string" ? runtime.node : layout.node;
     // 5. Its launcher reports exactly the pair, with the version's Node and exact Pi: the launcher
-    // that version writes, run from tmp/ before anything switches, with GENTLE_SHELL_VERIFY_VERSION only.
+    // that version writes, run from tmp/ before anything switches, with GENTLE_SHELL_VERIFY_VERSION
+    // (and, when the module already ran its Pi, GENTLE_SHELL_PI_CHECKED, so that Pi is not started twice).
     // (Windows: a .cmd cannot be started without cmd.exe's quoting, so there the version's engine is asked directly.)
+    const checkEnv = { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id, ...(isPiVersionAnswer(runtime.piVersion) ? { [PI_CHECKED_VARIABLE]: id } : {}) };
     const check =
       layout.platform === "win32"
-        ? await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], {
-            env: { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id },
-            timeoutMs: 120_000,
-          })
-        : await runVersionLauncher(layout, engine, moduleEnv, id, runtime.launcher);
+        ? await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], { env: checkEnv, timeoutMs: 120_000 })
+        : await runVersionLauncher(layout, engine, checkEnv, runtime.launcher);
     const lines = check.stdout.split(/\r?\n/);
     if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
       throw new Error(
