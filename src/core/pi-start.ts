@@ -51,7 +51,6 @@ export const STARTUP_READ = [
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
   "UV_THREADPOOL_SIZE",
-  "TZ",
 ] as const;
 
 export type PiStart = { how: "in-process" } | { how: "execve" | "child"; because: string };

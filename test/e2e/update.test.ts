@@ -47,9 +47,9 @@ async function installOld(): Promise<string> {
 }
 
 /** The launcher, with memory off so no test starts the shared Engram server. */
-function gs(home: string, args: string[]) {
+function gs(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
   return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, {
-    env: homeEnv(home, { ENGRAM_STARTUP_POLICY: "disabled" }),
+    env: homeEnv(home, { ENGRAM_STARTUP_POLICY: "disabled", ...extra }),
     cwd: home,
   });
 }
@@ -131,8 +131,9 @@ describe.concurrent("gentle-shell update", () => {
     // The newest pair is still installed (rollback kept it): update checks it and switches to it, installing nothing.
     const kept = await fs.stat(join(prefix, "versions", NEW));
     const marker = await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"));
-    // Its engine stands in for one from before ensure-runtime answered the launcher script too: it drops
-    // --launcher-script (as such an engine ignores it) and logs how it is asked, so the switch must ask it again.
+    // Its engine logs how it is asked and, with GSS_OLD_ENGINE, stands in for one from before ensure-runtime
+    // answered the launcher script, its functions and its Pi's --version too: it drops --launcher-script,
+    // --functions and --pi-version (as such an engine ignores them), so the switch must ask it again.
     const engineDir = join(prefix, "versions", NEW, ".gentle-shell");
     const asked = join(home, "engine-asked.log");
     await fs.rename(join(engineDir, "engine.cjs"), join(engineDir, "engine-real.cjs"));
@@ -141,12 +142,12 @@ describe.concurrent("gentle-shell update", () => {
       [
         '"use strict";',
         `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(process.argv.slice(2)) + "\\n");`,
-        'process.argv = process.argv.filter((a) => a !== "--launcher-script");',
+        'if (process.env.GSS_OLD_ENGINE) process.argv = process.argv.filter((a) => !["--launcher-script", "--functions", "--pi-version"].includes(a));',
         'require("./engine-real.cjs");',
         "",
       ].join("\n"),
     );
-    const reuse = await gs(home, ["update"]);
+    const reuse = await gs(home, ["update"], { GSS_OLD_ENGINE: "1" });
     expect(reuse.stderr).toBe("");
     expect(reuse.code).toBe(0);
     expect(reuse.stdout).toContain(
@@ -166,8 +167,28 @@ describe.concurrent("gentle-shell update", () => {
       .split("\n")
       .map((line) => JSON.parse(line) as string[]);
     const internal = calls.filter((args) => args[0] === "--gentle-shell-engine-internal").map((args) => args.slice(1));
-    expect(internal.find((args) => args[0] === "ensure-runtime")).toContain("--launcher-script");
-    expect(internal.map((args) => args[0])).toEqual(["functions", "ensure-runtime", "launcher-script", "ensure-launcher"]);
+    expect(internal.find((args) => args[0] === "ensure-runtime")).toEqual(expect.arrayContaining(["--launcher-script", "--functions", "--pi-version"]));
+    expect(internal.map((args) => args[0])).toEqual(["ensure-runtime", "functions", "launcher-script", "ensure-launcher"]);
+    // The launcher check ran once, and (not told the Pi was checked) ran that Pi's own --version itself.
+    expect(calls.filter((args) => args[0] === "--gentle-shell-engine")).toEqual([["--gentle-shell-engine", "--version"]]);
+
+    // Today's engine: steps 4 and 5 start it once before its launcher check (ensure-runtime answers the
+    // functions, the launcher and its Pi's --version), then once more to write the launcher after the switch.
+    expect((await gs(home, ["upgrade", "--rollback"])).code).toBe(0);
+    await fs.rm(asked);
+    const today = await gs(home, ["update"]);
+    expect(today.stderr).toBe("");
+    expect(today.code).toBe(0);
+    expect(today.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD}).`);
+    const now = (await fs.readFile(asked, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as string[]);
+    expect(now.map((args) => args.slice(0, 2))).toEqual([
+      ["--gentle-shell-engine-internal", "ensure-runtime"],
+      ["--gentle-shell-engine", "--version"],
+      ["--gentle-shell-engine-internal", "ensure-launcher"],
+    ]);
   });
 
   it("--all sends update --extensions to Pi, also when the Pi update fails, and leaves pinned extensions pinned", async () => {
