@@ -97,7 +97,14 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
       pnpm_config_store_dir: join(prefix, "pnpm", "store"),
     };
     const ms = await timed(() => run(node(), [pnpmEntry(), "install", "--frozen-lockfile"], { cwd: project, env: pnpmEnv, ...big }));
+    // The check the upgrade keeps (step 5): the new Pi's own --version, once, right after its install.
+    const piRoot = join(project, "node_modules", "@earendil-works", "pi-coding-agent");
+    const piBin = JSON.parse(readFileSync(join(piRoot, "package.json"), "utf8")).bin;
+    const piCli = join(piRoot, typeof piBin === "string" ? piBin : piBin.pi);
+    const piEnv = { ...clean, HOME: project, PI_OFFLINE: "1", PI_TELEMETRY: "0", NODE_COMPILE_CACHE: join(project, ".compile-cache") };
+    const piMs = await timed(() => run(node(), [piCli, "--version"], { cwd: project, env: piEnv, ...big }));
     await rm(project, { recursive: true, force: true });
+    times.barePi.push(piMs);
     return ms;
   };
   const warmStore = async () => {
@@ -108,10 +115,11 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
     await fresh();
     return timed(() => install([]));
   };
-  const times = { ours: [], bare: [], warmStore: [], coldStore: [] };
+  const times = { ours: [], bare: [], barePi: [], warmStore: [], coldStore: [] };
   try {
     await ours();
     await bare();
+    times.barePi.length = 0;
     await warmStore();
     await coldStore();
     for (let i = 0; i < runs; i++) {
@@ -125,6 +133,12 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
     for (const dir of [home, upgradeTemplate, storeTemplate]) await rm(dir, { recursive: true, force: true });
   }
   const x = (a, b) => `${(median(times[a]) / median(times[b])).toFixed(2)}×`;
+  // Same-run ratios: each upgrade against the floor run right after it, median (min–max).
+  const floor = times.bare.map((t, n) => t + times.barePi[n]);
+  const paired = (a, b) => {
+    const r = a.map((t, n) => t / b[n]);
+    return `${median(r).toFixed(2)}× (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`;
+  };
   return [
     "## Upgrading, and installing over a store that holds the release",
     "",
@@ -133,16 +147,18 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
     "| what | median (min–max) | ratio |",
     "|---|---|---|",
     `| **ours**: \`gentle-shell upgrade\` through the launcher: the signed manifest fetched and checked, the new version installed with pnpm from the warm store, checked, \`current\` switched, the launcher checked | ${spread(times.ours)} | ${x("ours", "bare")} the bare pnpm install |`,
-    `| bare \`pnpm install --frozen-lockfile\` of the new lockfile, a copy of the same warm store, same registry and Node | ${spread(times.bare)} | 1.00× |`,
+    `| bare \`pnpm install --frozen-lockfile\` of the new lockfile, a copy of the same warm store, same registry and Node | ${spread(times.bare)} | 1.00×; the upgrade over it run by run: ${paired(times.ours, times.bare)} |`,
+    `| the same bare install, then that Pi's own \`--version\` once (the check step 5 keeps; it needs the installed Pi, so it cannot overlap pnpm) | ${spread(floor)} | the upgrade over it run by run: ${paired(times.ours, floor)} |`,
     `| a fresh install (\`install --yes --no-setup\`) into a prefix whose pnpm store already holds the release (runtimes still downloaded and extracted) | ${spread(times.warmStore)} | ${x("warmStore", "coldStore")} the cold-store install |`,
     `| the same install with a cold store | ${spread(times.coldStore)} | 1.00× |`,
     "",
     `- upgrade (ms): ${raw(times.ours)}`,
     `- bare pnpm install, warm store (ms): ${raw(times.bare)}`,
+    `- then the new Pi's --version (ms): ${raw(times.barePi)}`,
     `- install, store holding the release (ms): ${raw(times.warmStore)}`,
     `- install, cold store (ms): ${raw(times.coldStore)}`,
     "",
-    "Goal (issue 15): the upgrade at most 1.1× the bare pnpm install, version check and switch included.",
+    "Goal (issues 15 and 29): the upgrade at most 1.1× the bare pnpm install, version check and switch included. Since issue 29 the new version's engine starts once before its launcher check (ensure-runtime also answers its functions and runs its Pi's --version at the same time as the Engram check), and that check no longer starts the same Pi again.",
     "",
   ];
 }
