@@ -53,6 +53,13 @@ export const STARTUP_READ = [
   "UV_THREADPOOL_SIZE",
 ] as const;
 
+/** The variables whose presence makes Node's --use-env-proxy route requests through a proxy (Node's setupHttpProxy; any case, for Windows). */
+const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const;
+
+export function namesAProxy(env: Env): boolean {
+  return PROXY_VARIABLES.some((name) => Boolean(envValue(env, name, "any-case")));
+}
+
 export type PiStart = { how: "in-process" } | { how: "execve" | "child"; because: string };
 
 export interface PiStartInput {

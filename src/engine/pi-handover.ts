@@ -9,14 +9,14 @@
  *   - process.argv is [node, cli.js, ...args] and process.env is exactly Pi's
  *     (bundledChildEnv with the Engram decision): every variable the engine
  *     had and Pi would not is removed.
- *   - process.execArgv loses the engine's own --use-env-proxy. Node gave that
- *     option's proxy settings to the global http and https agents; they are
- *     replaced by Node's default agents (unless the user asked for the proxy
- *     settings with NODE_USE_ENV_PROXY=1, which a fresh Node would honour
- *     too). The old agents are destroyed, so no idle keep-alive connection of
- *     the engine's (the startup offer's registry question) holds Pi's exit
- *     back. Pi installs its own fetch dispatcher, which follows the proxy
- *     variables itself.
+ *   - process.execArgv loses the engine's own --use-env-proxy. Node gives that
+ *     option's proxy settings to the global http and https agents; when a
+ *     proxy variable is set they are replaced by Node's default agents
+ *     (unless the user asked for the proxy settings with NODE_USE_ENV_PROXY=1,
+ *     which a fresh Node would honour too). The engine's idle keep-alive
+ *     connections (the startup offer's registry question) are closed, so none
+ *     holds Pi's exit back. Pi installs its own fetch dispatcher, which
+ *     follows the proxy variables itself.
  *   - Signals and the exit code: the engine installs no signal handler on the
  *     way to Pi (the offer's panel removes its own), so Pi's handlers, or
  *     Node's defaults, are the only ones; a signal Pi does not handle ends the
@@ -37,14 +37,13 @@
  * In a fresh Node (a user's NODE_OPTIONS, a launcher of an older version):
  * execve on POSIX, a child sharing the terminal on Windows.
  */
-import http from "node:http";
-import https from "node:https";
 import { flushCompileCache } from "node:module";
 import { pathToFileURL } from "node:url";
 import { EXIT, type Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import { ENGINE_NODE_OPTIONS } from "../core/engine-flags";
-import { piStartPlan } from "../core/pi-start";
+import { namesAProxy, piStartPlan } from "../core/pi-start";
+import { closeIdleConnections } from "../io/idle-connections";
 import type { Platform } from "../core/layout";
 
 /** What runEngine returns once Pi owns this process: main.ts sets no exit code after it. */
@@ -121,14 +120,22 @@ export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[]
   const engineOwn = new Set<string>(ENGINE_NODE_OPTIONS);
   target.execArgv = target.execArgv.filter((option) => !engineOwn.has(option));
   target.exitCode = undefined;
-  freshGlobalAgents(env.NODE_USE_ENV_PROXY === "1");
+  closeIdleConnections();
+  if (env.NODE_USE_ENV_PROXY !== "1" && namesAProxy(env)) plainGlobalAgents();
 }
 
-/** Node's own global agents, without the engine's --use-env-proxy settings (kept when the user asked for them). */
-function freshGlobalAgents(userProxy: boolean): void {
+/**
+ * Node's own global agents, without the proxy settings the engine's
+ * --use-env-proxy gave them. Only when a proxy variable is set: without one
+ * those settings name no proxy and the agents connect directly, as Node's
+ * plain ones do, so neither HTTP module is loaded here for nothing (https
+ * alone costs tens of milliseconds to load, and Pi's -p never needs it).
+ */
+function plainGlobalAgents(): void {
+  const http = process.getBuiltinModule("node:http");
+  const https = process.getBuiltinModule("node:https");
   http.globalAgent.destroy();
   https.globalAgent.destroy();
-  if (userProxy) return;
   // Node 24's defaults for its global agents (lib/_http_agent.js, lib/https.js).
   const defaults = { keepAlive: true, scheduling: "lifo", timeout: 5000 } as const;
   http.globalAgent = new http.Agent(defaults);

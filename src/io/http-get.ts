@@ -16,8 +16,8 @@
  * HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as it did for fetch. We therefore use
  * the global agents and pass no agent of our own.
  */
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { globalAgent as httpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { globalAgent as httpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import * as tls from "node:tls";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
@@ -26,6 +26,13 @@ import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
 import { hostTarget } from "../core/machine";
 import { SETUP_VERSION } from "../setup-version";
+import { onCloseIdleConnections } from "./idle-connections";
+
+// The global agents' idle connections end when Pi takes this process over (./idle-connections.ts).
+onCloseIdleConnections(() => {
+  httpAgent.destroy();
+  httpsAgent.destroy();
+});
 
 export interface HttpResponse {
   status: number;

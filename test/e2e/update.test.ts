@@ -141,7 +141,9 @@ describe.concurrent("gentle-shell update", () => {
       join(engineDir, "engine.cjs"),
       [
         '"use strict";',
-        `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(process.argv.slice(2)) + "\\n");`,
+        // Each start's arguments, then the launcher check's two variables (as two more words).
+        `const seen = [...process.argv.slice(2), "verify=" + (process.env.GENTLE_SHELL_VERIFY_VERSION || ""), "checked=" + (process.env.GENTLE_SHELL_PI_CHECKED || "")];`,
+        `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(seen) + "\\n");`,
         'if (process.env.GSS_OLD_ENGINE) process.argv = process.argv.filter((a) => !["--launcher-script", "--functions", "--pi-version"].includes(a));',
         'require("./engine-real.cjs");',
         "",
@@ -170,7 +172,7 @@ describe.concurrent("gentle-shell update", () => {
     expect(internal.find((args) => args[0] === "ensure-runtime")).toEqual(expect.arrayContaining(["--launcher-script", "--functions", "--pi-version"]));
     expect(internal.map((args) => args[0])).toEqual(["ensure-runtime", "functions", "launcher-script", "ensure-launcher"]);
     // The launcher check ran once, and (not told the Pi was checked) ran that Pi's own --version itself.
-    expect(calls.filter((args) => args[0] === "--gentle-shell-engine")).toEqual([["--gentle-shell-engine", "--version"]]);
+    expect(calls.filter((args) => args.includes(`verify=${NEW}`))).toEqual([["--gentle-shell-engine", "--version", `verify=${NEW}`, "checked="]]);
 
     // Today's engine: steps 4 and 5 start it once before its launcher check (ensure-runtime answers the
     // functions, the launcher and its Pi's --version), then once more to write the launcher after the switch.
@@ -189,6 +191,8 @@ describe.concurrent("gentle-shell update", () => {
       ["--gentle-shell-engine", "--version"],
       ["--gentle-shell-engine-internal", "ensure-launcher"],
     ]);
+    // The launcher check was told that this version's Pi already answered, so it did not start it again.
+    expect(now[1]!.slice(-2)).toEqual([`verify=${NEW}`, `checked=${NEW}`]);
   });
 
   it("--all sends update --extensions to Pi, also when the Pi update fails, and leaves pinned extensions pinned", async () => {

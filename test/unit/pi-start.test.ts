@@ -61,8 +61,9 @@ describe("becomePiProcess", () => {
     };
     const proxied = new http.Agent({ keepAlive: true });
     http.globalAgent = proxied;
-    becomePiProcess(target, { PATH: "/bin", PI_SKIP_VERSION_CHECK: "1", NODE_OPTIONS: "" }, ["node", "cli.js", "-p", "hi"]);
-    expect(target.env).toEqual({ PATH: "/bin", PI_SKIP_VERSION_CHECK: "1", NODE_OPTIONS: "" });
+    const piEnv = { PATH: "/bin", PI_SKIP_VERSION_CHECK: "1", NODE_OPTIONS: "", HTTPS_PROXY: "http://proxy.invalid:3128" };
+    becomePiProcess(target, piEnv, ["node", "cli.js", "-p", "hi"]);
+    expect(target.env).toEqual(piEnv);
     expect(target.argv).toEqual(["node", "cli.js", "-p", "hi"]);
     expect(target.execArgv).toEqual([]);
     expect(target.exitCode).toBeUndefined();
@@ -72,10 +73,16 @@ describe("becomePiProcess", () => {
     expect(options.proxyEnv).toBeUndefined();
   });
 
+  it("leaves the global agents alone when no proxy variable is set: their settings name no proxy, as Node's plain ones", () => {
+    const agent = http.globalAgent;
+    becomePiProcess({ env: {}, argv: [], execArgv: ["--use-env-proxy"] }, { PATH: "/bin" }, ["node", "cli.js"]);
+    expect(http.globalAgent).toBe(agent);
+  });
+
   it("keeps the global agents when the user asked Node for proxy settings (NODE_USE_ENV_PROXY=1), as a fresh Node would", () => {
     const theirs = new http.Agent({ keepAlive: true });
     http.globalAgent = theirs;
-    becomePiProcess({ env: {}, argv: [], execArgv: [] }, { NODE_USE_ENV_PROXY: "1" }, ["node", "cli.js"]);
+    becomePiProcess({ env: {}, argv: [], execArgv: [] }, { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "http://proxy.invalid:3128" }, ["node", "cli.js"]);
     expect(http.globalAgent).toBe(theirs);
   });
 });
