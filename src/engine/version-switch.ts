@@ -71,14 +71,14 @@ export async function callModule(layout: Layout, engine: string, args: string[],
  * Step 5: the launcher the new version writes, in a staging file under tmp/, asked for --version.
  * `given` is the script its ensure-runtime already answered; an engine that predates that answer is asked again.
  */
-async function runVersionLauncher(layout: Layout, engine: string, env: Env, given: unknown) {
-  const made = isLauncherScript(given) ? given : await callModule(layout, engine, ["launcher-script"], env);
+async function runVersionLauncher(layout: Layout, engine: string, moduleEnv: Env, checkEnv: Env, given: unknown) {
+  const made = isLauncherScript(given) ? given : await callModule(layout, engine, ["launcher-script"], moduleEnv);
   if (typeof made.script !== "string" || typeof made.name !== "string") throw new Error("that version's module wrote no launcher; nothing was changed");
   await ensureRealFolder(layout.tmp, 0o700);
   const file = stagingPath(layout.tmp, "launcher-check", { label: made.name.replace(/[^A-Za-z.-]/g, "") });
   await fs.writeFile(file, made.script, { mode: 0o700, flag: "wx" });
   try {
-    return await run(file, ["--version"], { env, timeoutMs: 120_000 });
+    return await run(file, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
   } finally {
     await fs.rm(file, { force: true });
   }
@@ -187,7 +187,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     const check =
       layout.platform === "win32"
         ? await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], { env: checkEnv, timeoutMs: 120_000 })
-        : await runVersionLauncher(layout, engine, checkEnv, runtime.launcher);
+        : await runVersionLauncher(layout, engine, moduleEnv, checkEnv, runtime.launcher);
     const lines = check.stdout.split(/\r?\n/);
     if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
       throw new Error(
