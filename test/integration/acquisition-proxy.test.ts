@@ -19,6 +19,7 @@ import { createServer as createHttpsServer } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
+import { scratchDir } from "../support/scratch";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
@@ -189,7 +190,8 @@ describe("a proxy that demands a user name and password (HTTP 407 without them)"
 
   /** The binary's install from the mirror with HTTP_PROXY (and HTTPS_PROXY) naming the guarded proxy with `credentials`. */
   async function install(credentials: string, source = f.mirrorUrl) {
-    const home = join(mkdtempSync(join(tmpdir(), "gss-proxy-auth-")), "home");
+    // A whole install (~350 MB): removed with the file's other scratch folders.
+    const home = join(scratchDir("gss-proxy-auth-"), "home");
     await writeNpmrc(home, [registryLine(f.registryUrl)]);
     const proxyUrl = guarded.url.replace("://", `://${credentials}`);
     const r = await runCommand(f.binary!, ["install", "--yes", "--no-setup", "--no-modify-path", "--source", source], {

@@ -4,9 +4,9 @@
  * installs it). Nothing on the machine trusts it unless a test says so.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
+import { scratchDir } from "./scratch";
 
 export interface TestCa {
   /** The CA's certificate (PEM): what a trusting client is given. */
@@ -16,7 +16,8 @@ export interface TestCa {
 }
 
 export function makeTestCa(name = "gentle-shell-setup test CA", names: readonly string[] = ["IP:127.0.0.1", "DNS:localhost"]): TestCa {
-  const dir = mkdtempSync(join(tmpdir(), "gss-ca-"));
+  // Removed when the test file that made it ends (./scratch.ts).
+  const dir = scratchDir("gss-ca-");
   const at = (file: string) => join(dir, file);
   const openssl = (args: string[]) => execFileSync("openssl", args, { stdio: "pipe" });
   openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-keyout", at("ca.key"), "-out", at("ca.pem")]);
