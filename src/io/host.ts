@@ -12,6 +12,7 @@
  * with test/support/host.ts `testHost`.
  */
 import { homedir } from "node:os";
+import { isatty } from "node:tty";
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
 import type { Platform } from "../core/layout";
@@ -64,7 +65,8 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, docu
     platform,
     home: homeOf(env, platform, homedir()),
     ...mode,
-    terminal: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    // fd 0 asked directly: reading process.stdin.isTTY would make the stdin stream, which a launch may never use.
+    terminal: isatty(0) && Boolean(process.stdout.isTTY),
     color: fancyOutput(process.stdout, env),
     out: (line) => channel.log(line),
     err: (line) => channel.error(line),

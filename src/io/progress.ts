@@ -5,7 +5,7 @@
  * CI and TERM=dumb. --quiet shows none.
  */
 import { fancyOutput } from "../core/terminal-style";
-import cliProgress from "cli-progress";
+import type cliProgress from "cli-progress";
 
 export interface DownloadProgress {
   /** Bytes received so far, and the total when known. */
@@ -59,8 +59,9 @@ export function lineProgress(line: (text: string) => void, now: () => number = D
 /** Bars on `stream` (a terminal). */
 export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
   let multi: cliProgress.MultiBar | null = null;
+  // cli-progress is loaded with the first bar, not by every start of the engine that never shows one.
   const bars = () =>
-    (multi ??= new cliProgress.MultiBar(
+    (multi ??= new (require("cli-progress") as typeof cliProgress).MultiBar(
       {
         stream,
         format: "{name} [{bar}] {percentage}% {got}{of} {status}",
@@ -71,7 +72,7 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
         fps: 8,
         forceRedraw: false,
       },
-      cliProgress.Presets.shades_classic,
+      (require("cli-progress") as typeof cliProgress).Presets.shades_classic,
     ));
   return {
     start(name) {

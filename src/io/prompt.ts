@@ -4,12 +4,13 @@
  * reads both as No for the migration's question; self-uninstall aborts on
  * Ctrl+C). Without a terminal nothing is asked.
  */
-import { createInterface } from "node:readline";
 
 export type Reply = { answer: string } | { end: true } | { interrupt: true } | { noTerminal: true };
 
 export function askLine(question: string, output: NodeJS.WritableStream = process.stderr): Promise<Reply> {
   if (!process.stdin.isTTY) return Promise.resolve({ noTerminal: true });
+  // node:readline is loaded for a question only, not by every start of the engine.
+  const { createInterface } = process.getBuiltinModule("node:readline");
   const rl = createInterface({ input: process.stdin, output });
   return new Promise((resolve) => {
     let settled = false;

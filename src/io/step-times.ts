@@ -7,8 +7,8 @@
  * The file is opened without following a link.
  */
 import { closeSync, openSync, writeSync, constants } from "node:fs";
-import { performance } from "node:perf_hooks";
 
+// The global `performance` (node:perf_hooks is not loaded for it: a launch pays for every module it loads).
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 
 export function stepMark(mark: string, env: Record<string, string | undefined> = process.env): void {
