@@ -89,13 +89,6 @@ function isLauncherScript(value: unknown): value is { script: string; name: stri
   return typeof v === "object" && v !== null && typeof v.script === "string" && typeof v.name === "string";
 }
 
-/** The engine's version from a module answer that lists every function the upgrade uses, or null (an engine older than --functions). */
-function moduleFunctions(answer: Record<string, unknown>): string | null {
-  const functions = Array.isArray(answer.functions) ? (answer.functions as unknown[]) : null;
-  if (!functions || !MODULE_FUNCTIONS.every((name) => functions.includes(name))) return null;
-  return typeof answer.engine === "string" ? answer.engine : "unknown";
-}
-
 function isPiVersionAnswer(value: unknown): value is PiVersionAnswer {
   const v = value as Partial<PiVersionAnswer> | null;
   return (
@@ -105,7 +98,11 @@ function isPiVersionAnswer(value: unknown): value is PiVersionAnswer {
 
 /** The module must offer every function the upgrade uses (step 4); returns the engine's own version. */
 export async function checkModule(layout: Layout, engine: string, env: Env): Promise<string> {
-  const answer = await callModule(layout, engine, ["functions"], env).catch(() => null);
+  return moduleVersion(await callModule(layout, engine, ["functions"], env).catch(() => null));
+}
+
+/** A module's answer about its functions (to `functions`, or to ensure-runtime --functions): the engine's version, or which function is missing. */
+function moduleVersion(answer: Record<string, unknown> | null): string {
   const functions = Array.isArray(answer?.functions) ? (answer!.functions as unknown[]) : [];
   for (const name of MODULE_FUNCTIONS) {
     if (!functions.includes(name)) throw new Error(`that version's module has no ${name}; nothing was changed`);
@@ -172,7 +169,8 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
       throw error;
     });
     // An engine older than --functions answers without them: asked once more.
-    out(`Using the engine of ${options.label} (gentle-shell-setup ${moduleFunctions(runtime) ?? (await checkModule(layout, engine, moduleEnv))})...`);
+    const engineVersion = "functions" in runtime ? moduleVersion(runtime) : await checkModule(layout, engine, moduleEnv);
+    out(`Using the engine of ${options.label} (gentle-shell-setup ${engineVersion})...`);
     const piProblem = isPiVersionAnswer(runtime.piVersion) ? piVersionProblem({ id, pi }, runtime.piVersion) : null;
     if (piProblem)
       throw new Error(
