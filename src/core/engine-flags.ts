@@ -12,3 +12,10 @@ export const INTERNAL_FLAG = "--gentle-shell-engine-internal";
  * the engine's process gets them; Pi is started without them.
  */
 export const ENGINE_NODE_OPTIONS = ["--use-env-proxy"] as const;
+
+/**
+ * Set by an upgrade whose module call already ran this version's Pi (src/engine/pi-version.ts):
+ * the launcher check of that version then does not start the same Pi a second time.
+ * Like GENTLE_SHELL_VERIFY_VERSION, never passed on to Pi (bundledChildEnv).
+ */
+export const PI_CHECKED_VARIABLE = "GENTLE_SHELL_PI_CHECKED";

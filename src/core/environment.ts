@@ -6,6 +6,7 @@
  */
 import { dirname, join } from "pathe";
 import type { Layout, Platform } from "./layout";
+import { PI_CHECKED_VARIABLE } from "./engine-flags";
 
 export type Env = Record<string, string | undefined>;
 
@@ -209,6 +210,7 @@ export function bundledChildEnv(install: { layout: Layout; piCli: string }, env:
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   delete out.GENTLE_SHELL_PI;
   delete out.GENTLE_SHELL_VERIFY_VERSION;
+  delete out[PI_CHECKED_VARIABLE];
   delete out.GENTLE_SHELL_STARTUP_HANDOFF;
   if ("GENTLE_SHELL_USER_NODE_OPTIONS" in out) {
     out.NODE_OPTIONS = out.GENTLE_SHELL_USER_NODE_OPTIONS;

@@ -14,13 +14,6 @@ import { bundledChildEnv } from "../core/environment";
 import type { Output } from "../core/errors";
 import type { BundledInstall } from "./bundled";
 
-/**
- * Set by an upgrade whose module call already ran this version's Pi: the
- * launcher check of that version then checks the launcher and the engine,
- * and does not start the same Pi a second time.
- */
-export const PI_CHECKED_VARIABLE = "GENTLE_SHELL_PI_CHECKED";
-
 export interface PiVersionAnswer {
   code: number | null;
   reported: string;
@@ -30,7 +23,6 @@ export interface PiVersionAnswer {
 /** The pinned Pi's own --version: its exit code, what it printed, and its standard error. */
 export async function piOwnVersion(install: BundledInstall, env: Env, io: Output): Promise<PiVersionAnswer> {
   const childEnv = bundledChildEnv(install, env);
-  delete childEnv[PI_CHECKED_VARIABLE];
   // --version never probes, starts a server or prints memory notices.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }), io);

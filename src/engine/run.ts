@@ -20,7 +20,8 @@ import { classifyLaunch, piArguments } from "./pi";
 import { shellHelpLines } from "./help";
 import type { HandedToPi } from "./pi-handover";
 import { stepMark } from "../io/step-times";
-import { PI_CHECKED_VARIABLE, piOwnVersion, piVersionProblem } from "./pi-version";
+import { piOwnVersion, piVersionProblem } from "./pi-version";
+import { PI_CHECKED_VARIABLE } from "../core/engine-flags";
 
 declare const __filename: string;
 

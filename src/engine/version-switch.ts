@@ -16,9 +16,9 @@ import { stagingPath } from "../io/staging";
 import { activateVersion, pruneVersions, readCurrent } from "../install/activate";
 import { acquireInstallLock, type Lock } from "../install/lock";
 import { ENGINE_PATH } from "../install/engine-start";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG, PI_CHECKED_VARIABLE } from "../core/engine-flags";
 import { MODULE_FUNCTIONS } from "./internal";
-import { PI_CHECKED_VARIABLE, piVersionProblem, type PiVersionAnswer } from "./pi-version";
+import { piVersionProblem, type PiVersionAnswer } from "./pi-version";
 
 /**
  * The install lock for a command that changes versions (upgrade, rollback,

@@ -179,6 +179,9 @@ describe("bundledChildEnv", () => {
       PATH: "/usr/bin",
       npm_config_registry: "https://r.test/",
       GENTLE_SHELL_PI: "/other/pi",
+      // The launcher check's variables (upgrade step 5) never reach Pi.
+      GENTLE_SHELL_VERIFY_VERSION: "x",
+      GENTLE_SHELL_PI_CHECKED: "x",
       GENTLE_SHELL_USER_NODE_OPTIONS: "--max-old-space-size=4096",
       GENTLE_PI_CONFIG_HOME: "/mine",
     });
