@@ -60,6 +60,12 @@ export function namesAProxy(env: Env): boolean {
   return PROXY_VARIABLES.some((name) => Boolean(envValue(env, name, "any-case")));
 }
 
+/** Node options without the engine's own (ENGINE_NODE_OPTIONS): what Pi's Node would run with. */
+export function withoutEngineOptions(execArgv: readonly string[]): string[] {
+  const own = new Set<string>(ENGINE_NODE_OPTIONS);
+  return execArgv.filter((option) => !own.has(option));
+}
+
 export type PiStart = { how: "in-process" } | { how: "execve" | "child"; because: string };
 
 export interface PiStartInput {
@@ -82,8 +88,7 @@ export function freshNodeNeeded(input: Omit<PiStartInput, "canExecve">): string 
     if (envValue(startEnv, name, platform) !== envValue(piEnv, name, platform))
       return `${name} differs from this Node's, and Node reads it only when it starts`;
   }
-  const own = new Set<string>(ENGINE_NODE_OPTIONS);
-  const other = input.execArgv.find((option) => !own.has(option));
+  const [other] = withoutEngineOptions(input.execArgv);
   if (other !== undefined) return `this Node runs with ${other}`;
   return null;
 }

@@ -41,8 +41,7 @@ import { flushCompileCache } from "node:module";
 import { pathToFileURL } from "node:url";
 import { EXIT, type Output } from "../core/errors";
 import type { Env } from "../core/environment";
-import { ENGINE_NODE_OPTIONS } from "../core/engine-flags";
-import { namesAProxy, piStartPlan } from "../core/pi-start";
+import { namesAProxy, piStartPlan, withoutEngineOptions } from "../core/pi-start";
 import { closeIdleConnections } from "../io/idle-connections";
 import type { Platform } from "../core/layout";
 
@@ -117,8 +116,7 @@ export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[]
   for (const key of Object.keys(target.env)) if (env[key] === undefined) delete target.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) target.env[key] = value;
   target.argv = argv;
-  const engineOwn = new Set<string>(ENGINE_NODE_OPTIONS);
-  target.execArgv = target.execArgv.filter((option) => !engineOwn.has(option));
+  target.execArgv = withoutEngineOptions(target.execArgv);
   target.exitCode = undefined;
   closeIdleConnections();
   if (env.NODE_USE_ENV_PROXY !== "1" && namesAProxy(env)) plainGlobalAgents();

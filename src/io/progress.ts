@@ -60,8 +60,10 @@ export function lineProgress(line: (text: string) => void, now: () => number = D
 export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
   let multi: cliProgress.MultiBar | null = null;
   // cli-progress is loaded with the first bar, not by every start of the engine that never shows one.
-  const bars = () =>
-    (multi ??= new (require("cli-progress") as typeof cliProgress).MultiBar(
+  const bars = () => {
+    if (multi) return multi;
+    const { MultiBar, Presets } = require("cli-progress") as typeof cliProgress;
+    multi = new MultiBar(
       {
         stream,
         format: "{name} [{bar}] {percentage}% {got}{of} {status}",
@@ -72,8 +74,10 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
         fps: 8,
         forceRedraw: false,
       },
-      (require("cli-progress") as typeof cliProgress).Presets.shades_classic,
-    ));
+      Presets.shades_classic,
+    );
+    return multi;
+  };
   return {
     start(name) {
       const bar = bars().create(1, 0, { name, got: formatBytes(0), of: "", status: "" });
