@@ -104,8 +104,7 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
     const piEnv = { ...clean, HOME: project, PI_OFFLINE: "1", PI_TELEMETRY: "0", NODE_COMPILE_CACHE: join(project, ".compile-cache") };
     const piMs = await timed(() => run(node(), [piCli, "--version"], { cwd: project, env: piEnv, ...big }));
     await rm(project, { recursive: true, force: true });
-    times.barePi.push(piMs);
-    return ms;
+    return { pnpm: ms, pi: piMs };
   };
   const warmStore = async () => {
     await from(storeTemplate);
@@ -119,12 +118,13 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
   try {
     await ours();
     await bare();
-    times.barePi.length = 0;
     await warmStore();
     await coldStore();
     for (let i = 0; i < runs; i++) {
       times.ours.push(await ours());
-      times.bare.push(await bare());
+      const floor = await bare();
+      times.bare.push(floor.pnpm);
+      times.barePi.push(floor.pi);
       times.warmStore.push(await warmStore());
       times.coldStore.push(await coldStore());
       process.stderr.write(`bench: upgrade run ${i + 1}/${runs}\n`);
