@@ -175,19 +175,95 @@ async function commonOptions(fixturePins, version) {
   };
 }
 
+/**
+ * The engine: src/main.ts's bundle, with the launch part (src/launch.ts's
+ * bundle) at its head, joined by src/install/engine-start.ts's
+ * engineWithLaunchPart (the install cuts the part out again with launchPartOf).
+ */
 async function bundle(outfile, fixturePins, version) {
   const esbuild = await import("esbuild");
-  const result = await esbuild.build({
-    ...(await commonOptions(fixturePins, version)),
-    entryPoints: [path.join(REPO_ROOT, "src", "main.ts")],
-    outfile,
-  });
+  const options = await commonOptions(fixturePins, version);
+  const [engine, launch, join] = await Promise.all([
+    esbuild.build({ ...options, entryPoints: [path.join(REPO_ROOT, "src", "main.ts")], write: false, outfile }),
+    esbuild.build({
+      ...options,
+      plugins: [...options.plugins, fullEngineOnly()],
+      entryPoints: [path.join(REPO_ROOT, "src", "launch.ts")],
+      write: false,
+      outfile,
+    }),
+    engineStart(),
+  ]);
   if (fixturePins) {
-    const inputs = Object.keys(result.metafile.inputs).map((p) => path.resolve(REPO_ROOT, p));
-    if (!inputs.includes(COMPILED_PINS)) {
-      throw new Error("--pins: src/pins/compiled.ts is not part of the bundle, so the fixture pins were not compiled in");
+    for (const result of [engine, launch]) {
+      const inputs = Object.keys(result.metafile.inputs).map((p) => path.resolve(REPO_ROOT, p));
+      if (!inputs.includes(COMPILED_PINS)) {
+        throw new Error("--pins: src/pins/compiled.ts is not part of the bundle, so the fixture pins were not compiled in");
+      }
     }
   }
+  await fs.writeFile(outfile, join.engineWithLaunchPart(engine.outputFiles[0].text, launch.outputFiles[0].text));
+}
+
+/**
+ * What the launch part never runs (src/engine/launch-part.ts sends those
+ * launches to the full engine before they get there): in its bundle each of
+ * these modules is one line that fails loudly, so the part stays small.
+ */
+export const FULL_ENGINE_ONLY = [
+  "src/engine/setup.ts",
+  "src/engine/startup-offer.ts",
+  "src/engine/upgrade.ts",
+  "src/engine/update.ts",
+  "src/engine/relaunch.ts",
+  "src/engine/status/command.ts",
+  "src/engine/status/probes.ts",
+  "src/engine/memory/migrate.ts",
+  "src/engine/self-uninstall/plan.ts",
+  "src/engine/self-uninstall/bound.ts",
+  "src/engine/companion/ensure.ts",
+  "src/engine/companion/pi-io.ts",
+  "src/install/runtime/pi-tool-runtime.ts",
+];
+/** Packages the launch part never loads: progress bars are for downloads. */
+export const FULL_ENGINE_ONLY_PACKAGES = ["cli-progress"];
+
+function fullEngineOnly() {
+  const only = new Set(FULL_ENGINE_ONLY.map((file) => path.join(REPO_ROOT, file)));
+  return {
+    name: "full-engine-only",
+    setup(b) {
+      const fails = (name) => ({
+        loader: "js",
+        contents: `throw new Error(${JSON.stringify(`internal: ${name} runs only in the full engine, not in the launch part`)});\n`,
+      });
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (!only.has(path.resolve(args.path))) return undefined;
+        return fails(path.relative(REPO_ROOT, args.path).split(path.sep).join("/"));
+      });
+      const packages = new RegExp(`^(${FULL_ENGINE_ONLY_PACKAGES.join("|")})$`);
+      b.onResolve({ filter: packages }, (args) => ({ path: args.path, namespace: "full-engine-only" }));
+      b.onLoad({ filter: /.*/, namespace: "full-engine-only" }, (args) => fails(args.path));
+    },
+  };
+}
+
+let engineStartPromise;
+/** src/install/engine-start.ts, compiled in memory: the one place the engine's two parts are joined and cut. */
+function engineStart() {
+  engineStartPromise ??= (async () => {
+    const esbuild = await import("esbuild");
+    const result = await esbuild.build({
+      entryPoints: [path.join(REPO_ROOT, "src", "install", "engine-start.ts")],
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "node",
+      logLevel: "silent",
+    });
+    return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString("base64")}`);
+  })();
+  return engineStartPromise;
 }
 
 /** An environment for a child Node without the host's NODE_OPTIONS or NODE_PATH. */

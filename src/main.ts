@@ -3,11 +3,9 @@
  * (`gentle-shell-setup ...`); the launcher `bin/gentle-shell` runs the copy
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
-import { channel } from "./io/console";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
-import { EXIT, isBug, UserError } from "./core/errors";
-import { redactText } from "./core/secrets";
 import { processHost } from "./io/host";
+import { reportFailure } from "./io/report-failure";
 
 const args = process.argv.slice(2);
 /** The launcher's engine speaks as gentle-shell; the single executable as gentle-shell-setup. */
@@ -32,15 +30,4 @@ async function main(): Promise<void> {
   await runInstallerCli(args, host);
 }
 
-main().catch((error: unknown) => {
-  const message = redactText(error instanceof Error ? error.message : String(error));
-  if (isBug(error)) {
-    // A mistake of ours: the stack helps a report; secrets are masked in it too.
-    const stack = error instanceof Error && error.stack ? redactText(error.stack) : message;
-    channel.error(`${speaker}: internal error, please report it: ${stack}`);
-    process.exitCode = EXIT.bug;
-    return;
-  }
-  channel.error(`${speaker}: ${message}`);
-  process.exitCode = error instanceof UserError ? error.exitCode : EXIT.failure;
-});
+main().catch((error: unknown) => reportFailure(error, speaker));

@@ -92,6 +92,12 @@ export function prefixAsInstalled(realPrefix: string, home: string, platform: Pl
   }
 }
 
+/** A read's value, or its error thrown now (at its turn among the checks). */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === "rejected") throw result.reason;
+  return result.value;
+}
+
 /** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
 export async function resolveBundledInstall(enginePath: string, pins: Pins, platform: Platform, env: Env): Promise<BundledInstall> {
   // One realpath on both sides of every comparison: the native one (the JS one keeps 8.3 short names such as RUNNER~1 on Windows).
@@ -107,19 +113,26 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   if (versionDir !== realVersionDir && realpathSync.native(versionDir) !== realVersionDir) {
     throw new BundledError("this engine does not run from a version of a bundled install");
   }
-  const marker = (await readTextOrNull(join(versionDir, VERSION_MARKER)))?.trim();
+  const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
+  // Four independent reads at once (a launch waits on them); each is judged below in this order.
+  const [markerRead, currentRead, manifestRead, piRead] = await Promise.allSettled([
+    readTextOrNull(join(versionDir, VERSION_MARKER)),
+    readCurrent(layout),
+    readTextOrNull(join(versionDir, "package.json")),
+    readPiPackage(piRoot, realVersionDir, id),
+  ]);
+  const marker = settled(markerRead)?.trim();
   if (marker !== id) throw new BundledError(`versions/${id} is not a finished install`);
-  const current = await readCurrent(layout).catch(() => null);
+  const current = currentRead.status === "fulfilled" ? currentRead.value : null;
   const verify = env.GENTLE_SHELL_VERIFY_VERSION;
   if (current !== id && verify !== id) throw new BundledError(`current does not name versions/${id}`);
-  const manifest = JSON.parse((await readTextOrNull(join(versionDir, "package.json"))) ?? "{}") as {
+  const manifest = JSON.parse(settled(manifestRead) ?? "{}") as {
     dependencies?: Record<string, string>;
   };
   const pi = manifest.dependencies?.[PI_PACKAGE];
   const shell = manifest.dependencies?.[SHELL_PACKAGE];
   if (!pi || !shell) throw new BundledError(`versions/${id} has no release manifest`);
-  const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
-  const piPkg = await readPiPackage(piRoot, realVersionDir, id);
+  const piPkg = settled(piRead);
   if (piPkg.version !== pi) {
     throw new BundledError(
       `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
@@ -134,7 +147,7 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   if (realPiCli === realVersion || !isWithin(realVersion, realPiCli)) {
     throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);
   }
-  await fs.access(piCli);
+  // The realpath above found piCli, so it exists.
   return {
     layout,
     id,

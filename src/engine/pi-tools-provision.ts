@@ -53,11 +53,25 @@ async function inRuntime(layout: Layout, tool: PiTool): Promise<boolean> {
   return existingRuntime(dir, tool.name, layout.runtime).catch(() => false);
 }
 
+/** A download is allowed unless told not to, and offline only from a folder source. */
+function mayFetchFor(ctx: PiToolsContext): boolean {
+  return !ctx.noFetch && (!ctx.offline || ctx.source.kind === "folder");
+}
+
+/** What the rules decide for `tool` now, from what is on disk; reads only. */
+async function decideTool(ctx: PiToolsContext, tool: PiTool, homeOurs: boolean, mayFetch: boolean): Promise<ToolDecision> {
+  const { layout, pins } = ctx;
+  const { version, archives } = toolPin(pins, tool);
+  const pinned = Boolean(archives[ctx.target]?.sha256);
+  const presence = homeOurs ? await toolPresence(layout, tool, version) : "other";
+  return piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
+}
+
 /** Provision what the rules allow; never throws (a failure is reported, and Pi behaves as without Shell). */
 export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]> {
   const { layout, pins } = ctx;
   const homeOurs = (await agentHomeIsOurs(layout)) === null;
-  const mayFetch = !ctx.noFetch && (!ctx.offline || ctx.source.kind === "folder");
+  const mayFetch = mayFetchFor(ctx);
   const runtime: RuntimeContext = {
     layout,
     pins,
@@ -69,12 +83,10 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
   };
   return Promise.all(
     PI_TOOLS.map(async (tool): Promise<PiToolReport> => {
-      const { version, archives } = toolPin(pins, tool);
-      const pinned = Boolean(archives[ctx.target]?.sha256);
+      const { version } = toolPin(pins, tool);
       let decision: ToolDecision | null = null;
       try {
-        const presence = homeOurs ? await toolPresence(layout, tool, version) : "other";
-        decision = piToolDecision({ homeOurs, pinned, presence, inRuntime: pinned && (await inRuntime(layout, tool)), mayFetch });
+        decision = await decideTool(ctx, tool, homeOurs, mayFetch);
         if (decision.action !== "provision") return { tool, decision };
         // Archive and download code loads only when a tool must be placed (most launches find both in place).
         const { ensurePiToolRuntime, placePiTool } = await import("../install/runtime/pi-tool-runtime");
@@ -112,6 +124,33 @@ async function failedRecently(layout: Layout, now: number): Promise<boolean> {
   }
 }
 
+/** The tools' context for a launch or setup; `quiet` after a launch's recent failed download. */
+async function toolsContext(install: BundledInstall, env: Env, args: string[], options: { launch: boolean }, now: number) {
+  const { layout } = install;
+  const quiet = options.launch && (await failedRecently(layout, now));
+  const source = parseSource(await rememberedSource(layout), "");
+  const offline = launchIsOffline(env, args) || quiet;
+  const ctx: PiToolsContext = { layout, pins: buildPins(), source: quiet ? { kind: "official", registry: "" } : source, target: hostTarget(), env, offline };
+  return { ctx, quiet };
+}
+
+/**
+ * Would this launch place a tool (and so need the download and archive code)?
+ * Reads only; a question it cannot answer counts as yes, so the full engine
+ * reports it. The launch part (./launch-part.ts) asks before anything changes.
+ */
+export async function piToolsWouldChange(install: BundledInstall, env: Env, args: string[]): Promise<boolean> {
+  try {
+    const { ctx } = await toolsContext(install, env, args, { launch: true }, Date.now());
+    const homeOurs = (await agentHomeIsOurs(ctx.layout)) === null;
+    const mayFetch = mayFetchFor(ctx);
+    const decisions = await Promise.all(PI_TOOLS.map((tool) => decideTool(ctx, tool, homeOurs, mayFetch)));
+    return decisions.some((d) => d.action === "provision");
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Before Pi starts (`launch`), and in setup: the install's own source
  * (config/install-source), this build's pins. After a launch's download
@@ -128,17 +167,8 @@ export async function provisionPiTools(
 ): Promise<void> {
   const { layout } = install;
   const now = Date.now();
-  const quiet = options.launch && (await failedRecently(layout, now));
-  const source = parseSource(await rememberedSource(layout), "");
-  const offline = launchIsOffline(env, args) || quiet;
-  const reports = await ensurePiTools({
-    layout,
-    pins: buildPins(),
-    source: quiet ? { kind: "official", registry: "" } : source,
-    target: hostTarget(),
-    env,
-    offline,
-  });
+  const { ctx, quiet } = await toolsContext(install, env, args, options, now);
+  const reports = await ensurePiTools(ctx);
   const failed = reports.some((r) => r.outcome === "failed");
   if (failed && !quiet) {
     await ensureRealFolder(layout.config, 0o700)

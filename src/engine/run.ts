@@ -22,11 +22,17 @@ import type { HandedToPi } from "./pi-handover";
 import { stepMark } from "../io/step-times";
 import { piOwnVersion, piVersionProblem } from "./pi-version";
 import { PI_CHECKED_VARIABLE } from "../core/engine-flags";
+import { offerAllowed } from "../core/offer-rules";
+import { FULL_ENGINE, fullEngineReason, type EnginePart, type FullEngine } from "./launch-part";
 
 declare const __filename: string;
 
-/** A launch of gentle-shell: `args` are the words after it, `host` this process (src/io/host.ts). */
-export async function runEngine(args: string[], host: Host): Promise<number | HandedToPi> {
+/**
+ * A launch of gentle-shell: `args` are the words after it, `host` this process (src/io/host.ts).
+ * `part` is the script running it: the launch part hands what it cannot finish to the full engine
+ * (FULL_ENGINE) before it changes anything (./launch-part.ts).
+ */
+export async function runEngine(args: string[], host: Host, part: EnginePart = "full"): Promise<number | HandedToPi | FullEngine> {
   const { env } = host;
   const io: Output = host;
   stepMark("launch: engine loaded", env);
@@ -49,6 +55,15 @@ export async function runEngine(args: string[], host: Host): Promise<number | Ha
     io.err(`gentle-shell: versions/${install.id} is not the active version`);
     return EXIT.failure;
   }
+  // The launch's arguments, read once for everything below (./pi.ts).
+  const launch = classifyLaunch(args);
+  if (part === "launch") {
+    const reason = await fullEngineReason(install, host, args, launch);
+    if (reason !== null) {
+      stepMark(`launch: full engine (${reason})`, env);
+      return FULL_ENGINE;
+    }
+  }
   // Shell's own commands, each registered once (./commands.ts); null goes on to Pi.
   const { findEngineCommand, runEngineCommand } = await import("./commands");
   const own = findEngineCommand(args);
@@ -57,13 +72,13 @@ export async function runEngine(args: string[], host: Host): Promise<number | Ha
     if (code !== null) return code;
   }
   stepMark("launch: own commands", env);
-  const { startupOffer } = await import("./startup-offer");
-  const offered = await startupOffer(install, host, args);
-  if (offered !== null) return offered;
+  if (offerAllowed(args, env, host.terminal)) {
+    const { startupOffer } = await import("./startup-offer");
+    const offered = await startupOffer(install, host, args);
+    if (offered !== null) return offered;
+  }
   stepMark("launch: offer", env);
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
-  // The launch's arguments, read once for everything below (./pi.ts).
-  const launch = classifyLaunch(args);
   await (await import("./first-use")).firstUseSetup(install, host, args, launch);
   stepMark("launch: first use", env);
   const childEnv = bundledChildEnv(install, env);
@@ -71,12 +86,15 @@ export async function runEngine(args: string[], host: Host): Promise<number | Ha
   //   - Engram startup safety: the final pre-Pi decision (the only one that may start the shared server);
   //   - Pi's npmCommand, through our npm shim;
   //   - Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
-  //     only for a Pi session (help, --version and Pi's subcommands never download anything).
+  //     only for a Pi session (help, --version and Pi's subcommands never download anything); the
+  //     launch part comes here only when they are in place already.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   const [engram, npmReady] = await Promise.all([
     engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args, launch }),
     piNpmCommandReady(install, io),
-    launch.kind === "final" ? import("./pi-tools-provision").then((m) => m.provisionPiTools(install, env, args, io, { launch: true })) : undefined,
+    launch.kind === "final" && part === "full"
+      ? import("./pi-tools-provision").then((m) => m.provisionPiTools(install, env, args, io, { launch: true }))
+      : undefined,
   ]);
   applyEngram(childEnv, engram, io);
   stepMark("launch: engram, npm command and pi tools", env);

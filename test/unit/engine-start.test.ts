@@ -10,7 +10,15 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { COMPILE_CACHE_NAME, ENGINE_START_MARKER, engineStartScript } from "../../src/install/engine-start";
+import {
+  COMPILE_CACHE_NAME,
+  ENGINE_START_MARKER,
+  engineStartScript,
+  engineWithLaunchPart,
+  LAUNCH_PART_BEGIN,
+  LAUNCH_PART_END,
+  launchPartOf,
+} from "../../src/install/engine-start";
 import { has, requires } from "../support/capabilities";
 import { toolchain } from "../support/toolchain";
 
@@ -134,5 +142,56 @@ describe("the engine's start file", () => {
     expect(file.status).toBe(0);
     expect(file.seen!.cache).toBeNull();
     expect(await fs.readFile(cacheDir(), "utf8")).toBe("not a folder");
+  });
+});
+
+describe("the launch part at the engine's head", () => {
+  // Two stand-in bundles as esbuild writes them: each says which one ran, and with which file name.
+  const engine = `"use strict";\nprocess.stdout.write("engine:" + require("node:path").basename(__filename) + ";");\n`;
+  const launch = `"use strict";\nvar x = 1;\nprocess.stdout.write("launch:" + require("node:path").basename(__filename) + ";");\n`;
+  const run = (file: string) => spawnSync(node ?? process.execPath, [file], { encoding: "utf8" });
+
+  it("is joined strict and whole, and cut out again byte for byte", () => {
+    const joined = engineWithLaunchPart(engine, launch);
+    expect(joined.startsWith(`"use strict";\n${LAUNCH_PART_BEGIN}\n`)).toBe(true);
+    expect(joined.match(/"use strict"/g)).toHaveLength(1);
+    const part = launchPartOf(joined)!;
+    expect(part.toString("utf8").endsWith(`${LAUNCH_PART_END}\n`)).toBe(true);
+    expect(joined.startsWith(part.toString("utf8"))).toBe(true);
+    expect(joined.slice(part.length)).toBe(engine.slice('"use strict";\n'.length));
+    // From a Buffer (the downloaded asset) the same bytes.
+    expect(launchPartOf(Buffer.from(joined))!.equals(part)).toBe(true);
+  });
+
+  it("runs only as launch.cjs: as engine.cjs the engine alone runs", async () => {
+    const joined = engineWithLaunchPart(engine, launch);
+    await fs.writeFile(join(dir, "engine.cjs"), joined);
+    await fs.writeFile(join(dir, "launch.cjs"), launchPartOf(joined)!);
+    expect(run(join(dir, "engine.cjs")).stdout).toBe("engine:engine.cjs;");
+    expect(run(join(dir, "launch.cjs")).stdout).toBe("launch:launch.cjs;");
+  });
+
+  it("is not found in an engine without that head, or with its head changed, or without its end", () => {
+    expect(launchPartOf(engine)).toBeNull();
+    const joined = engineWithLaunchPart(engine, launch);
+    expect(launchPartOf(joined.replace("run only as launch.cjs", "run as launch.cjs"))).toBeNull();
+    expect(launchPartOf(joined.replace(`\n${LAUNCH_PART_END}\n`, "\n"))).toBeNull();
+    expect(launchPartOf("")).toBeNull();
+  });
+
+  it("refuses a launch bundle that holds its own end, which would cut the part short", () => {
+    const sneaky = `${launch}})();\n${LAUNCH_PART_END}\nprocess.exit(3);\n`;
+    expect(() => engineWithLaunchPart(engine, sneaky)).toThrow(/holds its own end/);
+  });
+
+  it("the start file runs launch.cjs when the version has one", async (ctx) => {
+    requires(ctx, "posix-shell");
+    await fs.writeFile(
+      join(dir, "launch.cjs"),
+      `process.stdout.write(JSON.stringify({ filename: __filename, args: process.argv.slice(2), cache: null, env: null }));\n`,
+    );
+    const r = start();
+    expect(r.stderr).toBe("");
+    expect(r.seen).toMatchObject({ filename: join(dir, "launch.cjs"), args: ["--gentle-shell-engine", "--version"] });
   });
 });

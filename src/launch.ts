@@ -1,0 +1,38 @@
+/**
+ * The launch part's entry (./engine/launch-part.ts): each version's
+ * `.gentle-shell/launch.cjs`, which the version's start file runs when it is
+ * there. It runs the launcher's words through the engine's own launch path,
+ * and hands anything else (an internal call, a launch that needs more) to the
+ * full engine beside it, engine.cjs, in this same process with the same
+ * arguments: nothing was printed or changed before that.
+ *
+ * The build wraps this script so that it runs only as launch.cjs: as a part
+ * of engine.cjs, or of the single executable, it does nothing
+ * (build/build.mjs, src/install/engine-start.ts).
+ */
+import { join } from "pathe";
+import { ENGINE_FLAG } from "./core/engine-flags";
+import { processHost } from "./io/host";
+import { reportFailure } from "./io/report-failure";
+import { FULL_ENGINE } from "./engine/launch-part";
+import { runEngine } from "./engine/run";
+
+declare const __dirname: string;
+declare const require: (id: string) => unknown;
+
+const args = process.argv.slice(2);
+
+/** The whole engine, run as if the launcher had started it. */
+function fullEngine(): void {
+  require(join(__dirname, "engine.cjs"));
+}
+
+async function launch(): Promise<void> {
+  if (args[0] !== ENGINE_FLAG) return fullEngine();
+  const code = await runEngine(args.slice(1), processHost(), "launch");
+  if (code === FULL_ENGINE) return fullEngine();
+  // Once Pi runs in this process, the exit code is Pi's.
+  if (typeof code === "number") process.exitCode = code;
+}
+
+launch().catch((error: unknown) => reportFailure(error, "gentle-shell"));
