@@ -41,6 +41,7 @@ interface ProcessRecord {
   signalListeners: Record<string, number>;
   compileCache: string | null;
   preloaded: { argv1: string } | null;
+  engineScripts: string[];
   env: Record<string, string>;
 }
 
@@ -102,7 +103,7 @@ function started(command: string, args: string[], env: NodeJS.ProcessEnv, during
 
 /** What a fresh Node would not show: the compile cache folder aside, everything the two records share. */
 function comparable(record: ProcessRecord) {
-  const { pid: _pid, compileCache: _cache, env, ...rest } = record;
+  const { pid: _pid, compileCache: _cache, engineScripts: _scripts, env, ...rest } = record;
   const { GSS_PROCESS_RECORD: _file, ...pure } = env;
   return { ...rest, env: pure };
 }
@@ -124,6 +125,8 @@ describe("Pi in the launcher's own process", () => {
     expect(ours.record.httpsAgentProxy).toBe(false);
     expect(ours.record.title).toBe("pi");
     if (process.platform === "linux") expect(ours.record.kernelName).toBe("pi");
+    // The launch part alone decided it: the whole engine was never read into this process.
+    expect(ours.record.engineScripts).toEqual(["start.cjs", "launch.cjs"]);
     // The same Pi, started directly with the environment Pi got from the launcher.
     const piEnvironment = { ...ours.record.env };
     delete piEnvironment.GSS_PROCESS_RECORD;
@@ -133,6 +136,37 @@ describe("Pi in the launcher's own process", () => {
     expect(comparable(ours.record)).toEqual(comparable(theirs.record));
     // The variables only the engine had are gone (the user's NODE_OPTIONS, saved by the launcher, among them).
     expect(ours.record.env).not.toHaveProperty("GENTLE_SHELL_USER_NODE_OPTIONS");
+  });
+
+  it("the launch part is the head of the version's engine, cut at install, and a fraction of it", async () => {
+    const dir = join(direct.versionDir, ".gentle-shell");
+    const part = await fs.readFile(join(dir, "launch.cjs"));
+    const engine = await fs.readFile(join(dir, "engine.cjs"));
+    expect(engine.subarray(0, part.length).equals(part)).toBe(true);
+    expect(part.length).toBeLessThan(engine.length / 4);
+  });
+
+  it("a launch that would place Pi's tools goes on in the full engine, in the same process, and the next launch does not", async () => {
+    // Pi's tools taken away (they are ours: our markers), and a launch that may download: the launch part hands over.
+    await fs.rm(join(agent, "bin"), { recursive: true, force: true });
+    const marks = join(scratch, "tools-marks.jsonl");
+    const env = launchEnv({ PI_OFFLINE: undefined, GSS_STEP_TIMES: marks });
+    const first = await recorded((file) => launch(["-p", "Say hi."], { ...env, GSS_PROCESS_RECORD: file }));
+    expect(first.result.code, first.result.stderr).toBe(0);
+    expect(first.result.stdout).toBe("Hello from the stub model.\n");
+    expect(first.record.pid).toBe(first.result.pid);
+    expect(first.record.engineScripts).toEqual(["start.cjs", "launch.cjs", "engine.cjs"]);
+    const seen = (await fs.readFile(marks, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { mark: string }).mark);
+    expect(seen.filter((mark) => mark.startsWith("launch: full engine"))).toEqual(["launch: full engine (Pi's tools)"]);
+    // The full engine started the launch again from its beginning, and placed the tools once.
+    expect(seen.filter((mark) => mark === "launch: install resolved")).toHaveLength(2);
+    expect((await fs.readdir(join(agent, "bin"))).filter((name) => !name.startsWith(".")).sort()).toEqual(["fd", "rg"]);
+    const second = await recorded((file) => launch(["-p", "Say hi."], { ...env, GSS_PROCESS_RECORD: file }));
+    expect(second.result.code, second.result.stderr).toBe(0);
+    expect(second.record.engineScripts).toEqual(["start.cjs", "launch.cjs"]);
   });
 
   it("Pi's own --version and --help print what Pi started directly prints", async () => {

@@ -4,7 +4,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
-import module from "node:module";
+import module, { createRequire } from "node:module";
+
+/** Which of the engine's scripts (a version's .gentle-shell/*.cjs) this process loaded, in loading order. */
+function engineScripts() {
+  return Object.keys(createRequire(import.meta.url).cache)
+    .map((path) => /[\\/]\.gentle-shell[\\/]([a-z]+\.cjs)$/.exec(path)?.[1])
+    .filter(Boolean);
+}
 
 function kernelName() {
   try {
@@ -30,6 +37,7 @@ export default function gssProcess() {
     signalListeners: { SIGINT: process.listenerCount("SIGINT"), SIGTERM: process.listenerCount("SIGTERM"), SIGHUP: process.listenerCount("SIGHUP") },
     compileCache: module.getCompileCacheDir?.() ?? null,
     preloaded: globalThis.__gssPreloaded ?? null,
+    engineScripts: engineScripts(),
     env: process.env,
   };
   writeFileSync(file, `${JSON.stringify(record)}\n`);
