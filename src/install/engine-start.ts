@@ -11,6 +11,7 @@
  * cache is enabled inside the engine's process only (no variable is set).
  */
 import { join } from "pathe";
+import { writeIfChanged } from "../io/files";
 
 /** Each version's engine: the installer's own script, written into the version (spec: "Launcher in a bundled install"). */
 export const ENGINE_PATH = join(".gentle-shell", "engine.cjs");
@@ -82,4 +83,18 @@ export function launchPartOf(engine: string | Buffer): Buffer | null {
   if (!bytes.subarray(0, HEAD.length).equals(Buffer.from(HEAD, "utf8"))) return null;
   const end = bytes.indexOf(`\n${TAIL}`, HEAD.length - 1, "utf8");
   return end < 0 ? null : bytes.subarray(0, end + 1 + Buffer.byteLength(TAIL));
+}
+
+/**
+ * A version's start file and launch part, from its engine (`versionDir` is
+ * the version's folder): written by the install, and again by the version's
+ * own engine before an upgrade or rollback checks it (ensure-runtime), so a
+ * version an older gentle-shell-setup installed gets the start file and the
+ * launch part of its own release. An engine without a launch part leaves
+ * none there.
+ */
+export async function ensureEngineFiles(versionDir: string, engine: string | Buffer): Promise<void> {
+  const part = launchPartOf(engine);
+  if (part) await writeIfChanged(join(versionDir, LAUNCH_PART_PATH), part.toString("utf8"), 0o644);
+  await writeIfChanged(join(versionDir, ENGINE_START_PATH), engineStartScript(), 0o644);
 }

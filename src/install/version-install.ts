@@ -22,7 +22,7 @@ import { outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { isDiskFull } from "../core/space-need";
-import { ENGINE_PATH, ENGINE_START_PATH, engineStartScript, LAUNCH_PART_PATH, launchPartOf } from "./engine-start";
+import { ENGINE_PATH, ensureEngineFiles } from "./engine-start";
 import { stepMark } from "../io/step-times";
 import { VERSION_MARKER } from "./version-marker";
 
@@ -171,10 +171,8 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await checkInstalled(dir, PI_PACKAGE, pi);
     await fs.mkdir(join(dir, ".gentle-shell"), { mode: 0o755 });
     await fs.writeFile(join(dir, ENGINE_PATH), options.engine, { mode: 0o644 });
-    // The launch part, cut out of the engine just written (none for an engine without one).
-    const launchPart = launchPartOf(options.engine);
-    if (launchPart) await fs.writeFile(join(dir, LAUNCH_PART_PATH), launchPart, { mode: 0o644 });
-    await fs.writeFile(join(dir, ENGINE_START_PATH), engineStartScript(), { mode: 0o644 });
+    // Its start file, and its launch part cut out of the engine just written.
+    await ensureEngineFiles(dir, options.engine);
     await writeFileAtomic(join(dir, VERSION_MARKER), `${id}\n`, 0o644);
     return { id, path: dir, status: "installed" };
   } catch (error) {

@@ -53,9 +53,18 @@ describe.concurrent("gentle-shell upgrade", () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is already current; nothing was changed.`);
 
+    // The kept version as an older gentle-shell-setup left it: no launch part, a start file that runs engine.cjs.
+    const olderDir = join(prefix, "versions", older.id, ".gentle-shell");
+    const startFile = await fs.readFile(join(olderDir, "start.cjs"), "utf8");
+    const launchPart = await fs.readFile(join(olderDir, "launch.cjs"));
+    await fs.rm(join(olderDir, "launch.cjs"));
+    await fs.writeFile(join(olderDir, "start.cjs"), `"use strict";\nrequire("./engine.cjs");\n`);
     const back = await gs(home, ["upgrade", "--rollback"]);
     expect(back.code, back.stdout + back.stderr).toBe(0);
     expect(back.stdout).toContain(`Rolled back: ${older.id} is current again (was ${latest.id}).`);
+    // Its own engine wrote both again from itself (ensure-runtime).
+    expect((await fs.readFile(join(olderDir, "launch.cjs"))).equals(launchPart)).toBe(true);
+    expect(await fs.readFile(join(olderDir, "start.cjs"), "utf8")).toBe(startFile);
     // Rollback runs the kept version's engine, the older release's own: not the one that just ran.
     expect(back.stdout).toContain(`Using the engine of ${older.id} (gentle-shell-setup ${packageVersion})...`);
     expect(back.stdout).not.toContain(FIXTURE_NEXT_ENGINE);
