@@ -43,6 +43,7 @@ import { EXIT, type Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import { namesAProxy, piStartPlan, withoutEngineOptions } from "../core/pi-start";
 import { closeIdleConnections } from "../io/idle-connections";
+import { releaseStreams } from "../io/console";
 import type { Platform } from "../core/layout";
 
 /** What runEngine returns once Pi owns this process: main.ts sets no exit code after it. */
@@ -119,6 +120,7 @@ export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[]
   target.execArgv = withoutEngineOptions(target.execArgv);
   target.exitCode = undefined;
   closeIdleConnections();
+  releaseStreams();
   if (env.NODE_USE_ENV_PROXY !== "1" && namesAProxy(env)) plainGlobalAgents();
 }
 

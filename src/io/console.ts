@@ -16,6 +16,31 @@
 import { createConsola, type LogObject } from "consola/core";
 import { redactText } from "../core/secrets";
 
+/**
+ * A reader that closed our stdout or stderr (`gentle-shell status | head -1`)
+ * is not a failure of ours: the command goes on, and what it writes after that
+ * goes nowhere, instead of Node's crash with a stack. Any other stream error
+ * is thrown as Node would.
+ */
+function closedReader(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+}
+let guarded = false;
+function guardStreams(): void {
+  if (guarded) return;
+  guarded = true;
+  process.stdout.on("error", closedReader);
+  process.stderr.on("error", closedReader);
+}
+
+/** Before Pi owns this process: without our listeners, a closed pipe does to Pi what it does to Pi started directly. */
+export function releaseStreams(): void {
+  if (!guarded) return;
+  guarded = false;
+  process.stdout.off("error", closedReader);
+  process.stderr.off("error", closedReader);
+}
+
 /** consola's levels: error 0 and warn 1 go to stderr; log 2 and above to stdout. */
 const STDERR_BELOW = 2;
 
@@ -29,6 +54,7 @@ export const channel = createConsola({
     {
       log(entry: LogObject) {
         const text = entry.args.map((a) => (typeof a === "string" ? a : String(a))).join(" ");
+        guardStreams();
         // The stream is looked up at each line: under --json every line goes to stderr.
         (entry.level < STDERR_BELOW || documentMode ? process.stderr : process.stdout).write(`${redactText(text)}\n`);
       },
@@ -57,7 +83,10 @@ export interface DocumentStdout {
 export function documentStdout(): DocumentStdout {
   documentMode = true;
   return {
-    write: (text) => new Promise((done) => process.stdout.write(text, () => done())),
+    write: (text) => {
+      guardStreams();
+      return new Promise((done) => process.stdout.write(text, () => done()));
+    },
     restore: () => {
       documentMode = false;
     },

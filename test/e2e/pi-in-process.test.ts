@@ -42,6 +42,7 @@ interface ProcessRecord {
   compileCache: string | null;
   preloaded: { argv1: string } | null;
   engineScripts: string[];
+  streamErrorListeners: { stdout: number; stderr: number };
   env: Record<string, string>;
 }
 
@@ -177,9 +178,12 @@ describe("Pi in the launcher's own process", () => {
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout).toBe(theirVersion.stdout);
     expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    const help = await launch(["--help"], env);
+    const { result: help, record } = await recorded((file) => launch(["--help"], { ...env, GSS_PROCESS_RECORD: file }));
     const theirHelp = await piDirectly(["--help"], piEnvironment);
     expect(help.code, help.stderr).toBe(0);
+    // The engine printed its lines first; Pi then has the streams as Pi started directly has them.
+    expect(record.streamErrorListeners).toEqual({ stdout: 0, stderr: 0 });
+    expect(record.engineScripts).toEqual(["start.cjs", "launch.cjs"]);
     // Gentle Shell's commands first, then Pi's own help, unchanged and in order.
     expect(help.stdout.startsWith("Gentle Shell commands:\n")).toBe(true);
     expect(help.stdout.endsWith(theirHelp.stdout)).toBe(true);

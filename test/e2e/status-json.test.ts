@@ -140,6 +140,26 @@ describe("a full install under --json, then status", () => {
     expect(await treeWithTimes(prefix)).toEqual(before);
   });
 
+  it("status read by a reader that stops early (| head -1, | true) ends normally: no crash, no stack, exit 0", async () => {
+    // `true` reads nothing and is gone before status writes its first line: every write meets a closed pipe.
+    for (const [reader, printed] of [
+      ["head -1", "Gentle Shell in ~/.gentle-shell: healthy\n"],
+      ["true", ""],
+    ]) {
+      for (const command of [join(prefix, "bin", "gentle-shell"), f.binary!]) {
+        const err = join(home, "status.err");
+        const code = join(home, "status.code");
+        const r = await runCommand("/bin/sh", ["-c", `{ "$0" status 2>"$1"; echo $? >"$2"; } | ${reader}`, command, err, code], {
+          env: homeEnv(home, { SHELL: "/bin/bash", ENGRAM_STARTUP_POLICY: "disabled" }),
+          cwd: home,
+        });
+        expect(r.stdout, `${command} | ${reader}`).toBe(printed);
+        expect(await fs.readFile(err, "utf8"), `${command} | ${reader}`).toBe("");
+        expect((await fs.readFile(code, "utf8")).trim(), `${command} | ${reader}`).toBe("0");
+      }
+    }
+  });
+
   it("uninstall --json --dry-run: one document, the launcher's plan on stderr, nothing removed", async () => {
     const before = await treeWithTimes(prefix);
     const r = await setup(home, ["uninstall", "--json", "--dry-run"]);

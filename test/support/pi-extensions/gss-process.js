@@ -34,6 +34,7 @@ export default function gssProcess() {
     httpAgentProxy: http.globalAgent.options.proxyEnv !== undefined,
     httpsAgentProxy: https.globalAgent.options.proxyEnv !== undefined,
     exitCode: process.exitCode ?? null,
+    streamErrorListeners: { stdout: process.stdout.listenerCount("error"), stderr: process.stderr.listenerCount("error") },
     signalListeners: { SIGINT: process.listenerCount("SIGINT"), SIGTERM: process.listenerCount("SIGTERM"), SIGHUP: process.listenerCount("SIGHUP") },
     compileCache: module.getCompileCacheDir?.() ?? null,
     preloaded: globalThis.__gssPreloaded ?? null,
