@@ -4,7 +4,7 @@
  * a bundled install that `current` names; it runs only the Pi that version
  * pins, with the user's environment plus Gentle Shell's own variables.
  */
-import { promises as fs, realpathSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, normalize } from "pathe";
 import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layout";
@@ -14,7 +14,6 @@ import type { Pins } from "../pins/types";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../core/packages";
 import { VERSION_MARKER } from "../install/version-marker";
 import { readCurrent } from "../install/activate";
-import { readTextOrNull } from "../io/files";
 import { code, READ_OWN } from "../io/safe-fs";
 
 export interface BundledInstall {
@@ -45,9 +44,11 @@ interface PiPackage {
  * file reads as no Pi.
  */
 export async function readPiPackage(piRoot: string, realVersionDir: string, id: string): Promise<PiPackage> {
+  // Synchronous, as every read of a launch's resolve: a handful of tiny files, each a few system calls,
+  // instead of a round trip through the thread pool for each step (the JS realpath alone takes one per path part).
   let realRoot: string;
   try {
-    realRoot = normalize(await fs.realpath(piRoot));
+    realRoot = normalize(realpathSync.native(piRoot));
   } catch {
     return {};
   }
@@ -55,12 +56,12 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
     throw new BundledError(`Pi in versions/${id} lies outside the version folder`);
   let text: string;
   try {
-    const handle = await fs.open(join(realRoot, "package.json"), READ_OWN);
+    const fd = openSync(join(realRoot, "package.json"), READ_OWN);
     try {
-      if (!(await handle.stat()).isFile()) return {};
-      text = await handle.readFile("utf8");
+      if (!fstatSync(fd).isFile()) return {};
+      text = readFileSync(fd, "utf8");
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
   } catch (error) {
     if (code(error) === "ELOOP" || code(error) === "EMLINK") throw new BundledError(`Pi's package.json in versions/${id} is a link, not a file`);
@@ -92,10 +93,14 @@ export function prefixAsInstalled(realPrefix: string, home: string, platform: Pl
   }
 }
 
-/** A read's value, or its error thrown now (at its turn among the checks). */
-function settled<T>(result: PromiseSettledResult<T>): T {
-  if (result.status === "rejected") throw result.reason;
-  return result.value;
+/** A small file's text (read at once: see readPiPackage), or null when it does not exist. */
+function textOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if (code(error) === "ENOENT") return null;
+    throw error;
+  }
 }
 
 /** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
@@ -113,26 +118,19 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   if (versionDir !== realVersionDir && realpathSync.native(versionDir) !== realVersionDir) {
     throw new BundledError("this engine does not run from a version of a bundled install");
   }
-  const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
-  // Four independent reads at once (a launch waits on them); each is judged below in this order.
-  const [markerRead, currentRead, manifestRead, piRead] = await Promise.allSettled([
-    readTextOrNull(join(versionDir, VERSION_MARKER)),
-    readCurrent(layout),
-    readTextOrNull(join(versionDir, "package.json")),
-    readPiPackage(piRoot, realVersionDir, id),
-  ]);
-  const marker = settled(markerRead)?.trim();
+  const marker = textOrNull(join(versionDir, VERSION_MARKER))?.trim();
   if (marker !== id) throw new BundledError(`versions/${id} is not a finished install`);
-  const current = currentRead.status === "fulfilled" ? currentRead.value : null;
+  const current = await readCurrent(layout).catch(() => null);
   const verify = env.GENTLE_SHELL_VERIFY_VERSION;
   if (current !== id && verify !== id) throw new BundledError(`current does not name versions/${id}`);
-  const manifest = JSON.parse(settled(manifestRead) ?? "{}") as {
+  const manifest = JSON.parse(textOrNull(join(versionDir, "package.json")) ?? "{}") as {
     dependencies?: Record<string, string>;
   };
   const pi = manifest.dependencies?.[PI_PACKAGE];
   const shell = manifest.dependencies?.[SHELL_PACKAGE];
   if (!pi || !shell) throw new BundledError(`versions/${id} has no release manifest`);
-  const piPkg = settled(piRead);
+  const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
+  const piPkg = await readPiPackage(piRoot, realVersionDir, id);
   if (piPkg.version !== pi) {
     throw new BundledError(
       `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
