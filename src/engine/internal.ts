@@ -12,14 +12,14 @@
 import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { readFileSync, realpathSync } from "node:fs";
-import { basename, dirname } from "pathe";
+import { basename, dirname, join } from "pathe";
 import { prefixLayout, type Layout } from "../core/layout";
 import { hostTarget } from "../core/machine";
 import { buildPins } from "../pins/index";
 import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
-import { ensureEngineFiles } from "../install/engine-start";
+import { ENGINE_PATH, ensureEngineFiles } from "../install/engine-start";
 import { prefixAsInstalled, resolveBundledInstall } from "./bundled";
 import { piOwnVersion, type PiVersionAnswer } from "./pi-version";
 import { SETUP_VERSION } from "../setup-version";
@@ -64,9 +64,9 @@ export async function runInternal(args: string[], host: Host): Promise<number> {
     return EXIT.ok;
   }
   if (command === "ensure-runtime") {
-    // This version's start file and launch part from its own engine (an older installer may have written neither).
-    const ownEngine = realpathSync(__filename);
-    await ensureEngineFiles(dirname(dirname(ownEngine)), readFileSync(ownEngine));
+    // This version's start file and launch part from its engine file (an older installer may have written neither).
+    const versionDir = dirname(dirname(realpathSync(__filename)));
+    await ensureEngineFiles(versionDir, readFileSync(join(versionDir, ENGINE_PATH)));
     const sourceIndex = rest.indexOf("--source");
     const { node, pnpm, source } = await ensureVersionRuntime(layout, env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
     const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };

@@ -149,6 +149,23 @@ describe.concurrent("gentle-shell update", () => {
         "",
       ].join("\n"),
     );
+    // The launcher runs the launch part, which answers the launcher check: it logs the same way, then runs the real
+    // part as launch.cjs itself (the part runs only under that name). Its engine file is the stand-in above, which has
+    // no launch part, so ensure-runtime leaves this one in place.
+    await fs.rename(join(engineDir, "launch.cjs"), join(engineDir, "launch-real.cjs"));
+    await fs.writeFile(
+      join(engineDir, "launch.cjs"),
+      [
+        '"use strict";',
+        `const seen = [...process.argv.slice(2), "verify=" + (process.env.GENTLE_SHELL_VERIFY_VERSION || ""), "checked=" + (process.env.GENTLE_SHELL_PI_CHECKED || "")];`,
+        `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(seen) + "\\n");`,
+        'const vm = require("node:vm");',
+        'const real = require("node:fs").readFileSync(require("node:path").join(__dirname, "launch-real.cjs"), "utf8");',
+        'vm.compileFunction(real, ["exports", "require", "module", "__filename", "__dirname"], { filename: __filename, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER })',
+        "  .call(module.exports, module.exports, require, module, __filename, __dirname);",
+        "",
+      ].join("\n"),
+    );
     const reuse = await gs(home, ["update"], { GSS_OLD_ENGINE: "1" });
     expect(reuse.stderr).toBe("");
     expect(reuse.code).toBe(0);

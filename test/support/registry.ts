@@ -84,7 +84,11 @@ export async function startRegistry(options: StartRegistryOptions = {}): Promise
   const configFile = join(runDir, "config.yaml");
   await writeFile(
     configFile,
-    verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink, proxy: !options.isolated, maxage: options.frozen ? "3650d" : "30m" }),
+    // Otherwise every package document is asked of the uplink again (a conditional request, 304 when unchanged):
+    // with documents cached for a while, one refreshed after an upstream publish could require a version of
+    // another that is still cached without it, and npm then fails with ETARGET (seen: an @aws-sdk release
+    // published between two documents' fetches). Installs from a lockfile ask for no document at all.
+    verdaccioConfig({ storage, htpasswd: join(runDir, "htpasswd"), uplink, proxy: !options.isolated, maxage: options.frozen ? "3650d" : "0" }),
   );
   const logFile = join(runDir, "verdaccio.log");
 
