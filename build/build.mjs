@@ -31,7 +31,7 @@ import * as path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { ensureNodeBinary, hostTarget } from "./toolchain.mjs";
+import { ensureNodeBinary, hostTarget, importSource } from "./toolchain.mjs";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -251,18 +251,7 @@ function fullEngineOnly() {
 let engineStartPromise;
 /** src/install/engine-start.ts, compiled in memory: the one place the engine's two parts are joined and cut. */
 function engineStart() {
-  engineStartPromise ??= (async () => {
-    const esbuild = await import("esbuild");
-    const result = await esbuild.build({
-      entryPoints: [path.join(REPO_ROOT, "src", "install", "engine-start.ts")],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "node",
-      logLevel: "silent",
-    });
-    return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString("base64")}`);
-  })();
+  engineStartPromise ??= importSource("install", "engine-start.ts");
   return engineStartPromise;
 }
 

@@ -325,23 +325,24 @@ function nodeDistBase() {
   return (process.env.GSS_NODE_DIST_URL || "https://nodejs.org/dist").replace(/\/+$/, "");
 }
 
+/** A module of src/ (`parts` of its path), compiled in memory with esbuild and imported. */
+export async function importSource(...parts) {
+  const esbuild = await import("esbuild");
+  const result = await esbuild.build({
+    entryPoints: [path.join(REPO_ROOT, "src", ...parts)],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    logLevel: "silent",
+  });
+  return import(`data:text/javascript;base64,${Buffer.from(result.outputFiles[0].text).toString("base64")}`);
+}
+
 let productionPinsPromise;
-/** src/pins/production.ts, compiled in memory with esbuild (the single source of those hashes). */
+/** src/pins/production.ts, compiled in memory (the single source of those hashes). */
 export function productionPins() {
-  productionPinsPromise ??= (async () => {
-    const esbuild = await import("esbuild");
-    const result = await esbuild.build({
-      entryPoints: [path.join(REPO_ROOT, "src", "pins", "production.ts")],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "node",
-      logLevel: "silent",
-    });
-    const code = result.outputFiles[0].text;
-    const mod = await import(`data:text/javascript;base64,${Buffer.from(code).toString("base64")}`);
-    return mod.productionPins;
-  })();
+  productionPinsPromise ??= importSource("pins", "production.ts").then((mod) => mod.productionPins);
   return productionPinsPromise;
 }
 

@@ -136,14 +136,17 @@ describe.concurrent("gentle-shell update", () => {
     // --functions and --pi-version (as such an engine ignores them), so the switch must ask it again.
     const engineDir = join(prefix, "versions", NEW, ".gentle-shell");
     const asked = join(home, "engine-asked.log");
+    // Each start's arguments, then the launcher check's two variables (as two more words).
+    const logsItsStart = [
+      `const seen = [...process.argv.slice(2), "verify=" + (process.env.GENTLE_SHELL_VERIFY_VERSION || ""), "checked=" + (process.env.GENTLE_SHELL_PI_CHECKED || "")];`,
+      `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(seen) + "\\n");`,
+    ];
     await fs.rename(join(engineDir, "engine.cjs"), join(engineDir, "engine-real.cjs"));
     await fs.writeFile(
       join(engineDir, "engine.cjs"),
       [
         '"use strict";',
-        // Each start's arguments, then the launcher check's two variables (as two more words).
-        `const seen = [...process.argv.slice(2), "verify=" + (process.env.GENTLE_SHELL_VERIFY_VERSION || ""), "checked=" + (process.env.GENTLE_SHELL_PI_CHECKED || "")];`,
-        `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(seen) + "\\n");`,
+        ...logsItsStart,
         'if (process.env.GSS_OLD_ENGINE) process.argv = process.argv.filter((a) => !["--launcher-script", "--functions", "--pi-version"].includes(a));',
         'require("./engine-real.cjs");',
         "",
@@ -157,8 +160,7 @@ describe.concurrent("gentle-shell update", () => {
       join(engineDir, "launch.cjs"),
       [
         '"use strict";',
-        `const seen = [...process.argv.slice(2), "verify=" + (process.env.GENTLE_SHELL_VERIFY_VERSION || ""), "checked=" + (process.env.GENTLE_SHELL_PI_CHECKED || "")];`,
-        `require("node:fs").appendFileSync(${JSON.stringify(asked)}, JSON.stringify(seen) + "\\n");`,
+        ...logsItsStart,
         'const vm = require("node:vm");',
         'const real = require("node:fs").readFileSync(require("node:path").join(__dirname, "launch-real.cjs"), "utf8");',
         'vm.compileFunction(real, ["exports", "require", "module", "__filename", "__dirname"], { filename: __filename, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER })',
