@@ -8,7 +8,7 @@ import { EXIT } from "../core/errors";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
 import { terminalPanel } from "../io/terminal-panel";
-import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
+import { keyPress, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
 import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";
 import { readTextOrNull } from "../io/files";
 import type { BundledInstall } from "./bundled";
@@ -73,14 +73,14 @@ function choose(current: string, latest: string, color: boolean): Promise<Choice
 }
 
 /**
- * Returns null to go on opening Pi, or an exit code. Ctrl+C exits 130 at once;
- * after "Update now" the new Shell replaces this process (POSIX) or runs as
- * its child, whose exit code this process exits with (Windows).
+ * For a launch that offerAllowed admits (src/engine/run.ts asks it before this
+ * module loads). Returns null to go on opening Pi, or an exit code. Ctrl+C
+ * exits 130 at once; after "Update now" the new Shell replaces this process
+ * (POSIX) or runs as its child, whose exit code this process exits with (Windows).
  */
 export async function startupOffer(install: BundledInstall, host: Host, args: string[]): Promise<number | null> {
   const { env } = host;
   const io = host;
-  if (!offerAllowed(args, env, host.terminal)) return null;
   const file = await readLauncherConfig(install.layout, env);
   const { config, path: configPath } = file;
   const latest = await latestWithin(install, env, OFFER_BUDGET_MS);
