@@ -210,7 +210,7 @@ async function bundle(outfile, fixturePins, version) {
  * launches to the full engine before they get there): in its bundle each of
  * these modules is one line that fails loudly, so the part stays small.
  */
-export const FULL_ENGINE_ONLY = [
+const FULL_ENGINE_ONLY = [
   "src/engine/setup.ts",
   "src/engine/startup-offer.ts",
   "src/engine/upgrade.ts",
@@ -226,7 +226,7 @@ export const FULL_ENGINE_ONLY = [
   "src/install/runtime/pi-tool-runtime.ts",
 ];
 /** Packages the launch part never loads: progress bars are for downloads. */
-export const FULL_ENGINE_ONLY_PACKAGES = ["cli-progress"];
+const FULL_ENGINE_ONLY_PACKAGES = ["cli-progress"];
 
 function fullEngineOnly() {
   const only = new Set(FULL_ENGINE_ONLY.map((file) => path.join(REPO_ROOT, file)));
