@@ -5,8 +5,14 @@
  *
  *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-runtime [--engram] [--launcher-script] [--functions] [--pi-version] [--source S]
  *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal ensure-launcher
+ *   <node> versions/<id>/.gentle-shell/engine.cjs --gentle-shell-engine-internal serve [--source S]
  *
- * Each prints one JSON line. The launcher never passes this flag, so no
+ * Each prints one JSON line, except serve: the one start an upgrade, an
+ * update's switch and a rollback make (./module-session.ts). It prints its
+ * ready line once its runtime is there, then answers each request line on its
+ * stdin (engram, pi-version, ensure-launcher) with one line naming it, the
+ * requests it holds at once worked on at once, and exits when stdin ends and
+ * every answer is out. Older upgraders still ask the one-line commands. The launcher never passes this flag, so no
  * gentle-shell argument reaches it.
  */
 import type { Host } from "../io/host";
@@ -23,6 +29,7 @@ import { ENGINE_PATH, ensureEngineFiles } from "../install/engine-start";
 import { prefixAsInstalled, resolveBundledInstall } from "./bundled";
 import { piOwnVersion, type PiVersionAnswer } from "./pi-version";
 import { SETUP_VERSION } from "../setup-version";
+import type { Source } from "../core/source";
 
 /** The functions a version's module must offer; the caller checks the list. */
 export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLauncher"] as const;
@@ -54,6 +61,52 @@ function launcherScript(layout: Layout): { script: string; name: string } {
   };
 }
 
+/** The request lines serve answers, each with what ensure-runtime's flag of the same name answers. */
+async function answerRequest(request: string, host: Host, layout: Layout, source: Source): Promise<Record<string, unknown>> {
+  if (request === "engram") {
+    const outcome = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env: host.env });
+    return { engram: outcome.available ? outcome.status : `unavailable: ${outcome.reason}` };
+  }
+  if (request === "pi-version") return { piVersion: await ownPiVersion(host) };
+  if (request === "ensure-launcher") return await ensureLauncher(layout);
+  throw new Error(`unknown request ${JSON.stringify(request.slice(0, 40))}`);
+}
+
+async function serve(rest: string[], host: Host, layout: Layout): Promise<number> {
+  const { node, pnpm, source } = await ownRuntime(rest, host, layout);
+  const reply = (value: unknown) => host.out(JSON.stringify(value));
+  reply({
+    ready: true,
+    node: layout.node,
+    pnpmEntry: layout.pnpmEntry,
+    status: { node: node.status, pnpm: pnpm.status },
+    functions: MODULE_FUNCTIONS,
+    engine: SETUP_VERSION,
+    ...(layout.platform === "win32" ? {} : { launcher: launcherScript(layout) }),
+  });
+  const answers: Promise<void>[] = [];
+  for await (const line of host.requests()) {
+    const request = line.trim();
+    if (!request) continue;
+    answers.push(
+      answerRequest(request, host, layout, source).then(
+        (answer) => reply({ reply: request, ...answer }),
+        (error: Error) => reply({ reply: request, error: error.message }),
+      ),
+    );
+  }
+  await Promise.all(answers);
+  return EXIT.ok;
+}
+
+/** This version's start file and launch part (an older installer may have written neither), then its pinned runtime. */
+async function ownRuntime(rest: string[], host: Host, layout: Layout) {
+  const versionDir = dirname(dirname(realpathSync(__filename)));
+  await ensureEngineFiles(versionDir, readFileSync(join(versionDir, ENGINE_PATH)));
+  const sourceIndex = rest.indexOf("--source");
+  return ensureVersionRuntime(layout, host.env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
+}
+
 export async function runInternal(args: string[], host: Host): Promise<number> {
   const { env } = host;
   const [command, ...rest] = args;
@@ -64,11 +117,7 @@ export async function runInternal(args: string[], host: Host): Promise<number> {
     return EXIT.ok;
   }
   if (command === "ensure-runtime") {
-    // This version's start file and launch part from its engine file (an older installer may have written neither).
-    const versionDir = dirname(dirname(realpathSync(__filename)));
-    await ensureEngineFiles(versionDir, readFileSync(join(versionDir, ENGINE_PATH)));
-    const sourceIndex = rest.indexOf("--source");
-    const { node, pnpm, source } = await ensureVersionRuntime(layout, env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
+    const { node, pnpm, source } = await ownRuntime(rest, host, layout);
     const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };
     // At once, as neither depends on the other (upgrade step 5 at the same time as step 4's Engram):
     //   --engram (upgrade and rollback): this release's pinned Engram core too. A build without its pin
@@ -89,6 +138,7 @@ export async function runInternal(args: string[], host: Host): Promise<number> {
     });
     return EXIT.ok;
   }
+  if (command === "serve") return serve(rest, host, layout);
   if (command === "launcher-script") {
     reply(launcherScript(layout));
     return EXIT.ok;

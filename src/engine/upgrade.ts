@@ -24,7 +24,8 @@ import type { Lock } from "../install/lock";
 import { installRelease, newestRelease, openRelease, releaseOrigin } from "../install/release-source";
 import { buildPins } from "../pins/index";
 import { versionState } from "../install/version-install";
-import { callModule, checkModule, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
+import { lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
+import { openVersionModule } from "./module-session";
 import type { BundledInstall } from "./bundled";
 import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
 import { checkSourceReachable } from "../install/source-check";
@@ -156,14 +157,20 @@ async function rollback(install: BundledInstall, env: Env, out: (l: string) => v
   const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
   const sourceArg = await rememberedSource(layout);
   const engine = await versionModule(layout, target);
-  out(`Using the engine of ${target} (gentle-shell-setup ${await checkModule(layout, engine, moduleEnv)})...`);
-  await callModule(layout, engine, ["ensure-runtime", "--engram", ...(sourceArg ? ["--source", sourceArg] : [])], moduleEnv);
-  await activateVersion(layout, target);
+  // Its own module, started once: its runtime and Engram, then its launcher after the switch.
+  const module = await openVersionModule(layout, engine, moduleEnv, { sourceArg, piVersion: false });
   try {
-    await callModule(layout, engine, ["ensure-launcher"], moduleEnv);
-  } catch (error) {
-    await activateVersion(layout, install.id);
-    throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${install.id}`);
+    out(`Using the engine of ${target} (gentle-shell-setup ${module.engineVersion})...`);
+    await module.engram();
+    await activateVersion(layout, target);
+    try {
+      await module.ensureLauncher();
+    } catch (error) {
+      await activateVersion(layout, install.id);
+      throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${install.id}`);
+    }
+  } finally {
+    await module.close();
   }
   out(`Rolled back: ${target} is current again (was ${install.id}).`);
   return EXIT.ok;

@@ -11,14 +11,14 @@ import { join } from "pathe";
 import { isWithin, type Layout } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { ensureRealFolder } from "../io/files";
-import { run } from "../io/process";
+import { run, type RunResult } from "../io/process";
 import { stagingPath } from "../io/staging";
 import { activateVersion, pruneVersions, readCurrent } from "../install/activate";
 import { acquireInstallLock, type Lock } from "../install/lock";
 import { ENGINE_PATH } from "../install/engine-start";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, INTERNAL_FLAG, PI_CHECKED_VARIABLE } from "../core/engine-flags";
-import { MODULE_FUNCTIONS } from "./internal";
-import { piVersionProblem, type PiVersionAnswer } from "./pi-version";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, PI_CHECKED_VARIABLE } from "../core/engine-flags";
+import { callModule, openVersionModule, type VersionModule } from "./module-session";
+import { piVersionProblem } from "./pi-version";
 
 /**
  * The install lock for a command that changes versions (upgrade, rollback,
@@ -56,23 +56,16 @@ export async function versionModule(layout: Layout, id: string): Promise<string>
   return real;
 }
 
-export async function callModule(layout: Layout, engine: string, args: string[], env: Env): Promise<Record<string, unknown>> {
-  const result = await run(layout.node, [...ENGINE_NODE_OPTIONS, engine, INTERNAL_FLAG, ...args], { env, timeoutMs: 20 * 60_000 });
-  const last = result.stdout.trim().split("\n").pop() ?? "";
-  if (result.code !== 0) throw new Error(`${args[0]} of that version failed: ${(result.stderr.trim() || last).slice(-400)}`);
-  try {
-    return JSON.parse(last) as Record<string, unknown>;
-  } catch {
-    throw new Error(`${args[0]} of that version answered ${JSON.stringify(last.slice(0, 200))}`);
-  }
-}
-
 /**
- * Step 5: the launcher the new version writes, in a staging file under tmp/, asked for --version.
- * `given` is the script its ensure-runtime already answered; an engine that predates that answer is asked again.
+ * Step 5: its launcher's --version, with the version's Node and exact Pi: the
+ * launcher that version writes, run from a staging file under tmp/ before
+ * anything switches (POSIX; a module that did not answer the script is asked
+ * for it). Windows: a .cmd cannot be started without cmd.exe's quoting, so
+ * there the version's engine is asked directly.
  */
-async function runVersionLauncher(layout: Layout, engine: string, moduleEnv: Env, checkEnv: Env, given: unknown) {
-  const made = isLauncherScript(given) ? given : await callModule(layout, engine, ["launcher-script"], moduleEnv);
+async function runVersionLauncher(layout: Layout, engine: string, module: VersionModule, moduleEnv: Env, checkEnv: Env): Promise<RunResult> {
+  if (layout.platform === "win32") return run(module.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], { env: checkEnv, timeoutMs: 120_000 });
+  const made = module.launcher ?? (await callModule(layout, engine, ["launcher-script"], moduleEnv));
   if (typeof made.script !== "string" || typeof made.name !== "string") throw new Error("that version's module wrote no launcher; nothing was changed");
   await ensureRealFolder(layout.tmp, 0o700);
   const file = stagingPath(layout.tmp, "launcher-check", { label: made.name.replace(/[^A-Za-z.-]/g, "") });
@@ -82,32 +75,6 @@ async function runVersionLauncher(layout: Layout, engine: string, moduleEnv: Env
   } finally {
     await fs.rm(file, { force: true });
   }
-}
-
-function isLauncherScript(value: unknown): value is { script: string; name: string } {
-  const v = value as { script?: unknown; name?: unknown } | null;
-  return typeof v === "object" && v !== null && typeof v.script === "string" && typeof v.name === "string";
-}
-
-function isPiVersionAnswer(value: unknown): value is PiVersionAnswer {
-  const v = value as Partial<PiVersionAnswer> | null;
-  return (
-    typeof v === "object" && v !== null && typeof v.reported === "string" && typeof v.stderr === "string" && (typeof v.code === "number" || v.code === null)
-  );
-}
-
-/** The module must offer every function the upgrade uses (step 4); returns the engine's own version. */
-export async function checkModule(layout: Layout, engine: string, env: Env): Promise<string> {
-  return moduleVersion(await callModule(layout, engine, ["functions"], env).catch(() => null));
-}
-
-/** A module's answer about its functions (to `functions`, or to ensure-runtime --functions): the engine's version, or which function is missing. */
-function moduleVersion(answer: Record<string, unknown> | null): string {
-  const functions = Array.isArray(answer?.functions) ? (answer!.functions as unknown[]) : [];
-  for (const name of MODULE_FUNCTIONS) {
-    if (!functions.includes(name)) throw new Error(`that version's module has no ${name}; nothing was changed`);
-  }
-  return typeof answer?.engine === "string" ? answer.engine : "unknown";
 }
 
 /** What a failed launcher check said: its own error (without the "gentle-shell: " of each line), else what it printed. */
@@ -142,67 +109,64 @@ export interface SwitchOptions {
   out: (line: string) => void;
 }
 
+/**
+ * Steps 4-5 with the version's module: Engram (step 4), its Pi's own
+ * --version and its launcher's --version (step 5), all at once, as none
+ * depends on another. The launcher check is told that Pi is being checked
+ * (GENTLE_SHELL_PI_CHECKED), so it does not start that Pi a second time.
+ * An older module answered Engram and its Pi in the start that gave its
+ * runtime; its launcher then checks its Pi itself when it was not asked.
+ */
+async function checkVersion(module: VersionModule, engine: string, moduleEnv: Env, options: SwitchOptions): Promise<void> {
+  const { layout, id, shell, pi } = options;
+  const expected = `expected gentle-shell ${shell} / pi ${pi}; nothing was changed`;
+  const checkEnv = { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id, ...(module.answersPi ? { [PI_CHECKED_VARIABLE]: id } : {}) };
+  const [engramDone, piDone, checkDone] = await Promise.allSettled([
+    module.engram(),
+    module.piVersion(),
+    runVersionLauncher(layout, engine, module, moduleEnv, checkEnv),
+  ]);
+  if (engramDone.status === "rejected") throw engramDone.reason;
+  if (piDone.status === "rejected") throw piDone.reason;
+  const piProblem = piDone.value ? piVersionProblem({ id, pi }, piDone.value) : null;
+  if (piProblem) throw new Error(`the launcher check of Gentle Shell ${shell} with Pi ${pi} failed (${piProblem}), ${expected}`);
+  if (checkDone.status === "rejected") throw checkDone.reason;
+  const check = checkDone.value;
+  const lines = check.stdout.split(/\r?\n/);
+  if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
+    throw new Error(`the launcher check of Gentle Shell ${shell} with Pi ${pi} failed (${checkAnswer(check)}), ${expected}`);
+  }
+}
+
 /** Steps 4-7 for the version folder `id`; throws (current unchanged) when any check before the switch fails. */
 export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
-  const { layout, env, npmrc, sourceArg, id, shell, pi, previous, ours, out } = options;
+  const { layout, env, npmrc, sourceArg, id, previous, ours, out } = options;
   let switched = false;
+  let module: VersionModule | null = null;
+  let closing: Promise<void> = Promise.resolve();
   try {
-    // 4. The new version's own module, from inside its folder, started once for steps 4 and 5: its functions,
-    // its runtime and Engram, the launcher it writes, and (at the same time as Engram) its Pi's own --version.
+    // 4. The new version's own module, from inside its folder, started once for steps 4-6.
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
-    const runtime = await callModule(
-      layout,
-      engine,
-      [
-        "ensure-runtime",
-        "--engram",
-        "--functions",
-        "--pi-version",
-        ...(layout.platform === "win32" ? [] : ["--launcher-script"]),
-        ...(sourceArg ? ["--source", sourceArg] : []),
-      ],
-      moduleEnv,
-    ).catch(async (error: Error) => {
-      // A module without ensure-runtime says so as the check of its functions does.
-      await checkModule(layout, engine, moduleEnv);
-      throw error;
-    });
-    // An engine older than --functions answers without them: asked once more.
-    const engineVersion = "functions" in runtime ? moduleVersion(runtime) : await checkModule(layout, engine, moduleEnv);
-    out(`Using the engine of ${options.label} (gentle-shell-setup ${engineVersion})...`);
-    const piProblem = isPiVersionAnswer(runtime.piVersion) ? piVersionProblem({ id, pi }, runtime.piVersion) : null;
-    if (piProblem)
-      throw new Error(
-        `the launcher check of Gentle Shell ${shell} with Pi ${pi} failed (${piProblem}), expected gentle-shell ${shell} / pi ${pi}; nothing was changed`,
-      );
-    const node = typeof runtime.node === "string" ? runtime.node : layout.node;
-    // 5. Its launcher reports exactly the pair, with the version's Node and exact Pi: the launcher
-    // that version writes, run from tmp/ before anything switches, with GENTLE_SHELL_VERIFY_VERSION
-    // (and, when the module already ran its Pi, GENTLE_SHELL_PI_CHECKED, so that Pi is not started twice).
-    // (Windows: a .cmd cannot be started without cmd.exe's quoting, so there the version's engine is asked directly.)
-    const checkEnv = { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id, ...(isPiVersionAnswer(runtime.piVersion) ? { [PI_CHECKED_VARIABLE]: id } : {}) };
-    const check =
-      layout.platform === "win32"
-        ? await run(node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], { env: checkEnv, timeoutMs: 120_000 })
-        : await runVersionLauncher(layout, engine, moduleEnv, checkEnv, runtime.launcher);
-    const lines = check.stdout.split(/\r?\n/);
-    if (check.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
-      throw new Error(
-        `the launcher check of Gentle Shell ${shell} with Pi ${pi} failed (${checkAnswer(check)}), expected gentle-shell ${shell} / pi ${pi}; nothing was changed`,
-      );
-    }
+    module = await openVersionModule(layout, engine, moduleEnv, { sourceArg, piVersion: true });
+    out(`Using the engine of ${options.label} (gentle-shell-setup ${module.engineVersion})...`);
+    // 4-5. Its Engram, its Pi and its launcher, checked at once.
+    await checkVersion(module, engine, moduleEnv, options);
     // 6. Switch, then the version's own launcher; switch back if it cannot be written.
     await activateVersion(layout, id);
     switched = true;
     try {
-      await callModule(layout, engine, ["ensure-launcher"], moduleEnv);
+      await module.ensureLauncher();
     } catch (error) {
       await activateVersion(layout, previous);
       switched = false;
       throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${previous}`);
     }
+    // It was asked everything: it exits while the older versions are pruned.
+    closing = module.close();
   } catch (error) {
+    // The module is done before its folder may go.
+    await module?.close().catch(() => undefined);
     if (!switched && ours && (await readCurrent(layout).catch(() => null)) !== id) {
       await fs.rm(join(layout.versions, id), { recursive: true, force: true });
     }
@@ -215,4 +179,5 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
   } catch (error) {
     out(`Warning: older versions were not pruned (${(error as Error).message}).`);
   }
+  await closing;
 }

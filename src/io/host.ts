@@ -12,6 +12,7 @@
  * with test/support/host.ts `testHost`.
  */
 import { homedir } from "node:os";
+import { createInterface } from "node:readline";
 import { isatty } from "node:tty";
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
@@ -49,6 +50,8 @@ export interface Host extends Output, HostMode {
   ask(question: string, on?: "stdout" | "stderr"): Promise<Reply>;
   /** Download progress: bars on a terminal's stderr, indented lines otherwise, nothing when quiet. */
   progress(): ProgressReporter;
+  /** The lines another process of ours sends on stdin, until it ends them (a version's module session, engine/internal.ts). */
+  requests(): AsyncIterable<string>;
   /** Under --json, the document being filled in (the same one in every mode of this host); null otherwise. */
   readonly document: JsonDocument | null;
   /** This host for one command whose own flags set the mode. */
@@ -72,6 +75,7 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, docu
     err: (line) => channel.error(line),
     ask: (question, on = "stdout") => askLine(question, mode.json || on === "stderr" ? process.stderr : process.stdout),
     progress: () => progressFor(process.stderr, (line) => channel.log(`  ${line}`), env, mode.quiet),
+    requests: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
     document: doc,
     withMode: (changed) => processHost({ ...mode, ...changed }, doc),
   };

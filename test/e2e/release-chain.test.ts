@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE, signManifest } from "../../src/core/release-manifest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
 import { INTERNAL_FLAG } from "../../src/core/engine-flags";
+import { MODULE_FUNCTIONS } from "../../src/engine/internal";
 import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { runInstall } from "../support/installed";
@@ -43,6 +44,21 @@ async function askEngine(home: string, id: string, args: string[]): Promise<Reco
   return JSON.parse(r.stdout.trim().split("\n").pop()!) as Record<string, unknown>;
 }
 
+/** serve of the engine in a version folder, `input` its request lines: every line it printed, in order. */
+async function serveEngine(home: string, id: string, input: string): Promise<Record<string, unknown>[]> {
+  const prefix = join(home, ".gentle-shell");
+  const engine = join(prefix, "versions", id, ".gentle-shell", "engine.cjs");
+  const r = await runCommand(join(prefix, "runtime", `node-${f.pins.node.version}`, "bin", "node"), [engine, INTERNAL_FLAG, "serve"], {
+    env: homeEnv(home),
+    input,
+  });
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 /** The gentle-shell-setup version the engine in a version folder reports. */
 async function engineOf(home: string, id: string): Promise<string> {
   return (await askEngine(home, id, ["functions"])).engine as string;
@@ -63,6 +79,23 @@ describe("a release runs its own engine", () => {
     const script = await askEngine(home, latest.id, ["launcher-script"]);
     expect(runtime.launcher).toEqual(script);
     expect((script as { script: string }).script).toContain(`prefix='${join(home, ".gentle-shell")}'`);
+    // serve, the one start an upgrade makes: ready with the same launcher and its functions once its runtime is there,
+    // then one line per request naming it, and an exit once its stdin ends. It writes no launcher it was not asked for.
+    const launcher = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const launcherText = await fs.readFile(launcher, "utf8");
+    await fs.writeFile(launcher, `${launcherText}# changed\n`);
+    const [ready, ...answers] = await serveEngine(home, latest.id, "engram\npi-version\nbogus\n");
+    expect(ready).toMatchObject({ ready: true, launcher: script, functions: [...MODULE_FUNCTIONS], engine: FIXTURE_NEXT_ENGINE });
+    const answered = new Map(answers.map((answer) => [answer.reply, answer]));
+    expect([...answered.keys()].sort()).toEqual(["bogus", "engram", "pi-version"]);
+    expect(answered.get("engram")).toEqual({ reply: "engram", engram: "reused" });
+    expect(answered.get("pi-version")).toMatchObject({ piVersion: { code: 0, reported: latest.pi } });
+    expect(answered.get("bogus")).toEqual({ reply: "bogus", error: 'unknown request "bogus"' });
+    expect(await fs.readFile(launcher, "utf8")).toBe(`${launcherText}# changed\n`);
+    // Asked for it, it writes its own launcher again.
+    const [, wrote] = await serveEngine(home, latest.id, "ensure-launcher\n");
+    expect(wrote).toEqual({ reply: "ensure-launcher", launcher, status: "written" });
+    expect(await fs.readFile(launcher, "utf8")).toBe(launcherText);
     // And the launcher runs it: current's engine answers --version for that release.
     const v = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
     expect(v.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);

@@ -131,9 +131,10 @@ describe.concurrent("gentle-shell update", () => {
     // The newest pair is still installed (rollback kept it): update checks it and switches to it, installing nothing.
     const kept = await fs.stat(join(prefix, "versions", NEW));
     const marker = await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"));
-    // Its engine logs how it is asked and, with GSS_OLD_ENGINE, stands in for one from before ensure-runtime
-    // answered the launcher script, its functions and its Pi's --version too: it drops --launcher-script,
-    // --functions and --pi-version (as such an engine ignores them), so the switch must ask it again.
+    // Its engine logs how it is asked and, with GSS_OLD_ENGINE, stands in for one from before serve, and from before
+    // ensure-runtime answered the launcher script, its functions and its Pi's --version too: serve is unknown to it,
+    // and it drops --launcher-script, --functions and --pi-version (as such an engine ignores them), so the switch
+    // must ask it one command per start.
     const engineDir = join(prefix, "versions", NEW, ".gentle-shell");
     const asked = join(home, "engine-asked.log");
     // Each start's arguments, then the launcher check's two variables (as two more words).
@@ -147,7 +148,7 @@ describe.concurrent("gentle-shell update", () => {
       [
         '"use strict";',
         ...logsItsStart,
-        'if (process.env.GSS_OLD_ENGINE) process.argv = process.argv.filter((a) => !["--launcher-script", "--functions", "--pi-version"].includes(a));',
+        'if (process.env.GSS_OLD_ENGINE) process.argv = process.argv.filter((a) => !["--launcher-script", "--functions", "--pi-version"].includes(a)).map((a) => (a === "serve" ? "serve-unknown-then" : a));',
         'require("./engine-real.cjs");',
         "",
       ].join("\n"),
@@ -182,19 +183,19 @@ describe.concurrent("gentle-shell update", () => {
     // The same folder and the same final marker: pnpm did not run in it again.
     expect((await fs.stat(join(prefix, "versions", NEW))).ino).toBe(kept.ino);
     expect((await fs.stat(join(prefix, "versions", NEW, ".gentle-shell-version"))).mtimeMs).toBe(marker.mtimeMs);
-    // ensure-runtime was asked for the launcher too, answered without it, and launcher-script was asked on its own.
+    // serve was refused; ensure-runtime was asked for the launcher too, answered without it, and launcher-script was asked on its own.
     const calls = (await fs.readFile(asked, "utf8"))
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as string[]);
     const internal = calls.filter((args) => args[0] === "--gentle-shell-engine-internal").map((args) => args.slice(1));
     expect(internal.find((args) => args[0] === "ensure-runtime")).toEqual(expect.arrayContaining(["--launcher-script", "--functions", "--pi-version"]));
-    expect(internal.map((args) => args[0])).toEqual(["ensure-runtime", "functions", "launcher-script", "ensure-launcher"]);
+    expect(internal.map((args) => args[0])).toEqual(["serve", "ensure-runtime", "functions", "launcher-script", "ensure-launcher"]);
     // The launcher check ran once, and (not told the Pi was checked) ran that Pi's own --version itself.
     expect(calls.filter((args) => args.includes(`verify=${NEW}`))).toEqual([["--gentle-shell-engine", "--version", `verify=${NEW}`, "checked="]]);
 
-    // Today's engine: steps 4 and 5 start it once before its launcher check (ensure-runtime answers the
-    // functions, the launcher and its Pi's --version), then once more to write the launcher after the switch.
+    // Today's engine: started once for steps 4-6 (serve answers its functions and launcher, then its Engram and its
+    // Pi's --version while its launcher is checked, then writes that launcher after the switch).
     expect((await gs(home, ["upgrade", "--rollback"])).code).toBe(0);
     await fs.rm(asked);
     const today = await gs(home, ["update"]);
@@ -206,9 +207,8 @@ describe.concurrent("gentle-shell update", () => {
       .split("\n")
       .map((line) => JSON.parse(line) as string[]);
     expect(now.map((args) => args.slice(0, 2))).toEqual([
-      ["--gentle-shell-engine-internal", "ensure-runtime"],
+      ["--gentle-shell-engine-internal", "serve"],
       ["--gentle-shell-engine", "--version"],
-      ["--gentle-shell-engine-internal", "ensure-launcher"],
     ]);
     // The launcher check was told that this version's Pi already answered, so it did not start it again.
     expect(now[1]!.slice(-2)).toEqual([`verify=${NEW}`, `checked=${NEW}`]);

@@ -12,7 +12,7 @@ export interface TestHost extends Host {
 }
 
 export function testHost(
-  given: Partial<Pick<Host, "env" | "platform" | "home" | "terminal" | "color">> & Partial<HostMode> & { answers?: Reply[] } = {},
+  given: Partial<Pick<Host, "env" | "platform" | "home" | "terminal" | "color">> & Partial<HostMode> & { answers?: Reply[]; requests?: string[] } = {},
 ): TestHost {
   const lines = { out: [] as string[], err: [] as string[], asked: [] as string[] };
   const answers = [...(given.answers ?? [])];
@@ -33,6 +33,9 @@ export function testHost(
       return answers.shift() ?? { noTerminal: true };
     },
     progress: () => silentProgress,
+    requests: async function* () {
+      yield* given.requests ?? [];
+    },
     document: mode.json ? document : null,
     withMode: (changed) => make({ ...mode, ...changed }),
   });
