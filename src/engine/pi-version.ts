@@ -2,9 +2,10 @@
  * The pinned Pi's own --version, run once before a version becomes current
  * (spec: "gentle-shell upgrade in a bundled install", step 5), so a Pi that
  * does not start is never switched to. Two callers:
- *   - the version's own module, in the same start as its ensure-runtime
- *     (./internal.ts `ensure-runtime --pi-version`), at the same time as the
- *     Engram download, which does not depend on it;
+ *   - the version's own module, in the one start an upgrade makes of it
+ *     (./internal.ts `serve`, asked `pi-version`; an older upgrader asks
+ *     `ensure-runtime --pi-version`), at the same time as its Engram and its
+ *     launcher's check, which do not depend on it;
  *   - the launcher check (GENTLE_SHELL_VERIFY_VERSION), for an upgrading
  *     engine that did not get the answer from the module (an older one), or
  *     an update.

@@ -94,7 +94,7 @@ export interface SwitchOptions {
   layout: Layout;
   env: Env;
   npmrc: string;
-  /** The remembered (or given) install source, for the version's ensure-runtime. */
+  /** The remembered (or given) install source, for the version's own runtime (its module's serve). */
   sourceArg: string | undefined;
   /** The installed version and the exact pair its launcher must report. */
   id: string;

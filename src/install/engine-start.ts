@@ -88,7 +88,7 @@ export function launchPartOf(engine: string | Buffer): Buffer | null {
 /**
  * A version's start file and launch part, from its engine (`versionDir` is
  * the version's folder): written by the install, and again by the version's
- * own engine before an upgrade or rollback checks it (ensure-runtime), so a
+ * own engine before an upgrade or rollback checks it (serve, ensure-runtime), so a
  * version an older gentle-shell-setup installed gets the start file and the
  * launch part of its own release. An engine without a launch part leaves
  * none there.

@@ -1,7 +1,7 @@
 /**
  * ensureRuntime for a version about to be installed or switched to (spec:
  * "gentle-shell upgrade" step 3, "with Go on Windows"; the engine's internal
- * ensure-runtime of step 4): our pinned Node and pnpm, and on Windows our
+ * serve and ensure-runtime of step 4): our pinned Node and pnpm, and on Windows our
  * pinned Go, so gentle-pi's build never runs the user's own go.exe. Each is
  * reused when its marked folder is there, else acquired and verified.
  */
