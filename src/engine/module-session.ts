@@ -109,16 +109,22 @@ export async function openVersionModule(
   env: Env,
   options: { sourceArg: string | undefined; piVersion: boolean },
 ): Promise<VersionModule> {
-  const source = options.sourceArg ? ["--source", options.sourceArg] : [];
-  const opened = await serve(layout, engine, env, source).catch(async (error: Error) => {
+  return (
+    (await serveModule(layout, engine, env, options.sourceArg)) ?? (await oneStartEach(layout, engine, env, sourceArgs(options.sourceArg), options.piVersion))
+  );
+}
+
+const sourceArgs = (sourceArg: string | undefined) => (sourceArg ? ["--source", sourceArg] : []);
+
+/** The module started once (`serve`); null when it predates serve. */
+export async function serveModule(layout: Layout, engine: string, env: Env, sourceArg: string | undefined): Promise<VersionModule | null> {
+  return serve(layout, engine, env, sourceArgs(sourceArg)).catch(async (error: Error) => {
     // A module without the functions the upgrade uses says so as the check of its functions does.
     await checkModule(layout, engine, env);
     throw error;
   });
-  return opened ?? (await oneStartEach(layout, engine, env, source, options.piVersion));
 }
 
-/** One start for everything; null when the module predates `serve`. */
 async function serve(layout: Layout, engine: string, env: Env, source: string[]): Promise<VersionModule | null> {
   const child = startLineChild(layout.node, [...ENGINE_NODE_OPTIONS, engine, INTERNAL_FLAG, "serve", ...source], { env, timeoutMs: MODULE_TIMEOUT_MS });
   const first = await child.next();
@@ -147,12 +153,19 @@ async function serve(layout: Layout, engine: string, env: Env, source: string[])
     asked.clear();
     child.end();
   });
-  const ask = (request: string) =>
-    new Promise<Record<string, unknown>>((resolve, reject) => {
+  // Each request is sent once; asking again (Engram asked while pnpm ran, then by the check) gets the same answer.
+  const sent = new Map<string, Promise<Record<string, unknown>>>();
+  const ask = (request: string) => {
+    const known = sent.get(request);
+    if (known) return known;
+    const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
       if (gone) return reject(failure(request, gone));
       asked.set(request, { resolve, reject });
       child.send(request);
     });
+    sent.set(request, answer);
+    return answer;
+  };
   return {
     engineVersion: moduleVersion(ready),
     node: typeof ready.node === "string" ? ready.node : layout.node,

@@ -29,7 +29,7 @@ import { packageDocument } from "../install/release-fetch";
 import { installVersion, versionState } from "../install/version-install";
 import { ENGINE_PATH } from "../install/engine-start";
 import { rememberedSource } from "../install/install-source";
-import { lockActiveVersion, verifyAndSwitch } from "./version-switch";
+import { besidePnpm, lockActiveVersion, verifyAndSwitch } from "./version-switch";
 import type { BundledInstall } from "./bundled";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
@@ -93,10 +93,14 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
     await ensureVersionRuntime(layout, env, sourceArg, configured).catch((error: Error) => {
       throw new Error(`${error.message}; nothing was changed`);
     });
-  const installed = await installVersion({ layout, distribution: project, env, engine, go: layout.platform === "win32" }).catch((error: Error) => {
-    // installVersion has removed the folder it claimed; current never moved.
-    throw new Error(`${error.message}; nothing was changed`);
-  });
+  // Its module starts beside pnpm (upgrade's step 4, begun early).
+  const early = besidePnpm({ layout, env, npmrc, sourceArg, id: project.manifest.id });
+  const installed = await installVersion({ layout, distribution: project, env, engine, go: layout.platform === "win32", alongside: early }).catch(
+    (error: Error) => {
+      // installVersion has removed the folder it claimed; current never moved.
+      throw new Error(`${error.message}; nothing was changed`);
+    },
+  );
   await verifyAndSwitch({
     layout,
     env,
@@ -109,6 +113,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
     ours: installed.status === "installed",
     label: `Gentle Shell ${shell} with Pi ${newest}`,
     out,
+    early,
   });
   out(`Gentle Shell ${shell} with Pi ${newest} is now current (was ${install.id}). \`gentle-shell upgrade --rollback\` goes back.`);
 }

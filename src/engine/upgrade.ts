@@ -24,7 +24,7 @@ import type { Lock } from "../install/lock";
 import { installRelease, newestRelease, openRelease, releaseOrigin } from "../install/release-source";
 import { buildPins } from "../pins/index";
 import { versionState } from "../install/version-install";
-import { lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
+import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import { openVersionModule } from "./module-session";
 import type { BundledInstall } from "./bundled";
 import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
@@ -118,7 +118,9 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   const go = layout.platform === "win32";
   // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
   if (!bundle) await ensureVersionRuntime(layout, env, sourceArg, registry);
-  const installed = await installRelease(opened, { layout, env, go, project: pairProject(pair, distribution) }).catch((error: Error) => {
+  // 4 begins beside pnpm: the new version's module starts once its engine is in the folder.
+  const early = besidePnpm({ layout, env, npmrc, sourceArg, id });
+  const installed = await installRelease(opened, { layout, env, go, project: pairProject(pair, distribution), alongside: early }).catch((error: Error) => {
     // The version install has removed the folder it claimed; current never moved.
     throw pair.lockfile === "none" ? new Error(`${error.message}; nothing was changed`) : error;
   });
@@ -134,6 +136,7 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
     ours: installed.status === "installed",
     label: `Gentle Shell ${shell}`,
     out,
+    early,
   });
   out(`Gentle Shell ${shell} with Pi ${pi} is now current (was ${install.id}). \`gentle-shell upgrade --rollback\` goes back.`);
   return EXIT.ok;

@@ -17,7 +17,8 @@ import { activateVersion, pruneVersions, readCurrent } from "../install/activate
 import { acquireInstallLock, type Lock } from "../install/lock";
 import { ENGINE_PATH } from "../install/engine-start";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, PI_CHECKED_VARIABLE } from "../core/engine-flags";
-import { callModule, openVersionModule, type VersionModule } from "./module-session";
+import { callModule, openVersionModule, serveModule, type VersionModule } from "./module-session";
+import type { Alongside } from "../install/version-install";
 import { piVersionProblem } from "./pi-version";
 
 /**
@@ -106,7 +107,42 @@ export interface SwitchOptions {
   ours: boolean;
   /** How the engine is named in the "Using the engine of ..." line. */
   label: string;
+  /** The module, when it was started beside pnpm (./module-session.ts besidePnpm). */
+  early?: EarlyModule;
   out: (line: string) => void;
+}
+
+/** The new version's module started beside pnpm (installVersion's alongside), for verifyAndSwitch to go on with. */
+export interface EarlyModule extends Alongside {
+  /** The module when it was started and serves; null when it was not started, or predates serve. */
+  opened(): Promise<VersionModule | null>;
+}
+
+/**
+ * Step 4 started while pnpm installs the version (its engine is in place
+ * before pnpm runs): the module's start, its runtime and its Engram need
+ * nothing pnpm writes. Its Pi and its launcher wait for verifyAndSwitch.
+ * A module from before serve is left to verifyAndSwitch: it would check its
+ * Pi in the same start.
+ */
+export function besidePnpm(options: Pick<SwitchOptions, "layout" | "env" | "npmrc" | "sourceArg" | "id">): EarlyModule {
+  const { layout, env, npmrc, sourceArg, id } = options;
+  let started: Promise<VersionModule | null> | null = null;
+  return {
+    start() {
+      started = (async () => {
+        const module = await serveModule(layout, await versionModule(layout, id), launcherCheckEnvironment(layout, { env, npmrc }), sourceArg);
+        // Asked now; verifyAndSwitch's own ask gets this same answer.
+        module?.engram().catch(() => undefined);
+        return module;
+      })();
+      started.catch(() => undefined);
+    },
+    async stop() {
+      await (await started?.catch(() => null))?.close();
+    },
+    opened: async () => (started ? await started : null),
+  };
 }
 
 /**
@@ -148,7 +184,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     // 4. The new version's own module, from inside its folder, started once for steps 4-6.
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
-    module = await openVersionModule(layout, engine, moduleEnv, { sourceArg, piVersion: true });
+    module = (await options.early?.opened()) ?? (await openVersionModule(layout, engine, moduleEnv, { sourceArg, piVersion: true }));
     out(`Using the engine of ${options.label} (gentle-shell-setup ${module.engineVersion})...`);
     // 4-5. Its Engram, its Pi and its launcher, checked at once.
     await checkVersion(module, engine, moduleEnv, options);

@@ -19,7 +19,7 @@ import type { Pins, Target } from "../pins/types";
 import { installBundleVersion } from "./offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
 import { type FetchedRelease, fetchRelease, latestRelease } from "./release-fetch";
-import { installVersion, type InstallVersionOutcome } from "./version-install";
+import { installVersion, type Alongside, type InstallVersionOutcome } from "./version-install";
 
 /** An offline bundle (a folder holding offline-bundle.json), or the network: the official downloads or a mirror (a plain folder too). */
 export type ReleaseOrigin = { kind: "bundle"; bundle: OfflineBundle } | { kind: "online"; source: Source };
@@ -97,14 +97,22 @@ export interface InstalledRelease {
  */
 export async function installRelease(
   opened: OpenedRelease,
-  options: { layout: Layout; env: Env; go: boolean; echo?: boolean; project?: VersionProject },
+  options: { layout: Layout; env: Env; go: boolean; echo?: boolean; project?: VersionProject; alongside?: Alongside },
 ): Promise<InstalledRelease> {
   const { layout, env, go, echo } = options;
   const { origin, release, packages } = opened;
   if (origin.kind === "bundle" && packages) {
-    const done = await installBundleVersion({ layout, bundle: origin.bundle, release, packages, env, go, echo });
+    const done = await installBundleVersion({ layout, bundle: origin.bundle, release, packages, env, go, echo, alongside: options.alongside });
     return { id: done.result.id, status: done.result.status, distribution: done.distribution, note: ` offline${done.packagesNote}` };
   }
-  const result = await installVersion({ layout, distribution: options.project ?? release.distribution, env, engine: release.engine, go, echo });
+  const result = await installVersion({
+    layout,
+    distribution: options.project ?? release.distribution,
+    env,
+    engine: release.engine,
+    go,
+    echo,
+    alongside: options.alongside,
+  });
   return { id: result.id, status: result.status, distribution: release.distribution, note: "" };
 }

@@ -79,6 +79,17 @@ export interface InstallVersionOptions {
    * credentials); pnpm checks each against the lockfile's integrity.
    */
   offline?: { registry: string };
+  /**
+   * Work beside pnpm (an upgrade starts the version's own module): started
+   * once the version's engine is in its folder, before pnpm runs; stopped,
+   * and awaited, before a failed install removes the folder.
+   */
+  alongside?: Alongside;
+}
+
+export interface Alongside {
+  start(versionDir: string): void;
+  stop(): Promise<void>;
 }
 
 export interface InstallVersionOutcome {
@@ -129,6 +140,12 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"], { mode: 0o644 });
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
     if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
+    // The engine (verified against the signed manifest) before pnpm, with its start file and its launch part cut
+    // out of it, so that what runs it beside pnpm (alongside) need not wait; the final marker still comes last.
+    await fs.mkdir(join(dir, ".gentle-shell"), { mode: 0o755 });
+    await fs.writeFile(join(dir, ENGINE_PATH), options.engine, { mode: 0o644 });
+    await ensureEngineFiles(dir, options.engine);
+    options.alongside?.start(dir);
     // pnpm writes its store, cache and state there: real folders of ours, never through a link.
     // On Windows tmp/ too: TEMP and TMP of pnpm's children (Go's build of gentle-pi needs one), removed again after
     // the install. POSIX gives pnpm no TEMP of ours, so a linked tmp/ there is kept and never written through.
@@ -169,13 +186,11 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     }
     await checkInstalled(dir, SHELL_PACKAGE, shell);
     await checkInstalled(dir, PI_PACKAGE, pi);
-    await fs.mkdir(join(dir, ".gentle-shell"), { mode: 0o755 });
-    await fs.writeFile(join(dir, ENGINE_PATH), options.engine, { mode: 0o644 });
-    // Its start file, and its launch part cut out of the engine just written.
-    await ensureEngineFiles(dir, options.engine);
     await writeFileAtomic(join(dir, VERSION_MARKER), `${id}\n`, 0o644);
     return { id, path: dir, status: "installed" };
   } catch (error) {
+    // Nothing of ours runs from the folder when it goes.
+    await options.alongside?.stop().catch(() => undefined);
     await fs.rm(dir, { recursive: true, force: true });
     if (isDiskFull(error)) await freeStoreIfUnused(layout);
     throw error;

@@ -124,8 +124,9 @@ describe("a version's module, started once (serve)", () => {
     expect(module.node).toBe(node);
     expect(module.launcher).toEqual({ script: "#!/bin/sh\necho hi\n", name: "gentle-shell" });
     expect(module.answersPi).toBe(true);
-    // Asked at once; the module answers pi-version first (and only once both were asked).
-    const [pi] = await Promise.all([module.piVersion(), module.engram()]);
+    // Asked at once; the module answers pi-version first (and only once both were asked). Engram asked twice (as
+    // while pnpm ran, then by the check) is sent once, and both get its answer.
+    const [pi] = await Promise.all([module.piVersion(), module.engram(), module.engram()]);
     expect(pi).toEqual({ code: 0, reported: "1.6.0", stderr: "" });
     await module.ensureLauncher();
     await module.close();

@@ -11,7 +11,7 @@ import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { serveTarballs } from "../../io/loopback-registry";
 import type { FetchedRelease } from "../release-fetch";
-import { installVersion, versionState } from "../version-install";
+import { installVersion, versionState, type Alongside } from "../version-install";
 import type { OfflineBundle } from "./open";
 
 export interface BundleVersionOptions {
@@ -24,6 +24,7 @@ export interface BundleVersionOptions {
   env: Env;
   go: boolean;
   echo?: boolean;
+  alongside?: Alongside;
 }
 
 export async function installBundleVersion(
@@ -32,7 +33,16 @@ export async function installBundleVersion(
   const { layout, release } = options;
   const { distribution } = release;
   const install = (offline?: { registry: string }) =>
-    installVersion({ layout, distribution, env: options.env, engine: release.engine, go: options.go, echo: options.echo, offline });
+    installVersion({
+      layout,
+      distribution,
+      env: options.env,
+      engine: release.engine,
+      go: options.go,
+      echo: options.echo,
+      offline,
+      alongside: options.alongside,
+    });
   if ((await versionState(layout, distribution.manifest.id)).kind === "valid") return { distribution, result: await install(), packagesNote: "" };
   const files = options.packages;
   const registry = await serveTarballs(files);
