@@ -96,6 +96,8 @@ interface InstallState {
   /** The version the version step installed. */
   installed: InstalledRelease | null;
   path: PathStepOutcome | null;
+  /** The registry npm reports, recorded for the first launch's offer: asked while pnpm installs (the version step). */
+  registryRecorded: Promise<string | null> | null;
 }
 
 /** A field a later step needs from an earlier one: that step ran, or the plan would have stopped there. */
@@ -107,7 +109,7 @@ function found<T>(value: T | null, step: string): T {
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
   const { layout, pins, host, target } = options;
   const { env } = host;
-  const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null };
+  const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null, registryRecorded: null };
   /** Open the release (asked for, else the newest), its signed manifest first; the migration's gate hears of it at once. */
   const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
     const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env }));
@@ -189,6 +191,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       run: async () => {
         // The signed manifest first; the assets and the release's own engine are checked against it.
         const opened = await (state.opened ?? open(found(state.origin, "runtime"), await configuredRegistry(layout, state.npmrc, env)));
+        // Our npm is there now: an install that has not asked it for the registry (an offline bundle, the registry in no
+        // npm settings) asks it while pnpm runs, rather than after the PATH step.
+        state.registryRecorded = recordedRegistry(layout, state.npmrc, env, 60_000).catch(() => null);
         const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose });
         state.installed = installed;
         const { shell, pi } = installed.distribution.manifest;
@@ -262,7 +267,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   const mode = options.setup ?? "none";
   let setup: StepOutcome | null = null;
   // The first launch's startup offer then reads the registry npm reports from its record, without starting npm.
-  if (ok) await recordedRegistry(layout, state.npmrc, env, 60_000);
+  if (ok) await (state.registryRecorded ?? recordedRegistry(layout, state.npmrc, env, 60_000));
+  // A failed install still waits for the npm it started.
+  else await state.registryRecorded;
   if (ok) await options.installed?.();
   if (mode === "run" && ok) {
     const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id }) };

@@ -40,11 +40,11 @@ async function sha256(path: string): Promise<string> {
     .digest("hex");
 }
 
-async function newHome(name: string): Promise<string> {
+async function newHome(name: string, options: { registry: boolean } = { registry: true }): Promise<string> {
   const home = join(root, name);
   await fs.mkdir(home, { recursive: true });
   // The registry is named, as on the machine the stick came from; inside the namespace nothing answers.
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
+  if (options.registry) await writeNpmrc(home, [registryLine(f.registryUrl)]);
   return home;
 }
 
@@ -296,7 +296,9 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     await fs.mkdir(stick);
     const copy = join(stick, "gs bundle");
     await runChecked("cp", ["-a", bundle, copy]);
-    const home = await newHome("home-launcher");
+    // A machine whose npm settings name no registry (npm's own default): the install asks our npm which one it
+    // reports, with no network, and records it for the first launch's offer.
+    const home = await newHome("home-launcher", { registry: false });
     // Started by path from elsewhere, as a file manager would, under dash (sh here).
     const r = await offline(copy, home, `cd / && sh "$1/${BUNDLE_INSTALL_SH}" --yes || exit $?\nexec "$HOME/.gentle-shell/bin/gentle-shell" --version`);
     expect(r.stderr).toBe("");
@@ -308,6 +310,12 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
     expect(r.stdout.trim().split("\n").slice(-2)).toEqual([`gentle-shell ${release.shell}`, `pi ${release.pi}`]);
     // The source the install recorded is the copy's folder, spelled as it is mounted.
     expect(await fs.readFile(join(home, ".gentle-shell", "config", "install-source"), "utf8")).toBe(`${copy}\n`);
+    const record = join(home, ".gentle-shell", "npm", "registry.json");
+    expect(JSON.parse(await fs.readFile(record, "utf8"))).toEqual({
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      registry: expect.stringMatching(/^https?:\/\//),
+    });
+    expect((await fs.stat(record)).mode & 0o777).toBe(0o600);
   });
 
   it("install.sh refuses in one sentence when the bundle has no binary for this machine, and runs nothing", async () => {
