@@ -28,7 +28,7 @@ import { floorTimes, runtimeArchives, STEP_ROWS } from "./steps.mjs";
 import { stepChart } from "./svg.mjs";
 import { launchSection } from "./launch.mjs";
 import { scaleSection, timedInstaller } from "./scale.mjs";
-import { median, raw, spread } from "./stats.mjs";
+import { median, pairedRatio, raw, spread } from "./stats.mjs";
 import { upgradeSection } from "./upgrade.mjs";
 
 const run = promisify(execFile);
@@ -166,10 +166,15 @@ export async function installSection(runs) {
     await floors();
     stepsOf.length = 0;
     for (let i = 0; i < runs; i++) {
-      a.push(await ours());
+      // The online and the offline install side by side, each after the disk has written back what ran before it
+      // (npm install -g leaves much to write), and in turn first: their ratio is taken run by run.
+      const pair = [async () => a.push(await ours()), async () => c.push(await offline())];
+      for (const timedRun of i % 2 ? pair.reverse() : pair) {
+        await run("sync", []);
+        await timedRun();
+      }
       floorsOf.push(await floors());
       b.push(await theirs());
-      c.push(await offline());
       d.push(await loopback());
       e.push(await extracted());
       process.stderr.write(`bench: install run ${i + 1}/${runs}\n`);
@@ -206,11 +211,11 @@ export async function installSection(runs) {
     ...stepLines,
     "## Installing offline, from a bundle",
     "",
-    `The same release from an offline bundle made once by \`gentle-shell-setup bundle\`; medians and (min–max) of ${runs} runs, alternating with the runs above.`,
+    `The same release from an offline bundle made once by \`gentle-shell-setup bundle\`; medians and (min–max) of ${runs} runs. Each offline install runs right beside an online one (first in every other pair), each after \`sync\`, and their ratio is taken run by run: median (min–max).`,
     "",
     "| what | median (min–max) | ratio |",
     "|---|---|---|",
-    `| **ours offline**: \`install --source <bundle>\` into a fresh HOME: Node and pnpm from the bundle checked against the pins, the signed release, every package tarball checked against the signed lockfile and handed to pnpm from loopback | ${spread(c)} | ${(median(c) / ma).toFixed(2)}× the online install |`,
+    `| **ours offline**: \`install --source <bundle>\` into a fresh HOME: Node and pnpm from the bundle checked against the pins, the signed release, every package tarball checked against the signed lockfile and handed to pnpm from loopback | ${spread(c)} | ${pairedRatio(c, a)} the online install beside it |`,
     `| package step, ours: the bundle's tarballs from a loopback server, \`pnpm install --frozen-lockfile\`, fresh store | ${spread(d)} | 1.00× |`,
     `| package step, the store-archive way: \`tar xzf\` of a pnpm store archive, \`pnpm install --offline --frozen-lockfile\` (cannot be checked against the lockfile) | ${spread(e)} | ${(median(d) / median(e)).toFixed(2)}× ours ÷ this |`,
     "",

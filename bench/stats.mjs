@@ -28,3 +28,9 @@ export function ratio(a, b) {
 export function raw(values) {
   return values.map((v) => v.toFixed(0)).join(", ");
 }
+
+/** Run by run: each a[i] ÷ b[i] (runs taken side by side), as "median× (min–max)". */
+export function pairedRatio(a, b) {
+  const r = a.map((t, n) => t / b[n]);
+  return `${median(r).toFixed(2)}× (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`;
+}

@@ -23,7 +23,7 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
-import { median, raw, spread } from "./stats.mjs";
+import { median, pairedRatio, raw, spread } from "./stats.mjs";
 
 const run = promisify(execFile);
 const big = { maxBuffer: 16 << 20 };
@@ -135,10 +135,7 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
   const x = (a, b) => `${(median(times[a]) / median(times[b])).toFixed(2)}×`;
   // Same-run ratios: each upgrade against the floor run right after it, median (min–max).
   const floor = times.bare.map((t, n) => t + times.barePi[n]);
-  const paired = (a, b) => {
-    const r = a.map((t, n) => t / b[n]);
-    return `${median(r).toFixed(2)}× (${Math.min(...r).toFixed(2)}–${Math.max(...r).toFixed(2)})`;
-  };
+  const paired = pairedRatio;
   return [
     "## Upgrading, and installing over a store that holds the release",
     "",
@@ -158,7 +155,7 @@ export async function upgradeSection({ fixtures, work, runs, clean }) {
     `- install, store holding the release (ms): ${raw(times.warmStore)}`,
     `- install, cold store (ms): ${raw(times.coldStore)}`,
     "",
-    "Goal (issues 15 and 29): the upgrade at most 1.1× the bare pnpm install, version check and switch included. Since issue 29 the new version's engine starts once before its launcher check (ensure-runtime also answers its functions and runs its Pi's --version at the same time as the Engram check), and that check no longer starts the same Pi again.",
+    "Goal (issues 15 and 29): the upgrade at most 1.1× the bare pnpm install, version check and switch included. Since issue 29 the new version's engine is started once for steps 4-6, while pnpm installs it (`serve`: its runtime and Engram then; once pnpm is done, its Pi's --version at the same time as its launcher's check, which no longer starts that Pi again; after the switch, its launcher). What the upgrade cannot overlap is the floor row: pnpm, then the new Pi's own --version, which needs the packages pnpm writes.",
     "",
   ];
 }
