@@ -5,7 +5,7 @@
  * cache inside the prefix. Only that key is written, only when it differs; a
  * settings file that is not a JSON object is left alone with a warning.
  */
-import { realpathSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { join, normalize } from "pathe";
 import { tildify, type Layout } from "../core/layout";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
@@ -46,13 +46,32 @@ export function withNpmCommand(text: string | null, command: string[]): { text: 
   return { text: JSON.stringify({ ...settings, npmCommand: command }, null, 2) + "\n" };
 }
 
+/** The npm our Node bundles, which our npm entry loads. */
+function npmCliOf(layout: Layout): string {
+  return layout.platform === "win32"
+    ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
+    : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
+}
+
+/**
+ * Synchronously, whether ensurePiNpmCommand would find Pi's npmCommand as it
+ * must be and write nothing ("unchanged"): a launch asks this first, and
+ * anything else (a warning, a write) goes to ensurePiNpmCommand.
+ */
+export function piNpmCommandInPlace(layout: Layout): boolean {
+  try {
+    if (!lstatSync(layout.npmEntry).isFile() || !lstatSync(npmCliOf(layout)).isFile()) return false;
+    if (agentHomeProblem(layout) !== null) return false;
+    const file = join(layout.agent, "settings.json");
+    return lstatSync(file).isFile() && withNpmCommand(readFileSync(file, "utf8"), bundledNpmCommand(layout)) === null;
+  } catch {
+    return false;
+  }
+}
+
 export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResult> {
   const entry = await lstatOrNull(layout.npmEntry);
-  const npmCli =
-    layout.platform === "win32"
-      ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
-      : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
-  if (!entry?.isFile() || !(await lstatOrNull(npmCli))?.isFile()) {
+  if (!entry?.isFile() || !(await lstatOrNull(npmCliOf(layout)))?.isFile()) {
     return { warning: `this Node runtime has no npm entry for Pi (${layout.npmEntry}); Pi runs without an npmCommand setting` };
   }
   const home = await agentHomeIsOurs(layout);
@@ -73,8 +92,19 @@ export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResu
  * prefix. Null when it is; otherwise why its settings are left alone.
  */
 export async function agentHomeIsOurs(layout: Layout): Promise<string | null> {
+  return agentHomeProblem(layout);
+}
+
+/** agentHomeIsOurs, synchronously (one lstat and two realpaths). */
+function agentHomeProblem(layout: Layout): string | null {
   const shown = tildify(layout.agent, layout.home);
-  const stat = await lstatOrNull(layout.agent);
+  let stat: Stats | null;
+  try {
+    stat = lstatSync(layout.agent);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
+    stat = null;
+  }
   if (!stat) return `${shown} does not exist`;
   if (stat.isSymbolicLink()) return `${shown} is a link, so it is not Gentle Shell's own home and its settings.json was left alone`;
   if (!stat.isDirectory()) return `${shown} is not a folder`;

@@ -120,8 +120,10 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
 
 /** Our npm shim and Pi's npmCommand pointing at it; false (with one line said) when Pi's setting could not be made. */
 async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<boolean> {
-  const { ensureNpmShim } = await import("../install/runtime/npm-shim");
-  const { ensurePiNpmCommand } = await import("./pi-settings");
+  const { ensureNpmShim, npmShimInPlace } = await import("../install/runtime/npm-shim");
+  const { ensurePiNpmCommand, piNpmCommandInPlace } = await import("./pi-settings");
+  // Most launches find both as they must be: a few sync reads say so, without the thread pool's round trips.
+  if (npmShimInPlace(install.layout) && piNpmCommandInPlace(install.layout)) return true;
   try {
     await ensureNpmShim(install.layout);
     const npmCommand = await ensurePiNpmCommand(install.layout);

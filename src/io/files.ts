@@ -1,5 +1,5 @@
 /** Small file helpers: writes that land with one rename, with the mode asked for. */
-import { promises as fs } from "node:fs";
+import { lstatSync, promises as fs, readFileSync } from "node:fs";
 import { CREATE_NEW } from "./safe-fs";
 import { stagingName } from "./staging";
 import { dirname, basename, join } from "pathe";
@@ -48,6 +48,21 @@ export async function writeIfChanged(path: string, content: string, mode = 0o644
   }
   await writeFileAtomic(path, content, mode);
   return true;
+}
+
+/**
+ * Synchronously, whether `path` is a regular file holding exactly `content`
+ * with `mode` (POSIX): what writeIfChanged would leave as it is. A launch asks
+ * this first, as one sync read costs less than the thread pool's round trips.
+ */
+export function fileInPlace(path: string, content: string, mode = 0o644): boolean {
+  try {
+    const stat = lstatSync(path);
+    if (!stat.isFile() || (process.platform !== "win32" && (stat.mode & 0o777) !== mode)) return false;
+    return readFileSync(path, "utf8") === content;
+  } catch {
+    return false;
+  }
 }
 
 export async function lstatOrNull(path: string) {

@@ -12,7 +12,6 @@
  * with test/support/host.ts `testHost`.
  */
 import { homedir } from "node:os";
-import { createInterface } from "node:readline";
 import { isatty } from "node:tty";
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
@@ -75,7 +74,11 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, docu
     err: (line) => channel.error(line),
     ask: (question, on = "stdout") => askLine(question, mode.json || on === "stderr" ? process.stderr : process.stdout),
     progress: () => progressFor(process.stderr, (line) => channel.log(`  ${line}`), env, mode.quiet),
-    requests: () => createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY }),
+    // readline loads only in a module's session (a launch never reads stdin lines).
+    requests: async function* () {
+      const { createInterface } = await import("node:readline");
+      yield* createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+    },
     document: doc,
     withMode: (changed) => processHost({ ...mode, ...changed }, doc),
   };

@@ -6,7 +6,7 @@
  * put at bin/, runtime/, pnpm/ or config/gentle-ai/ is refused with a
  * sentence, and its target is never written.
  */
-import { constants, promises as fs } from "node:fs";
+import { type BigIntStats, constants, lstatSync, promises as fs, type Stats } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
 import { NOFOLLOW, NONBLOCK } from "./safe-fs";
 import { lstatOrNull, removeTree } from "./files";
@@ -24,12 +24,39 @@ export class NotOwnFolderError extends Error {
 
 const uid = typeof process.getuid === "function" ? process.getuid() : null;
 
+/** Why a folder's lstat is not a real folder of ours, or null when it is. */
+function folderProblem(stat: Stats | BigIntStats): NotOwnFolderError["why"] | null {
+  if (stat.isSymbolicLink()) return "a link";
+  if (!stat.isDirectory()) return "not a folder";
+  if (uid !== null && process.platform !== "win32" && Number(stat.uid) !== uid) return "another user's";
+  return null;
+}
+
 async function checkedFolder(path: string): Promise<boolean> {
   const stat = await lstatOrNull(path);
   if (!stat) return false;
-  if (stat.isSymbolicLink()) throw new NotOwnFolderError(path, "a link");
-  if (!stat.isDirectory()) throw new NotOwnFolderError(path, "not a folder");
-  if (uid !== null && process.platform !== "win32" && stat.uid !== uid) throw new NotOwnFolderError(path, "another user's");
+  const problem = folderProblem(stat);
+  if (problem) throw new NotOwnFolderError(path, problem);
+  return true;
+}
+
+/**
+ * Synchronously, whether the prefix and every folder below it down to `path`
+ * are there as real folders of ours: what ensureOwnDir would leave as it is
+ * (a launch asks this first; anything else goes to ensureOwnDir).
+ */
+export function ownDirInPlace(prefix: string, path: string): boolean {
+  const rel = relative(prefix, path);
+  if (rel.startsWith("..") || isAbsolute(rel)) return false;
+  let current = prefix;
+  for (const name of ["", ...rel.split("/").filter(Boolean)]) {
+    current = name ? join(current, name) : current;
+    try {
+      if (folderProblem(lstatSync(current)) !== null) return false;
+    } catch {
+      return false;
+    }
+  }
   return true;
 }
 

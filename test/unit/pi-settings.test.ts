@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { basename, join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { bundledNpmCommand, ensurePiNpmCommand, withNpmCommand } from "../../src/engine/pi-settings";
-import { requires } from "../support/capabilities";
+import { bundledNpmCommand, ensurePiNpmCommand, piNpmCommandInPlace, withNpmCommand } from "../../src/engine/pi-settings";
+import { ensureNpmShim, npmShimInPlace } from "../../src/install/runtime/npm-shim";
+import { requires, type Capability } from "../support/capabilities";
 
 let home: string;
 let layout: Layout;
@@ -102,5 +103,61 @@ describe("the npmCommand key in the agent home's settings.json", () => {
   it("is a pure decision underneath", () => {
     expect(withNpmCommand(null, ["a"])).toEqual({ text: '{\n  "npmCommand": [\n    "a"\n  ]\n}\n' });
     expect(withNpmCommand('{"npmCommand":["a"]}', ["a"])).toBeNull();
+  });
+});
+
+describe("a launch's sync check that Pi's npm is in place (npmShimInPlace, piNpmCommandInPlace)", () => {
+  const inPlace = () => npmShimInPlace(layout) && piNpmCommandInPlace(layout);
+  const shimDir = () => join(layout.nodeDir, "gentle-shell");
+  const ready = async () => {
+    await ensureNpmShim(layout);
+    expect(await ensurePiNpmCommand(layout)).not.toHaveProperty("warning");
+  };
+  const readyThen = (change: () => Promise<unknown>) => async () => {
+    await ready();
+    await change();
+  };
+  const cases: [string, () => Promise<void>, boolean, Capability[]][] = [
+    ["nothing written yet", async () => undefined, false, []],
+    ["both as the launcher writes them", ready, true, []],
+    ["settings.json without the key", readyThen(async () => await fs.writeFile(settings(), '{"theme":"dark"}\n')), false, []],
+    ["settings.json with another npmCommand", readyThen(async () => await fs.writeFile(settings(), '{"npmCommand":["npm"]}\n')), false, []],
+    ["settings.json not JSON", readyThen(async () => await fs.writeFile(settings(), "{oops")), false, []],
+    ["the npm entry edited", readyThen(async () => await fs.appendFile(layout.npmEntry, "// edited\n")), false, []],
+    ["the entry's package.json group-writable", readyThen(async () => await fs.chmod(join(shimDir(), "package.json"), 0o664)), false, ["posix-modes"]],
+    ["a runtime without npm", readyThen(async () => await fs.rm(join(layout.nodeDir, "lib"), { recursive: true })), false, []],
+    [
+      "the agent home a link to the user's own",
+      async () => {
+        await ready();
+        const userAgent = join(home, ".pi", "agent");
+        await fs.mkdir(join(home, ".pi"), { recursive: true });
+        await fs.rename(layout.agent, userAgent);
+        await fs.symlink(userAgent, layout.agent);
+      },
+      false,
+      ["symlinks"],
+    ],
+    [
+      "the entry's folder a link",
+      async () => {
+        await ready();
+        await fs.rename(shimDir(), join(home, "moved"));
+        await fs.symlink(join(home, "moved"), shimDir());
+      },
+      false,
+      ["symlinks"],
+    ],
+  ];
+  it.for(cases)("%s: in place only when ensureNpmShim and ensurePiNpmCommand would write nothing", async ([, arrange, expected, needs], ctx) => {
+    requires(ctx, ...needs);
+    await arrange();
+    expect(inPlace()).toBe(expected);
+    if (!expected) return;
+    const before = await Promise.all([settings(), layout.npmEntry, join(shimDir(), "package.json")].map((file) => fs.stat(file)));
+    await ensureNpmShim(layout);
+    expect(await ensurePiNpmCommand(layout)).toBe("unchanged");
+    const after = await Promise.all([settings(), layout.npmEntry, join(shimDir(), "package.json")].map((file) => fs.stat(file)));
+    expect(after.map((s) => [s.ino, s.mtimeMs])).toEqual(before.map((s) => [s.ino, s.mtimeMs]));
   });
 });

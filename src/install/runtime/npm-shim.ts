@@ -7,8 +7,8 @@
  */
 import { join } from "pathe";
 import type { Layout } from "../../core/layout";
-import { writeIfChanged } from "../../io/files";
-import { ensureOwnDir } from "../../io/own-dir";
+import { fileInPlace, writeIfChanged } from "../../io/files";
+import { ensureOwnDir, ownDirInPlace } from "../../io/own-dir";
 
 /** The CommonJS entry Pi's npmCommand runs: its basename is exactly `npm`. */
 export function npmShimFiles(win: boolean): { entry: string; packageJson: string } {
@@ -17,6 +17,13 @@ export function npmShimFiles(win: boolean): { entry: string; packageJson: string
     entry: `// gentle-shell-setup: Pi's npm entry. Loads the npm bundled with this runtime.\n"use strict";\nrequire(${JSON.stringify(cli)});\n`,
     packageJson: JSON.stringify({ type: "commonjs" }) + "\n",
   };
+}
+
+/** Synchronously, whether ensureNpmShim would find both files as they must be and write nothing. */
+export function npmShimInPlace(layout: Layout): boolean {
+  const dir = join(layout.nodeDir, "gentle-shell");
+  const files = npmShimFiles(layout.platform === "win32");
+  return ownDirInPlace(layout.prefix, dir) && fileInPlace(join(dir, "package.json"), files.packageJson) && fileInPlace(join(dir, "npm"), files.entry);
 }
 
 /** runtime/node-<v>/gentle-shell/{npm,package.json}: written when they differ, refused over a link. */
