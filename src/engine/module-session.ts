@@ -136,6 +136,7 @@ async function serve(layout: Layout, engine: string, env: Env, source: string[])
   const ready = parsed(first, "serve");
   const asked = new Map<string, { resolve: (answer: Record<string, unknown>) => void; reject: (error: Error) => void }>();
   let gone: RunResult | null = null;
+  let broken: Error | null = null;
   void (async () => {
     for (let line = await child.next(); line !== null; line = await child.next()) {
       const answer = parsed(line, "serve");
@@ -149,6 +150,8 @@ async function serve(layout: Layout, engine: string, env: Env, source: string[])
     for (const [name, waiter] of asked) waiter.reject(failure(name, gone));
     asked.clear();
   })().catch((error: Error) => {
+    // A line that is not an answer: nothing it says after can be trusted, so every request fails with it.
+    broken = error;
     for (const waiter of asked.values()) waiter.reject(error);
     asked.clear();
     child.end();
@@ -159,6 +162,7 @@ async function serve(layout: Layout, engine: string, env: Env, source: string[])
     const known = sent.get(request);
     if (known) return known;
     const answer = new Promise<Record<string, unknown>>((resolve, reject) => {
+      if (broken) return reject(broken);
       if (gone) return reject(failure(request, gone));
       asked.set(request, { resolve, reject });
       child.send(request);

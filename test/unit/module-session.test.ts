@@ -41,6 +41,7 @@ afterEach(async () => {
  *   die           serves; dies on pi-version, saying why on stderr
  *   no-runtime    its serve fails before ready (its runtime)
  *   no-functions  serves, but without the functions the upgrade uses
+ *   garbled       serves; answers pi-version with a line that is not JSON
  */
 const STAND_IN = `
 const fs = require("node:fs");
@@ -89,6 +90,10 @@ process.stdin.on("data", (chunk) => {
   for (const request of lines) {
     log(request);
     asked.add(request);
+    if (request === "pi-version" && mode === "garbled") {
+      process.stdout.write("Pi 1.6.0 says hello\\n");
+      continue;
+    }
     if (request === "pi-version" && mode === "die") {
       process.stderr.write("gentle-shell: its Pi could not be started\\n");
       process.exit(1);
@@ -158,6 +163,15 @@ describe("a version's module, started once (serve)", () => {
     await expect(module.piVersion()).rejects.toThrow("pi-version of that version failed: gentle-shell: its Pi could not be started");
     await expect(module.ensureLauncher()).rejects.toThrow("ensure-launcher of that version failed: gentle-shell: its Pi could not be started");
     await module.close();
+  });
+
+  it("a line that is not an answer fails what was pending, and every later request, with what it said", async () => {
+    const fake = await standIn("garbled");
+    const module = await fake.open();
+    await expect(module.piVersion()).rejects.toThrow('serve of that version answered "Pi 1.6.0 says hello"');
+    await expect(module.ensureLauncher()).rejects.toThrow('serve of that version answered "Pi 1.6.0 says hello"');
+    await module.close();
+    expect(await fake.asked()).not.toContain("ensure-launcher");
   });
 
   it("a serve that fails before it is ready stops with its error", async () => {
