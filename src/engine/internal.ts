@@ -61,12 +61,18 @@ function launcherScript(layout: Layout): { script: string; name: string } {
   };
 }
 
+/**
+ * This release's pinned Engram core (upgrade and rollback), as its status. A build without its pin has none to
+ * publish (memory stays off behind the guard); a download that fails verification stops.
+ */
+async function engramStatus(host: Host, layout: Layout, source: Source): Promise<string> {
+  const outcome = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env: host.env });
+  return outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
+}
+
 /** The request lines serve answers, each with what ensure-runtime's flag of the same name answers. */
 async function answerRequest(request: string, host: Host, layout: Layout, source: Source): Promise<Record<string, unknown>> {
-  if (request === "engram") {
-    const outcome = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env: host.env });
-    return { engram: outcome.available ? outcome.status : `unavailable: ${outcome.reason}` };
-  }
+  if (request === "engram") return { engram: await engramStatus(host, layout, source) };
   if (request === "pi-version") return { piVersion: await ownPiVersion(host) };
   if (request === "ensure-launcher") return await ensureLauncher(layout);
   throw new Error(`unknown request ${JSON.stringify(request.slice(0, 40))}`);
@@ -108,7 +114,6 @@ async function ownRuntime(rest: string[], host: Host, layout: Layout) {
 }
 
 export async function runInternal(args: string[], host: Host): Promise<number> {
-  const { env } = host;
   const [command, ...rest] = args;
   const layout = ownLayout(host);
   const reply = (value: unknown) => host.out(JSON.stringify(value));
@@ -118,13 +123,11 @@ export async function runInternal(args: string[], host: Host): Promise<number> {
   }
   if (command === "ensure-runtime") {
     const { node, pnpm, source } = await ownRuntime(rest, host, layout);
-    const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };
     // At once, as neither depends on the other (upgrade step 5 at the same time as step 4's Engram):
-    //   --engram (upgrade and rollback): this release's pinned Engram core too. A build without its pin
-    //   has none to publish (memory stays off behind the guard); a download that fails verification stops.
+    //   --engram: this release's pinned Engram core too (engramStatus);
     //   --pi-version: this version's Pi's own --version (./pi-version.ts), now that its Node is there.
     const [engram, piVersion] = await Promise.all([
-      rest.includes("--engram") ? ensureEngram(ctx).then((outcome) => (outcome.available ? outcome.status : `unavailable: ${outcome.reason}`)) : undefined,
+      rest.includes("--engram") ? engramStatus(host, layout, source) : undefined,
       rest.includes("--pi-version") ? ownPiVersion(host) : undefined,
     ]);
     // --launcher-script and --functions: those answers too, which spares the upgrade more starts of this engine.

@@ -5,10 +5,10 @@
  * cache inside the prefix. Only that key is written, only when it differs; a
  * settings file that is not a JSON object is left alone with a warning.
  */
-import { lstatSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { join, normalize } from "pathe";
 import { tildify, type Layout } from "../core/layout";
-import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
+import { lstatOrNull, lstatSyncOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 
 /**
  * No part other than the entry has the basename npm, pnpm or bun (Pi would
@@ -98,13 +98,7 @@ export async function agentHomeIsOurs(layout: Layout): Promise<string | null> {
 /** agentHomeIsOurs, synchronously (one lstat and two realpaths). */
 function agentHomeProblem(layout: Layout): string | null {
   const shown = tildify(layout.agent, layout.home);
-  let stat: Stats | null;
-  try {
-    stat = lstatSync(layout.agent);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR") throw error;
-    stat = null;
-  }
+  const stat = lstatSyncOrNull(layout.agent);
   if (!stat) return `${shown} does not exist`;
   if (stat.isSymbolicLink()) return `${shown} is a link, so it is not Gentle Shell's own home and its settings.json was left alone`;
   if (!stat.isDirectory()) return `${shown} is not a folder`;

@@ -201,8 +201,9 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     // It was asked everything: it exits while the older versions are pruned.
     closing = module.close();
   } catch (error) {
-    // The module is done before its folder may go.
+    // The module is done before its folder may go (also one started beside pnpm that this never reached).
     await module?.close().catch(() => undefined);
+    await options.early?.stop();
     if (!switched && ours && (await readCurrent(layout).catch(() => null)) !== id) {
       await fs.rm(join(layout.versions, id), { recursive: true, force: true });
     }

@@ -65,11 +65,26 @@ export function fileInPlace(path: string, content: string, mode = 0o644): boolea
   }
 }
 
+/** Nothing at the path: it, or a folder above it, is missing. */
+function absent(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR";
+}
+
 export async function lstatOrNull(path: string) {
   try {
     return await fs.lstat(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    if (absent(error)) return null;
+    throw error;
+  }
+}
+
+/** lstatOrNull, synchronously (for the few reads a launch makes). */
+export function lstatSyncOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if (absent(error)) return null;
     throw error;
   }
 }
