@@ -149,7 +149,8 @@ export function rewriteEngramPins(text, version, records) {
     if (found !== 1) throw new Error(`src/pins/production.ts has ${found} engramArchive lines for ${target}, not one`);
     out = out.replace(line, (_, indent) => `${indent}"${target}": engramArchive("${target}", "${sha256}", ${size}),`);
   }
-  const source = /(\n *engram: \{\n *version: )("[^"\n]*")(,\n *source: )"[^"\n]*"/g;
+  // \r?\n: a checkout with CRLF line endings (Git on Windows) is read as it is.
+  const source = /(\r?\n *engram: \{\r?\n *version: )("[^"\r\n]*")(,\r?\n *source: )"[^"\r\n]*"/g;
   const blocks = [...out.matchAll(source)];
   if (blocks.length !== 1) throw new Error(`src/pins/production.ts has ${blocks.length} engram blocks starting with version and source, not one`);
   if (blocks[0][2] !== JSON.stringify(version)) throw new Error(`src/pins/production.ts's engram block has version ${blocks[0][2]}, not "${version}"`);

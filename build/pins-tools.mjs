@@ -137,7 +137,8 @@ export function rewriteToolPins(text, tool, records) {
     if (found !== 1) throw new Error(`src/pins/production.ts has ${found} ${helper} lines for ${target}, not one`);
     out = out.replace(line, (_, indent) => `${indent}"${target}": ${helper}("${target}", "${sha256}", ${size}),`);
   }
-  const source = new RegExp(`(\\n *${tool}: \\{\\n *version: [A-Z_]+,\\n *source: \`[^\`\\n]*?) \\(null until recorded\\)\``, "g");
+  // \r?\n: a checkout with CRLF line endings (Git on Windows) is read as it is.
+  const source = new RegExp(`(\\r?\\n *${tool}: \\{\\r?\\n *version: [A-Z_]+,\\r?\\n *source: \`[^\`\\r\\n]*?) \\(null until recorded\\)\``, "g");
   return out.replace(source, (_, head) => `${head}\``);
 }
 

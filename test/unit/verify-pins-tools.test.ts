@@ -72,8 +72,13 @@ describe("toolEntries, compareTools and toolRecords", () => {
   });
 });
 
-describe("rewriteToolPins", () => {
-  const text = readFileSync(join(REPO_ROOT, "src", "pins", "production.ts"), "utf8");
+// Both line endings, whatever this checkout has: Git on Windows may write CRLF.
+const productionLf = readFileSync(join(REPO_ROOT, "src", "pins", "production.ts"), "utf8").replace(/\r\n/g, "\n");
+
+describe.each([
+  ["LF", productionLf],
+  ["CRLF", productionLf.replace(/\n/g, "\r\n")],
+])("rewriteToolPins (%s)", (_eol, text) => {
   const records = (tool: "fd" | "ripgrep") => Object.fromEntries(TARGETS.map((t, i) => [t, { sha256: fakeSha(`${tool}${t}`), size: 100 + i }]));
 
   it("writes both tools' values inline and their recorded source text; the file compiles to those pins", async () => {
@@ -101,7 +106,8 @@ describe("rewriteToolPins", () => {
 
   it("refuses (changing nothing) a bad value or a missing line", () => {
     expect(() => rewriteToolPins(text, "fd", { ...records("fd"), "win-x64": { sha256: "abc", size: 1 } })).toThrow('fd win-x64: "abc" is not a sha256');
-    const without = text.replace(/^.*"linux-arm64": ripgrepArchive.*\n/m, "");
+    const without = text.replace(/^.*"linux-arm64": ripgrepArchive.*\r?\n/m, "");
+    expect(without).not.toBe(text);
     expect(() => rewriteToolPins(without, "ripgrep", records("ripgrep"))).toThrow("src/pins/production.ts has 0 ripgrepArchive lines for linux-arm64, not one");
   });
 });

@@ -200,13 +200,18 @@ describe("nullPins", () => {
   });
 });
 
-describe("rewriteEngramPins", () => {
-  const text = readFileSync(PRODUCTION_TS, "utf8");
+// Both line endings, whatever this checkout has: Git on Windows may write CRLF.
+const productionLf = readFileSync(PRODUCTION_TS, "utf8").replace(/\r\n/g, "\n");
+
+describe.each([
+  ["LF", productionLf, "\n"],
+  ["CRLF", productionLf.replace(/\n/g, "\r\n"), "\r\n"],
+])("rewriteEngramPins (%s)", (_name, text, eol) => {
   const records = Object.fromEntries(TARGETS.map((t) => [t, { sha256: fakeSha(t), size: SIZE[t]! }]));
 
   it("writes the six values inline and the recorded source text; the file still compiles to the same pins otherwise", async () => {
     const next = rewriteEngramPins(text, "3.5.2", records);
-    expect(next).toContain(`      "darwin-arm64": engramArchive("darwin-arm64", "${fakeSha("darwin-arm64")}", 10500004),\n`);
+    expect(next).toContain(`      "darwin-arm64": engramArchive("darwin-arm64", "${fakeSha("darwin-arm64")}", 10500004),${eol}`);
     expect(next).not.toContain("not yet recorded");
     const before = text.split("\n");
     const changed = next.split("\n").filter((line, i) => line !== before[i]);
@@ -229,7 +234,7 @@ describe("rewriteEngramPins", () => {
   });
 
   it("refuses (changing nothing) a missing entry, a bad value or another version", () => {
-    const without = text.replace(/^.*"linux-arm64": engramArchive.*\n/m, "");
+    const without = text.replace(/^.*"linux-arm64": engramArchive.*\r?\n/m, "");
     expect(without).not.toBe(text);
     expect(() => rewriteEngramPins(without, "3.5.2", records)).toThrow("src/pins/production.ts has 0 engramArchive lines for linux-arm64, not one");
     expect(() => rewriteEngramPins(text, "3.5.2", { ...records, "win-x64": { sha256: "abc", size: 1 } })).toThrow('engram win-x64: "abc" is not a sha256');
