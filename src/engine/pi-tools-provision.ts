@@ -17,7 +17,6 @@ import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type T
 import { parseSource, type Source } from "../core/source";
 import { buildPins } from "../pins/index";
 import type { Pins, Target } from "../pins/types";
-import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import type { RuntimeContext } from "../install/runtime/recipe";
@@ -26,6 +25,7 @@ import { toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools-presen
 import type { BundledInstall } from "./bundled";
 import { agentHomeIsOurs } from "./pi-settings";
 import { rememberedSource } from "../install/install-source";
+import { rm } from "../io/locked-retry";
 
 export interface PiToolsContext {
   layout: Layout;
@@ -175,7 +175,7 @@ export async function provisionPiTools(
       .then(() => writeFileAtomic(toolFailureRecord(layout), JSON.stringify({ at: now }) + "\n", 0o600))
       .catch(() => undefined);
   } else if (!failed && reports.some((r) => r.outcome === "placed")) {
-    await fs.rm(toolFailureRecord(layout), { force: true }).catch(() => undefined);
+    await rm(toolFailureRecord(layout), { force: true }).catch(() => undefined);
   }
   if (quiet) return;
   for (const line of piToolLines(reports)) io.err(tildifyText(line, layout.home));

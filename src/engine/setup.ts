@@ -23,6 +23,7 @@ import { ensureEngram } from "../install/runtime/engram";
 import type { BundledInstall } from "./bundled";
 import { recordSetup, setupMarkerPath } from "./setup-marker";
 import { rememberedSource } from "../install/install-source";
+import { rename, rm } from "../io/locked-retry";
 
 /**
  * Where to look for the gentle-ai executable, first match wins. Windows starts
@@ -84,7 +85,7 @@ async function putBack(file: string, bytes: Buffer | null, mode: number): Promis
   const stat = await lstatOrNull(file);
   if (bytes === null) {
     if (!stat?.isFile()) return false;
-    await fs.rm(file);
+    await rm(file);
     return true;
   }
   if (stat && !stat.isFile()) return false;
@@ -101,9 +102,9 @@ async function relink(path: string, link: string): Promise<boolean> {
   const tmp = tempSibling(path);
   await fs.symlink(link, tmp);
   try {
-    await fs.rename(tmp, path);
+    await rename(tmp, path);
   } catch (error) {
-    await fs.rm(tmp, { force: true });
+    await rm(tmp, { force: true });
     throw error;
   }
   return true;

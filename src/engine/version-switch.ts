@@ -20,6 +20,7 @@ import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, PI_CHECKED_VARIABLE } from "../core/e
 import { callModule, openVersionModule, serveModule, type VersionModule } from "./module-session";
 import type { Alongside } from "../install/version-install";
 import { piVersionProblem } from "./pi-version";
+import { rm } from "../io/locked-retry";
 
 /**
  * The install lock for a command that changes versions (upgrade, rollback,
@@ -74,7 +75,7 @@ async function runVersionLauncher(layout: Layout, engine: string, module: Versio
   try {
     return await run(file, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
   } finally {
-    await fs.rm(file, { force: true });
+    await rm(file, { force: true });
   }
 }
 
@@ -205,7 +206,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     await module?.close().catch(() => undefined);
     await options.early?.stop();
     if (!switched && ours && (await readCurrent(layout).catch(() => null)) !== id) {
-      await fs.rm(join(layout.versions, id), { recursive: true, force: true });
+      await rm(join(layout.versions, id), { recursive: true, force: true });
     }
     throw error;
   }

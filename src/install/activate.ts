@@ -9,6 +9,7 @@ import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import { ENGINE_PATH } from "./engine-start";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
+import { type LockRules, machineRules, rename, rm } from "../io/locked-retry";
 
 const ID = /^[0-9A-Za-z.+-]+$/;
 
@@ -40,8 +41,12 @@ export async function currentEngine(layout: Layout): Promise<string> {
   return join(layout.versions, id, ENGINE_PATH);
 }
 
-/** Switch current to `id` with one rename. */
-export async function activateVersion(layout: Layout, id: string): Promise<{ previous: string | null }> {
+/**
+ * Switch current to `id` with one rename. A rename refused by a file held
+ * for a moment is tried again (`rules`, io/locked-retry.ts); one that never
+ * goes leaves current naming the version it named.
+ */
+export async function activateVersion(layout: Layout, id: string, rules: LockRules = machineRules): Promise<{ previous: string | null }> {
   if (!ID.test(id)) throw new Error(`not a version id: ${id}`);
   const previous = await readCurrent(layout).catch((error: Error) => {
     throw new Error(`${error.message}; current was not switched. Move it away, then run the installer again.`);
@@ -52,13 +57,13 @@ export async function activateVersion(layout: Layout, id: string): Promise<{ pre
   if (history && !history.isFile()) {
     throw new Error(`${layout.history} is not a file made by gentle-shell-setup; current was not switched. Move it away, then run this again.`);
   }
-  await pointCurrentAt(layout, id);
+  await pointCurrentAt(layout, id, rules);
   try {
-    await recordActivation(layout, id);
+    await recordActivation(layout, id, rules);
   } catch (error) {
     // Any failure before the end leaves current as it was.
-    if (previous) await pointCurrentAt(layout, previous).catch(() => undefined);
-    else await fs.rm(layout.current, { force: true }).catch(() => undefined);
+    if (previous) await pointCurrentAt(layout, previous, rules).catch(() => undefined);
+    else await rm(layout.current, { force: true }, rules).catch(() => undefined);
     throw new Error(
       `${layout.history} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); current was left as it was`,
     );
@@ -67,17 +72,17 @@ export async function activateVersion(layout: Layout, id: string): Promise<{ pre
 }
 
 /** current names `id`, with one rename. */
-async function pointCurrentAt(layout: Layout, id: string): Promise<void> {
+async function pointCurrentAt(layout: Layout, id: string, rules: LockRules): Promise<void> {
   if (layout.platform === "win32") {
-    await writeFileAtomic(layout.current, `${id}\n`, 0o644);
+    await writeFileAtomic(layout.current, `${id}\n`, 0o644, rules);
     return;
   }
   const tmp = tempSibling(layout.current);
   await fs.symlink(`versions/${id}`, tmp);
   try {
-    await fs.rename(tmp, layout.current);
+    await rename(tmp, layout.current, rules);
   } catch (error) {
-    await fs.rm(tmp, { force: true });
+    await rm(tmp, { force: true }, rules);
     throw error;
   }
 }
@@ -93,9 +98,9 @@ export function parseHistory(text: string | null): string[] {
 }
 
 /** versions.history: activation order, newest first. */
-export async function recordActivation(layout: Layout, id: string): Promise<void> {
+export async function recordActivation(layout: Layout, id: string, rules: LockRules = machineRules): Promise<void> {
   const history = parseHistory(await readTextOrNull(layout.history)).filter((x) => x !== id);
-  await writeFileAtomic(layout.history, [id, ...history].join("\n") + "\n", 0o644);
+  await writeFileAtomic(layout.history, [id, ...history].join("\n") + "\n", 0o644, rules);
 }
 
 /**
@@ -120,7 +125,7 @@ export async function pruneVersions(layout: Layout, keep = 2): Promise<{ deleted
     if (kept.includes(id) || !ID.test(id)) continue;
     const state = await versionState(layout, id);
     if (state.kind !== "valid") continue;
-    await fs.rm(join(layout.versions, id), { recursive: true, force: true });
+    await rm(join(layout.versions, id), { recursive: true, force: true });
     deleted.push(id);
   }
   if (deleted.length) {

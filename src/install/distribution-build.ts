@@ -15,6 +15,7 @@ import { pnpmEnvironment, type Env } from "../core/environment";
 import { outputTail, run } from "../io/process";
 import { readTextOrNull } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
+import { rm } from "../io/locked-retry";
 
 export interface BuildDistributionOptions {
   shell: string;
@@ -68,7 +69,7 @@ export async function buildDistribution(options: BuildDistributionOptions): Prom
         throw new Error(`${SHELL_PACKAGE}@${manifest.shell} is not on the registry after ${attempts} attempts`);
       }
     } finally {
-      await fs.rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
     }
     await new Promise((r) => setTimeout(r, delay));
   }

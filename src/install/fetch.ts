@@ -5,6 +5,7 @@ import { artifactLocation, authoritiesFor, redirectHostsFor, type Source } from 
 import { verifiedDownload, verifyFile, type DownloadOptions, type Expected } from "../io/download";
 import { stagingPath } from "../io/staging";
 import { openSourceFile, readSourceFile } from "../io/own-dir";
+import { rm } from "../io/locked-retry";
 
 export interface FetchOptions {
   headers?: Record<string, string>;
@@ -35,7 +36,7 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
     }
     return dest;
   } catch (error) {
-    await fs.rm(dest, { force: true });
+    await rm(dest, { force: true });
     throw error;
   }
 }

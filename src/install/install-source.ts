@@ -5,12 +5,12 @@
  * launch's Pi tools and status. The official source is remembered as no file.
  * Apart from the upgrade code, so a launch that only reads it loads none of that.
  */
-import { promises as fs } from "node:fs";
 import { resolve } from "node:path";
 import { join } from "pathe";
 import type { Layout } from "../core/layout";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
+import { rm } from "../io/locked-retry";
 
 export function sourceFile(layout: Layout): string {
   return join(layout.config, "install-source");
@@ -26,7 +26,7 @@ export async function rememberSource(layout: Layout, source: string | undefined)
   const file = sourceFile(layout);
   if (!source || source === "official") {
     // Only from a real config/ folder: never through a link put there.
-    if ((await lstatOrNull(layout.config))?.isDirectory() && (await lstatOrNull(file))?.isFile()) await fs.rm(file);
+    if ((await lstatOrNull(layout.config))?.isDirectory() && (await lstatOrNull(file))?.isFile()) await rm(file);
     return;
   }
   const remembered = /^https?:\/\//i.test(source) ? source : resolve(source);

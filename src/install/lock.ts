@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import type { Layout } from "../core/layout";
 import { readTextOrNull } from "../io/files";
 import { isAlive } from "../io/process";
+import { rename, rm } from "../io/locked-retry";
 
 export interface Lock {
   release(): Promise<void>;
@@ -42,7 +43,7 @@ async function takeOverStale(lock: string, staleText: string | null): Promise<vo
   try {
     if ((await readTextOrNull(lock)) === staleText) await moveAsideIf(lock, staleText);
   } finally {
-    if ((await readTextOrNull(breaker)) === mine) await fs.rm(breaker, { force: true });
+    if ((await readTextOrNull(breaker)) === mine) await rm(breaker, { force: true });
   }
 }
 
@@ -50,14 +51,14 @@ async function takeOverStale(lock: string, staleText: string | null): Promise<vo
 async function moveAsideIf(path: string, expected: string | null): Promise<void> {
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
-    await fs.rename(path, aside);
+    await rename(path, aside);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
     throw error;
   }
   const moved = await readTextOrNull(aside);
   if (moved !== expected) await fs.link(aside, path).catch(() => undefined);
-  await fs.rm(aside, { force: true });
+  await rm(aside, { force: true });
 }
 
 async function tryCreate(lock: string, token: string): Promise<boolean> {
@@ -70,7 +71,7 @@ async function tryCreate(lock: string, token: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
   } finally {
-    await fs.rm(aside, { force: true });
+    await rm(aside, { force: true });
   }
 }
 
@@ -82,7 +83,7 @@ export async function acquireInstallLock(layout: Layout, waitMs = 60_000, onWait
     if (await tryCreate(layout.lock, token)) {
       return {
         release: async () => {
-          if ((await readTextOrNull(layout.lock)) === token) await fs.rm(layout.lock, { force: true });
+          if ((await readTextOrNull(layout.lock)) === token) await rm(layout.lock, { force: true });
         },
       };
     }

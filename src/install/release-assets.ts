@@ -33,6 +33,7 @@ import { configuredRegistry } from "./npm-registry";
 import { acquireGo } from "./runtime/go";
 import { ensureRuntimes } from "./runtime/index";
 import { installVersion } from "./version-install";
+import { rm } from "../io/locked-retry";
 
 export interface ReleaseContext {
   pins: Pins;
@@ -69,7 +70,7 @@ async function withTemporaryPrefix<T>(ctx: ReleaseContext, work: (layout: Layout
     if (layout.platform === "win32") await acquireGo({ ...runtimeCtx, source });
     return await work(layout, npmrc);
   } finally {
-    await fs.rm(root, { recursive: true, force: true }).catch(() => undefined);
+    await rm(root, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 

@@ -25,6 +25,7 @@ import { isDiskFull } from "../core/space-need";
 import { ENGINE_PATH, ensureEngineFiles } from "./engine-start";
 import { stepMark } from "../io/step-times";
 import { VERSION_MARKER } from "./version-marker";
+import { rm } from "../io/locked-retry";
 
 export { VERSION_MARKER };
 
@@ -125,12 +126,12 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       `versions/${id} exists but ${state.why}: it was not made by gentle-shell-setup and was left as it is. Move it away, then run the installer again.`,
     );
   }
-  if (state.kind === "abandoned") await fs.rm(dir, { recursive: true, force: true });
+  if (state.kind === "abandoned") await rm(dir, { recursive: true, force: true });
   if (state.kind === "installing") {
     if (state.alive && state.pid !== process.pid) {
       throw new Error(`another installer (process ${state.pid}) is installing versions/${id}; wait for it to finish, then run the installer again`);
     }
-    await fs.rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   }
   // The claim: mkdir fails if another installer got here first.
   await fs.mkdir(dir, { mode: 0o755 });
@@ -191,7 +192,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   } catch (error) {
     // Nothing of ours runs from the folder when it goes.
     await options.alongside?.stop().catch(() => undefined);
-    await fs.rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
     if (isDiskFull(error)) await freeStoreIfUnused(layout);
     throw error;
   }

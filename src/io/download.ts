@@ -16,6 +16,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import type { DownloadProgress } from "./progress";
 import { attemptsOf, causeText, gatedGet, type Phrases, TransferError, withRetries } from "./transport";
+import { rm } from "./locked-retry";
 
 export interface Expected {
   /** What the user is told this is, e.g. "Node 24.21.0 (linux-x64)". */
@@ -108,13 +109,13 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
         }
       },
       async () => {
-        if (!keep) await fs.rm(dest, { force: true });
+        if (!keep) await rm(dest, { force: true });
       },
     );
     options.progress?.done();
   } catch (error) {
     // Nothing of a download that failed for good is left behind.
-    await fs.rm(dest, { force: true });
+    await rm(dest, { force: true });
     options.progress?.fail();
     const message = error instanceof Error ? error.message : String(error);
     const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
@@ -151,7 +152,7 @@ async function writeHashed(
     }
   } else {
     // The whole body: a part kept from an earlier try goes first (the server did not honour the range).
-    await fs.rm(dest, { force: true });
+    await rm(dest, { force: true });
   }
   const out = createWriteStream(dest, { flags: start > 0 ? "a" : "wx", mode: 0o600 });
   let outError: Error | null = null;

@@ -1,5 +1,6 @@
 /** Small file helpers: writes that land with one rename, with the mode asked for. */
 import { lstatSync, promises as fs, readFileSync } from "node:fs";
+import { type LockRules, machineRules, rename, rm, rmdir, unlink } from "./locked-retry";
 import { CREATE_NEW } from "./safe-fs";
 import { stagingName } from "./staging";
 import { dirname, basename, join } from "pathe";
@@ -11,9 +12,10 @@ export function tempSibling(path: string): string {
 
 /**
  * Write `content` to `path` with one rename. Refuses when something that is
- * not a regular file (a link, a folder) stands at `path`.
+ * not a regular file (a link, a folder) stands at `path`. `rules` are the
+ * rename's and the cleanup's (io/locked-retry.ts).
  */
-export async function writeFileAtomic(path: string, content: string | Buffer, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(path: string, content: string | Buffer, mode = 0o644, rules: LockRules = machineRules): Promise<void> {
   const existing = await lstatOrNull(path);
   if (existing && !existing.isFile()) {
     throw new Error(`${path} is not a regular file; it was left alone`);
@@ -28,9 +30,9 @@ export async function writeFileAtomic(path: string, content: string | Buffer, mo
     await handle.close();
   }
   try {
-    await fs.rename(tmp, path);
+    await rename(tmp, path, rules);
   } catch (error) {
-    await fs.rm(tmp, { force: true });
+    await rm(tmp, { force: true }, rules);
     throw error;
   }
 }
@@ -148,9 +150,9 @@ export async function removeTree(path: string): Promise<void> {
       const names = await fs.readdir(path);
       // A few at a time: folders of pnpm's store hold thousands of files.
       for (let i = 0; i < names.length; i += 64) await Promise.all(names.slice(i, i + 64).map((n) => removeTree(join(path, n))));
-      await fs.rmdir(path);
+      await rmdir(path);
     } else {
-      await fs.unlink(path);
+      await unlink(path);
     }
   } catch (error) {
     if (error instanceof RemoveError) throw error;

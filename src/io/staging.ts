@@ -15,6 +15,7 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { isAlive } from "./alive";
+import { type LockRules, machineRules, rename, rm, unlink } from "./locked-retry";
 
 /**
  * `.<kind>[-<label>]-<pid>-<8 hex>[<ext>]`: what it is (staging, download,
@@ -57,8 +58,8 @@ export async function sweepAbandoned(dir: string, tags: readonly string[]): Prom
     const path = join(dir, name);
     const stat = await fs.lstat(path).catch(() => null);
     if (!stat) continue;
-    if (stat.isDirectory()) await fs.rm(path, { recursive: true, force: true });
-    else await fs.unlink(path).catch(() => undefined);
+    if (stat.isDirectory()) await rm(path, { recursive: true, force: true });
+    else await unlink(path).catch(() => undefined);
     removed.push(name);
   }
   return removed;
@@ -79,14 +80,16 @@ export async function temporaryFolder(kind: string): Promise<string> {
 /**
  * Put a staged entry in its place with one rename; refuses when anything
  * already stands there (the caller decides whether that is ours to reuse).
+ * A rename refused by a file held for a moment is tried again (`rules`,
+ * io/locked-retry.ts); one that never goes leaves the staging as it was.
  */
-export async function publishByRename(staging: string, dest: string): Promise<void> {
+export async function publishByRename(staging: string, dest: string, rules: LockRules = machineRules): Promise<void> {
   const there = await fs.lstat(dest).then(
     () => true,
     (error: NodeJS.ErrnoException) => error.code !== "ENOENT",
   );
   if (there) throw Object.assign(new Error(`${dest} already exists`), { code: "EEXIST" });
-  await fs.rename(staging, dest);
+  await rename(staging, dest, rules);
 }
 
 /** `bytes` random bytes in hex, from Web Crypto (loaded on first use, not with this module). */

@@ -50,6 +50,7 @@ import {
   type MigrationMarker,
 } from "./plan";
 import { ensureOwnDir } from "../../io/own-dir";
+import { rename, rm } from "../../io/locked-retry";
 
 /** The boundaries after which a step is durable. */
 export type MigrateStep = "provider-done" | "marker-written" | "original-moved" | "copy-promoted" | "provenance-written";
@@ -86,7 +87,7 @@ async function coreHelp(layout: Layout, env: Env): Promise<string> {
     const result = await run(layout.engram, ["--help"], { env: isolated, cwd: home, timeoutMs: 30_000 });
     return `${result.stdout}\n${result.stderr}`;
   } finally {
-    await fs.rm(home, { recursive: true, force: true });
+    await rm(home, { recursive: true, force: true });
   }
 }
 
@@ -239,10 +240,10 @@ export async function memoryMigrate(layout: Layout, env: Env, args: readonly str
   try {
     await options.onStep?.("marker-written");
     doing = `renamed ${source} to ${report.backup_dir}`;
-    await fs.rename(source, report.backup_dir);
+    await rename(source, report.backup_dir);
     await options.onStep?.("original-moved");
     doing = `promoted ${report.directory} to ${source}`;
-    await fs.rename(report.directory, source);
+    await rename(report.directory, source);
     await options.onStep?.("copy-promoted");
     doing = `replaced ${provenanceFile}`;
     const written = provenanceText({
@@ -260,7 +261,7 @@ export async function memoryMigrate(layout: Layout, env: Env, args: readonly str
     doing = "reconciled the store's identity and provenance";
     if ((await readIdentity(source)) !== identity) throw new Error(`${source}/.instance-id is not ${identity}`);
     if ((await fs.readFile(provenanceFile, "utf8")) !== written) throw new Error(`${provenanceFile} is not the record just written`);
-    await fs.rm(markerFile);
+    await rm(markerFile);
   } catch (error) {
     io.err(SAY.stepFailed(doing, (error as Error).message, markerFile));
     return EXIT.failure;

@@ -21,6 +21,7 @@ import type { RegistryAdapter } from "../../install/path/windows-registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
+import { rmdir, unlink } from "../../io/locked-retry";
 
 /** The host's question, on stderr: yes or no, null for no terminal or end of input, Ctrl+C exits 130. */
 export async function askYesNo(host: Pick<Host, "ask">, question: string): Promise<boolean | null> {
@@ -48,12 +49,12 @@ async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: strin
     if (r.emptyOnly) {
       const left = await fs.readdir(r.path);
       if (left.length) return { kept: `it still holds ${left.sort().join(", ")}` };
-      await fs.rmdir(r.path);
+      await rmdir(r.path);
     } else if (r.kind === "folder") {
       // Never follows a link inside: a link is removed itself.
       await removeTree(r.path);
     } else {
-      await fs.unlink(r.path);
+      await unlink(r.path);
     }
     return "removed";
   } catch (error) {
@@ -184,7 +185,7 @@ async function uninstallLocked(
   const left = await fs.readdir(layout.prefix).catch(() => null);
   if (left && left.length === 0 && kept.length === 0) {
     try {
-      await fs.rmdir(layout.prefix);
+      await rmdir(layout.prefix);
       out(`✔ removed ${show(layout.prefix)}`);
     } catch (error) {
       messages.push(`${show(layout.prefix)} could not be removed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);

@@ -39,6 +39,7 @@ import { configuredRegistry } from "../npm-registry";
 import { downloadPackages } from "./package-download";
 import { BUNDLE_LAUNCHERS } from "./launchers";
 import { BUNDLE_MANIFEST, BUNDLE_README, BUNDLE_SUMS, bundleReadme, formatSums, installerName, parseSums, type BundleManifest } from "./format";
+import { rename, rm, rmdir } from "../../io/locked-retry";
 
 export interface MakeBundleOptions {
   out: string;
@@ -172,7 +173,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
       await fs.mkdir(dirname(dest), { recursive: true, mode: 0o755 });
       const handle = options.progress?.start(expected.name);
       const file = await fetchArtifact(from, pin.path, dirname(dest), expected, handle ? { download: { progress: handle } } : {});
-      await fs.rename(file, dest);
+      await rename(file, dest);
       await fs.chmod(dest, 0o644);
     };
 
@@ -283,11 +284,11 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     }
     await fs.writeFile(join(staging, BUNDLE_SUMS), formatSums(sums), { mode: 0o644 });
 
-    if (existing) await fs.rmdir(out);
+    if (existing) await rmdir(out);
     await publishByRename(staging, out);
     return { out, manifest, bytes, notes };
   } finally {
-    await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
-    await fs.rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   }
 }

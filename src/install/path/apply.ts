@@ -8,6 +8,7 @@ import * as nodeFs from "node:fs";
 import { dirname } from "pathe";
 import type { PathIoOptions } from "./fs";
 import { code } from "../../io/safe-fs";
+import { unlinkSync } from "../../io/locked-retry";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";
@@ -74,7 +75,7 @@ export async function removePathEntry(receipt: PathReceipt, options: PathIoOptio
       if (!st.isSymbolicLink() || fs.readlinkSync(receipt.path) !== receipt.target) {
         return { status: "kept", path: receipt.path, reason: "it no longer links to the bundled launcher" };
       }
-      fs.unlinkSync(receipt.path);
+      unlinkSync(fs, receipt.path);
       return { status: "removed" };
     }
     case "profile":

@@ -9,6 +9,7 @@
  */
 import type { PathFs } from "./fs";
 import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
+import { unlinkSync } from "../../io/locked-retry";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
 import type { PathReceipt, RemoveResult } from "./receipt";
@@ -125,7 +126,7 @@ export function removeLine(receipt: Extract<PathReceipt, { kind: "profile" }>, f
   if (emptied && receipt.create) {
     const st = fs.lstatSync(receipt.path);
     if (st.isFile() && st.size === 0) {
-      fs.unlinkSync(receipt.path);
+      unlinkSync(fs, receipt.path);
       return { status: "removed", deleted: true };
     }
   }

@@ -11,6 +11,7 @@ import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import type { PathIoOptions } from "./fs";
 import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
+import { renameSync, unlinkSync } from "../../io/locked-retry";
 import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "./receipt";
 
 /**
@@ -31,12 +32,12 @@ export function writePathReceipt(layout: Layout, receipt: PathReceipt, options: 
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
-    fs.renameSync(tmp, layout.pathReceipt);
+    renameSync(fs, tmp, layout.pathReceipt);
     return true;
   } catch (e) {
     if (fd !== undefined) fs.closeSync(fd);
     try {
-      fs.unlinkSync(tmp);
+      unlinkSync(fs, tmp);
     } catch {
       /* it was never created */
     }

@@ -5,7 +5,6 @@
  * installed by the one protocol in ./recipe.ts.
  */
 import type { Source } from "../../core/source";
-import { promises as fs } from "node:fs";
 import {
   cleanStaleStaging,
   existingRuntime,
@@ -22,6 +21,7 @@ import { pnpmPending, pnpmRecipe } from "./pnpm";
 import { ensureEngram, type EngramOutcome } from "./engram";
 import { ensureOwnDir } from "../../io/own-dir";
 import { lstatOrNull } from "../../io/files";
+import { rm, rmdir } from "../../io/locked-retry";
 
 export interface EnsureRuntimesOptions {
   /** Default true. */
@@ -109,7 +109,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
   } finally {
     await Promise.all(pending.map((p) => p.discard()));
     // The check that had to pass first failed: with the downloads gone, so goes the runtime folder this run made.
-    if (beforeFailed && !hadRuntimeDir) await fs.rmdir(layout.runtime).catch(() => undefined);
+    if (beforeFailed && !hadRuntimeDir) await rmdir(layout.runtime).catch(() => undefined);
   }
 }
 
@@ -133,7 +133,7 @@ async function bothAtOnce(ctx: RuntimeContext, nodeArchive: PendingArchive, pnpm
     const pnpm = await publishRuntime(ctx, recipes[1], pnpmStaged, markers[1]);
     return { node, pnpm };
   } finally {
-    await Promise.all(stagings.map((dir) => fs.rm(dir, { recursive: true, force: true })));
+    await Promise.all(stagings.map((dir) => rm(dir, { recursive: true, force: true })));
   }
 }
 

@@ -18,6 +18,7 @@ import { stagingPath, sweepAbandoned } from "../../io/staging";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
 import { ensureOwnDir } from "../../io/own-dir";
 import { sha256Of, toolPresence, toolRuntimeDir, toolRuntimeFile } from "./pi-tools-presence";
+import { rm } from "../../io/locked-retry";
 
 export { sha256Of, toolPresence, toolRuntimeDir, toolRuntimeFile };
 
@@ -88,7 +89,7 @@ export async function placePiTool(layout: Layout, tool: PiTool, version: string,
   const name = toolFileName(tool, layout.platform);
   const dest = join(bin, name);
   // Our own file of another version goes first, checked again right before.
-  if (options.replace && (await toolPresence(layout, tool, version)) === "ours-outdated") await fs.rm(dest);
+  if (options.replace && (await toolPresence(layout, tool, version)) === "ours-outdated") await rm(dest);
   if (await lstatOrNull(dest)) return "taken";
   const staged = stagingPath(bin, "staging", { label: tool.exe });
   try {
@@ -104,7 +105,7 @@ export async function placePiTool(layout: Layout, tool: PiTool, version: string,
     }
     return "placed";
   } finally {
-    await fs.rm(staged, { force: true });
+    await rm(staged, { force: true });
   }
 }
 
@@ -114,11 +115,11 @@ export async function removeOwnTool(layout: Layout, tool: PiTool): Promise<boole
   const marker = join(layout.agentBin, toolMarkerName(tool));
   // (Without a version, our file of any version reads "ours".)
   if (presence === "ours") {
-    await fs.rm(join(layout.agentBin, toolFileName(tool, layout.platform)));
-    await fs.rm(marker, { force: true });
+    await rm(join(layout.agentBin, toolFileName(tool, layout.platform)));
+    await rm(marker, { force: true });
     return true;
   }
   // A marker whose file is gone (or was replaced) describes nothing of ours any more.
-  if ((await lstatOrNull(marker))?.isFile()) await fs.rm(marker);
+  if ((await lstatOrNull(marker))?.isFile()) await rm(marker);
   return false;
 }

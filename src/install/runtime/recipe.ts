@@ -28,6 +28,7 @@ import type { Expected } from "../../io/download";
 import { fetchArtifact, type FetchOptions } from "../fetch";
 import { ensureOwnDir } from "../../io/own-dir";
 import { existingRuntime, RUNTIME_MARKER } from "./marker";
+import { rm } from "../../io/locked-retry";
 
 export { existingRuntime, RUNTIME_MARKER };
 
@@ -69,7 +70,7 @@ async function publish(staging: string, dir: string, label: string, runtimeRoot:
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EEXIST" || code === "ENOTEMPTY" || code === "EPERM" || code === "EISDIR") {
-      await fs.rm(staging, { recursive: true, force: true });
+      await rm(staging, { recursive: true, force: true });
       if (await existingRuntime(dir, label, runtimeRoot)) return "reused";
     }
     throw error;
@@ -99,7 +100,7 @@ export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, ex
       // A download still running is not wanted any more (a check that had to pass first failed): it stops at once.
       cancel.abort();
       const file = await promise.catch(() => null);
-      if (file) await fs.rm(file, { force: true });
+      if (file) await rm(file, { force: true });
     },
   };
 }
@@ -124,7 +125,7 @@ export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promi
   try {
     return await publishRuntime(ctx, recipe, staging, await recipe.check(staging));
   } finally {
-    await fs.rm(staging, { recursive: true, force: true });
+    await rm(staging, { recursive: true, force: true });
   }
 }
 
@@ -142,14 +143,14 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
     archive = await recipe.archive.take();
     await fs.mkdir(staging, { mode: 0o755 });
     await recipe.unpack(archive, staging);
-    await fs.rm(archive, { force: true });
+    await rm(archive, { force: true });
     archive = null;
     return staging;
   } catch (error) {
-    await fs.rm(staging, { recursive: true, force: true });
+    await rm(staging, { recursive: true, force: true });
     throw error;
   } finally {
-    if (archive) await fs.rm(archive, { force: true });
+    if (archive) await rm(archive, { force: true });
     await recipe.archive.discard();
   }
 }
