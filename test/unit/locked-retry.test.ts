@@ -168,6 +168,12 @@ describe("on POSIX rules", () => {
   }
 });
 
+/**
+ * The helper itself, and removeTree's walk (io/remove-tree.ts), which removes
+ * names relative to its working folder, so has no path to hand the helper,
+ * and applies the same rule (core/held-file.ts) itself.
+ */
+const ALLOWED = new Set(["src/io/locked-retry.ts", "src/io/remove-tree.ts"]);
 /** The calls the helper wraps, made directly: on a node:fs object, or imported by name from node:fs. */
 const DIRECT = /\.(rename|unlink|rmdir|rm)(Sync)?\s*\(/;
 const IMPORTED = /import\s*\{[^}]*\b(rename|unlink|rmdir|rm)(Sync)?\b[^}]*\}\s*from\s*"node:fs/;
@@ -183,7 +189,7 @@ describe("one way to rename and remove", () => {
     const found: string[] = [];
     for (const path of sources(join(REPO_ROOT, "src"))) {
       const rel = relative(REPO_ROOT, path);
-      if (rel === "src/io/locked-retry.ts") continue;
+      if (ALLOWED.has(rel)) continue;
       const text = readFileSync(path, "utf8").replace(/`(?:\\[\s\S]|[^`\\])*`/g, "``");
       if (IMPORTED.test(text)) found.push(`${rel}: imports one from node:fs`);
       text.split("\n").forEach((line, i) => {
