@@ -15,11 +15,25 @@
  * Windows lane counts (test/wine/lane.sh).
  */
 import { spawnSync } from "node:child_process";
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type Capability = "symlinks" | "posix-modes" | "posix-shell" | "fifos" | "posix-path-scratch" | "owners" | "short-names";
+export type Capability = "symlinks" | "posix-modes" | "posix-shell" | "fifos" | "posix-path-scratch" | "owners" | "immutable-files" | "short-names";
 
 const REASONS: Record<Capability, string> = {
   symlinks: "needs symbolic links, and this machine cannot make one",
@@ -27,7 +41,9 @@ const REASONS: Record<Capability, string> = {
   "posix-shell": "needs /bin/sh, which this machine cannot run",
   fifos: "needs mkfifo, which this machine lacks",
   "posix-path-scratch": "needs a scratch folder that can be a POSIX PATH entry, and the system's temporary folder holds ':'",
-  owners: "needs POSIX owners (process.getuid), which this platform does not have",
+  owners: "needs to give a file to another user (chown, as root), and this process cannot",
+  "immutable-files":
+    "needs a file that a rename cannot replace (chattr +i as root on Linux, chflags uchg on macOS, read-only on Windows), and this machine cannot make one",
   "short-names": "needs 8.3 short names (RUNNER~1), which this file system does not give",
 };
 
@@ -41,6 +57,20 @@ export function shortName(path: string): string | null {
   const result = spawnSync(cmd, ["/d", "/s", "/c", `"for %I in ("${path}") do @echo %~sI"`], { encoding: "utf8", windowsVerbatimArguments: true });
   const short = result.status === 0 ? result.stdout.trim() : "";
   return short && short !== path ? short : null;
+}
+
+/**
+ * Makes `file` one that no rename may replace (on: true) or undoes it: chattr
+ * +i on Linux (root only), chflags uchg on macOS (its owner), the read-only
+ * attribute on Windows. Returns whether the command worked.
+ */
+export function setImmutable(file: string, on: boolean): boolean {
+  if (process.platform === "win32") {
+    chmodSync(file, on ? 0o444 : 0o644);
+    return true;
+  }
+  const [command, flag] = process.platform === "darwin" ? ["chflags", on ? "uchg" : "nouchg"] : ["chattr", on ? "+i" : "-i"];
+  return spawnSync(command, [flag, file], { stdio: "ignore" }).status === 0;
 }
 
 function inScratch<T>(probe: (dir: string) => T, fallback: T): T {
@@ -75,7 +105,30 @@ const PROBES: Record<Capability, () => boolean> = {
       return spawnSync("mkfifo", [fifo]).status === 0 && lstatSync(fifo).isFIFO();
     }, false),
   "posix-path-scratch": () => !tmpdir().includes(":"),
-  owners: () => typeof process.getuid === "function",
+  // Giving a file away, not only having uids: macOS's runner user has uids but cannot chown.
+  owners: () =>
+    typeof process.getuid === "function" &&
+    inScratch((dir) => {
+      const file = join(dir, "file");
+      writeFileSync(file, "x");
+      chownSync(file, 12345, 12345);
+      return statSync(file).uid === 12345;
+    }, false),
+  "immutable-files": () =>
+    inScratch((dir) => {
+      const [target, other] = [join(dir, "target"), join(dir, "other")];
+      writeFileSync(target, "x");
+      writeFileSync(other, "y");
+      if (!setImmutable(target, true)) return false;
+      try {
+        renameSync(other, target);
+        return false;
+      } catch {
+        return true;
+      } finally {
+        setImmutable(target, false);
+      }
+    }, false),
   "short-names": () =>
     inScratch((dir) => {
       const long = join(dir, "a long folder name");

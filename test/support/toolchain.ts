@@ -21,3 +21,12 @@ export function toolchain(): Promise<Toolchain> {
   loaded ??= import(/* @vite-ignore */ url) as Promise<Toolchain>;
   return loaded;
 }
+
+/**
+ * The pinned Node 24.21.0 of this machine's platform, verified (never
+ * process.execPath: a workflow's setup-node runs the tests on Node 20, and the
+ * launcher passes Node 24's --use-env-proxy).
+ */
+export async function pinnedNode(): Promise<string> {
+  return (await toolchain()).ensureNodeBinary();
+}

@@ -6,7 +6,7 @@
  * the engine or makes it print anything.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, promises as fs } from "node:fs";
+import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -30,7 +30,8 @@ beforeAll(async () => {
   if (has("posix-shell")) node = await (await toolchain()).ensureNodeBinary();
 });
 beforeEach(async () => {
-  root = mkdtempSync(join(tmpdir(), "gss-engine-start-"));
+  // Its real path: the product answers real paths, and a TMPDIR may be reached through a link (macOS: /var -> /private/var).
+  root = realpathSync.native(mkdtempSync(join(tmpdir(), "gss-engine-start-")));
   dir = join(root, "versions", "4.1.0-1.6.0", ".gentle-shell");
   await fs.mkdir(dir, { recursive: true });
   await fs.writeFile(join(dir, "start.cjs"), engineStartScript());

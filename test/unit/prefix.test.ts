@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs } from "node:fs";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { isWithin, prefixLayout, type Layout, type Platform } from "../../src/core/layout";
@@ -8,7 +8,7 @@ import { productionPins } from "../../src/pins/production";
 import { activateVersion, pruneVersions } from "../../src/install/activate";
 import { acquireInstallLock } from "../../src/install/lock";
 import { claimPrefix } from "../../src/install/claim";
-import { has, requires } from "../support/capabilities";
+import { has, requires, setImmutable } from "../support/capabilities";
 
 // The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
 const machine: Platform = process.platform === "win32" ? "win32" : "linux";
@@ -115,25 +115,19 @@ describe("activateVersion", () => {
     expect(await currentText()).toBe(names("4.0.0-1.6.0"));
   });
 
-  it("switches current back when the history cannot be written after the switch", async () => {
+  it("switches current back when the history cannot be written after the switch", async (ctx) => {
+    requires(ctx, "immutable-files");
     for (const id of ["4.0.0-1.6.0", "4.1.0-1.6.0"]) await version(id);
     await activateVersion(layout, "4.0.0-1.6.0");
     // A history file nothing may replace: the switch itself works, the write after it cannot replace the file.
-    // On POSIX an immutable file (chattr +i, as root); on Windows a read-only one (a rename onto it is refused).
-    if (layout.platform === "win32") {
-      await fs.chmod(layout.history, 0o444);
-    } else {
-      const chattr = spawnSync("chattr", ["+i", layout.history], { encoding: "utf8" });
-      expect(chattr.status, `chattr +i needs root: ${chattr.stderr}`).toBe(0);
-    }
+    expect(setImmutable(layout.history, true)).toBe(true);
     try {
       await expect(activateVersion(layout, "4.1.0-1.6.0")).rejects.toThrow(/versions\.history could not be written \(EPERM\); current was left as it was/);
       expect(await currentText()).toBe(names("4.0.0-1.6.0"));
       expect(await fs.readFile(layout.history, "utf8")).toBe("4.0.0-1.6.0\n");
       expect((await fs.readdir(layout.prefix)).filter((n) => n.includes(".tmp-"))).toEqual([]);
     } finally {
-      if (layout.platform === "win32") await fs.chmod(layout.history, 0o644);
-      else spawnSync("chattr", ["-i", layout.history]);
+      setImmutable(layout.history, false);
     }
   });
 });
@@ -189,12 +183,12 @@ describe("claiming the prefix", () => {
     }
   });
 
-  it("takes group and other write access from an existing prefix, nothing else", async (ctx) => {
+  it("sets an existing group-writable prefix to 0700, the mode the plan prints (test/unit/claim.test.ts: what lies inside)", async (ctx) => {
     requires(ctx, "posix-modes");
     await fs.mkdir(layout.prefix);
     await fs.chmod(layout.prefix, 0o775);
-    expect(await claimPrefix(layout)).toBe("group/other write access removed");
-    expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o755);
+    expect(await claimPrefix(layout)).toBe("already there; mode 0700 set");
+    expect((await fs.stat(layout.prefix)).mode & 0o777).toBe(0o700);
   });
 
   it("refuses a link and changes nothing", async (ctx) => {

@@ -5,7 +5,7 @@
  * through the link, and the link itself put back if it was replaced.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { mkdtempSync, promises as fs } from "node:fs";
+import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { restore, snapshot } from "../../src/engine/setup";
@@ -13,7 +13,8 @@ import { has, requires } from "../support/capabilities";
 
 let root: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "gss-restore-"));
+  // Its real path: the product answers real paths, and a TMPDIR may be reached through a link (macOS: /var -> /private/var).
+  root = realpathSync.native(mkdtempSync(join(tmpdir(), "gss-restore-")));
 });
 afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });

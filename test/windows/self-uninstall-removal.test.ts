@@ -19,6 +19,7 @@ import { CMD_MARKER, ensureLauncher } from "../../src/install/launcher";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../src/install/windows-private/rule";
 import { startDetachedPowerShell } from "../../src/io/powershell";
 import { type WaitFor, windowsRemovalPlan, windowsRemovalScheduler } from "../../src/engine/self-uninstall/windows-removal";
+import { pinnedNode } from "../support/toolchain";
 
 function requireWindows(): void {
   if (process.platform !== "win32") throw new Error(`test/windows needs Windows (cmd.exe, Windows PowerShell); this is ${process.platform}`);
@@ -50,7 +51,7 @@ async function prefix(): Promise<{ layout: Layout; local: string }> {
   const local = join(home, "AppData", "Local");
   const layout = prefixLayout({ home, platform: "win32", pins: productionPins, windowsPrefix: join(local, "gentle-shell") });
   await fs.mkdir(layout.nodeDir, { recursive: true });
-  await fs.copyFile(process.execPath, layout.node);
+  await fs.copyFile(await pinnedNode(), layout.node);
   await ensureLauncher(layout);
   await fs.writeFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), WINDOWS_BUNDLE_MARKER_TEXT);
   await fs.writeFile(join(local, "not-ours.txt"), "the user's\n");

@@ -4,10 +4,11 @@
  * run anywhere but Windows; ci.yml runs it on windows-latest too, where
  * the % check must run). The prefix's path holds í, a space, !, & and
  * parentheses, and % where cmd.exe can say it (a probe). The .cmd is the real one (ensureLauncher), cmd.exe
- * is Wine's, and node.exe is the Windows Node that runs this file; the
- * version's engine is a stand-in that reports what it was given.
+ * is Wine's (or Windows'), and node.exe is the pinned Node 24.21.0 from the
+ * toolchain, whatever Node runs this file (windows-latest's setup-node gives
+ * Node 20, which refuses the launcher's --use-env-proxy); the version's
+ * engine is a stand-in that reports what it was given.
  */
-import { execPath } from "node:process";
 import { promises as fs, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
@@ -20,6 +21,7 @@ import { setupCommand } from "../../src/install/setup-step";
 import { ENGINE_PATH } from "../../src/install/engine-start";
 import { run, runLauncher } from "../../src/io/process";
 import { productionPins } from "../../src/pins/production";
+import { pinnedNode } from "../support/toolchain";
 
 const ID = "4.1.0-1.6.0";
 /** The stand-in engine: its arguments and the variables the launcher sets, as JSON; exits with GSS_EXIT. */
@@ -33,14 +35,14 @@ process.exitCode = Number(process.env.GSS_EXIT ?? 0);
 let layout: Layout;
 const env = () => ({ ...process.env }) as Record<string, string | undefined>;
 
-/** A prefix with the launcher, our node.exe (this Node), and the stand-in engine as the active version. */
+/** A prefix with the launcher, our node.exe (the pinned Node), and the stand-in engine as the active version. */
 async function makeInstall(folder: string): Promise<Layout> {
   const base = mkdtempSync(join(tmpdir(), "gss-wine-"));
   const made = prefixLayout({ home: base, platform: "win32", pins: productionPins, windowsPrefix: join(base, folder, "gentle-shell") });
   await fs.mkdir(join(made.versions, ID, ".gentle-shell"), { recursive: true });
   await fs.writeFile(join(made.versions, ID, ENGINE_PATH), ENGINE);
   await fs.mkdir(made.nodeDir, { recursive: true });
-  await fs.copyFile(execPath, made.node);
+  await fs.copyFile(await pinnedNode(), made.node);
   await activateVersion(made, ID);
   await ensureLauncher(made);
   return made;
