@@ -103,13 +103,16 @@ export async function readTextOrNull(path: string): Promise<string | null> {
 /**
  * A folder of ours inside a folder already checked: created with `mode` when
  * absent (whatever the umask), refused when a link or anything else stands
- * there, so nothing is ever written through it.
+ * there, or a folder of another user's (the claim refuses those first; this
+ * is the second line), so nothing is ever written through it or read from it.
  */
 export async function ensureRealFolder(path: string, mode = 0o700): Promise<"created" | "present"> {
   const stat = await lstatOrNull(path);
   if (stat) {
     if (stat.isSymbolicLink() || !stat.isDirectory())
       throw new Error(`${path} is not a folder of Gentle Shell's (${stat.isSymbolicLink() ? "a link" : "not a folder"}); it was left alone`);
+    if (typeof process.getuid === "function" && stat.uid !== process.getuid())
+      throw new Error(`${path} is not a folder of Gentle Shell's (it belongs to another user, uid ${stat.uid}); it was left alone`);
     return "present";
   }
   try {
