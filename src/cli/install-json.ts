@@ -34,11 +34,23 @@ export function recordPlan(host: Host, fields: { prefix: string; source: string;
   if (doc) Object.assign(doc, { ...fields, source: redactText(tildifyText(fields.source, host.home)), steps: [], state: null, next: null });
 }
 
-/** The steps' outcomes, the state the install left, and what the user does next. */
+/** A failed removal of the old global gentle-pi (spec: "The web installer"): the command the user runs by hand. */
+export interface RemoveGlobal {
+  status: "failed";
+  command: string;
+}
+
+/** removeGlobal for a removal's outcome: only a failed one that named its command. */
+export function failedRemoval(removal: { failed: boolean; command: string | null }): RemoveGlobal | null {
+  return removal.failed && removal.command ? { status: "failed", command: removal.command } : null;
+}
+
+/** The steps' outcomes, the state the install left, what the user does next, and a failed removal's command. */
 export async function recordEnd(
   context: Pick<Host, "document"> & { layout: Layout; pins: Pins; env: Env },
   steps: JsonStep[],
   next: string | null,
+  removeGlobal: RemoveGlobal | null = null,
 ): Promise<void> {
   const doc = context.document?.fields;
   if (!doc) return;
@@ -50,4 +62,5 @@ export async function recordEnd(
     state,
     next: next === null ? null : redactText(tildifyText(next, home)),
   });
+  if (removeGlobal) doc.removeGlobal = { status: removeGlobal.status, command: removeGlobal.command };
 }

@@ -8,11 +8,11 @@ import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
 import { installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
-import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
+import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning, type Removal } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
 import { documentError } from "./json";
-import { recordEnd, recordPlan, type PlanEntry } from "./install-json";
+import { failedRemoval, recordEnd, recordPlan, type PlanEntry } from "./install-json";
 import { spaceLine } from "../core/space-need";
 import { hostTarget } from "../core/machine";
 import { freeSpace } from "../io/disk";
@@ -137,7 +137,7 @@ export const installCommand = defineCommand({
       process.exitCode = EXIT.failure;
       return;
     }
-    let removal = { line: "", detail: "", removed: false, failed: false };
+    let removal: Removal = { line: "", detail: "", removed: false, failed: false, command: null };
     if (migrating) {
       await recordReleaseChannel(used, host);
       // The gate again, now that the release is known: never replace a newer global Gentle Shell.
@@ -149,6 +149,7 @@ export const installCommand = defineCommand({
             detail: `${gate.reason}; your global gentle-pi stays`,
             removed: false,
             failed: false,
+            command: null,
           };
       out(removal.line);
     }
@@ -177,6 +178,7 @@ export const installCommand = defineCommand({
           } as const,
         ]
       : [];
-    await recordEnd({ ...host, layout: used }, [...result.outcomes, ...removalStep], next);
+    // A failed removal keeps the outcome and adds removeGlobal, so the command to run by hand is a field of its own.
+    await recordEnd({ ...host, layout: used }, [...result.outcomes, ...removalStep], next, failedRemoval(removal));
   },
 });

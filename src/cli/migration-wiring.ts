@@ -40,15 +40,26 @@ export async function findGlobalShell(layout: Layout, env: Env, pins: Pins, rele
   return { onPath, owner, gate: migrationGate({ owner, targetSupported: targetSupported(pins), release }) };
 }
 
-/** The removal once every step passed; its outcome line and detail (for --json), and whether it failed. */
-export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner): Promise<{ line: string; detail: string; removed: boolean; failed: boolean }> {
-  if (owner.kind !== "manager") return { line: "", detail: "", removed: false, failed: false };
+/** The removal's outcome: its line and detail (for --json), whether it failed, and the command to run by hand then. */
+export interface Removal {
+  line: string;
+  detail: string;
+  removed: boolean;
+  failed: boolean;
+  /** The owner's own removal command, for the user to run when it failed; null when nothing was tried. */
+  command: string | null;
+}
+
+/** The removal once every step passed. */
+export async function removeAfterInstall(layout: Layout, env: Env, owner: Owner): Promise<Removal> {
+  if (owner.kind !== "manager") return { line: "", detail: "", removed: false, failed: false, command: null };
+  const command = removalCommand(owner.manager);
   try {
     const detail = await removeGlobalShell(layout, env, owner);
-    return { line: `✔ remove-global-shell: ${detail}`, detail, removed: true, failed: false };
+    return { line: `✔ remove-global-shell: ${detail}`, detail, removed: true, failed: false, command };
   } catch (error) {
-    const detail = `${(error as Error).message}. The bundled install stands; to remove the old one yourself, run ${removalCommand(owner.manager)}`;
-    return { line: `✖ remove-global-shell failed: ${detail}`, detail, removed: false, failed: true };
+    const detail = `${(error as Error).message}. The bundled install stands; to remove the old one yourself, run ${command}`;
+    return { line: `✖ remove-global-shell failed: ${detail}`, detail, removed: false, failed: true, command };
   }
 }
 
