@@ -27,16 +27,19 @@ export function withSetting(config: LauncherConfig, key: string, value: unknown)
   return JSON.stringify({ ...config.settings, [key]: value }, null, 2) + "\n";
 }
 
-/** The key a channel is recorded under; "main" (or any other value) there is an override a bundled install removes. */
+/** The key a channel is recorded under; "main" there is the override a bundled install removes. */
 export const CHANNEL_KEY = "channel";
 export const RELEASE_CHANNEL = "release";
+export const MAIN_CHANNEL = "main";
 
 /**
  * After a successful install, the release channel is recorded and a main
- * override is removed: the new text, or null when the file already says
- * release and nothing needs writing.
+ * override is removed: the new text, or null when nothing needs writing. Only
+ * an absent (or null) channel or "main" is replaced; "release" already says
+ * it, and any other value (a "beta" the user chose) is not ours to change.
  */
 export function recordReleaseChannel(config: LauncherConfig): string | null {
-  if (config.settings[CHANNEL_KEY] === RELEASE_CHANNEL) return null;
+  const channel = config.settings[CHANNEL_KEY];
+  if (channel !== undefined && channel !== null && channel !== MAIN_CHANNEL) return null;
   return withSetting(config, CHANNEL_KEY, RELEASE_CHANNEL);
 }

@@ -37,8 +37,8 @@ export async function saveLauncherConfig(layout: Layout, env: Env, file: Launche
 }
 
 /**
- * After a successful install: the release channel recorded, any other channel
- * (a main override) replaced, every other setting kept. Returns a warning
+ * After a successful install: the release channel recorded where none was, a
+ * main override replaced, any other channel and every other setting kept. Returns a warning
  * sentence when the file could not be changed; the install stands either way.
  */
 export async function recordChannel(layout: Layout, env: Env, home: string): Promise<string | null> {

@@ -55,6 +55,14 @@ describe("recording the release channel after a migration", () => {
     expect(await fs.readFile(file(), "utf8")).toBe(text);
   });
 
+  it("leaves a channel the user chose (beta) byte for byte as it is: only a main override is replaced", async () => {
+    await fs.mkdir(layout.config, { recursive: true });
+    const text = '{"channel":"beta","theme":"rose"}\n';
+    await fs.writeFile(file(), text);
+    expect(await recordChannel(layout, {}, home)).toBeNull();
+    expect(await fs.readFile(file(), "utf8")).toBe(text);
+  });
+
   it("writes where GENTLE_SHELL_CONFIG points, and makes no config/ in the prefix", async () => {
     const elsewhere = join(home, "my config.json");
     await fs.writeFile(elsewhere, '{"channel":"main"}');
