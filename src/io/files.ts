@@ -1,6 +1,6 @@
 /** Small file helpers: writes that land with one rename, with the mode asked for. */
 import { lstatSync, promises as fs, readFileSync } from "node:fs";
-import { type LockRules, machineRules, rename, rm, rmdir, unlink } from "./locked-retry";
+import { type LockRules, machineRules, rename, rm } from "./locked-retry";
 import { CREATE_NEW } from "./safe-fs";
 import { stagingName } from "./staging";
 import { dirname, basename, join } from "pathe";
@@ -125,41 +125,5 @@ export async function ensureRealFolder(path: string, mode = 0o700): Promise<"cre
   return "created";
 }
 
-/** A removal that failed: the deepest path that would not go, and why. */
-export class RemoveError extends Error {
-  constructor(
-    readonly path: string,
-    readonly code: string,
-  ) {
-    super(`${path} could not be removed (${code})`);
-  }
-}
-
-/**
- * Remove `path` and everything below it, never following a link (a link is
- * removed itself, its target never touched). Throws a RemoveError naming the
- * first entry that would not go.
- */
-export async function removeTree(path: string): Promise<void> {
-  let stat: Awaited<ReturnType<typeof fs.lstat>>;
-  try {
-    stat = await fs.lstat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new RemoveError(path, (error as NodeJS.ErrnoException).code ?? "unknown");
-  }
-  try {
-    if (stat.isDirectory()) {
-      const names = await fs.readdir(path);
-      // A few at a time: folders of pnpm's store hold thousands of files.
-      for (let i = 0; i < names.length; i += 64) await Promise.all(names.slice(i, i + 64).map((n) => removeTree(join(path, n))));
-      await rmdir(path);
-    } else {
-      await unlink(path);
-    }
-  } catch (error) {
-    if (error instanceof RemoveError) throw error;
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new RemoveError(path, (error as NodeJS.ErrnoException).code ?? "unknown");
-  }
-}
+// Removing a tree never follows a link at any depth, even against a racing swapper: its own file says how.
+export { RemoveError, removeTree } from "./remove-tree";

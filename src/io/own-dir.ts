@@ -107,7 +107,7 @@ export async function removeOwnFolder(path: string): Promise<"removed" | "absent
   if (!stat) return "absent";
   if (stat.isSymbolicLink() || !stat.isDirectory()) return "kept";
   if (uid !== null && process.platform !== "win32" && stat.uid !== uid) return "kept";
-  await removeTree(path);
+  await removeTree(path, stat);
   return "removed";
 }
 

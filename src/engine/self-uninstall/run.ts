@@ -51,8 +51,8 @@ async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: strin
       if (left.length) return { kept: `it still holds ${left.sort().join(", ")}` };
       await rmdir(r.path);
     } else if (r.kind === "folder") {
-      // Never follows a link inside: a link is removed itself.
-      await removeTree(r.path);
+      // Never follows a link inside, even one swapped in meanwhile: a link is removed itself. Only the folder the plan saw goes.
+      await removeTree(r.path, r);
     } else {
       await unlink(r.path);
     }
