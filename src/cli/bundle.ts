@@ -11,7 +11,7 @@ import { installerName } from "../install/offline/format";
 import { findInstallerBinaries, makeBundle } from "../install/offline/make";
 import { hostTarget } from "../core/machine";
 import { tildify, tildifyText } from "../core/layout";
-import { redactText } from "../core/secrets";
+import { redactUrl } from "../core/secrets";
 
 /** Every --target (repeatable, or comma-separated; `all` for every target); default this machine's. */
 export function bundleTargets(rawArgs: string[], host: Target): Target[] {
@@ -53,7 +53,7 @@ export const bundleCommand = defineCommand({
     // Quiet: the notes and the result only.
     const detail = quiet ? () => undefined : out;
     const found = await findInstallerBinaries(targets, here, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
-    detail(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${redactText(source ?? "official")})`);
+    detail(`Making an offline bundle for ${targets.join(", ")} in ${args.out} (source: ${redactUrl(source ?? "official")})`);
     const progress = host.progress();
     let made: Awaited<ReturnType<typeof makeBundle>>;
     try {

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from "node:fs";
 import { EXIT, UserError } from "../core/errors";
-import { redactText } from "../core/secrets";
+import { redactUrl } from "../core/secrets";
 import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
@@ -37,11 +37,11 @@ export async function checkSourceReachable(value: string | undefined, options: R
     if (!stat.isDirectory()) throw new UserError(`${from} ${source.root} is not a folder; nothing was changed`, EXIT.usage);
     return;
   }
-  const shown = redactText(source.base);
+  const shown = redactUrl(source.base);
   // A request through a proxy that fails may be the proxy's fault: say which way it went.
   const env = options.env ?? (process.env as Env);
   const proxy = proxyFor(source.base, env);
-  const via = proxy ? ` through the proxy ${redactText(proxy)}` : "";
+  const via = proxy ? ` through the proxy ${redactUrl(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;
   const answer = await answersAtAll(source.base, timeoutMs);
   if ("answered" in answer) return;

@@ -21,7 +21,7 @@ import { globalAgent as httpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import * as tls from "node:tls";
 import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
-import { redactText, splitUrlCredentials } from "../core/secrets";
+import { redactUrl, splitUrlCredentials, urlHasCredentials } from "../core/secrets";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
 import { hostTarget } from "../core/machine";
@@ -191,9 +191,9 @@ export function untrustedCertificate(url: string): string {
 export function proxyAuthRequired(url: string, env: Env = process.env as Env): string {
   const proxy = proxyFor(url, env);
   const variable = url.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
-  if (!proxy) return `a proxy on the way to ${redactText(url)} asks for a user name and password (HTTP 407); name it with its credentials in ${variable}`;
-  const shown = redactText(proxy);
-  return /^[a-z][a-z0-9+.-]*:\/\/[^/@]+@/i.test(proxy)
+  if (!proxy) return `a proxy on the way to ${redactUrl(url)} asks for a user name and password (HTTP 407); name it with its credentials in ${variable}`;
+  const shown = redactUrl(proxy);
+  return urlHasCredentials(proxy)
     ? `the proxy ${shown} refused the user name and password in ${variable} (HTTP 407); correct them there`
     : `the proxy ${shown} asks for a user name and password (HTTP 407); put them in ${variable} as user:password@ before the proxy's host`;
 }

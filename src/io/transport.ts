@@ -14,7 +14,7 @@
  * - a deadline per request, and, where asked, a stall limit between chunks.
  */
 import type { Readable } from "node:stream";
-import { redactText } from "../core/secrets";
+import { redactText, redactUrl } from "../core/secrets";
 import {
   deadline,
   failedInTransit,
@@ -131,14 +131,14 @@ export async function gatedGet<T>(url: string, rules: GateRules, sink: BodySink<
   for (let redirects = 0; ; redirects++) {
     const hop = await oneHop(current, rules, sink);
     if (!("next" in hop)) return hop.value;
-    if (redirects >= 5) throw new TransferError(rules.phrases.redirected(redactText(current), hop.next.host), false);
+    if (redirects >= 5) throw new TransferError(rules.phrases.redirected(redactUrl(current), hop.next.host), false);
     current = hop.next.toString();
   }
 }
 
 async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Promise<{ value: T } | { next: URL }> {
   const { phrases } = rules;
-  const shown = redactText(url);
+  const shown = redactUrl(url);
   const controller = new AbortController();
   let why: string | null = null;
   const stop = (reason: string) => {

@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryLine } from "../support/npmrc";
 import { promises as fs } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -143,6 +144,78 @@ describe("secrets in the user's settings", () => {
       expect(r.stdout).toBe("");
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       await expectNoSecret(r, join(home, ".gentle-shell"));
+    }
+  });
+});
+
+/**
+ * Issue 39, defect 2, as it was found: a proxy on loopback that answers 407
+ * to everything, and HTTP_PROXY naming it with a password that holds what a
+ * pattern would stop at. The proxy receives the password (a working
+ * credential); neither of its pieces is printed, in the sentence or in the
+ * --json error. The install stops at the check that the mirror answers, so
+ * nothing is installed.
+ */
+describe("a hostile password in HTTP_PROXY, for a proxy that answers 407", () => {
+  const PIECES = ["Kq7wPw", "Vz3xPw"] as const;
+  const received: string[] = [];
+  let guard: Server;
+  let port: number;
+  beforeAll(async () => {
+    const heard = (header: string | undefined) => {
+      if (header?.startsWith("Basic ")) received.push(Buffer.from(header.slice(6), "base64").toString("utf8"));
+    };
+    guard = createServer((req, res) => {
+      heard(req.headers["proxy-authorization"]);
+      res.writeHead(407, { "proxy-authenticate": 'Basic realm="corporate"' });
+      res.end();
+    });
+    guard.on("connect", (req, socket) => {
+      heard(req.headers["proxy-authorization"]);
+      socket.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="corporate"\r\n\r\n');
+    });
+    await new Promise<void>((r) => guard.listen(0, "127.0.0.1", () => r()));
+    port = (guard.address() as { port: number }).port;
+  });
+  afterAll(() => stopProxy({ server: guard }));
+
+  const noPiece = (text: string, label: string) => {
+    for (const piece of PIECES) expect(text, label).not.toContain(piece);
+  };
+
+  for (const c of ['"', "'", "<", ">", " ", "@", "%40", `@"' <>@`]) {
+    it(`a password holding ${JSON.stringify(c)}: the proxy got it, the sentence and the --json error name the proxy masked`, async () => {
+      const home = newHome();
+      await fs.mkdir(home, { recursive: true });
+      const password = `${PIECES[0]}${c}${PIECES[1]}`;
+      const proxyUrl = `http://carol:${password}@127.0.0.1:${port}`;
+      const env = homeEnv(home, { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" });
+      const said = `the proxy http://***@127.0.0.1:${port} refused the user name and password in HTTP_PROXY (HTTP 407); correct them there`;
+      received.length = 0;
+      const r = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--source", f.mirrorUrl], { env, cwd: home });
+      expect(r.code, r.stderr).toBe(1);
+      expect(received).toContain(`carol:${decodeURIComponent(password)}`);
+      expect(r.stderr).toContain(said);
+      noPiece(r.stdout + r.stderr, "the sentence");
+      const json = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--json", "--source", f.mirrorUrl], { env, cwd: home });
+      expect(json.code).toBe(1);
+      const doc = JSON.parse(json.stdout) as { ok: boolean; error: string };
+      expect(doc.ok).toBe(false);
+      expect(doc.error).toContain(said);
+      noPiece(json.stdout + json.stderr, "the --json run");
+    });
+  }
+
+  it("a --source whose query secret holds a quote: the sentence masks all of it", async () => {
+    const home = newHome();
+    await fs.mkdir(home, { recursive: true });
+    const closed = await freePort();
+    const source = `http://127.0.0.1:${closed}/?token=${PIECES[0]}"${PIECES[1]}`;
+    for (const json of [[], ["--json"]]) {
+      const r = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", ...json, "--source", source], { env: homeEnv(home), cwd: home });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`the --source mirror http://127.0.0.1:${closed}/?token=*** does not answer (ECONNREFUSED)`);
+      noPiece(r.stdout + r.stderr, json.join(" "));
     }
   });
 });

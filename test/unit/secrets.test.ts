@@ -3,7 +3,8 @@
  * URL are masked, and sent as npm sends them, in a Basic header.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { redactText, splitUrlCredentials } from "../../src/core/secrets";
+import { redactText, redactUrl, splitUrlCredentials, urlHasCredentials } from "../../src/core/secrets";
+import { proxyAuthRequired } from "../../src/io/http-get";
 import { npmrcAuthHeader, npmrcRegistry, registryCredentialsToAuth } from "../../src/core/npmrc";
 import { processHost } from "../../src/io/host";
 
@@ -58,6 +59,93 @@ describe("redactText", () => {
     expect(redactText(text)).toBe(text);
     const pnpm = "+ gentle-pi 4.1.0 (npm:gentle-pi@4.1.0) from http://127.0.0.1:4873/?page=2&name=pi; the author: Gentle";
     expect(redactText(pnpm)).toBe(pnpm);
+  });
+});
+
+/**
+ * Issue 39, defect 2: a URL's credentials are read as the HTTP client reads
+ * them (WHATWG URL), whatever they hold. Each password is two pieces around
+ * the character under test; neither piece may be printed.
+ */
+describe("redactText and redactUrl read a URL as the HTTP client does", () => {
+  const PIECES = ["Kq7w", "Vz3x"] as const;
+  const HOSTILE: Record<string, string> = {
+    "a double quote": '"',
+    "a single quote": "'",
+    "a less-than sign": "<",
+    "a greater-than sign": ">",
+    "a space": " ",
+    "an @": "@",
+    "a percent-encoded @": "%40",
+    "a #": "#",
+    "a /": "/",
+    "a ?": "?",
+    "a backslash": "\\",
+    "two @ and quotes": `@"'@`,
+  };
+  const noPiece = (text: string) => {
+    for (const piece of PIECES) expect(text).not.toContain(piece);
+  };
+
+  for (const [name, c] of Object.entries(HOSTILE)) {
+    it(`masks a proxy password holding ${name}, alone, in our 407 sentence and quoted by Node`, () => {
+      for (const host of ["127.0.0.1:3128", "[::1]:3128", "[2001:db8::7]:8080", "proxy.test"]) {
+        const url = `http://carol:${PIECES[0]}${c}${PIECES[1]}@${host}`;
+        expect(redactUrl(url)).toBe(`http://***@${host}`);
+        expect(redactText(url)).toBe(`http://***@${host}`);
+        const sentence = `the proxy ${url} refused the user name and password in HTTP_PROXY (HTTP 407); correct them there`;
+        expect(redactText(sentence)).toBe(`the proxy http://***@${host} refused the user name and password in HTTP_PROXY (HTTP 407); correct them there`);
+        expect(redactText(`Invalid proxy URL: ${url}`)).toBe(`Invalid proxy URL: http://***@${host}`);
+        noPiece(redactText(`{"error":"tunnel via ${url}/ failed"}`));
+      }
+    });
+  }
+
+  it("masks the user name with the password, and a user name alone", () => {
+    expect(redactText('via https://Kq7w"Vz3x@proxy.test:3128/ now')).toBe("via https://***@proxy.test:3128/ now");
+    expect(redactUrl("http://Kq7w:@127.0.0.1:1")).toBe("http://***@127.0.0.1:1");
+  });
+
+  it("masks the user information of a URL without slashes, which WHATWG reads for http: and https:", () => {
+    expect(new URL("http:carol:Kq7w@127.0.0.1:3128").password).toBe("Kq7w");
+    expect(redactText("proxy http:carol:Kq7w@127.0.0.1:3128 refused")).toBe("proxy http:***@127.0.0.1:3128 refused");
+    expect(redactText("HTTP: 407, see a@b")).toBe("HTTP: 407, see a@b");
+  });
+
+  it("keeps a sentence whose @ no host follows, and a URL whose path holds an @", () => {
+    const hint =
+      "the proxy http://127.0.0.1:3128 asks for a user name and password (HTTP 407); put them in HTTP_PROXY as user:password@ before the proxy's host";
+    expect(redactText(hint)).toBe(hint);
+    const path = "fetched http://127.0.0.1:4873/@acme%2fpi/-/pi-1.0.0.tgz and npm:gentle-pi@4.1.0";
+    expect(redactText(path)).toBe(path);
+  });
+
+  it("masks a secret query value to the next & or #, whatever it holds, in free text up to whitespace", () => {
+    expect(redactText('https://m.test/x?token=AB"CD answered HTTP 403')).toBe("https://m.test/x?token=*** answered HTTP 403");
+    expect(redactText("https://m.test/x?token=AB'C<D>E#part&sig=1")).toBe("https://m.test/x?token=***#part&sig=***");
+    expect(redactText("https://m.test/x?page=2&access_token=AB;CD&id=7")).toBe("https://m.test/x?page=2&access_token=***&id=7");
+    expect(redactText("https://m.test/x?page=2;token=ABCD")).toBe("https://m.test/x?page=2;token=***");
+    expect(redactUrl('https://m.test/x?token=AB" CD EF&page=2#top')).toBe("https://m.test/x?token=***&page=2#top");
+    expect(redactUrl("https://m.test/x?api%5Fkey=AB%40CD")).toBe("https://m.test/x?api%5Fkey=***");
+  });
+
+  it("masks a query secret and user information that run into each other as one", () => {
+    expect(redactUrl("http://m.test?token=AB@CD")).toBe("http://***");
+    noPiece(redactText("http://Kq7w?token=x@Vz3x ok"));
+  });
+
+  it("says whether a URL carries credentials as the client reads it", () => {
+    expect(urlHasCredentials('http://carol:Kq7w"Vz3x@127.0.0.1:1')).toBe(true);
+    expect(urlHasCredentials("http://carol:Kq7w#Vz3x@127.0.0.1:1")).toBe(true);
+    expect(urlHasCredentials("http://127.0.0.1:1/@acme")).toBe(false);
+    expect(urlHasCredentials("http://127.0.0.1:1")).toBe(false);
+  });
+
+  it("the 407 sentence names the proxy masked and knows that it had credentials", () => {
+    const env = { HTTP_PROXY: 'http://carol:Kq7w"@Vz3x@127.0.0.1:3128', NO_PROXY: "" };
+    expect(proxyAuthRequired("http://m.test/", env)).toBe(
+      "the proxy http://***@127.0.0.1:3128 refused the user name and password in HTTP_PROXY (HTTP 407); correct them there",
+    );
   });
 });
 

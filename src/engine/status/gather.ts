@@ -12,7 +12,7 @@ import { join } from "pathe";
 import { tildify, tildifyText, type Layout } from "../../core/layout";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../../core/distribution";
 import { npmrcRegistry } from "../../core/npmrc";
-import { redactText } from "../../core/secrets";
+import { redactText, redactUrl } from "../../core/secrets";
 import type { Env } from "../../core/environment";
 import type { Pins } from "../../pins/types";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
@@ -197,8 +197,8 @@ async function sourceInfo(layout: Layout, env: Env): Promise<SourceInfo> {
     }
   }
   return {
-    source: remembered ? redactText(tildifyText(remembered, layout.home)) : "official",
-    registry: registry ? redactText(registry) : null,
+    source: remembered ? redactUrl(tildifyText(remembered, layout.home)) : "official",
+    registry: registry ? redactUrl(registry) : null,
   };
 }
 
