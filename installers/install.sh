@@ -23,28 +23,47 @@ say() { printf 'gentle-shell-setup: %s\n' "$*" >&2; }
 fail() { say "$*"; exit 1; }
 
 # A URL as we print it: `user:password@` becomes `***@`, and so does the
-# value of a query parameter whose name reads like a credential.
+# value of a query parameter whose name reads like a credential. The URL is
+# read as curl and browsers read it, not by what a password usually holds:
+# the host part runs to the first `/`, `?` or `#` and its user information to
+# its LAST `@`, whatever it holds (quotes, spaces, `@`); a query value runs to
+# the next `&` or `#`. A password with `/`, `?`, `#` or `\` in it makes a URL
+# whose host part is no host: then the mask runs to the last `@` of all.
+# Every character is marked masked or not on the URL as given, and each run
+# of masked ones is printed as `***`, so the two rules cannot uncover each
+# other's secret.
 mask_url() {
-  printf '%s\n' "$1" | awk '{
-    s = $0
-    if (match(s, /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\/?#@]*@/)) {
-      cut = index(s, "://") + 2
-      s = substr(s, 1, cut) "***@" substr(s, RLENGTH + 1)
+  printf '%s' "$1" | tr '\n\r' '  ' | awk '{
+    s = $0; n = length(s)
+    for (i = 1; i <= n; i++) m[i] = 0
+    if (match(s, /^[A-Za-z][A-Za-z0-9+.-]*:\/\//)) {
+      start = RLENGTH + 1; end = start
+      while (end <= n && index("/?#\\", substr(s, end, 1)) == 0) end++
+      at = 0
+      for (i = start; i < end; i++) if (substr(s, i, 1) == "@") at = i
+      from = at ? at + 1 : start
+      host = substr(s, from, end - from)
+      if ((end <= n && substr(s, end, 1) != "/") || host !~ /^([A-Za-z0-9._~%-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]*)?$/)
+        for (i = end; i <= n; i++) if (substr(s, i, 1) == "@") at = i
+      for (i = start; i < at; i++) m[i] = 1
     }
     q = index(s, "?")
     if (q) {
-      head = substr(s, 1, q); rest = substr(s, q + 1); tail = ""
-      h = index(rest, "#")
-      if (h) { tail = substr(rest, h); rest = substr(rest, 1, h - 1) }
-      n = split(rest, part, "&"); out = ""
-      for (i = 1; i <= n; i++) {
-        p = part[i]; e = index(p, "=")
-        if (e && e < length(p) && tolower(substr(p, 1, e - 1)) ~ /token|auth|secret|pass|sig|key|credential/) p = substr(p, 1, e) "***"
-        out = out (i > 1 ? "&" : "") p
+      h = index(substr(s, q + 1), "#"); stop = h ? q + h : n + 1
+      for (i = q + 1; i < stop; i = j + 1) {
+        j = i
+        while (j < stop && substr(s, j, 1) != "&") j++
+        p = substr(s, i, j - i); e = index(p, "=")
+        if (e && e < length(p) && tolower(substr(p, 1, e - 1)) ~ /token|auth|secret|pass|sig|key|credential/)
+          for (k = i + e; k < j; k++) m[k] = 1
       }
-      s = head out tail
     }
-    print s
+    out = ""
+    for (i = 1; i <= n; ) {
+      if (m[i]) { out = out "***"; while (i <= n && m[i]) i++ }
+      else { out = out substr(s, i, 1); i++ }
+    }
+    print out
   }'
 }
 shown_base=$(mask_url "$download_base")

@@ -182,6 +182,24 @@ describe.concurrent("curl … | sh", () => {
     }
   });
 
+  it("masks a password and a query secret whatever they hold, reading the URL's host part to its last @ (issue 39)", async () => {
+    const h = await home();
+    const port = await freePort();
+    for (const c of ["@", "@@", '"', "'", " ", "<>", "%40", "#", "/", "?"]) {
+      const download = `https://alice:Kq7w${c}Vz3x@127.0.0.1:${port}/dl?page=2&access_token=Kq7w${c === "#" ? "" : c}Vz3x#part`;
+      const r = await runCommand("sh", [script, "--yes"], { env: homeEnv(h, { GENTLE_SHELL_SETUP_DOWNLOAD: download }), cwd: h });
+      expect(r.code, c).toBe(1);
+      expect(r.stderr, c).toContain(`could not download SHA256SUMS from https://***@127.0.0.1:${port}/dl?page=2&access_token=***#part`);
+      for (const piece of ["Kq7w", "Vz3x"]) expect(r.stdout + r.stderr, c).not.toContain(piece);
+    }
+    // Refused plain http is named masked the same way.
+    const refused = await runCommand("sh", [script, "--yes"], {
+      env: homeEnv(h, { GENTLE_SHELL_SETUP_DOWNLOAD: "http://alice:Kq7w@Vz3x@mirror.example/dl" }),
+      cwd: h,
+    });
+    expect(refused.stderr).toContain("must be an https URL (got http://***@mirror.example/dl)");
+  });
+
   it("sends Windows users to install.ps1 from the same download folder", async () => {
     const h = await home();
     // Git Bash's and MSYS2's uname, the only Windows part here.
