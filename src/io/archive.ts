@@ -7,9 +7,10 @@
  * number of members and the expanded bytes so a bomb stops early.
  */
 import { closeSync, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { open as openFile } from "node:fs/promises";
 import { CREATE_NEW } from "./safe-fs";
 import { Parser, type ReadEntry } from "tar";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../core/native-path";
 
 export interface MemberPolicy {
   /** What this archive is, for messages. */
@@ -53,12 +54,38 @@ export interface ExtractResult {
 }
 
 /**
+ * A .tar.gz begins with gzip's two magic bytes. tar's parser reads anything
+ * else as a plain tar and fails in its own words ("invalid base256
+ * encoding"), so the file is looked at first. Only verified archives are
+ * extracted (./download; install/runtime/recipe.ts, step 2), so a file that
+ * is not gzip matched its pin: the pin is wrong, not the download, and only
+ * another gentle-shell-setup mends it.
+ */
+async function expectGzip(file: string, name: string): Promise<void> {
+  const handle = await openFile(file, "r");
+  let head: Buffer;
+  try {
+    const buffer = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(buffer, 0, 4, 0);
+    head = buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) return;
+  const begins = head.length === 0 ? "it is empty" : `it begins ${[...head].map((b) => b.toString(16).padStart(2, "0")).join(" ")}`;
+  throw new ArchiveError(
+    `${name} is not a gzip archive (${begins}, where gzip begins 1f 8b), although it matches its pinned checksum; it was not extracted: this gentle-shell-setup pins a wrong file, so install with another release of gentle-shell-setup`,
+  );
+}
+
+/**
  * Members are handled one at a time and written with synchronous calls as
  * their bytes arrive, so at most one file is open, memory stays bounded
  * whatever the archive holds (100,000 empty members, one huge member), and
  * nothing is left writing after a rejection.
  */
 export async function extractTarGz(file: string, dest: string, policy: MemberPolicy): Promise<ExtractResult> {
+  await expectGzip(file, policy.name);
   const result: ExtractResult = { files: 0, bytes: 0, skipped: [] };
   let members = 0;
   const made = new Set<string>();
