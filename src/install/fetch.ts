@@ -23,8 +23,11 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
       const handle = await openSourceFile(source.root, location, expected.name, expected.maxBytes);
       const { size } = await handle.stat();
       await pipeline(handle.createReadStream({ end: expected.maxBytes - 1 }), createWriteStream(dest, { flags: "wx", mode: 0o600 }));
-      await verifyFile(dest, expected);
       options.download?.progress?.update(size, size);
+      await verifyFile(dest, expected).catch((error: unknown) => {
+        options.download?.progress?.fail("check");
+        throw error;
+      });
       options.download?.progress?.done();
     } else {
       await verifiedDownload(location, dest, expected, {

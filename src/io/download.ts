@@ -44,6 +44,9 @@ export interface DownloadOptions {
   cancel?: AbortSignal;
 }
 
+/** The whole body arrived and is not the pinned bytes: the check failed, not the download. */
+class PinMismatch extends TransferError {}
+
 export function hasPin(expected: Expected): boolean {
   return Boolean(expected.sha256 || expected.integrity);
 }
@@ -116,7 +119,7 @@ export async function verifiedDownload(url: string, dest: string, expected: Expe
   } catch (error) {
     // Nothing of a download that failed for good is left behind.
     await rm(dest, { force: true });
-    options.progress?.fail();
+    options.progress?.fail(error instanceof PinMismatch ? "check" : "download");
     const message = error instanceof Error ? error.message : String(error);
     const prefix = message.includes(expected.name) ? "" : `${expected.name}: `;
     const tries = attemptsOf(error);
@@ -198,12 +201,12 @@ function checkWritten(written: Written, shown: string, expected: Expected): void
     throw new TransferError(`${shown} sent ${written.received} bytes; ${expected.name} is exactly ${expected.size}`, true);
   }
   if (expected.sha256 && !sameBytes(written.sha256, Buffer.from(expected.sha256, "hex"))) {
-    throw new TransferError(`${expected.name} from ${shown} does not match its pinned sha256; it was not used`, false);
+    throw new PinMismatch(`${expected.name} from ${shown} does not match its pinned sha256; it was not used`, false);
   }
   if (expected.integrity && written.sri) {
     const want = Buffer.from(expected.integrity.slice(written.sri.algorithm.length + 1), "base64");
     if (!sameBytes(written.sri.digest, want)) {
-      throw new TransferError(`${expected.name} from ${shown} does not match its pinned ${written.sri.algorithm} integrity; it was not used`, false);
+      throw new PinMismatch(`${expected.name} from ${shown} does not match its pinned ${written.sri.algorithm} integrity; it was not used`, false);
     }
   }
 }

@@ -12,9 +12,14 @@ export interface DownloadProgress {
   update(received: number, total: number | null): void;
   /** The download is verified. */
   done(): void;
-  /** The download gave up (the error is reported by the caller). */
-  fail(): void;
+  /**
+   * The download gave up (the error is reported by the caller): "download" when the bytes did not all arrive,
+   * "check" when they did and do not match the pin (its progress line must not blame the network).
+   */
+  fail(why?: FailedAt): void;
 }
+
+export type FailedAt = "download" | "check";
 
 export interface ProgressReporter {
   start(name: string): DownloadProgress;
@@ -28,7 +33,10 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** Plain lines through `line`: "downloading X" and "X: 12.3 MiB verified in 1.2 s" (or "X: failed"). */
+/**
+ * Plain lines through `line`: "downloading X" and "X: 12.3 MiB verified in 1.2 s", or "X: download failed after 1.0 MiB",
+ * or "X: verification failed after 12.3 MiB (...)".
+ */
 export function lineProgress(line: (text: string) => void, now: () => number = Date.now): ProgressReporter {
   return {
     start(name) {
@@ -45,10 +53,14 @@ export function lineProgress(line: (text: string) => void, now: () => number = D
           ended = true;
           line(`${name}: ${formatBytes(received)} verified in ${((now() - started) / 1000).toFixed(1)} s`);
         },
-        fail() {
+        fail(why = "download") {
           if (ended) return;
           ended = true;
-          line(`${name}: download failed after ${formatBytes(received)}`);
+          line(
+            why === "check"
+              ? `${name}: verification failed after ${formatBytes(received)} (the bytes do not match the pin)`
+              : `${name}: download failed after ${formatBytes(received)}`,
+          );
         },
       };
     },
@@ -93,8 +105,8 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
         done() {
           bar.update(bar.getTotal(), { status: "verified" });
         },
-        fail() {
-          bar.update({ status: "failed" });
+        fail(why = "download") {
+          bar.update({ status: why === "check" ? "verification failed" : "failed" });
         },
       };
     },
