@@ -32,20 +32,23 @@ const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFE
  * same budget) only when what it depends on changed.
  */
 export async function latestWithin(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
-  const deadline = Date.now() + ms;
+  // One limit for the whole check: npm stopped at its own limit can still be waited on past it (a process
+  // it started holds its output), and reading the prefix's files takes time too.
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([askRegistry(install, env, ms).catch(() => null), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function askRegistry(install: BundledInstall, env: Env, ms: number): Promise<string | null> {
   // Only a launch that may offer asks the registry: the download code loads then, not on every start.
   const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/npm-registry"), import("../install/release-fetch")]);
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
   const registry = await recordedRegistry(install.layout, npmrc, env, ms);
-  const left = deadline - Date.now();
-  if (!registry || left <= 0) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), left)));
-  try {
-    return await Promise.race([latestRelease(registry, npmrc, env).catch(() => null), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return registry ? await latestRelease(registry, npmrc, env) : null;
 }
 
 /** The rose-coloured panel (when the host has colours) with its three choices; "cancel" for Ctrl+C. */
