@@ -11,6 +11,7 @@
  * its exit code (the launcher's, so Pi's) is passed on. The decision is pure
  * (relaunchPlan); running it goes through an adapter (relaunch).
  */
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import { launcherCall } from "../core/cmd-call";
 import type { Env } from "../core/environment";
 import type { Platform } from "../core/layout";
@@ -80,11 +81,51 @@ export function relaunch(plan: RelaunchPlan, adapter: RelaunchAdapter): Promise<
   return childOutcome(child);
 }
 
+/**
+ * What would make execve(2) refuse `file`, asked before it: Node (the pinned
+ * 24 included; nodejs/node#62878 changed that later) aborts the process with a
+ * native stack trace when execve fails, so relaunch could never say so. A
+ * launcher that is missing, not a regular file or not executable by us (on a
+ * noexec mount too), or a script whose interpreter is, throws here instead.
+ */
+export function execPreflight(file: string): void {
+  const refuse = (what: string, error: unknown): never => {
+    throw new Error(`${what} cannot be started (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  };
+  let head = "";
+  try {
+    if (!statSync(file).isFile()) throw new Error("not a regular file");
+    accessSync(file, constants.X_OK);
+    const fd = openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(256);
+      head = buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, 0)).toString("latin1");
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    refuse(file, error);
+  }
+  const interpreter = /^#![ \t]*(\S+)/.exec(head)?.[1];
+  if (!interpreter) return;
+  try {
+    accessSync(interpreter, constants.X_OK);
+  } catch (error) {
+    refuse(`${file}'s interpreter ${interpreter}`, error);
+  }
+}
+
 /** The real adapter: Node's execve where it has one, else a child with this terminal, waited for. */
 export function processRelaunchAdapter(): RelaunchAdapter {
   const execve = (process as unknown as { execve?: (file: string, argv: string[], env: Env) => never }).execve;
   return {
-    execve: typeof execve === "function" ? (file, argv, env) => execve.call(process, file, argv, env) : undefined,
+    execve:
+      typeof execve === "function"
+        ? (file, argv, env) => {
+            execPreflight(file);
+            return execve.call(process, file, argv, env);
+          }
+        : undefined,
     // Ctrl+C in the shared terminal reaches the new Shell as well: it decides, and this process stays to pass its exit code on.
     spawn: (file, args, { env, verbatim }) => startInTerminal(file, args, { env, verbatim }),
   };
