@@ -14,6 +14,7 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { uninstallPlan } from "../../src/engine/self-uninstall/plan";
+import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
 import { removePathEntry } from "../../src/install/path/apply";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -47,14 +48,20 @@ async function interruptedAt(k: number) {
 }
 
 /** Finish as a user would: the launcher again, else the command it printed; the binary itself once the launcher is gone. */
-async function finish(k: number, i: Awaited<ReturnType<typeof interruptedAt>>["i"]) {
+async function finish(k: number, i: Awaited<ReturnType<typeof interruptedAt>>["i"], seen: Set<string>) {
   const env = homeEnv(i.home);
   if (existsSync(i.gs)) {
     const again = await runCommand(i.gs, ["self-uninstall", "--yes", "--include-shared"], { env, cwd: i.home });
     if (again.code === 0) return "launcher";
-    // The launcher cannot start any more: it says, in one line, how to finish.
-    expect(again.stderr, `point ${k}: ${again.stdout}`).toMatch(/finish removing (it|Gentle Shell) with gentle-shell-setup uninstall\.?\n$/);
-    expect(again.stderr.trim().split("\n")).toHaveLength(1);
+    // The launcher cannot start any more. With no active version it prints the spec's sentence exactly, then on a
+    // line of its own how to finish; the engine that cannot accept the install says both in one line.
+    const noVersion = `${NO_ACTIVE_VERSION}\n${NO_ACTIVE_VERSION_HINT}\n`;
+    if (again.stderr.startsWith(`${NO_ACTIVE_VERSION}\n`)) expect(again.stderr, `point ${k}`).toBe(noVersion);
+    else {
+      expect(again.stderr, `point ${k}: ${again.stdout}`).toMatch(/finish removing Gentle Shell with gentle-shell-setup uninstall\n$/);
+      expect(again.stderr.trim().split("\n")).toHaveLength(1);
+    }
+    seen.add(again.stderr === noVersion ? "no active version" : "engine");
   }
   const finished = await runCommand(f.binary!, ["uninstall", "--yes", "--include-shared"], { env, cwd: i.home });
   expect(finished.code, `point ${k}: ${finished.stdout}${finished.stderr}`).toBe(0);
@@ -73,14 +80,17 @@ describe("an interrupted self-uninstall", () => {
     const firstLast = plan.remove.findIndex((r) => r.last);
     const points = [0, Math.floor(firstLast / 2), ...Array.from({ length: plan.remove.length - firstLast }, (_, n) => firstLast + n)];
     const by = new Set<string>();
+    const seen = new Set<string>();
     for (const k of points) {
       const { i, layout, before, outside } = await interruptedAt(k);
-      by.add(await finish(k, i));
+      by.add(await finish(k, i, seen));
       expect(existsSync(layout.prefix), `point ${k} left ${(await fs.readdir(layout.prefix).catch(() => [])).join(", ")}`).toBe(false);
       expect(await fs.readFile(join(i.home, ".bashrc"), "utf8")).toBe(PROFILE);
       expect(await outside(), `point ${k}`).toEqual(before);
       await fs.rm(i.root, { recursive: true, force: true });
     }
     expect([...by].sort()).toEqual(["launcher", "setup binary"]);
+    // The launcher's own refusal was met (here every point where the launcher stops starting meets it).
+    expect([...seen]).toContain("no active version");
   });
 });

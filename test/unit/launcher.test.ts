@@ -5,7 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { cmdLauncher, ensureLauncher, ENGRAM_STARTUP_NOTICE, guardScript, LAUNCHER_MARKER, NO_ACTIVE_VERSION } from "../../src/install/launcher";
+import {
+  cmdLauncher,
+  ensureLauncher,
+  ENGRAM_STARTUP_NOTICE,
+  guardScript,
+  LAUNCHER_MARKER,
+  NO_ACTIVE_VERSION,
+  NO_ACTIVE_VERSION_HINT,
+} from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
 import { classifyVersionMarker, versionState } from "../../src/install/version-install";
 import { has, requires } from "../support/capabilities";
@@ -42,10 +50,10 @@ describe("the POSIX launcher", () => {
     await ensureLauncher(layout);
     const r = spawnSync(layout.launcher, ["--version"], { encoding: "utf8" });
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toBe(NO_ACTIVE_VERSION);
-    expect(NO_ACTIVE_VERSION).toBe(
-      "gentle-shell: no active Gentle Shell version; run the Gentle Shell installer again, or finish removing it with gentle-shell-setup uninstall.",
-    );
+    // The spec's sentence exactly, on a line of its own; the hint for a removal killed partway follows on the next.
+    expect(r.stderr).toBe(`${NO_ACTIVE_VERSION}\n${NO_ACTIVE_VERSION_HINT}\n`);
+    expect(NO_ACTIVE_VERSION).toBe("gentle-shell: no active Gentle Shell version; run the Gentle Shell installer again.");
+    expect(NO_ACTIVE_VERSION_HINT).toBe("gentle-shell: if Gentle Shell was being removed, finish removing it with gentle-shell-setup uninstall.");
   });
 
   it("passes every argument and the exit code through, in a prefix with spaces, quotes, $, !, % and unicode", async (ctx) => {
@@ -184,7 +192,14 @@ describe("the Windows launcher", () => {
     expect(text).not.toContain("Martín");
     expect(text).not.toContain("a!b");
     expect(text).toContain('FOR %%P IN ("%~dp0..") DO SET "GS_PREFIX=%%~fP"');
-    expect(text).toContain(NO_ACTIVE_VERSION);
+    // Each message is one ECHO line of its own, in plain words cmd.exe prints as they are: no %, ^, &, |, <, > or
+    // parentheses, and no word that ECHO would read as its own switch (/?) or state (ON, OFF).
+    const lines = text.split("\r\n");
+    for (const message of [NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT]) {
+      expect(lines).toContain(`ECHO ${message} 1>&2`);
+      expect(message).toMatch(/^gentle-shell: [A-Za-z0-9 .,;:'-]+$/);
+    }
+    expect(lines.indexOf(`ECHO ${NO_ACTIVE_VERSION_HINT} 1>&2`)).toBe(lines.indexOf(`ECHO ${NO_ACTIVE_VERSION} 1>&2`) + 1);
     // The same text for every prefix: nothing of the path is in it.
     expect(cmdLauncher(prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" }))).toBe(text);
   });

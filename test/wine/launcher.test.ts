@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../../src/core/engine-flags";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { activateVersion } from "../../src/install/activate";
-import { ensureLauncher, NO_ACTIVE_VERSION } from "../../src/install/launcher";
+import { ensureLauncher, NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
 import { setupCommand } from "../../src/install/setup-step";
 import { ENGINE_PATH } from "../../src/install/engine-start";
 import { run, runLauncher } from "../../src/io/process";
@@ -113,7 +113,8 @@ describe("the .cmd launcher through cmd.exe, from a prefix whose path holds í, 
         if (current !== null) await fs.writeFile(layout.current, current);
         const r = await runLauncher(layout, ["--version"], { env: { ...env(), GS_ID: ID }, timeoutMs: 60_000 });
         expect(r.code).toBe(1);
-        expect(r.stderr.trim()).toBe(NO_ACTIVE_VERSION);
+        // cmd.exe's ECHO keeps the space before 1>&2 at each line's end.
+        expect(r.stderr.split(/\r?\n/).map((l) => l.trimEnd())).toEqual([NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT, ""]);
         expect(r.stdout.trim()).toBe("");
       }
     } finally {
