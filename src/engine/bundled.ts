@@ -31,6 +31,12 @@ export interface BundledInstall {
 
 export class BundledError extends Error {}
 
+/**
+ * current names this version's folder, but its marker is not the finished id (an install still running, or
+ * killed): no version is active, and the launcher's own sentence says so (src/install/launcher.ts).
+ */
+export class NoActiveVersionError extends BundledError {}
+
 interface PiPackage {
   version?: string;
   bin?: string | Record<string, string>;
@@ -119,8 +125,11 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
     throw new BundledError("this engine does not run from a version of a bundled install");
   }
   const marker = textOrNull(join(versionDir, VERSION_MARKER))?.trim();
-  if (marker !== id) throw new BundledError(`versions/${id} is not a finished install`);
   const current = await readCurrent(layout).catch(() => null);
+  if (marker !== id) {
+    const why = `versions/${id} is not a finished install`;
+    throw current === id ? new NoActiveVersionError(why) : new BundledError(why);
+  }
   const verify = env.GENTLE_SHELL_VERIFY_VERSION;
   if (current !== id && verify !== id) throw new BundledError(`current does not name versions/${id}`);
   const manifest = JSON.parse(textOrNull(join(versionDir, "package.json")) ?? "{}") as {

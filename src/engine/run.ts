@@ -15,7 +15,8 @@ import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
 import { bundledChildEnv } from "../core/environment";
-import { BundledError, resolveBundledInstall, type BundledInstall } from "./bundled";
+import { BundledError, NoActiveVersionError, resolveBundledInstall, type BundledInstall } from "./bundled";
+import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../install/launcher";
 import { classifyLaunch, piArguments } from "./pi";
 import { shellHelpLines } from "./help";
 import type { HandedToPi } from "./pi-handover";
@@ -40,6 +41,12 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   try {
     install = await resolveBundledInstall(__filename, buildPins(), host.platform, env);
   } catch (error) {
+    if (error instanceof NoActiveVersionError) {
+      // current names a folder that is not a finished version: the launcher's own lines, as when current names nothing.
+      io.err(NO_ACTIVE_VERSION);
+      io.err(NO_ACTIVE_VERSION_HINT);
+      return EXIT.failure;
+    }
     if (error instanceof BundledError) {
       // A self-uninstall killed partway can leave an install its own engine no longer accepts: the setup binary finishes it.
       const finish = args[0] === "self-uninstall" ? "; finish removing Gentle Shell with gentle-shell-setup uninstall" : "";

@@ -11,7 +11,8 @@ import { ENGINE_PATH } from "./engine-start";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 import { type LockRules, machineRules, rename, rm } from "../io/locked-retry";
 
-const ID = /^[0-9A-Za-z.+-]+$/;
+/** A version id's shape: <shell>-<pi>, so never . or .., which would name the versions folder or the prefix. */
+const ID = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 
 /** The version id current names, or null when there is none; throws when current is not ours. */
 export async function readCurrent(layout: Layout): Promise<string | null> {

@@ -9,6 +9,7 @@ import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { ENGINE_PATH, ENGINE_START_PATH } from "./engine-start";
+import { VERSION_MARKER } from "./version-marker";
 
 const START_NAME = basename(ENGINE_START_PATH);
 
@@ -36,16 +37,19 @@ export function posixLauncher(layout: Layout): string {
 ${LAUNCHER_MARKER}
 prefix=${shQuote(layout.prefix)}
 node="$prefix/runtime/${layout.nodeDir.slice(layout.runtime.length + 1)}/bin/node"
-engine="$prefix/current/${rel}"
+version="$prefix/current"
 # An upgrade checks a version before it becomes current: for --version alone,
 # GENTLE_SHELL_VERIFY_VERSION names an installed version (the engine checks it).
 if [ "$#" -eq 1 ] && [ "$1" = --version ] && [ -n "\${GENTLE_SHELL_VERIFY_VERSION-}" ]; then
   case "$GENTLE_SHELL_VERIFY_VERSION" in
     *[!0-9A-Za-z.+-]* | .*) ;;
-    *) engine="$prefix/versions/$GENTLE_SHELL_VERIFY_VERSION/${rel}" ;;
+    *) version="$prefix/versions/$GENTLE_SHELL_VERIFY_VERSION" ;;
   esac
 fi
-if [ ! -f "$engine" ] || [ ! -x "$node" ]; then
+engine="$version/${rel}"
+# Only a folder carrying our version marker is a version: an engine anywhere else is never started
+# (the engine then checks that the marker reads the finished version's id).
+if [ ! -f "$engine" ] || [ ! -x "$node" ] || [ ! -f "$version/${VERSION_MARKER}" ]; then
   echo ${shQuote(NO_ACTIVE_VERSION)} >&2
   echo ${shQuote(NO_ACTIVE_VERSION_HINT)} >&2
   exit 1
@@ -94,6 +98,8 @@ export function cmdLauncher(layout: Layout): string {
     `SET /P GS_ID=<"%GS_PREFIX%\\current" 2>NUL`,
     `IF NOT DEFINED GS_ID GOTO none`,
     `IF NOT EXIST "%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs" GOTO none`,
+    // Only a folder carrying our version marker is a version (the engine then checks that it reads the finished id).
+    `IF NOT EXIST "%GS_PREFIX%\\versions\\%GS_ID%\\${VERSION_MARKER}" GOTO none`,
     `SET "GS_NODE=${node}"`,
     `IF NOT EXIST "%GS_NODE%" GOTO none`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,

@@ -15,6 +15,7 @@ import { mirrorClient } from "../support/mirror";
 import { freePort, runCommand } from "../support/proc";
 import { carriedBy, startProxy, stopProxy } from "../support/proxy";
 import { installed as installFixture, type InstallOptions, type Installed } from "../support/installed";
+import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -144,6 +145,40 @@ describe.concurrent("the engine under real-world layouts", () => {
     expect(await fs.readdir(join(i.prefix, "versions"))).toEqual([older.id]);
     expect(existsSync(join(i.prefix, "versions", latest.id))).toBe(false);
     expect(await versionLines(i)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
+  });
+
+  it("starts only a version current names with its final marker: an unmarked or unfinished folder is no active version", async () => {
+    const i = await installed({ release: latest.shell });
+    const point = async (target: string) => {
+      await fs.symlink(target, join(i.prefix, "current.next"));
+      await fs.rename(join(i.prefix, "current.next"), join(i.prefix, "current"));
+    };
+    const noVersion = `${NO_ACTIVE_VERSION}\n${NO_ACTIVE_VERSION_HINT}\n`;
+    // A folder without our marker, holding an engine that would leave a trace: the launcher never starts it.
+    const unmarked = join(i.prefix, "versions", "0.0.1-0.0.1");
+    const trace = join(i.root, "started");
+    await fs.mkdir(join(unmarked, ".gentle-shell"), { recursive: true });
+    await fs.writeFile(join(unmarked, ".gentle-shell", "engine.cjs"), `require("node:fs").writeFileSync(${JSON.stringify(trace)}, "started");\n`);
+    await point("versions/0.0.1-0.0.1");
+    for (const args of [["--version"], ["-p", "hi"]]) {
+      const r = await gs(i, args);
+      expect([r.code, r.stdout, r.stderr], args.join(" ")).toEqual([1, "", noVersion]);
+    }
+    expect(existsSync(trace)).toBe(false);
+    // An unfinished install's folder with the real engine: the engine starts, and says the same.
+    const unfinished = join(i.prefix, "versions", "0.0.2-0.0.2");
+    const own = join(i.prefix, "versions", latest.id, ".gentle-shell");
+    await fs.mkdir(join(unfinished, ".gentle-shell"), { recursive: true });
+    for (const name of await fs.readdir(own)) {
+      if ((await fs.lstat(join(own, name))).isFile()) await fs.copyFile(join(own, name), join(unfinished, ".gentle-shell", name));
+    }
+    await fs.writeFile(join(unfinished, ".gentle-shell-version"), "installing 0.0.2-0.0.2 1\n");
+    await point("versions/0.0.2-0.0.2");
+    const r = await gs(i, ["--version"]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([1, "", noVersion]);
+    // current naming the installed version again: it runs.
+    await point(`versions/${latest.id}`);
+    expect(await versionLines(i)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
   });
 
   it("--version reads the installed Pi's package.json without starting Pi, and refuses a Pi that is not the pin", async () => {

@@ -5,7 +5,7 @@ import { join } from "pathe";
 import { prefixLayout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
-import { BundledError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
+import { BundledError, NoActiveVersionError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
 import { PI_SUBCOMMANDS, piArguments } from "../../src/engine/pi";
 import { activateVersion } from "../../src/install/activate";
 import { requires, shortName } from "../support/capabilities";
@@ -157,10 +157,17 @@ describe("resolveBundledInstall", () => {
 
   it("is not bundled for an unfinished version or one current does not name", async () => {
     const { engine, layout } = await version("1.6.0", `installing ${id} 1`);
-    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(/not a finished install/);
-    await fs.writeFile(join(layout.versions, id, ".gentle-shell-version"), `${id}\n`);
-    await fs.rm(layout.current);
+    // current names an unfinished folder: no version is active (the engine then prints the launcher's own lines).
+    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
+      new NoActiveVersionError(`versions/${id} is not a finished install`),
+    );
     const direct = join(layout.versions, id, ".gentle-shell", "engine.cjs");
+    await fs.rm(layout.current);
+    const unnamed = await resolveBundledInstall(direct, productionPins, machine, homeEnv()).catch((error: Error) => error);
+    expect(unnamed).toBeInstanceOf(BundledError);
+    expect(unnamed).not.toBeInstanceOf(NoActiveVersionError);
+    expect((unnamed as Error).message).toBe(`versions/${id} is not a finished install`);
+    await fs.writeFile(join(layout.versions, id, ".gentle-shell-version"), `${id}\n`);
     await expect(resolveBundledInstall(direct, productionPins, machine, homeEnv())).rejects.toThrow(/current does not name/);
     // GENTLE_SHELL_VERIFY_VERSION lets exactly that id through, marked verify-only.
     const verified = await resolveBundledInstall(direct, productionPins, machine, { ...homeEnv(), GENTLE_SHELL_VERIFY_VERSION: id });

@@ -16,6 +16,7 @@ import {
 } from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
 import { classifyVersionMarker, versionState } from "../../src/install/version-install";
+import { VERSION_MARKER } from "../../src/install/version-marker";
 import { has, requires } from "../support/capabilities";
 
 let home: string;
@@ -32,8 +33,8 @@ afterEach(async () => {
   await fs.rm(join(home, ".."), { recursive: true, force: true });
 });
 
-/** A stand-in engine and node: the node prints its arguments, one per line, and exits with GS_EXIT. */
-async function fakeRuntime(id: string) {
+/** A stand-in engine and node: the node prints its arguments, one per line, and exits with GS_EXIT. `marker`: the version's, or none. */
+async function fakeRuntime(id: string, marker: string | null = id) {
   await fs.mkdir(join(layout.nodeDir, "bin"), { recursive: true });
   await fs.writeFile(
     layout.node,
@@ -42,6 +43,7 @@ async function fakeRuntime(id: string) {
   );
   await fs.mkdir(join(layout.versions, id, ".gentle-shell"), { recursive: true });
   await fs.writeFile(join(layout.versions, id, ".gentle-shell", "engine.cjs"), "");
+  if (marker !== null) await fs.writeFile(join(layout.versions, id, VERSION_MARKER), `${marker}\n`);
 }
 
 describe("the POSIX launcher", () => {
@@ -104,6 +106,32 @@ describe("the POSIX launcher", () => {
     expect(engineOf(["--version"], "../../elsewhere")).toBe(current);
     expect(engineOf(["--version"], "..")).toBe(current);
     expect(engineOf(["--version"], "")).toBe(current);
+  });
+
+  it("starts no engine from a folder without our version marker: current or GENTLE_SHELL_VERIFY_VERSION naming one is no active version", async (ctx) => {
+    requires(ctx, "posix-shell", "symlinks");
+    await fakeRuntime("4.0.0-1.6.0");
+    await fakeRuntime("4.1.0-1.6.0", null);
+    await ensureLauncher(layout);
+    const launch = (args: string[], extra: Record<string, string> = {}) =>
+      spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", ...extra } });
+    const refused = (r: ReturnType<typeof launch>) => {
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toBe(`${NO_ACTIVE_VERSION}\n${NO_ACTIVE_VERSION_HINT}\n`);
+    };
+    // current names the unmarked folder: its engine is there, but it is not started.
+    await activateVersion(layout, "4.1.0-1.6.0");
+    refused(launch(["--version"]));
+    refused(launch(["-p", "hi"]));
+    // An upgrade's check of an unmarked folder is refused the same way, and a marked one still runs.
+    await activateVersion(layout, "4.0.0-1.6.0");
+    refused(launch(["--version"], { GENTLE_SHELL_VERIFY_VERSION: "4.1.0-1.6.0" }));
+    expect(launch(["--version"]).stdout.split("\n")[1]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    // The marker is looked at, not only the folder: one that is not a file does not count.
+    await fs.rm(join(layout.versions, "4.0.0-1.6.0", VERSION_MARKER));
+    await fs.mkdir(join(layout.versions, "4.0.0-1.6.0", VERSION_MARKER));
+    refused(launch(["--version"]));
   });
 
   it("carries the generated marker line and is refreshed only when ours and different", async () => {
@@ -200,6 +228,10 @@ describe("the Windows launcher", () => {
       expect(message).toMatch(/^gentle-shell: [A-Za-z0-9 .,;:'-]+$/);
     }
     expect(lines.indexOf(`ECHO ${NO_ACTIVE_VERSION_HINT} 1>&2`)).toBe(lines.indexOf(`ECHO ${NO_ACTIVE_VERSION} 1>&2`) + 1);
+    // Only a folder carrying our version marker is started, checked before Node runs.
+    const marked = lines.indexOf(`IF NOT EXIST "%GS_PREFIX%\\versions\\%GS_ID%\\${VERSION_MARKER}" GOTO none`);
+    expect(marked).toBeGreaterThan(lines.findIndex((l) => l.startsWith("SET /P GS_ID=")));
+    expect(marked).toBeLessThan(lines.findIndex((l) => l.startsWith('"%GS_NODE%"')));
     // The same text for every prefix: nothing of the path is in it.
     expect(cmdLauncher(prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" }))).toBe(text);
   });
@@ -270,6 +302,26 @@ describe("current and versions.history", () => {
     if (after.isFile()) expect(await fs.readFile(layout.current, "utf8")).toBe("my notes\n");
     if (target !== null) expect(await fs.readlink(layout.current)).toBe(target);
     await expect(fs.stat(layout.history)).rejects.toThrow();
+  });
+});
+
+describe("the id current holds", () => {
+  it("is never . or .., which would name the versions folder or the prefix (a pointer file on Windows, a link on POSIX)", async (ctx) => {
+    const win = prefixLayout({ home, platform: "win32", pins: productionPins, windowsPrefix: join(home, "win-prefix") });
+    await fs.mkdir(win.prefix, { recursive: true });
+    for (const text of [".\r\n", "..\n", ".4.1.0-1.6.0\n"]) {
+      await fs.writeFile(win.current, text);
+      await expect(readCurrent(win), text).rejects.toThrow(/does not hold a version id/);
+    }
+    await fs.writeFile(win.current, "4.1.0-1.6.0\r\n");
+    expect(await readCurrent(win)).toBe("4.1.0-1.6.0");
+    requires(ctx, "symlinks");
+    for (const target of ["versions/.", "versions/.."]) {
+      await fs.rm(layout.current, { force: true });
+      await fs.symlink(target, layout.current);
+      await expect(readCurrent(layout), target).rejects.toThrow(/not at a version of this install/);
+    }
+    await expect(activateVersion(layout, "..")).rejects.toThrow("not a version id: ..");
   });
 });
 

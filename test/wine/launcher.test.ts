@@ -19,6 +19,7 @@ import { activateVersion } from "../../src/install/activate";
 import { ensureLauncher, NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
 import { setupCommand } from "../../src/install/setup-step";
 import { ENGINE_PATH } from "../../src/install/engine-start";
+import { VERSION_MARKER } from "../../src/install/version-marker";
 import { run, runLauncher } from "../../src/io/process";
 import { productionPins } from "../../src/pins/production";
 import { pinnedNode } from "../support/toolchain";
@@ -41,6 +42,7 @@ async function makeInstall(folder: string): Promise<Layout> {
   const made = prefixLayout({ home: base, platform: "win32", pins: productionPins, windowsPrefix: join(base, folder, "gentle-shell") });
   await fs.mkdir(join(made.versions, ID, ".gentle-shell"), { recursive: true });
   await fs.writeFile(join(made.versions, ID, ENGINE_PATH), ENGINE);
+  await fs.writeFile(join(made.versions, ID, VERSION_MARKER), `${ID}\n`);
   await fs.mkdir(made.nodeDir, { recursive: true });
   await fs.copyFile(await pinnedNode(), made.node);
   await activateVersion(made, ID);
@@ -120,6 +122,21 @@ describe("the .cmd launcher through cmd.exe, from a prefix whose path holds í, 
     } finally {
       await fs.rm(layout.current, { force: true });
       await fs.rename(`${layout.current}.away`, layout.current);
+    }
+  });
+});
+
+describe("a current naming a folder without our version marker", () => {
+  it("starts no engine there: the exact message alone, exit 1", async () => {
+    const marker = join(layout.versions, ID, VERSION_MARKER);
+    await fs.rename(marker, `${marker}.away`);
+    try {
+      const r = await runLauncher(layout, ["--version"], { env: env(), timeoutMs: 60_000 });
+      expect(r.code).toBe(1);
+      expect(r.stdout.trim()).toBe("");
+      expect(r.stderr.split(/\r?\n/).map((l) => l.trimEnd())).toEqual([NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT, ""]);
+    } finally {
+      await fs.rename(`${marker}.away`, marker);
     }
   });
 });
