@@ -15,6 +15,12 @@
 #
 # On Windows, run install.ps1 from the same release in PowerShell instead:
 #   irm <release>/install.ps1 | iex
+#
+# The whole script is one `{ ... }` block, closed on its last line: piped into
+# sh, a download cut short anywhere leaves the block open, which sh refuses
+# as a syntax error before running any of it. (A bare last line `main "$@"`
+# cut to `main` would run the installer without your arguments.)
+{
 set -eu
 
 download_base=${GENTLE_SHELL_SETUP_DOWNLOAD:-https://github.com/Gentleman-Programming/gentle-shell-setup/releases/latest/download}
@@ -196,3 +202,4 @@ main() {
 }
 
 main "$@"
+}
