@@ -98,9 +98,17 @@ const SPECIAL = new Set(["http", "https", "ws", "wss", "ftp", "file"]);
  */
 function userinfoRanges(text: string, whole: boolean): Range[] {
   const ranges: Range[] = [];
+  // The last `@` a host may follow on the rest of a line, found once per line: many URLs on one long line do not each scan it.
+  let line = { end: -1, at: -1 };
+  const lastOnLine = (from: number) => {
+    if (from > line.end) {
+      const end = whole ? text.length : lineEndFrom(text, from);
+      line = { end, at: lastHostAt(text, from, end, whole) };
+    }
+    return line.at >= from ? line.at : -1;
+  };
   const scheme = /([a-z][a-z0-9+.-]*):/gi;
   for (let match = scheme.exec(text); match; match = scheme.exec(text)) {
-    if (match.index > 0 && /[a-z0-9+.-]/i.test(text[match.index - 1]!)) continue;
     const special = SPECIAL.has(match[1]!.toLowerCase());
     let start = scheme.lastIndex;
     if (special) {
@@ -115,13 +123,10 @@ function userinfoRanges(text: string, whole: boolean): Range[] {
     const hostPort = text.slice(at < 0 ? start : at + 1, end);
     const endsOddly = end < text.length && "?#\\".includes(text[end]!);
     // In free text the URL ends at whitespace at the latest, as far as its host and port go.
-    if (endsOddly || !validHostPort(whole ? hostPort : hostPort.split(/\s/)[0]!)) {
-      const lineEnd = whole ? text.length : lineEndFrom(text, end);
-      at = Math.max(at, lastHostAt(text, end, lineEnd, whole));
-    }
-    if (at < 0) continue;
-    ranges.push([start, at]);
-    scheme.lastIndex = Math.max(scheme.lastIndex, at + 1);
+    if (endsOddly || !validHostPort(whole ? hostPort : hostPort.split(/\s/, 1)[0]!)) at = Math.max(at, lastOnLine(end));
+    if (at >= 0) ranges.push([start, at]);
+    // A URL that starts inside this one's host part has this one's end: nothing of it is left to mask.
+    scheme.lastIndex = Math.max(end, at + 1);
   }
   return ranges;
 }
@@ -136,8 +141,9 @@ function lastHostAt(text: string, from: number, to: number, whole: boolean): num
 }
 
 function lineEndFrom(text: string, from: number): number {
-  const newline = text.slice(from).search(/[\r\n]/);
-  return newline < 0 ? text.length : from + newline;
+  let end = from;
+  while (end < text.length && text[end] !== "\n" && text[end] !== "\r") end++;
+  return end;
 }
 
 function validHostPort(hostPort: string): boolean {

@@ -134,6 +134,20 @@ describe("redactText and redactUrl read a URL as the HTTP client does", () => {
     noPiece(redactText("http://Kq7w?token=x@Vz3x ok"));
   });
 
+  it("masks a URL glued to what comes before it", () => {
+    expect(redactText("see1http://carol:Kq7w@h.test/ and -https://u:Vz3x@h.test/")).toBe("see1http://***@h.test/ and -https://***@h.test/");
+  });
+
+  it("reads a long line of many URLs once, not once per URL", () => {
+    const line = `${"http://h.test?x=1 ".repeat(50_000)}http://u:Kq7w@h.test/`;
+    const many = `${"http://127.0.0.1:9 ".repeat(50_000)}\n`.repeat(2);
+    const started = Date.now();
+    expect(redactText(line)).toContain("http://***@h.test/");
+    expect(redactText(many)).toBe(many);
+    expect(redactUrl(line)).not.toContain("Kq7w");
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it("says whether a URL carries credentials as the client reads it", () => {
     expect(urlHasCredentials('http://carol:Kq7w"Vz3x@127.0.0.1:1')).toBe(true);
     expect(urlHasCredentials("http://carol:Kq7w#Vz3x@127.0.0.1:1")).toBe(true);
