@@ -4,7 +4,7 @@
  * a bundled install that `current` names; it runs only the Pi that version
  * pins, with the user's environment plus Gentle Shell's own variables.
  */
-import { closeSync, fstatSync, openSync, readFileSync, realpathSync } from "node:fs";
+import { closeSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, normalize } from "pathe";
 import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layout";
@@ -14,7 +14,7 @@ import type { Pins } from "../pins/types";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../core/packages";
 import { VERSION_MARKER } from "../install/version-marker";
 import { readCurrent } from "../install/activate";
-import { code, READ_OWN } from "../io/safe-fs";
+import { code, openOwnFileSync } from "../io/safe-fs";
 
 export interface BundledInstall {
   layout: Layout;
@@ -49,7 +49,7 @@ interface PiPackage {
  * regular file there (never followed through a link). A missing or unreadable
  * file reads as no Pi.
  */
-export async function readPiPackage(piRoot: string, realVersionDir: string, id: string): Promise<PiPackage> {
+export async function readPiPackage(piRoot: string, realVersionDir: string, id: string, platform: Platform): Promise<PiPackage> {
   // Synchronous, as every read of a launch's resolve: a handful of tiny files, each a few system calls,
   // instead of a round trip through the thread pool for each step (the JS realpath alone takes one per path part).
   let realRoot: string;
@@ -62,9 +62,9 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
     throw new BundledError(`Pi in versions/${id} lies outside the version folder`);
   let text: string;
   try {
-    const fd = openSync(join(realRoot, "package.json"), READ_OWN);
+    // Never through a link, on Windows too, where the open cannot refuse one (io/safe-fs.ts).
+    const fd = openOwnFileSync(join(realRoot, "package.json"), { platform });
     try {
-      if (!fstatSync(fd).isFile()) return {};
       text = readFileSync(fd, "utf8");
     } finally {
       closeSync(fd);
@@ -139,7 +139,7 @@ export async function resolveBundledInstall(enginePath: string, pins: Pins, plat
   const shell = manifest.dependencies?.[SHELL_PACKAGE];
   if (!pi || !shell) throw new BundledError(`versions/${id} has no release manifest`);
   const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
-  const piPkg = await readPiPackage(piRoot, realVersionDir, id);
+  const piPkg = await readPiPackage(piRoot, realVersionDir, id, platform);
   if (piPkg.version !== pi) {
     throw new BundledError(
       `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,

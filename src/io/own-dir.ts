@@ -6,9 +6,9 @@
  * put at bin/, runtime/, pnpm/ or config/gentle-ai/ is refused with a
  * sentence, and its target is never written.
  */
-import { type BigIntStats, constants, lstatSync, promises as fs, type Stats } from "node:fs";
+import { type BigIntStats, lstatSync, promises as fs, type Stats } from "node:fs";
 import { isAbsolute, join, relative } from "pathe";
-import { NOFOLLOW, NONBLOCK } from "./safe-fs";
+import { openOwnFile } from "./safe-fs";
 import { lstatOrNull, removeTree } from "./files";
 
 /** A link or a non-folder where a folder of ours must be. */
@@ -124,16 +124,21 @@ async function checkSourceFolders(root: string, path: string, name: string): Pro
   }
 }
 
-/** Open `path`, a file of the folder source `root`, without following a link (none between either). */
-export async function openSourceFile(root: string, path: string, name: string, maxBytes: number): Promise<fs.FileHandle> {
+/**
+ * Open `path`, a file of the folder source `root`, without following a link (none between either). On Windows,
+ * where the open cannot refuse a link, the path is looked at again after it (io/safe-fs.ts openOwnFile); `platform`
+ * chooses that rule.
+ */
+export async function openSourceFile(root: string, path: string, name: string, maxBytes: number, platform: string = process.platform): Promise<fs.FileHandle> {
   await checkSourceFolders(root, path, name);
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(path, constants.O_RDONLY | NOFOLLOW | NONBLOCK);
+    handle = await openOwnFile(path, { platform });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw Object.assign(new Error(`${name} is not in ${root} (${relative(root, path)})`), { status: 404 });
     if (code === "ELOOP" || code === "EMLINK") throw new Error(`${name} in ${root} is a link; a folder source is read without following links`);
+    if (code === "EFTYPE") throw new Error(`${name} in ${root} is not a regular file (${relative(root, path)})`);
     throw error;
   }
   try {

@@ -95,7 +95,7 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
       if (compatibility.kind === "other" && compatibility.reason !== "timeout") evidence.olderVersion = await probeOlderVersion(endpoint);
       if (compatibility.kind === "refused") {
         const schema = options.schema !== undefined ? options.schema : buildPins().engram.schema;
-        evidence.header = headerSignal(await readEngramHeader(layout.home), schema);
+        evidence.header = headerSignal(await readEngramHeader(layout.home, layout.platform), schema);
       }
       decision = decideEngram(evidence);
       if (decision.memory === "start") {

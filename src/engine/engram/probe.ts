@@ -10,7 +10,7 @@
  *  - the raw header of ~/.engram/engram.db, read without following links.
  */
 import { promises as fs } from "node:fs";
-import { READ_OWN } from "../../io/safe-fs";
+import { openOwnFile } from "../../io/safe-fs";
 import { join } from "pathe";
 import { ENGRAM_HOST, ENGRAM_PORT, isReadyCompatibility, olderServerVersion, type CompatibilityProbe } from "./contract";
 
@@ -103,21 +103,22 @@ export async function probeOlderVersion(endpoint: Endpoint = DEFAULT_ENDPOINT, t
  * The first 100 bytes of <home>/.engram/engram.db, or null. Neither the folder
  * nor the file may be a link; the file must be a regular file, opened
  * read-only with O_NOFOLLOW (and O_NONBLOCK, so a swapped-in FIFO cannot
- * block) and checked again on the open handle.
+ * block) and checked again on the open handle: the file lstat saw first,
+ * and on Windows, which has no O_NOFOLLOW, still the file at the path after
+ * the open (io/safe-fs.ts openOwnFile; `platform` chooses that rule).
  */
-export async function readEngramHeader(home: string): Promise<Buffer | null> {
+export async function readEngramHeader(home: string, platform: string = process.platform): Promise<Buffer | null> {
   try {
     const dir = join(home, ".engram");
     const dirStat = await fs.lstat(dir);
     if (!dirStat.isDirectory()) return null;
     const file = join(dir, "engram.db");
-    const before = await fs.lstat(file);
+    const before = await fs.lstat(file, { bigint: true });
     if (!before.isFile()) return null;
-    const flags = READ_OWN;
-    const handle = await fs.open(file, flags);
+    const handle = await openOwnFile(file, { platform });
     try {
-      const now = await handle.stat();
-      if (!now.isFile() || now.ino !== before.ino || now.dev !== before.dev) return null;
+      const now = await handle.stat({ bigint: true });
+      if (now.ino !== before.ino || now.dev !== before.dev) return null;
       const buffer = Buffer.alloc(100);
       const { bytesRead } = await handle.read(buffer, 0, 100, 0);
       return buffer.subarray(0, bytesRead);

@@ -10,7 +10,7 @@ import { stagingName } from "../../io/staging";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import type { PathIoOptions } from "./fs";
-import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
+import { code, NOFOLLOW, O, OwnFileError, openOwnFileSync, readAll, writeAll } from "../../io/safe-fs";
 import { renameSync, unlinkSync } from "../../io/locked-retry";
 import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "./receipt";
 
@@ -61,9 +61,17 @@ export function readPathReceipt(layout: Layout, options: PathIoOptions & { env: 
   if (!st.isFile()) return { status: "invalid", reason: "path-entry.json is a link or not a file", manual: null };
   if (st.size > 64 * 1024) return { status: "invalid", reason: "path-entry.json is too large", manual: null };
   let text: string;
-  const fd = fs.openSync(layout.pathReceipt, O.O_RDONLY | NOFOLLOW | NONBLOCK);
+  let fd: number;
   try {
-    if (!fs.fstatSync(fd).isFile()) return { status: "invalid", reason: "path-entry.json is not a file", manual: null };
+    // Never through a link, on Windows too, where the open cannot refuse one: a link put there after the lstat above is found.
+    fd = openOwnFileSync(layout.pathReceipt, { platform: layout.platform, fs });
+  } catch (e) {
+    if (e instanceof OwnFileError || code(e) === "ELOOP" || code(e) === "EMLINK") {
+      return { status: "invalid", reason: "path-entry.json is a link or not a file", manual: null };
+    }
+    throw e;
+  }
+  try {
     text = readAll(fs, fd).toString("utf8");
   } finally {
     fs.closeSync(fd);
