@@ -111,6 +111,20 @@ describe.concurrent("self-uninstall", () => {
     expect(r.stdout).toMatch(/~\/\.bashrc still holds/);
   });
 
+  it("without a valid receipt names the PATH entry to remove by hand once, with the plan, and leaves the profile as it is", async () => {
+    const { home, gs } = await installed();
+    const bashrc = join(home, ".bashrc");
+    const profile = await fs.readFile(bashrc, "utf8");
+    await fs.writeFile(join(home, ".gentle-shell", "path-entry.json"), "not json\n", { mode: 0o600 });
+    const r = await uninstall(home, gs, ["--yes"]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const manual = "path-entry.json cannot be used (path-entry.json is not JSON); remove any gentle-shell PATH line or link by hand";
+    const lines = (r.stdout + r.stderr).split("\n");
+    expect(lines.filter((l) => l.includes("by hand"))).toEqual([manual]);
+    expect(lines.indexOf(manual)).toBeLessThan(lines.findIndex((l) => l.startsWith("✔ removed")));
+    expect(await fs.readFile(bashrc, "utf8")).toBe(profile);
+  });
+
   it("refuses a prefix reached through a link, and removes nothing anywhere", async () => {
     const { home, root } = await installed();
     const moved = join(home, "..", "moved-prefix");

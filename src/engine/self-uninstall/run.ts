@@ -119,6 +119,7 @@ async function uninstallLocked(
   }
   for (const k of plan.keep) out(`  ! kept: ${show(k.path)} (${k.why})`);
   if (plan.shared.length) out(`Kept unless you agree below (or pass --include-shared): ${plan.shared.map((r) => show(r.path)).join(", ")}`);
+  // Without a valid receipt the plan names the entry to remove by hand, once: nothing repeats it at the end.
   if (plan.pathManual) out(plan.pathManual);
   if (options.dryRun) {
     out("Dry run: nothing was removed.");
@@ -181,7 +182,7 @@ async function uninstallLocked(
   }
   // The lock goes before the prefix, which may then be empty.
   await lock.release();
-  if (plan.windows) return scheduleOnWindows(layout, plan.windows, kept.length === 0, messages, plan.pathManual, io, out, err, show);
+  if (plan.windows) return scheduleOnWindows(layout, plan.windows, kept.length === 0, messages, io, out, err, show);
   const left = await fs.readdir(layout.prefix).catch(() => null);
   if (left && left.length === 0 && kept.length === 0) {
     try {
@@ -193,7 +194,6 @@ async function uninstallLocked(
   } else if (left?.length) {
     messages.push(`${show(layout.prefix)} still holds ${left.sort().join(", ")}, so it was kept.`);
   }
-  if (plan.pathManual) messages.push(plan.pathManual);
   for (const m of messages) out(m);
   out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
   return EXIT.ok;
@@ -209,7 +209,6 @@ async function scheduleOnWindows(
   facts: NonNullable<Awaited<ReturnType<typeof uninstallPlan>>["windows"]>,
   prefixMayGo: boolean,
   messages: string[],
-  pathManual: string | null,
   io: UninstallIo,
   out: (l: string) => void,
   err: (l: string) => void,
@@ -229,7 +228,6 @@ async function scheduleOnWindows(
   }
   out(`✔ ${files.join(", ")} ${files.length === 1 ? "goes" : "go"} once gentle-shell has exited${prefixMayGo ? `, then ${show(layout.prefix)}` : ""}`);
   if (!prefixMayGo) messages.push(`${show(layout.prefix)} holds what the install did not write, so it is kept.`);
-  if (pathManual) messages.push(pathManual);
   for (const m of messages) out(m);
   out("Gentle Shell is uninstalled. Open a new terminal so it no longer finds gentle-shell.");
   return EXIT.ok;
