@@ -10,7 +10,7 @@
  * of engine.cjs, or of the single executable, it does nothing
  * (build/build.mjs, src/install/engine-start.ts).
  */
-import { join } from "pathe";
+import { join } from "./core/native-path";
 import { ENGINE_FLAG } from "./core/engine-flags";
 import { processHost } from "./io/host";
 import { reportFailure } from "./io/report-failure";

@@ -6,8 +6,8 @@
  */
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { join } from "pathe";
-import { prefixLayout, type Layout } from "../core/layout";
+import { join } from "../core/native-path";
+import { prefixLayout, unusablePrefix, type Layout } from "../core/layout";
 import { hostTarget } from "../core/machine";
 import { buildPins } from "../pins/index";
 import { envValue } from "../core/environment";
@@ -34,6 +34,12 @@ export interface InstallContext extends Host {
 export function installContext(host: Host): InstallContext {
   const pins = buildPins();
   return { ...host, pins, layout: prefixLayout({ home: host.home, platform: host.platform, pins }) };
+}
+
+/** A prefix no install can live in (core/layout.ts unusablePrefix) is refused before the plan is printed. */
+export function checkPrefix(context: InstallContext): void {
+  const why = unusablePrefix(context.layout);
+  if (why) throw new UserError(`${why}; nothing was changed`, EXIT.failure);
 }
 
 /**

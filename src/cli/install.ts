@@ -6,7 +6,7 @@ import { redactText } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
-import { installContext, installHere, SHARED_ARGS } from "./install-run";
+import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning, type Removal } from "./migration-wiring";
 import { tildify } from "../core/layout";
@@ -51,6 +51,7 @@ export const installCommand = defineCommand({
   async run({ args, rawArgs, data }) {
     const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, hostOf(data).env);
     const host = installContext(hostOf(data).withMode({ quiet }));
+    checkPrefix(host);
     const { env, home, pins, layout, out } = host;
     const noSetup = args.setup === false;
     // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.

@@ -4,7 +4,7 @@ import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/migration-rules";
 import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
-import { installContext, installHere, SHARED_ARGS } from "./install-run";
+import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { releaseFirst } from "./release-first";
@@ -19,6 +19,7 @@ export const migrateCommand = defineCommand({
   async run({ args, rawArgs, data }) {
     const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, hostOf(data).env);
     const host = installContext(hostOf(data).withMode({ quiet }));
+    checkPrefix(host);
     const { env, home, pins, layout, out } = host;
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
     const explain = quiet && args["dry-run"] ? () => undefined : out;

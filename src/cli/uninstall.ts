@@ -16,7 +16,7 @@ import { stdoutForChild } from "../io/console";
 import type { Host } from "../io/host";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import type { Env } from "../core/environment";
 import { EXIT } from "../core/errors";

@@ -4,7 +4,7 @@
  * install", "Isolation from the user's Gentle AI", "Engram startup safety").
  * Pure functions of the layout and the inherited environment.
  */
-import { dirname, join } from "pathe";
+import { dirname, join } from "./native-path";
 import type { Layout, Platform } from "./layout";
 import { PI_CHECKED_VARIABLE } from "./engine-flags";
 

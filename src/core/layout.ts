@@ -3,7 +3,7 @@
  * the same paths. POSIX puts the prefix at ~/.gentle-shell; Windows uses the
  * private folder chosen by the private-folder adapter and passes it in.
  */
-import { isAbsolute, join, relative } from "pathe";
+import { isAbsolute, join, relative } from "./native-path";
 import type { Pins } from "../pins/types";
 
 export type Platform = "linux" | "darwin" | "win32";
@@ -113,6 +113,20 @@ export function prefixLayout(options: LayoutOptions): Layout {
     pathReceipt: join(prefix, "path-entry.json"),
     lock: join(prefix, ".gentle-shell-setup.lock"),
   };
+}
+
+/**
+ * Why no install can live in the layout's prefix, or null (issue 39, defect 4).
+ * On POSIX a backslash is an ordinary filename character, so the prefix of a
+ * HOME like /home/DOMAIN\user is inside it (core/native-path.ts); but Node
+ * refuses to load a package that has "exports" (npm, pnpm, Pi and their
+ * dependencies) from a folder whose path holds one: its file URL would hold
+ * an encoded "\" (ERR_INVALID_MODULE_SPECIFIER). The install is refused
+ * before anything is written, rather than failing inside npm.
+ */
+export function unusablePrefix(layout: Layout): string | null {
+  if (layout.platform === "win32" || !layout.prefix.includes("\\")) return null;
+  return `the Gentle Shell folder ${layout.prefix} holds a backslash (\\) in its path, and Node cannot load packages from such a folder; run the installer with HOME set to a folder whose path has none`;
 }
 
 /** versions/<shell>-<pi> */

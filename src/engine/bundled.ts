@@ -6,7 +6,7 @@
  */
 import { closeSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, dirname, join, normalize } from "pathe";
+import { basename, dirname, join, normalize } from "../core/native-path";
 import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layout";
 import type { Env } from "../core/environment";
 import { homeOf } from "../core/machine";

@@ -18,7 +18,7 @@
 import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { readFileSync, realpathSync } from "node:fs";
-import { basename, dirname, join } from "pathe";
+import { basename, dirname, join } from "../core/native-path";
 import { prefixLayout, type Layout } from "../core/layout";
 import { hostTarget } from "../core/machine";
 import { buildPins } from "../pins/index";

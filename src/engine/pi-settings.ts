@@ -6,7 +6,7 @@
  * settings file that is not a JSON object is left alone with a warning.
  */
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
-import { join, normalize } from "pathe";
+import { join, normalize } from "../core/native-path";
 import { tildify, type Layout } from "../core/layout";
 import { lstatOrNull, lstatSyncOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 

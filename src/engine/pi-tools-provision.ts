@@ -17,7 +17,7 @@ import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type T
 import { parseSource, type Source } from "../core/source";
 import { buildPins } from "../pins/index";
 import type { Pins, Target } from "../pins/types";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import type { RuntimeContext } from "../install/runtime/recipe";
 import { existingRuntime } from "../install/runtime/marker";

@@ -13,7 +13,7 @@
  * self-uninstall removes it with the rest of config/.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import { ensureRealFolder, lstatOrNull, writeFileAtomic } from "../io/files";
 

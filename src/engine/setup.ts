@@ -10,7 +10,7 @@ import { EXIT } from "../core/errors";
 import { spawn } from "node:child_process";
 import type { Output } from "../core/errors";
 import { promises as fs } from "node:fs";
-import { dirname, join, resolve } from "pathe";
+import { dirname, join, resolve } from "../core/native-path";
 import { tildify, tildifyText, type Platform } from "../core/layout";
 import { type Env, bundledSetupEnv } from "../core/environment";
 import { parseSource } from "../core/source";

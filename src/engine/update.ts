@@ -9,7 +9,7 @@
  */
 import { EXIT } from "../core/errors";
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { tildifyText } from "../core/layout";
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";

@@ -7,7 +7,7 @@
  * it was and removes the folder when this command installed it.
  */
 import { promises as fs, realpathSync } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { isWithin, type Layout } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { ensureRealFolder } from "../io/files";

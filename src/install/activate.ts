@@ -5,7 +5,7 @@
  * stands there is ours.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import { ENGINE_PATH } from "./engine-start";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";

@@ -6,7 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import { stagingPath } from "../io/staging";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import type { Pins } from "../pins/types";
 import { distributionAsset, distributionFiles, SHELL_PACKAGE } from "../core/distribution";

@@ -10,7 +10,7 @@
  * so, the engine runs without a cache, silently. Pi is not affected: the
  * cache is enabled inside the engine's process only (no variable is set).
  */
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { writeIfChanged } from "../io/files";
 
 /** Each version's engine: the installer's own script, written into the version (spec: "Launcher in a bundled install"). */

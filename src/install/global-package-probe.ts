@@ -7,7 +7,7 @@
  * that still owns it. The decisions are core/migration-rules.ts's.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { envValue, type Env } from "../core/environment";
 import { isWithin, type Layout } from "../core/layout";
 import {

@@ -6,7 +6,7 @@
  * Apart from the upgrade code, so a launch that only reads it loads none of that.
  */
 import { resolve } from "node:path";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";

@@ -4,7 +4,7 @@
  * rewrite. The startup offer's "Skip this version" and the install's release
  * channel both write through here.
  */
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Env } from "../core/environment";
 import { tildify, type Layout } from "../core/layout";
 import { parseLauncherConfig, recordReleaseChannel, type LauncherConfig } from "../core/launcher-settings";

@@ -3,7 +3,7 @@
  * guard"). Both are ours only while they carry the generated marker line;
  * any other file at their paths is never replaced.
  */
-import { basename } from "pathe";
+import { basename } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";

@@ -5,7 +5,7 @@
  * is recorded (core/registry-record.ts), so the startup offer asks the same
  * registry without starting npm.
  */
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import { npmQueryEnvironment, type Env } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";

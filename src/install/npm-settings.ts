@@ -4,7 +4,7 @@
  * writeNpmrcAuth puts the result where our pnpm and npm read it.
  */
 import { constants, promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import { envValue, type Env } from "../core/environment";
 import { writeFileAtomic } from "../io/files";

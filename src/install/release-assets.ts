@@ -16,7 +16,7 @@
  */
 import { promises as fs } from "node:fs";
 import { temporaryFolder } from "../io/staging";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";

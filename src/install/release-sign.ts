@@ -8,7 +8,7 @@
  * never be published that its own binaries would reject.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
 import {
   ENGINE_ASSET,

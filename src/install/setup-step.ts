@@ -12,7 +12,7 @@
  * setup, src/engine/first-use.ts). Under --json its stdout is our stderr.
  */
 import { spawn } from "node:child_process";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
 import type { Layout } from "../core/layout";

@@ -5,7 +5,7 @@
  * the folder, what is free and what is needed. What a failed step wrote is
  * removed by the step itself (staging, downloads, the claimed version).
  */
-import { dirname } from "pathe";
+import { dirname } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { diskFull, isDiskFull, notEnoughSpace, spaceNeeded, type SpaceNeed } from "../core/space-need";

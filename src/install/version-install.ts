@@ -11,7 +11,7 @@
  * by pnpm, and gets the same exact check of what was installed.
  */
 import { promises as fs } from "node:fs";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../core/native-path";
 import { isMarkedRuntime } from "./runtime/marker";
 import { versionId, type Layout } from "../core/layout";
 import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/distribution";

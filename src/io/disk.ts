@@ -1,6 +1,6 @@
 /** Free disk space, as the user may use it (statfs: available blocks × block size). */
 import { promises as fs } from "node:fs";
-import { dirname } from "pathe";
+import { dirname } from "../core/native-path";
 
 /** Bytes free to this user on the filesystem of `path` (or of its nearest existing folder above), or null when it cannot be read. */
 export async function freeSpace(path: string): Promise<number | null> {

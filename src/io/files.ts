@@ -3,7 +3,7 @@ import { lstatSync, promises as fs, readFileSync } from "node:fs";
 import { type LockRules, machineRules, rename, rm } from "./locked-retry";
 import { CREATE_NEW } from "./safe-fs";
 import { stagingName } from "./staging";
-import { dirname, basename, join } from "pathe";
+import { dirname, basename, join } from "../core/native-path";
 
 /** A staging name beside `path` for a write that lands with one rename: `.<name>.tmp-<pid>-<hex>`. */
 export function tempSibling(path: string): string {

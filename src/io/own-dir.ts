@@ -7,7 +7,7 @@
  * sentence, and its target is never written.
  */
 import { type BigIntStats, lstatSync, promises as fs, type Stats } from "node:fs";
-import { isAbsolute, join, relative } from "pathe";
+import { isAbsolute, join, relative } from "../core/native-path";
 import { openOwnFile } from "./safe-fs";
 import { lstatOrNull, removeTree } from "./files";
 

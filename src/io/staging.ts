@@ -13,7 +13,7 @@
  */
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "pathe";
+import { join } from "../core/native-path";
 import { isAlive } from "./alive";
 import { type LockRules, machineRules, rename, rm, unlink } from "./locked-retry";
 

@@ -16,7 +16,7 @@
  * - encrypted members reject the archive.
  */
 import { createWriteStream, promises as fs } from "node:fs";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../core/native-path";
 import yauzl from "yauzl";
 import { ArchiveError, OUTSIDE, ownerExecMode, unsafeMemberPath, type ExtractResult, type MemberPolicy } from "./archive";
 

@@ -4,7 +4,8 @@
  * it is about; nothing else is ever written there.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+// node:path: a HOME whose name holds a backslash keeps it (pathe would turn it into a separator).
+import { join } from "node:path";
 
 /** The line that points npm at a registry (the fixture verdaccio, or a dead one). */
 export function registryLine(url: string): string {

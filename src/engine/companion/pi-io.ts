@@ -17,7 +17,7 @@
  *    Pi's format. A small module script runs it with our Node.
  */
 import { promises as fs } from "node:fs";
-import { isAbsolute, join, resolve } from "pathe";
+import { isAbsolute, join, resolve } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { redactText } from "../../core/secrets";

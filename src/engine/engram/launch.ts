@@ -10,7 +10,7 @@
  */
 import { promises as fs } from "node:fs";
 import type { Output } from "../../core/errors";
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { RUNTIME_MARKER } from "../../install/runtime/marker";

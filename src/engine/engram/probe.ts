@@ -11,7 +11,7 @@
  */
 import { promises as fs } from "node:fs";
 import { openOwnFile } from "../../io/safe-fs";
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import { ENGRAM_HOST, ENGRAM_PORT, isReadyCompatibility, olderServerVersion, type CompatibilityProbe } from "./contract";
 
 export interface Endpoint {

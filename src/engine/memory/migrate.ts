@@ -24,7 +24,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
-import { basename, join } from "pathe";
+import { basename, join } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import { engramCheckEnvironment } from "../../core/environment";
 import { EXIT, type Output } from "../../core/errors";

@@ -34,7 +34,7 @@
  * If the real provider differs, the help check or these checks refuse, and
  * nothing of the user's has changed.
  */
-import { basename, dirname, isAbsolute, join, normalize } from "pathe";
+import { basename, dirname, isAbsolute, join, normalize } from "../../core/native-path";
 
 export const CONFIRM_FLAG = "--confirm-quiescent";
 export const PROVIDER_COMMAND = "migrate-copy";

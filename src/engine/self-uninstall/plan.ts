@@ -13,7 +13,7 @@
  * around node.exe, and the plan's `windows` names what that removal gets.
  */
 import { promises as fs, realpathSync, type Stats } from "node:fs";
-import { basename, dirname, join } from "pathe";
+import { basename, dirname, join } from "../../core/native-path";
 import { isWithin, tildify, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
 import type { PathReceipt } from "../../install/path/receipt";

@@ -26,7 +26,7 @@
  *     The adapter the engine binds: `start` runs the fixed script with its
  *     data (startDetachedPowerShell in src/io/powershell.ts).
  */
-import { dirname } from "pathe";
+import { dirname } from "../../core/native-path";
 import { isWithin, type Layout } from "../../core/layout";
 
 /** One thing the delayed removal deletes, in order. */

@@ -8,7 +8,7 @@
  * what they answer and see whether they were asked at all.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import { tildify, tildifyText, type Layout } from "../../core/layout";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../../core/distribution";
 import { npmrcRegistry } from "../../core/npmrc";

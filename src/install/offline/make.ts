@@ -19,7 +19,7 @@
 import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "pathe";
+import { basename, dirname, join, relative, resolve } from "../../core/native-path";
 import { prefixLayout, type Platform } from "../../core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
 import { npmrcRegistry } from "../../core/npmrc";

@@ -4,7 +4,7 @@
  * machine's install needs.
  */
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import { sha256Hex } from "../../core/distribution";
 import type { Pins, Target } from "../../pins/types";
 import { fetchRelease, type FetchedRelease } from "../release-fetch";

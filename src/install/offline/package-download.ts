@@ -6,7 +6,7 @@
  * into packages/<name>/-/<base>-<version>.tgz. Nothing unverified stays.
  */
 import { promises as fs } from "node:fs";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../../core/native-path";
 import { lockedPackages, packagesForTargets, tarballPath, type LockedPackage } from "../../core/lockfile";
 import { npmrcAuthHeader, npmrcEntries } from "../../core/npmrc";
 import { registryAuthorities } from "../npm-settings";

@@ -18,7 +18,7 @@
  */
 import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
 import { promises as fs } from "node:fs";
-import { join, relative } from "pathe";
+import { join, relative } from "../../core/native-path";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";

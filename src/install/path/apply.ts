@@ -5,7 +5,7 @@
  * `profile-file.ts`) or our entry of the Windows user Path.
  */
 import * as nodeFs from "node:fs";
-import { dirname } from "pathe";
+import { dirname } from "../../core/native-path";
 import type { PathIoOptions } from "./fs";
 import { code } from "../../io/safe-fs";
 import { unlinkSync } from "../../io/locked-retry";

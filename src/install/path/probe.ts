@@ -6,7 +6,7 @@
  * under home is real.
  */
 import * as nodeFs from "node:fs";
-import { dirname, isAbsolute, join, relative } from "pathe";
+import { dirname, isAbsolute, join, relative } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import type { PathFs, PathIoOptions } from "./fs";

@@ -5,7 +5,7 @@
  * follow links, and checked by checkReceipt in `receipt.ts`.
  */
 import * as nodeFs from "node:fs";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../../core/native-path";
 import { stagingName } from "../../io/staging";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";

@@ -4,7 +4,7 @@
  * applied, and, when an old one still wins, one sentence on how to change
  * that. Pure; each shell's position comes from its rules in `shells.ts`.
  */
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { tildify } from "../../core/layout";

@@ -42,7 +42,7 @@
  *   session's PATH, and puts our bin first like the sh line does. Inside fish
  *   single quotes only `\` and `'` need a backslash.
  */
-import { basename, join } from "pathe";
+import { basename, join } from "../../core/native-path";
 import { envValue, type Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { userPathEntry } from "./user-path";

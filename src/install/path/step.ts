@@ -14,7 +14,7 @@
  * sentence: what the user does to get `gentle-shell` in the current terminal.
  */
 import * as nodeFs from "node:fs";
-import { dirname } from "pathe";
+import { dirname } from "../../core/native-path";
 import { envValue, type Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import { tildify, tildifyText } from "../../core/layout";

@@ -5,7 +5,7 @@
  * staging before the folder is published. An unknown pin makes it
  * unavailable; nothing is downloaded then.
  */
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import { engramCheckEnvironment } from "../../core/environment";
 import { extractTarGz, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull } from "../../io/files";

@@ -4,7 +4,7 @@
  * it, and checked with go version in an environment without the user's GO*
  * settings.
  */
-import { dirname, join } from "pathe";
+import { dirname, join } from "../../core/native-path";
 import { goCheckEnvironment } from "../../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull } from "../../io/files";

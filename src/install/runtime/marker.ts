@@ -3,7 +3,7 @@
  * runtime/<name> ours. Apart from the install protocol (./recipe.ts), so a
  * launch that only asks whether a runtime is there loads no download code.
  */
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import { lstatOrNull } from "../../io/files";
 
 export const RUNTIME_MARKER = ".gentle-shell-runtime";

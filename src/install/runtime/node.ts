@@ -6,7 +6,7 @@
  * written after publish or reuse (./npm-shim.ts).
  */
 import { promises as fs } from "node:fs";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../../core/native-path";
 import { pnpmEnvironment } from "../../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
 import { lstatOrNull, readTextOrNull } from "../../io/files";

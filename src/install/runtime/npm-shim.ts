@@ -5,7 +5,7 @@
  * only when its content differs; a link or anything but a regular file in
  * its place stops it.
  */
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import type { Layout } from "../../core/layout";
 import { fileInPlace, writeIfChanged } from "../../io/files";
 import { ensureOwnDir, ownDirInPlace } from "../../io/own-dir";

@@ -1,5 +1,5 @@
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import type { Layout } from "../../core/layout";
 import {
   toolCheckEnvironment,

@@ -5,7 +5,7 @@
  * launch that finds them in place loads no archive or download code.
  */
 import { createReadStream } from "node:fs";
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import type { Layout } from "../../core/layout";
 import { parseToolMarker, toolFileName, toolMarkerName, type PiTool, type ToolPresence } from "../../core/pi-tool-rules";
 import { lstatOrNull, readTextOrNull } from "../../io/files";

@@ -3,7 +3,7 @@
  * executable bits are kept for the owner only, checked with pnpm --version
  * on our Node.
  */
-import { join } from "pathe";
+import { join } from "../../core/native-path";
 import type { Source } from "../../core/source";
 import { pnpmEnvironment } from "../../core/environment";
 import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";

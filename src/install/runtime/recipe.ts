@@ -16,7 +16,7 @@
  * the next run, because its name carries the dead process's id.
  */
 import { promises as fs } from "node:fs";
-import { dirname, join } from "pathe";
+import { dirname, join } from "../../core/native-path";
 import type { Layout } from "../../core/layout";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Source } from "../../core/source";
