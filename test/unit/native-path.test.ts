@@ -7,13 +7,14 @@
  * (core/native-path.ts). Before, pathe turned each `\` into `/`.
  */
 import { describe, expect, it } from "vitest";
-import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
+import { mkdtempSync, promises as fs, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as nodePath from "node:path";
 import { prefixLayout, tildify, unusablePrefix } from "../../src/core/layout";
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, windowsShaped } from "../../src/core/native-path";
 import { userNpmrc } from "../../src/install/npm-settings";
 import { productionPins } from "../../src/pins/production";
+import { REPO_ROOT } from "../support/paths";
 
 // No Windows file name can hold a backslash (there it always separates), so a POSIX name holding one exists only on POSIX.
 const posixOnly = it.skipIf(process.platform === "win32");
@@ -86,5 +87,21 @@ describe("a Windows path is spelled with / as before", () => {
     expect(layout.launcher).toBe("C:/Users/me/AppData/Local/gentle-shell/bin/gentle-shell.cmd");
     expect(layout.agent).toBe("C:/Users/me/.gentle-shell/agent");
     expect(tildify(layout.agent, "C:\\Users\\me")).toBe("~/.gentle-shell/agent");
+  });
+});
+
+/** Every .ts file under `dir`. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(nodePath.join(dir, e.name)) : e.name.endsWith(".ts") ? [nodePath.join(dir, e.name)] : [],
+  );
+}
+
+describe("one way to build a path", () => {
+  it("no module of src but core/native-path.ts imports pathe, whose join would turn a POSIX name's backslash into a separator", () => {
+    const found = sources(nodePath.join(REPO_ROOT, "src"))
+      .map((path) => nodePath.relative(REPO_ROOT, path).split(nodePath.sep).join("/"))
+      .filter((rel) => rel !== "src/core/native-path.ts" && /from\s*"pathe"/.test(readFileSync(nodePath.join(REPO_ROOT, rel), "utf8")));
+    expect(found).toEqual([]);
   });
 });
