@@ -7,7 +7,7 @@
  */
 import { tildifyText, type Layout } from "../core/layout";
 import type { Env } from "../core/environment";
-import { redactText } from "../core/secrets";
+import { redactText, redactUrl } from "../core/secrets";
 import type { Pins } from "../pins/types";
 import type { StepOutcome } from "../install/plan";
 import { gatherStatus } from "../engine/status/gather";
@@ -31,7 +31,7 @@ export interface JsonStep {
 /** The plan, as printed before any question. */
 export function recordPlan(host: Host, fields: { prefix: string; source: string; dryRun: boolean; plan: PlanEntry[] }): void {
   const doc = host.document?.fields;
-  if (doc) Object.assign(doc, { ...fields, source: redactText(tildifyText(fields.source, host.home)), steps: [], state: null, next: null });
+  if (doc) Object.assign(doc, { ...fields, source: redactUrl(tildifyText(fields.source, host.home)), steps: [], state: null, next: null });
 }
 
 /** A failed removal of the old global gentle-pi (spec: "The web installer"): the command the user runs by hand. */

@@ -2,7 +2,7 @@ import { answeredYes } from "../core/answers";
 import { defineCommand } from "citty";
 import { STEP_ORDER } from "../install/plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
-import { redactText } from "../core/secrets";
+import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
@@ -86,7 +86,7 @@ export const installCommand = defineCommand({
       const why = found.gate.migrate ? "--keep-global" : found.gate.reason;
       say(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
-    say(`Artifacts from: ${redactText(source ?? "the official downloads")}`);
+    say(`Artifacts from: ${redactUrl(source ?? "the official downloads")}`);
     say(spaceLine(await installSpace(layout, pins, hostTarget()), await freeSpace(layout.prefix), tildify(layout.prefix, home)));
     say("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
     recordPlan(host, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
