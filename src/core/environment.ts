@@ -30,8 +30,14 @@ export function envValue(env: Readonly<Env>, name: string, platform: Platform | 
   return options.emptyIsUnset && value === "" ? undefined : value;
 }
 
-const DROPPED_PNPM = [/^npm_/i, /^pnpm_/i, /^COREPACK_/i, /^XDG_/i];
+const DROPPED_PNPM = [/^npm_/i, /^pnpm_/i, /^COREPACK_/i];
 const DROPPED_EXACT = new Set(["PNPM_HOME", "NODE_OPTIONS", "NODE_PATH"]);
+/**
+ * The XDG folder variables (the XDG Base Directory specification's): pnpm
+ * 11.1.1 reads the config, cache, state and data homes. An XDG variable that
+ * names no folder (XDG_SESSION_TYPE, XDG_CURRENT_DESKTOP...) is kept.
+ */
+const XDG_FOLDERS = new Set(["XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS"]);
 
 function delimiter(platform: Platform): string {
   return platform === "win32" ? ";" : ":";
@@ -80,7 +86,7 @@ export function pnpmEnvironment(layout: Layout, options: PnpmEnvironmentOptions)
       out[k] = v;
       continue;
     }
-    if (DROPPED_EXACT.has(k.toUpperCase()) || DROPPED_PNPM.some((re) => re.test(k))) continue;
+    if (DROPPED_EXACT.has(k.toUpperCase()) || XDG_FOLDERS.has(k.toUpperCase()) || DROPPED_PNPM.some((re) => re.test(k))) continue;
     out[k] = v;
   }
   const key = pathKey(options.env, layout.platform);

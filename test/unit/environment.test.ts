@@ -19,6 +19,11 @@ const inherited = {
   COREPACK_ENABLE_STRICT: "1",
   XDG_CONFIG_HOME: "/home/ana/.config",
   XDG_DATA_HOME: "/home/ana/.local/share",
+  XDG_RUNTIME_DIR: "/run/user/1000",
+  XDG_DATA_DIRS: "/usr/local/share:/usr/share",
+  XDG_CONFIG_DIRS: "/etc/xdg",
+  XDG_SESSION_TYPE: "wayland",
+  XDG_CURRENT_DESKTOP: "GNOME",
   NPM_TOKEN: "secret",
   OTHER_TOKEN: "kept-as-ordinary",
 };
@@ -61,7 +66,7 @@ describe("pnpmEnvironment", () => {
     });
   });
 
-  it("drops inherited npm, pnpm, Corepack, NODE_OPTIONS, NODE_PATH and XDG settings", () => {
+  it("drops inherited npm, pnpm, Corepack, NODE_OPTIONS, NODE_PATH and XDG folder settings", () => {
     for (const k of [
       "NODE_OPTIONS",
       "NODE_PATH",
@@ -70,11 +75,24 @@ describe("pnpmEnvironment", () => {
       "pnpm_config_minimum_release_age",
       "COREPACK_ENABLE_STRICT",
       "XDG_DATA_HOME",
+      "XDG_RUNTIME_DIR",
+      "XDG_DATA_DIRS",
+      "XDG_CONFIG_DIRS",
     ]) {
       expect(env, k).not.toHaveProperty(k);
     }
     expect(env.PNPM_HOME).not.toBe(inherited.PNPM_HOME);
     expect(env.XDG_CONFIG_HOME).not.toBe(inherited.XDG_CONFIG_HOME);
+  });
+
+  it("keeps an XDG variable that names no folder (the desktop session's)", () => {
+    expect(env.XDG_SESSION_TYPE).toBe("wayland");
+    expect(env.XDG_CURRENT_DESKTOP).toBe("GNOME");
+    expect(pnpmEnvironment(posix, { env: { XDG_SESSION_ID: "3", XDG_SEAT: "seat0", XDG_VTNR: "2" } })).toMatchObject({
+      XDG_SESSION_ID: "3",
+      XDG_SEAT: "seat0",
+      XDG_VTNR: "2",
+    });
   });
 
   it("keeps a variable the prefix npmrc names as ${NAME}", () => {
