@@ -60,10 +60,14 @@ param(
 
 function Hide-GentleShellSecret {
     # Text with every URL's `user:password@` and the values of credential-like
-    # query parameters replaced by ***, as src/core/secrets.ts does.
+    # query parameters replaced by ***, as src/core/secrets.ts does: the user
+    # information runs to the LAST @ of the host part (which ends at the first
+    # /, ?, # or \ or the line's end), as the HTTP client reads it, so a
+    # password holding @, a quote or a space is hidden whole; an @ followed by
+    # a space ends no user information. It may hide more than the secret, never less.
     param([string]$Text)
     if (-not $Text) { return $Text }
-    $masked = [regex]::Replace($Text, '(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@"''<>]+@', '${1}***@')
+    $masked = [regex]::Replace($Text, '(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\\\r\n]*@(?=[^\s@/?#\\])', '${1}***@')
     $evaluator = [System.Text.RegularExpressions.MatchEvaluator] {
         param($found)
         $name = [Uri]::UnescapeDataString($found.Groups[2].Value)
@@ -73,14 +77,16 @@ function Hide-GentleShellSecret {
         }
         return $found.Value
     }
-    return [regex]::Replace($masked, '([?&])([^=&#\s"''<>]+)=([^&#\s"''<>]*)', $evaluator)
+    # A value runs to the next & or # (or white space), quotes included.
+    return [regex]::Replace($masked, '([?&])([^=&#\s"''<>]+)=([^&#\s]*)', $evaluator)
 }
 
 function Split-GentleShellUrlCredential {
     # A URL without its `user:password@`, the two parts (percent-decoded), and
     # the Basic authorization header they make.
     param([string]$Url)
-    $parts = [regex]::Match($Url, '^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#@]*)@(.*)$')
+    # The user information runs to the last @ before the host part ends (the first /, ?, # or \).
+    $parts = [regex]::Match($Url, '^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#\\]*)@([^/?#\\@]*(?:[/?#\\].*)?)$')
     if (-not $parts.Success) {
         return [pscustomobject]@{ Url = $Url; User = $null; Password = $null; Authorization = $null }
     }

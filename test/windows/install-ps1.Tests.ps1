@@ -146,6 +146,15 @@ Describe 'Hide-GentleShellSecret and Split-GentleShellUrlCredential' {
         Hide-GentleShellSecret -Text 'https://mirror.example/dl/SHA256SUMS' | Should -BeExactly 'https://mirror.example/dl/SHA256SUMS'
     }
 
+    It 'hides a password holding @, a quote, <, > or a space whole, and a query value holding a quote (issue 39, defect 2)' {
+        foreach ($password in @('p@ss', 'SEC"RET', "SEC'RET", 'a<b>c', 'SEC RET', 'x@@y')) {
+            $shown = Hide-GentleShellSecret -Text "proxy http://carol:$password@127.0.0.1:3128 answered 407"
+            $shown | Should -BeExactly 'proxy http://***@127.0.0.1:3128 answered 407'
+        }
+        Hide-GentleShellSecret -Text 'https://mirror.example/dl/?token=AB"CD&os=win' | Should -BeExactly 'https://mirror.example/dl/?token=***&os=win'
+        Hide-GentleShellSecret -Text 'mail carol@example.com about http://mirror.example/a@b' | Should -BeExactly 'mail carol@example.com about http://mirror.example/a@b'
+    }
+
     It 'splits the credentials off, percent-decoded, as a Basic header' {
         $s = Split-GentleShellUrlCredential -Url 'https://alice:p%40ss@mirror.example/dl'
         $s.Url | Should -BeExactly 'https://mirror.example/dl'
@@ -155,6 +164,16 @@ Describe 'Hide-GentleShellSecret and Split-GentleShellUrlCredential' {
         $plain = Split-GentleShellUrlCredential -Url 'https://mirror.example/a@b'
         $plain.Url | Should -BeExactly 'https://mirror.example/a@b'
         $plain.Authorization | Should -BeNullOrEmpty
+    }
+
+    It 'takes the credentials to the last @ of the host part, as the HTTP client does' {
+        $s = Split-GentleShellUrlCredential -Url 'http://carol:p@ss@proxy.corp:3128'
+        $s.Url | Should -BeExactly 'http://proxy.corp:3128'
+        $s.User | Should -BeExactly 'carol'
+        $s.Password | Should -BeExactly 'p@ss'
+        $q = Split-GentleShellUrlCredential -Url 'https://carol:SEC"RET@mirror.example/dl/a@b?x=1'
+        $q.Url | Should -BeExactly 'https://mirror.example/dl/a@b?x=1'
+        $q.Password | Should -BeExactly 'SEC"RET'
     }
 }
 
