@@ -37,6 +37,7 @@ export function classifyUpdate(args: readonly string[]): UpdateForm {
   let all = false;
   let extension: string | undefined;
   let source: string | undefined;
+  let unexpected: string | undefined;
   const trust: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -56,8 +57,10 @@ export function classifyUpdate(args: readonly string[]): UpdateForm {
     } else if (arg.startsWith("-")) refused = true;
     // Pi keeps the first non-empty word as the target; another one is an unexpected argument.
     else if (!source) source = arg;
-    else refused = true;
+    else unexpected ??= arg;
   }
+  // Pi refuses on the first unexpected argument only when it is not empty: after an empty one, none refuses (`pi update pi ""` updates Pi).
+  if (unexpected) refused = true;
   if (help || refused || models || extension !== undefined) return { kind: "pass" };
   let target: "self" | "all" | "extensions";
   if (source) {
