@@ -91,7 +91,13 @@ describe("openOwnFileSync and openOwnFile under win32's rule", () => {
     expect(nodeFs.readFileSync(fd, "utf8")).toBe('{"mine":true}');
     nodeFs.closeSync(fd);
     const closed: number[] = [];
-    const counting = { ...nodeFs, closeSync: (n: number) => (closed.push(n), nodeFs.closeSync(n)) };
+    const counting = {
+      ...nodeFs,
+      closeSync: (n: number) => {
+        closed.push(n);
+        nodeFs.closeSync(n);
+      },
+    };
     const error = (() => {
       try {
         openOwnFileSync(link, { platform: "win32", fs: counting });
