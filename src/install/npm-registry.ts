@@ -28,9 +28,24 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
   // above with a package.json), so the user's current directory must not choose the registry.
   // --prefix pins npm's project folder to our runtime, which holds no .npmrc.
   const neutral = layout.nodeDir;
+  // Nothing of npm's in the user's ~/.npm (issue 39, 5): its cache folder is ours, made first with our mode (npm would
+  // make it with the umask's), and it writes no log file there or anywhere, whether it answers or fails.
+  await ensureRealFolder(join(layout.prefix, "npm"), 0o700);
+  await ensureRealFolder(layout.npm.cache, 0o700);
   const result = await run(
     layout.node,
-    [npmCli, "config", "get", "registry", `--userconfig=${layout.pnpm.npmrc}`, `--globalconfig=${layout.npm.globalconfig}`, `--prefix=${neutral}`],
+    [
+      npmCli,
+      "config",
+      "get",
+      "registry",
+      `--userconfig=${layout.pnpm.npmrc}`,
+      `--globalconfig=${layout.npm.globalconfig}`,
+      `--prefix=${neutral}`,
+      `--cache=${layout.npm.cache}`,
+      "--logs-max=0",
+      "--update-notifier=false",
+    ],
     { env: clean, cwd: neutral, timeoutMs },
   );
   const answer = result.stdout.trim();
