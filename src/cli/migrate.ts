@@ -1,13 +1,19 @@
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
-import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion } from "../core/migration-rules";
+import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
 import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./host-data";
 import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { releaseFirst } from "./release-first";
+
+/** A global Gentle Shell the gate lets move: its owner, npm or pnpm, and the gate's answer. */
+interface Moving {
+  owner: Extract<Owner, { kind: "manager" }>;
+  gate: Extract<Gate, { migrate: true }>;
+}
 
 export const migrateCommand = defineCommand({
   meta: { name: "migrate", description: "Move a Gentle Shell that npm or pnpm installed globally to the bundled install in ~/.gentle-shell" },
@@ -31,47 +37,69 @@ export const migrateCommand = defineCommand({
     } catch (error) {
       throw new UserError(`${(error as Error).message}; nothing was changed, and your global gentle-pi was not looked at`, EXIT.failure);
     }
-    const found = await findGlobalShell(layout, env, pins, first?.shell ?? release ?? null, true);
-    const { owner, gate } = found;
-    if (!gate.migrate || owner.kind !== "manager") {
-      const reason = gate.migrate ? "no global gentle-pi was found" : gate.reason;
-      throw new UserError(`Nothing to migrate: ${reason}; nothing was changed (a new install is gentle-shell-setup install)`, EXIT.unchanged);
-    }
-    for (const line of migrationExplanation({
-      prefix: layout.prefix,
-      home,
-      agent: layout.agent,
-      manager: gate.manager,
-      installed: gate.installed,
-      shell: first?.shell ?? release ?? null,
-      pi: first?.pi ?? null,
-    })) {
-      explain(line);
+    /** The owner probe and the gate for a release read as published; the explanation once they allow the move. */
+    const probe = async (pair: { shell: string; pi: string | null }): Promise<Moving | string> => {
+      const { owner, gate } = await findGlobalShell(layout, env, pins, pair.shell, true);
+      if (!gate.migrate || owner.kind !== "manager") return gate.migrate ? "no global gentle-pi was found" : gate.reason;
+      const { prefix, agent } = layout;
+      for (const line of migrationExplanation({ prefix, home, agent, manager: gate.manager, installed: gate.installed, ...pair })) explain(line);
+      return { owner, gate };
+    };
+    let moving: Moving | null = null;
+    if (first) {
+      const probed = await probe(first);
+      if (typeof probed === "string") {
+        throw new UserError(`Nothing to migrate: ${probed}; nothing was changed (a new install is gentle-shell-setup install)`, EXIT.unchanged);
+      }
+      moving = probed;
     }
     if (args["dry-run"]) {
-      out(`Dry run: nothing was changed. The removal would be asked at the end: ${removalCommand(gate.manager)}`);
+      // Without a release read first (npm's default registry, which only our npm names), nothing is probed.
+      out(
+        moving
+          ? `Dry run: nothing was changed. The removal would be asked at the end: ${removalCommand(moving.gate.manager)}`
+          : "Dry run: nothing was changed, and your global gentle-pi was not looked at: the latest release is read only once the install has put its own npm in place; name one with --release to see the move",
+      );
       process.exitCode = EXIT.unchanged;
       return;
     }
 
+    // Without a release read first, the install reads it (with its own npm, after the runtimes), and only then is the owner asked.
+    let nothing: string | null = null;
     const { result, layout: used } = await installHere(host, {
       source,
       release,
       noModifyPath,
       verbose: args.verbose,
       setup: "none",
-      onRelease: (shell) => {
+      onRelease: async (shell, pi) => {
+        if (!moving) {
+          const probed = await probe({ shell, pi });
+          if (typeof probed === "string") {
+            nothing = probed;
+            throw new Error(probed);
+          }
+          moving = probed;
+        }
         // The gate's last condition, as soon as the signed release says which one it is.
-        const now = migrationGate({ owner, targetSupported: true, release: shell });
+        const now = migrationGate({ owner: moving.owner, targetSupported: true, release: shell });
         if (!now.migrate) throw new Error(now.reason);
       },
     });
+    if (!result.ok && nothing !== null) {
+      throw new UserError(
+        `Nothing to migrate: ${nothing}; no Gentle Shell version was installed and your PATH was not changed (a new install is gentle-shell-setup install)`,
+        EXIT.unchanged,
+      );
+    }
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");
       out(`The migration stopped at the ${failed?.id} step (${failed?.detail}); your global gentle-pi was left untouched and still works.`);
       process.exitCode = EXIT.failure;
       return;
     }
+    // Every step passed, so the version step read the release and the probe above allowed the move.
+    const { owner, gate } = moving as Moving;
     out(`Gentle Shell is installed: ${tildify(used.launcher, home)}`);
     await recordReleaseChannel(used, host);
     if (result.path) out(result.path.nextStep);

@@ -68,10 +68,11 @@ export interface InstallOptions {
   installed?: () => Promise<void>;
   /**
    * Called with the release's exact pair as soon as its signed manifest is
-   * verified, before its version is installed; throwing fails the step (a
-   * migration's gate: a release older than the global Gentle Shell).
+   * verified, before its version is installed; throwing (or rejecting) fails
+   * the step (a migration's gate: a release older than the global Gentle
+   * Shell, or the owner probe that waits for the release).
    */
-  onRelease?: (shell: string, pi: string) => void;
+  onRelease?: (shell: string, pi: string) => void | Promise<void>;
   report: (o: StepOutcome) => void;
 }
 
@@ -114,7 +115,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
     const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env }));
     const opened = await openRelease(from, shell, { pins, target, ownEngine: options.engine, registry });
-    options.onRelease?.(opened.release.signed.shell, opened.release.signed.pi);
+    await options.onRelease?.(opened.release.signed.shell, opened.release.signed.pi);
     return opened;
   };
   const space = watchSpace(layout, pins, target);

@@ -284,3 +284,107 @@ describe("gentle-shell-setup install on a machine with a global Gentle Shell (th
     expect(existsSync(join(linked, "package.json"))).toBe(true);
   });
 });
+
+describe("gentle-shell-setup migrate on npm's default registry (no registry in ~/.npmrc, no --release)", () => {
+  /**
+   * A home whose ~/.npmrc names no registry: only our npm and pnpm know it (their default, stood in for by the
+   * fixture registry in their global config files in the prefix), and the user's npm and pnpm, each leaving a
+   * timed trace when started.
+   */
+  async function defaultRegistry(g: GlobalHome, realNpm: string | null): Promise<{ g: GlobalHome; trace: string }> {
+    await fs.rm(join(g.home, ".npmrc"), { force: true });
+    await fs.mkdir(join(g.prefix, "npm"), { recursive: true, mode: 0o700 });
+    await fs.writeFile(join(g.prefix, "npm", "npmrc"), `${registryLine(f.registryUrl)}\n`, { mode: 0o600 });
+    // And pnpm's: its own default registry, from the auth.ini in its config folder (XDG_CONFIG_HOME/pnpm).
+    await fs.mkdir(join(g.prefix, "pnpm", "config", "pnpm"), { recursive: true, mode: 0o700 });
+    await fs.writeFile(join(g.prefix, "pnpm", "config", "pnpm", "auth.ini"), `${registryLine(f.registryUrl)}\n`, { mode: 0o600 });
+    const tools = join(g.root, "traced");
+    const trace = join(g.root, "trace.log");
+    const empty = join(g.root, "empty-global");
+    await fs.mkdir(tools, { recursive: true });
+    await fs.mkdir(empty, { recursive: true });
+    const log = (name: string) => `echo "$(date +%s%3N) ${name} $*" >> '${trace}'`;
+    const npm = realNpm ? `exec '${realNpm}' "$@"` : `[ "$1" = root ] && echo '${empty}'`;
+    await fs.writeFile(join(tools, "npm"), `#!/bin/sh\n${log("npm")}\n${npm}\n`, { mode: 0o755 });
+    await fs.writeFile(join(tools, "pnpm"), `#!/bin/sh\n${log("pnpm")}\nexit 1\n`, { mode: 0o755 });
+    return { g: { ...g, env: { ...g.env, PATH: `${tools}:${g.env.PATH}` } }, trace };
+  }
+
+  /** The trace's entries, each with the time its manager was started. */
+  async function probes(trace: string): Promise<{ at: number; line: string }[]> {
+    const text = (await fs.readFile(trace, "utf8").catch(() => "")).trim();
+    return text ? text.split("\n").map((line) => ({ at: Number(line.split(" ")[0]), line: line.slice(line.indexOf(" ") + 1) })) : [];
+  }
+
+  /** When the last request for release `shell`'s files (its signed manifest, assets and engine) started. */
+  async function releaseRead(scope: { requests(): Promise<{ time: string; path: string }[]> }, shell: string): Promise<number> {
+    const times = (await scope.requests()).filter((r) => r.path.startsWith(`releases/v${shell}/`)).map((r) => Date.parse(r.time));
+    expect(times.length).toBeGreaterThan(0);
+    return Math.max(...times);
+  }
+
+  it("with no global gentle-pi asks npm and pnpm nothing before the release reads as published, and nothing at all when it does not", async () => {
+    const root = scratchDir("gss-migrate-default-");
+    const home = join(root, "home");
+    await fs.mkdir(home, { recursive: true });
+    const empty: GlobalHome = {
+      root,
+      home,
+      globalBin: "",
+      env: homeEnv(home, { SHELL: "/bin/bash", PATH: "/usr/bin:/bin" }),
+      manager: "npm",
+      prefix: join(home, ".gentle-shell"),
+    };
+    const { g, trace } = await defaultRegistry(empty, null);
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+
+    // A dry run cannot read the latest release (only our npm, not installed yet, names the registry): nothing is probed.
+    const dry = await setup(g, ["migrate", "--dry-run", "--source", scope.url]);
+    expect(dry.code, dry.stdout + dry.stderr).toBe(4);
+    expect(await probes(trace)).toEqual([]);
+    expect(dry.stdout).toContain("Dry run: nothing was changed, and your global gentle-pi was not looked at");
+
+    // The latest release without one of its distribution assets: the install stops at its version step, nothing probed.
+    await scope.setFault(`releases/v${latest.shell}/gentle-shell-distribution-lock.yaml`, { kind: "status", status: 404 });
+    const unpublished = await setup(g, ["migrate", "--source", scope.url]);
+    expect(unpublished.code, unpublished.stdout + unpublished.stderr).toBe(1);
+    expect(unpublished.stdout).toContain("The migration stopped at the version step");
+    expect(await probes(trace)).toEqual([]);
+
+    // Published: npm and pnpm are asked only once it has been read, and with no global gentle-pi nothing moves.
+    await scope.clearFaults();
+    const r = await setup(g, ["migrate", "--source", scope.url]);
+    expect(r.code, r.stdout + r.stderr).toBe(4);
+    expect(r.stderr).toContain(
+      "Nothing to migrate: no global gentle-pi is installed by npm or pnpm; no Gentle Shell version was installed and your PATH was not changed",
+    );
+    const asked = await probes(trace);
+    expect(asked.map((p) => p.line.split(" ").slice(0, 3).join(" ")).sort()).toEqual(["npm root -g", "pnpm ls -g"]);
+    const read = await releaseRead(scope, latest.shell);
+    for (const p of asked) expect(p.at).toBeGreaterThanOrEqual(read);
+    expect(existsSync(join(g.prefix, "bin", "gentle-shell"))).toBe(false);
+    expect(existsSync(join(home, ".bashrc"))).toBe(false);
+  });
+
+  it("moves a global npm install, its owner asked and the move explained only once the latest release was read", async () => {
+    const real = await npmGlobal(older.shell);
+    const npm = (await runCommand("sh", ["-c", "command -v npm"], { env: real.env, cwd: real.home })).stdout.trim();
+    const { g, trace } = await defaultRegistry(real, npm);
+    const scope = await mirrorClient(f.mirrorUrl).scope();
+    const r = await setup(g, ["migrate", "--source", scope.url]);
+    const out = r.stdout + r.stderr;
+    expect(r.code, out).toBe(0);
+    const read = await releaseRead(scope, latest.shell);
+    const asked = await probes(trace);
+    expect(asked.some((p) => p.line.startsWith("npm root -g"))).toBe(true);
+    for (const p of asked) expect(p.at).toBeGreaterThanOrEqual(read);
+    // The explanation names the release read, between the runtimes and its version.
+    const explained = r.stdout.indexOf(`Your Gentle Shell ${older.shell} is a global gentle-pi installed with npm.`);
+    expect(explained, out).toBeGreaterThan(r.stdout.indexOf("✔ runtime:"));
+    expect(r.stdout.indexOf("✔ version:")).toBeGreaterThan(explained);
+    expect(r.stdout).toContain(`Gentle Shell ${latest.shell} with its exact Pi ${latest.pi}, with its own Node and pnpm`);
+    expect(out).toContain("No terminal to ask, so your global gentle-pi was kept; to remove it, run: npm uninstall -g gentle-pi");
+    const v = await runCommand(join(g.prefix, "bin", "gentle-shell"), ["--version"], { env: g.env, cwd: g.home });
+    expect(v.stdout).toContain(`gentle-shell ${latest.shell}`);
+  });
+});
