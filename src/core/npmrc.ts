@@ -132,12 +132,17 @@ export function npmrcAuthHeader(text: string, url: string, env: Record<string, s
 
 /**
  * npm accepts a registry written with its credentials (`registry=http://user:
- * password@host/`); pnpm 11 and Node's fetch refuse to build a request from
- * such a URL. So the credentials move out of the URL into the per-host
- * `//host/path/:_auth` key both read, the way npm sends them (Basic). A
- * registry whose credentials name a `${VAR}` stays as written (pnpm expands
- * it), and an `_auth`, `_authToken` or `username` the file already has for
- * that host wins: only the URL's credentials are dropped.
+ * password@host/`); pnpm 11.1.1 does not: it builds its requests with Node's
+ * fetch, which refuses such a URL, so pnpm fails with ERR_PNPM_META_FETCH_FAIL
+ * "Request cannot be constructed from a URL that includes credentials" and
+ * sends nothing (test/integration/npmrc-credentials.test.ts shows it, and the
+ * rewritten form installing). So this one kind of kept line is not copied
+ * verbatim, as "User npm settings" says of the others: the credentials move
+ * out of the URL into the per-host `//host/path/:_auth` key both read, the
+ * way npm sends them (Basic). A registry whose credentials name a `${VAR}`
+ * stays as written (pnpm expands it), and an `_auth`, `_authToken` or
+ * `username` the file already has for that host wins: only the URL's
+ * credentials are dropped.
  */
 export function registryCredentialsToAuth(text: string): string {
   if (text === "") return text;
