@@ -307,7 +307,8 @@ export async function removeTree(path: string, expected?: Identity, rules: LockR
   }
   const walk = new Walk(root, stat, parentId, rules.platform);
   const waits = heldWaits();
-  let held = 0;
+  // The waits are each held entry's own: a scanner that holds many files for a moment each does not use them up.
+  let held = { path: "", tries: 0 };
   for (;;) {
     const result = section(walk);
     if (result === "done") return;
@@ -315,7 +316,8 @@ export async function removeTree(path: string, expected?: Identity, rules: LockR
       await new Promise<void>((resolve) => setImmediate(resolve));
       continue;
     }
-    if (held >= waits.length) throw new RemoveError(result.path, code(result.error) ?? "unknown");
-    await rules.sleep(waits[held++]!);
+    if (result.path !== held.path) held = { path: result.path, tries: 0 };
+    if (held.tries >= waits.length) throw new RemoveError(result.path, code(result.error) ?? "unknown");
+    await rules.sleep(waits[held.tries++]!);
   }
 }

@@ -13,7 +13,9 @@ import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { CHANGED, RemoveError, removeTree } from "../../src/io/remove-tree";
-import { requires } from "../support/capabilities";
+import { requires, setImmutable } from "../support/capabilities";
+import { heldWaits } from "../../src/core/held-file";
+import { type LockRules, machineRules } from "../../src/io/locked-retry";
 import { layPairs, outsideLost, startSwapper, type Swapper } from "../support/link-swapper";
 
 const FILES = 150;
@@ -127,6 +129,53 @@ describe("removeTree", () => {
     await fs.writeFile(join(tree, "other"), "y");
     await expect(removeTree(tree, checked)).rejects.toMatchObject({ path: tree, code: CHANGED });
     expect(await fs.readdir(tree)).toEqual(["other"]);
+  });
+
+  /** The Windows rule on this machine: an immutable file refuses its unlink with EPERM, as a scanner's hold does there. */
+  function windowsRules(onWait: (ms: number) => void): LockRules {
+    return { ...machineRules, platform: "win32", sleep: async (ms) => onWait(ms), sleepSync: (ms) => onWait(ms) };
+  }
+
+  it("on Windows' rule, waits for a file held for a moment inside the tree, then removes it", async (ctx) => {
+    requires(ctx, "immutable-files");
+    const base = scratch();
+    const held = join(base, "tree", "a", "held.txt");
+    await fs.mkdir(join(base, "tree", "a"), { recursive: true });
+    await fs.writeFile(held, "x");
+    await fs.writeFile(join(base, "tree", "other"), "y");
+    expect(setImmutable(held, true)).toBe(true);
+    const waits: number[] = [];
+    // The hold ends during the second wait.
+    await removeTree(
+      join(base, "tree"),
+      undefined,
+      windowsRules((ms) => waits.push(ms) === 2 && setImmutable(held, false)),
+    );
+    expect(waits).toEqual(heldWaits().slice(0, 2));
+    await expect(fs.lstat(join(base, "tree"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("on Windows' rule, a file held for good fails with a RemoveError naming it, after every wait", async (ctx) => {
+    requires(ctx, "immutable-files");
+    const base = scratch();
+    const held = join(base, "tree", "held.txt");
+    await fs.mkdir(join(base, "tree"));
+    await fs.writeFile(held, "x");
+    expect(setImmutable(held, true)).toBe(true);
+    const waits: number[] = [];
+    try {
+      await expect(
+        removeTree(
+          join(base, "tree"),
+          undefined,
+          windowsRules((ms) => waits.push(ms)),
+        ),
+      ).rejects.toMatchObject({ path: held, code: "EPERM" });
+    } finally {
+      setImmutable(held, false);
+    }
+    expect(waits).toEqual(heldWaits());
+    expect(await fs.readdir(join(base, "tree"))).toEqual(["held.txt"]);
   });
 
   it("is done when nothing is there", async () => {
