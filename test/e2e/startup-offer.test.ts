@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
+import { inNoexecMount, requires } from "../support/capabilities";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { classifyPiScreen } from "../support/screen";
 import { writeStubModelConfig } from "../support/stub-model";
@@ -75,6 +76,16 @@ function openTerminal(home: string, command: string[]): Promise<Terminal> {
   // relaunched Pi would otherwise start the shared server on this machine's default endpoint (127.0.0.1:7437).
   const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
   return Terminal.open({ command, cwd: home, env, columns: COLUMNS, rows: 40, keepOnExit: true });
+}
+
+/**
+ * Choose Update now: "1", seen selected, then Enter. The panel reads a key per chunk of input, so
+ * the two sent at once (a loaded machine reads them in one) would be one chunk it ignores.
+ */
+async function updateNow(t: Terminal): Promise<void> {
+  await t.keys("1");
+  await t.waitFor((s) => s.includes("❯ 1. Update now"), "the first row selected");
+  await t.keys("Enter");
 }
 
 const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is available (you have ${older.shell}).`);
@@ -155,8 +166,7 @@ describe.concurrent("the startup update offer", () => {
     const agent = join(home, ".gentle-shell", "agent");
     const t = await openTerminal(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
     await offerOn(t, "the offer", { offered, piOpen });
-    await t.keys("1");
-    await t.keys("Enter");
+    await updateNow(t);
     await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade");
     await t.waitFor(piOpen, "Pi's editor of the new version");
     const marker = JSON.parse(await fs.readFile(join(agent, GENTLE_PI_MARKER), "utf8"));
@@ -164,5 +174,55 @@ describe.concurrent("the startup update offer", () => {
     expect(marker.env).not.toHaveProperty("GENTLE_SHELL_STARTUP_HANDOFF");
     await t.close();
     expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${latest.id}`);
+  });
+
+  it("update now that fails shows its error and opens the current Shell", async () => {
+    const home = await installedOlder();
+    const prefix = join(home, ".gentle-shell");
+    // A folder that is not ours where the new version goes: the upgrade stops before anything switches.
+    const foreign = join(prefix, "versions", latest.id);
+    await fs.mkdir(foreign);
+    await fs.writeFile(join(foreign, "mine.txt"), "mine\n");
+    const t = await openTerminal(home, [join(prefix, "bin", "gentle-shell")]);
+    await offerOn(t, "the offer", { offered, piOpen });
+    await updateNow(t);
+    const failed = await t.waitFor((s) => s.includes("the update failed; opening the current Gentle Shell."), "the failed update");
+    expect(failed).toContain(`gentle-shell: versions/${latest.id} exists but`);
+    await t.waitFor(piOpen, "Pi's editor of the current version");
+    // The Pi that opened is the current version's.
+    const marker = JSON.parse(await fs.readFile(join(prefix, "agent", GENTLE_PI_MARKER), "utf8"));
+    expect(marker.version).toBe(older.shell);
+    await t.close();
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${older.id}`);
+    expect(await fs.readdir(foreign)).toEqual(["mine.txt"]);
+  });
+
+  it("update now whose relaunch fails says so and exits 1, and opens no older Shell", async (ctx) => {
+    requires(ctx, "noexec-mounts");
+    // The upgrade installs from the fixture registry itself.
+    const home = await installedOlder({ quickRegistry: false });
+    const prefix = join(home, ".gentle-shell");
+    const bin = join(prefix, "bin");
+    // bin/ is mounted noexec in the terminal's own mount namespace: the upgrade writes the new launcher there, and
+    // the relaunch cannot start it. This launch starts from a copy of the launcher outside bin/.
+    const marker = join(prefix, "agent", GENTLE_PI_MARKER);
+    await fs.rm(marker, { force: true });
+    const copy = join(home, "gentle-shell-copy");
+    await fs.copyFile(join(bin, "gentle-shell"), copy);
+    await fs.chmod(copy, 0o755);
+    const t = await openTerminal(home, inNoexecMount(bin, ["sh", "-c", '"$0"; echo "launcher exited with $?"', copy]));
+    await offerOn(t, "the offer", { offered, piOpen });
+    await updateNow(t);
+    await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade");
+    const screen = await t.waitFor((s) => s.includes("launcher exited with"), "the launcher to exit");
+    expect(screen).toContain(
+      `gentle-shell: the update succeeded but reopening the new Gentle Shell failed (${join(bin, "gentle-shell")} cannot be started (EACCES)); run gentle-shell again.`,
+    );
+    expect(screen).toContain("launcher exited with 1");
+    expect(piOpen(screen)).toBe(false);
+    await t.close();
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${latest.id}`);
+    // No Pi ran after the offer, the older one included.
+    expect(existsSync(marker)).toBe(false);
   });
 });

@@ -33,7 +33,16 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type Capability = "symlinks" | "posix-modes" | "posix-shell" | "fifos" | "posix-path-scratch" | "owners" | "immutable-files" | "short-names";
+export type Capability =
+  | "symlinks"
+  | "posix-modes"
+  | "posix-shell"
+  | "fifos"
+  | "posix-path-scratch"
+  | "owners"
+  | "immutable-files"
+  | "short-names"
+  | "noexec-mounts";
 
 const REASONS: Record<Capability, string> = {
   symlinks: "needs symbolic links, and this machine cannot make one",
@@ -45,7 +54,19 @@ const REASONS: Record<Capability, string> = {
   "immutable-files":
     "needs a file that a rename cannot replace (chattr +i as root on Linux, chflags uchg on macOS, read-only on Windows), and this machine cannot make one",
   "short-names": "needs 8.3 short names (RUNNER~1), which this file system does not give",
+  "noexec-mounts": "needs a mount namespace of its own (unshare -m) in which a folder is mounted noexec, and this process cannot make one",
 };
+
+/**
+ * `command` run in a mount namespace of its own (unshare -m; private, so
+ * nothing reaches this machine's mounts) in which `folder` is mounted
+ * noexec: its files can be written and read there, never executed. For a
+ * test that asks for "noexec-mounts".
+ */
+export function inNoexecMount(folder: string, command: string[]): string[] {
+  const script = 'f=$1; shift; mount --bind "$f" "$f" && mount -o remount,bind,noexec "$f" "$f" && exec "$@"';
+  return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", folder, ...command];
+}
 
 /**
  * The 8.3 short form of an existing path, as cmd.exe's %~s gives it (the form
@@ -135,6 +156,15 @@ const PROBES: Record<Capability, () => boolean> = {
       mkdirSync(long);
       const short = shortName(long);
       return short !== null && existsSync(short) && realpathSync.native(short) === realpathSync.native(long);
+    }, false),
+  // A script in the folder runs before the mount, and is refused inside it.
+  "noexec-mounts": () =>
+    process.platform === "linux" &&
+    inScratch((dir) => {
+      const script = join(dir, "t");
+      writeFileSync(script, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+      if (spawnSync(script).status !== 0) return false;
+      return spawnSync(inNoexecMount(dir, [script])[0]!, inNoexecMount(dir, [script]).slice(1)).status === 126;
     }, false),
 };
 
