@@ -19,3 +19,11 @@ export const ENGINE_NODE_OPTIONS = ["--use-env-proxy"] as const;
  * Like GENTLE_SHELL_VERIFY_VERSION, never passed on to Pi (bundledChildEnv).
  */
 export const PI_CHECKED_VARIABLE = "GENTLE_SHELL_PI_CHECKED";
+
+/**
+ * Set by the launcher beside the NODE_USE_SYSTEM_CA=1 it sets for the engine
+ * when the user set none: that value is the launcher's, not the user's, so
+ * bundledChildEnv takes both away and Pi's children (the agent's shell, every
+ * node the user runs there) never get the variable from us.
+ */
+export const SYSTEM_CA_MARKER = "GENTLE_SHELL_SYSTEM_CA";

@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "./native-path";
 import type { Layout, Platform } from "./layout";
-import { PI_CHECKED_VARIABLE } from "./engine-flags";
+import { PI_CHECKED_VARIABLE, SYSTEM_CA_MARKER } from "./engine-flags";
 
 export type Env = Record<string, string | undefined>;
 
@@ -56,13 +56,27 @@ function copyDefined(env: Env): Env {
 }
 
 /**
- * Node's children trust the system's certificate store too (Node 24's
- * NODE_USE_SYSTEM_CA), where a network that inspects TLS has its root: pnpm
- * and Pi meet the same proxy our own downloads do. A value the user set,
- * 0 included, is theirs and stays. Only more roots, never fewer checks.
+ * pnpm trusts the system's certificate store too (Node 24's
+ * NODE_USE_SYSTEM_CA), where a network that inspects TLS has its root: it
+ * meets the same proxy our own downloads do. The variable goes to pnpm and
+ * the lifecycle scripts it runs while it installs a version, never to a shell
+ * of the user's (Pi gets the trust without it: systemStoreOptions). A value
+ * the user set, 0 included, is theirs and stays. Only more roots, never fewer
+ * checks.
  */
 function trustSystemStore(out: Env, env: Env, platform: Platform): void {
   if (envKey(env, "NODE_USE_SYSTEM_CA", platform) === undefined) out.NODE_USE_SYSTEM_CA = "1";
+}
+
+/**
+ * The Node option that has a Node Gentle Shell starts for Pi (a fresh Node,
+ * a subagent) trust the system's certificate store without a variable its
+ * children would inherit: --use-system-ca, unless NODE_USE_SYSTEM_CA is set
+ * in `env` (the user's value, 0 included, decides then; Node would take the
+ * option over a 0).
+ */
+export function systemStoreOptions(env: Env, platform: Platform): string[] {
+  return envKey(env, "NODE_USE_SYSTEM_CA", platform) === undefined ? ["--use-system-ca"] : [];
 }
 
 export function nodeBinDir(layout: Layout): string {
@@ -163,7 +177,6 @@ export function setupEnvironment(layout: Layout, options: { env: Env; id: string
   out.npm_config_prefix = layout.npm.prefix;
   out.npm_config_cache = layout.npm.cache;
   out.npm_config_update_notifier = "false";
-  trustSystemStore(out, options.env, layout.platform);
   return out;
 }
 
@@ -210,10 +223,22 @@ export function launcherCheckEnvironment(layout: Layout, options: PnpmEnvironmen
 
 // ---- Launcher in a bundled install: Pi's children, and setup.
 
-/** The user's environment plus Gentle Shell's own variables, for Pi and its subagents. */
+/**
+ * The user's environment plus Gentle Shell's own variables, for Pi and its
+ * subagents. The NODE_USE_SYSTEM_CA the launcher set for the engine (its
+ * marker says so) is taken away: Pi trusts the system's store without it, in
+ * the engine's process or by --use-system-ca (systemStoreOptions), so the
+ * agent's shell and every node the user runs there see their own setting.
+ */
 export function bundledChildEnv(install: { layout: Layout; piCli: string }, env: Env): Env {
   const out: Env = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  const { layout } = install;
+  if (out[SYSTEM_CA_MARKER] !== undefined) {
+    const key = envKey(out, "NODE_USE_SYSTEM_CA", layout.platform);
+    if (key !== undefined) delete out[key];
+  }
+  delete out[SYSTEM_CA_MARKER];
   delete out.GENTLE_SHELL_PI;
   delete out.GENTLE_SHELL_VERIFY_VERSION;
   delete out[PI_CHECKED_VARIABLE];
@@ -222,15 +247,14 @@ export function bundledChildEnv(install: { layout: Layout; piCli: string }, env:
     out.NODE_OPTIONS = out.GENTLE_SHELL_USER_NODE_OPTIONS;
     delete out.GENTLE_SHELL_USER_NODE_OPTIONS;
   }
-  const { layout } = install;
-  const pair = `${layout.node} ${install.piCli}`;
+  // Our node and the bundled cli.js; a subagent trusts the system's store as Pi does, by the option.
+  const command = [layout.node, ...systemStoreOptions(out, layout.platform), install.piCli].join(" ");
   if (/\s/.test(layout.node) || /\s/.test(install.piCli)) delete out.GENTLE_PI_AGENTS_PI;
-  else out.GENTLE_PI_AGENTS_PI = pair;
+  else out.GENTLE_PI_AGENTS_PI = command;
   out.PI_SKIP_VERSION_CHECK = "1";
   out.GENTLE_SHELL_PREFIX = layout.prefix;
   out.PI_CODING_AGENT_DIR = layout.agent;
   out.GENTLE_PI_AGENT_HOME = layout.agent;
-  trustSystemStore(out, env, layout.platform);
   return out;
 }
 

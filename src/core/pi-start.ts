@@ -12,18 +12,21 @@
  *     a heap size) only works when Node starts, so it gets a fresh Node, as
  *     before this change.
  *   - Every variable Node reads only when it starts (STARTUP_READ) has the
- *     same value for this Node as for Pi. The launcher sets
- *     NODE_USE_SYSTEM_CA=1 for the engine when the user did not set it, the
- *     value bundledChildEnv gives Pi, so the system's certificate store is
- *     trusted in this Node already. A launcher written by an older version
- *     does not, and gets a fresh Node.
+ *     same value for this Node as for Pi.
+ *   - This Node trusts the system's certificate store exactly when Pi is to
+ *     (piTrustsSystemStore). The launcher sets NODE_USE_SYSTEM_CA=1 for the
+ *     engine when the user did not set it, with its marker, and
+ *     bundledChildEnv takes that value away from Pi's environment: Pi keeps
+ *     the trust in this Node, and its children never see the variable. A
+ *     launcher written before issue 28 sets none and gets a fresh Node, which
+ *     trusts the store by --use-system-ca (systemStoreOptions).
  *   - This Node runs with no option but the engine's own (ENGINE_NODE_OPTIONS),
  *     which the hand-over undoes.
  * A fresh Node replaces this process with execve where Node has it (POSIX),
  * or runs as a child sharing the terminal (Windows).
  */
 import type { Env } from "./environment";
-import { envValue } from "./environment";
+import { envValue, systemStoreOptions } from "./environment";
 import type { Platform } from "./layout";
 import { ENGINE_NODE_OPTIONS } from "./engine-flags";
 
@@ -33,10 +36,10 @@ import { ENGINE_NODE_OPTIONS } from "./engine-flags";
  * lost in-process. The rest (NODE_TLS_REJECT_UNAUTHORIZED, NODE_DEBUG's
  * later modules, NO_COLOR...) are read from process.env when used.
  * NODE_OPTIONS is not compared: the launcher always starts the engine
- * without it, and Pi's own must be empty to stay in this Node.
+ * without it, and Pi's own must be empty to stay in this Node. Nor is
+ * NODE_USE_SYSTEM_CA, whose meaning is compared instead (piTrustsSystemStore).
  */
 export const STARTUP_READ = [
-  "NODE_USE_SYSTEM_CA",
   "NODE_EXTRA_CA_CERTS",
   "NODE_USE_ENV_PROXY",
   "NODE_COMPILE_CACHE",
@@ -80,10 +83,27 @@ export interface PiStartInput {
   canExecve: boolean;
 }
 
+/** Node trusts the system's certificate store when it starts with NODE_USE_SYSTEM_CA=1 (that value only) or --use-system-ca. */
+function startedTrustingSystemStore(env: Env, platform: Platform): boolean {
+  return envValue(env, "NODE_USE_SYSTEM_CA", platform) === "1";
+}
+
+/**
+ * Whether Pi trusts the system's certificate store: as NODE_USE_SYSTEM_CA in
+ * its environment says when the user set it, else yes, given without the
+ * variable (the engine's Node, or --use-system-ca on a fresh one).
+ */
+export function piTrustsSystemStore(piEnv: Env, platform: Platform): boolean {
+  return systemStoreOptions(piEnv, platform).length > 0 || startedTrustingSystemStore(piEnv, platform);
+}
+
 /** Why this Node is not the one a fresh `node cli.js` would be, or null when it is. */
 export function freshNodeNeeded(input: Omit<PiStartInput, "canExecve">): string | null {
   const { platform, startEnv, piEnv } = input;
   if ((envValue(piEnv, "NODE_OPTIONS", platform) ?? "").trim() !== "") return "NODE_OPTIONS takes effect only when Node starts";
+  if (startedTrustingSystemStore(startEnv, platform) !== piTrustsSystemStore(piEnv, platform)) {
+    return "this Node's trust in the system's certificate store (NODE_USE_SYSTEM_CA) is not Pi's, and Node reads it only when it starts";
+  }
   for (const name of STARTUP_READ) {
     if (envValue(startEnv, name, platform) !== envValue(piEnv, name, platform))
       return `${name} differs from this Node's, and Node reads it only when it starts`;

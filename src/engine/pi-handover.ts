@@ -35,12 +35,13 @@
  *     too, private to this user, instead of in the shared temporary folder.
  *     The start file's exit hook writes it under umask 077.
  * In a fresh Node (a user's NODE_OPTIONS, a launcher of an older version):
- * execve on POSIX, a child sharing the terminal on Windows.
+ * execve on POSIX, a child sharing the terminal on Windows; with
+ * --use-system-ca unless the user set NODE_USE_SYSTEM_CA.
  */
 import { flushCompileCache } from "node:module";
 import { pathToFileURL } from "node:url";
 import { EXIT, type Output } from "../core/errors";
-import type { Env } from "../core/environment";
+import { systemStoreOptions, type Env } from "../core/environment";
 import { namesAProxy, piStartPlan, withoutEngineOptions } from "../core/pi-start";
 import { closeIdleConnections } from "../io/idle-connections";
 import { releaseStreams } from "../io/console";
@@ -74,7 +75,9 @@ export async function startPi(request: PiStartRequest, io: Output): Promise<numb
     canExecve: typeof execve === "function",
   });
   if (plan.how === "in-process") return piInThisProcess(request, io);
-  const { node, piCli, args, env } = request;
+  const { node, piCli, env } = request;
+  // The system's certificate store by Node's option, not a variable Pi's children would inherit.
+  const args = [...systemStoreOptions(env, request.platform), piCli, ...request.args];
   if (plan.how === "execve" && execve) {
     // Replace the engine with Pi: no extra process, signals and exit codes pass through untouched.
     // Node writes the engine's compile cache (../install/engine-start.ts) at exit, which execve skips:
@@ -82,11 +85,11 @@ export async function startPi(request: PiStartRequest, io: Output): Promise<numb
     const umask = process.umask(0o077);
     flushCompileCache?.();
     process.umask(umask);
-    execve(node, [node, piCli, ...args], env);
+    execve(node, [node, ...args], env);
   }
   // Only where execve is missing (Windows): Pi as a child, sharing the terminal (io/child-signals.ts).
   const { childOutcome, startInTerminal } = await import("../io/child-signals");
-  const outcome = await childOutcome(startInTerminal(node, [piCli, ...args], { env }));
+  const outcome = await childOutcome(startInTerminal(node, args, { env }));
   if ("code" in outcome) return outcome.code;
   io.err(`gentle-shell: could not start Pi: ${outcome.failed}`);
   return EXIT.failure;

@@ -5,7 +5,7 @@
  */
 import { basename } from "../core/native-path";
 import type { Layout } from "../core/layout";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../core/engine-flags";
+import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, SYSTEM_CA_MARKER } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { ENGINE_PATH, ENGINE_START_PATH } from "./engine-start";
@@ -64,10 +64,11 @@ if [ "\${NODE_OPTIONS+set}" = set ]; then
   unset NODE_OPTIONS
 fi
 # Node trusts the system's certificate store only when started so: on for the engine, and for Pi in its
-# process, unless the user set it (0 included), as bundledChildEnv gives it to Pi.
+# process, unless the user set it (0 included). The marker says the value is ours: Pi's children never get it.
 if [ -z "\${NODE_USE_SYSTEM_CA+set}" ]; then
   NODE_USE_SYSTEM_CA=1
-  export NODE_USE_SYSTEM_CA
+  ${SYSTEM_CA_MARKER}=1
+  export NODE_USE_SYSTEM_CA ${SYSTEM_CA_MARKER}
 fi
 exec "$node" ${ENGINE_NODE_OPTIONS.join(" ")} "$start" ${ENGINE_FLAG} "$@"
 `;
@@ -104,6 +105,7 @@ export function cmdLauncher(layout: Layout): string {
     `IF NOT EXIST "%GS_NODE%" GOTO none`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,
     `SET NODE_OPTIONS=`,
+    `IF NOT DEFINED NODE_USE_SYSTEM_CA SET "${SYSTEM_CA_MARKER}=1"`,
     `IF NOT DEFINED NODE_USE_SYSTEM_CA SET "NODE_USE_SYSTEM_CA=1"`,
     // The version's start file turns on Node's compile cache for the engine (a version without one runs its engine directly).
     `SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\${START_NAME}"`,

@@ -12,6 +12,8 @@ import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleChild } from "../support/child-bundle";
 import { fetchArtifact } from "../../src/install/fetch";
+import { ensureRuntimes } from "../../src/install/runtime/index";
+import { context } from "../support/runtime-context";
 import { fixtures } from "../support/context";
 import { startHttpsFront } from "../support/https-front";
 import { homeEnv } from "../support/fixtures";
@@ -172,5 +174,49 @@ describe("pnpm from the official source, when the registry's CA is named only by
     } finally {
       await new Promise<void>((r) => registry.close(() => r()));
     }
+  });
+});
+
+describe("Pi's npm (our npm entry, runtime/node-<v>/gentle-shell/npm), with an HTTPS registry whose CA is only in the system store", () => {
+  let front: Awaited<ReturnType<typeof startHttpsFront>>;
+  let node: string;
+  let entry: string;
+
+  beforeAll(async () => {
+    front = await startHttpsFront(ca, f.registryUrl);
+    // Our runtime from the mirror, with the entry ensureRuntimes writes beside its npm.
+    const ctx = await context();
+    await ensureRuntimes(ctx);
+    node = ctx.layout.node;
+    entry = ctx.layout.npmEntry;
+  });
+  afterAll(() => front.close());
+
+  /** `npm view gentle-engram version` through the entry, with no npm settings of the user's and only the system store. */
+  function view(extra: NodeJS.ProcessEnv) {
+    const home = scratchDir("gss-npm-entry-home-");
+    const env = onlyTrust({ PATH: process.env.PATH, HOME: home, ...extra }, { SSL_CERT_FILE: ca.caFile });
+    const args = [
+      entry,
+      "view",
+      "gentle-engram",
+      "version",
+      `--registry=${front.url}/`,
+      `--userconfig=${join(home, "npmrc")}`,
+      `--cache=${join(home, "cache")}`,
+    ];
+    return runCommand(node, [...args, "--update-notifier=false", "--fetch-retries=0"], { env, cwd: home });
+  }
+
+  it("trusts it without NODE_USE_SYSTEM_CA, so the variable need not be in Pi's environment (nor its children's)", async () => {
+    const r = await view({});
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("0.5.0");
+  });
+
+  it("a NODE_USE_SYSTEM_CA=0 of the user's decides: the store is not trusted", async () => {
+    const r = await view({ NODE_USE_SYSTEM_CA: "0" });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|unable to verify the first certificate|self.signed|local issuer/i);
   });
 });

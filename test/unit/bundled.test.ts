@@ -197,18 +197,36 @@ describe("bundledChildEnv", () => {
       npm_config_registry: "https://r.test/",
       NODE_OPTIONS: "--max-old-space-size=4096",
       GENTLE_PI_CONFIG_HOME: "/mine",
-      GENTLE_PI_AGENTS_PI: `/h/.gentle-shell/runtime/node-24.21.0/bin/node /h/.gentle-shell/versions/x/cli.js`,
+      // Subagents trust the system's certificate store as Pi does: by Node's option, not a variable.
+      GENTLE_PI_AGENTS_PI: `/h/.gentle-shell/runtime/node-24.21.0/bin/node --use-system-ca /h/.gentle-shell/versions/x/cli.js`,
       PI_SKIP_VERSION_CHECK: "1",
       GENTLE_SHELL_PREFIX: "/h/.gentle-shell",
       PI_CODING_AGENT_DIR: "/h/.gentle-shell/agent",
       GENTLE_PI_AGENT_HOME: "/h/.gentle-shell/agent",
-      NODE_USE_SYSTEM_CA: "1",
     });
   });
 
-  it("has Pi trust the system's certificate store too, unless the user said otherwise", () => {
-    expect(bundledChildEnv(install, {}).NODE_USE_SYSTEM_CA).toBe("1");
-    expect(bundledChildEnv(install, { NODE_USE_SYSTEM_CA: "0" }).NODE_USE_SYSTEM_CA).toBe("0");
+  it("hands Pi no NODE_USE_SYSTEM_CA of ours: the launcher's (its marker says so) is taken away, the user's own stays", () => {
+    // As the launcher starts the engine when the user set none: Pi's children (the agent's shell) never see it.
+    const launched = bundledChildEnv(install, { PATH: "/usr/bin", NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" });
+    expect(launched).not.toHaveProperty("NODE_USE_SYSTEM_CA");
+    expect(launched).not.toHaveProperty("GENTLE_SHELL_SYSTEM_CA");
+    expect(bundledChildEnv(install, {})).not.toHaveProperty("NODE_USE_SYSTEM_CA");
+    // The user's value, 0 or 1, is theirs: it stays, and subagents get no option that would override a 0.
+    for (const value of ["0", "1"]) {
+      const own = bundledChildEnv(install, { NODE_USE_SYSTEM_CA: value });
+      expect(own.NODE_USE_SYSTEM_CA).toBe(value);
+      expect(own.GENTLE_PI_AGENTS_PI).toBe("/h/.gentle-shell/runtime/node-24.21.0/bin/node /h/.gentle-shell/versions/x/cli.js");
+    }
+    // Windows keeps variable names in any case.
+    const win = { ...install, layout: prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/p" }) } as BundledInstall;
+    expect(bundledChildEnv(win, { Node_Use_System_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" })).not.toHaveProperty("Node_Use_System_CA");
+    expect(bundledChildEnv(win, { Node_Use_System_CA: "0" }).Node_Use_System_CA).toBe("0");
+  });
+
+  it("setup, Pi's environment with our PATH and Gentle AI's isolation, gets no NODE_USE_SYSTEM_CA of ours either", () => {
+    const versioned = { ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall;
+    expect(bundledSetupEnv(versioned, { NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" }, false)).not.toHaveProperty("NODE_USE_SYSTEM_CA");
   });
 
   it("leaves GENTLE_PI_AGENTS_PI unset when a path holds a space, and keeps an ENGRAM_BIN the user set (the Engram decision comes on top)", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
-import { offlinePnpmEnvironment, pnpmEnvironment, setupEnvironment } from "../../src/core/environment";
+import { offlinePnpmEnvironment, pnpmEnvironment, setupEnvironment, systemStoreOptions } from "../../src/core/environment";
 import { productionPins } from "../../src/pins/production";
 
 const posix = prefixLayout({ home: "/home/ana", platform: "linux", pins: productionPins });
@@ -28,6 +28,16 @@ const inherited = {
   OTHER_TOKEN: "kept-as-ordinary",
 };
 
+describe("systemStoreOptions", () => {
+  it("is Node's --use-system-ca unless NODE_USE_SYSTEM_CA is set (any case on Windows), which would then decide", () => {
+    expect(systemStoreOptions({}, "linux")).toEqual(["--use-system-ca"]);
+    expect(systemStoreOptions({ NODE_USE_SYSTEM_CA: "0" }, "linux")).toEqual([]);
+    expect(systemStoreOptions({ NODE_USE_SYSTEM_CA: "" }, "linux")).toEqual([]);
+    expect(systemStoreOptions({ node_use_system_ca: "0" }, "linux")).toEqual(["--use-system-ca"]);
+    expect(systemStoreOptions({ node_use_system_ca: "0" }, "win32")).toEqual([]);
+  });
+});
+
 describe("pnpmEnvironment", () => {
   const env = pnpmEnvironment(posix, { env: inherited, npmrc: "//r.test/:_authToken=${NPM_TOKEN}\n" });
 
@@ -35,9 +45,10 @@ describe("pnpmEnvironment", () => {
     expect(env.PATH).toBe("/home/ana/.gentle-shell/runtime/node-24.21.0/bin:/usr/bin:/bin");
   });
 
-  it("has pnpm and setup's Node trust the system's certificate store too; a value the user set (on Windows in any case) stays", () => {
+  it("has pnpm trust the system's certificate store too; a value the user set (on Windows in any case) stays", () => {
     expect(env.NODE_USE_SYSTEM_CA).toBe("1");
-    expect(setupEnvironment(posix, { env: inherited, id: "4.1.0-1.6.0" }).NODE_USE_SYSTEM_CA).toBe("1");
+    // Setup runs through the launcher, which gives the engine that trust with its marker (Pi's children never get it).
+    expect(setupEnvironment(posix, { env: inherited, id: "4.1.0-1.6.0" })).not.toHaveProperty("NODE_USE_SYSTEM_CA");
     expect(pnpmEnvironment(posix, { env: { ...inherited, NODE_USE_SYSTEM_CA: "0" } }).NODE_USE_SYSTEM_CA).toBe("0");
     const windows = pnpmEnvironment(win, { env: { Path: "C:/Windows", node_use_system_ca: "0" } });
     expect(windows.NODE_USE_SYSTEM_CA).toBeUndefined();

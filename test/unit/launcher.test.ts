@@ -89,6 +89,20 @@ describe("the POSIX launcher", () => {
     expect(second()).toBe(join(layout.prefix, "current", ".gentle-shell", "start.cjs"));
   });
 
+  it("starts the engine trusting the system's store (NODE_USE_SYSTEM_CA=1 with its marker) unless the user set the variable", async (ctx) => {
+    requires(ctx, "posix-shell", "symlinks");
+    await fakeRuntime("4.1.0-1.6.0");
+    await fs.writeFile(layout.node, '#!/bin/sh\nprintf "%s|%s\\n" "${NODE_USE_SYSTEM_CA-unset}" "${GENTLE_SHELL_SYSTEM_CA-unset}"\n', { mode: 0o755 });
+    await activateVersion(layout, "4.1.0-1.6.0");
+    await ensureLauncher(layout);
+    const seen = (extra: NodeJS.ProcessEnv) => spawnSync(layout.launcher, ["--version"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin", ...extra } }).stdout;
+    // The marker says the value is the launcher's, so bundledChildEnv keeps it from Pi's children.
+    expect(seen({})).toBe("1|1\n");
+    expect(seen({ NODE_USE_SYSTEM_CA: "0" })).toBe("0|unset\n");
+    expect(seen({ NODE_USE_SYSTEM_CA: "1" })).toBe("1|unset\n");
+    expect(seen({ NODE_USE_SYSTEM_CA: "" })).toBe("|unset\n");
+  });
+
   it("for --version alone, GENTLE_SHELL_VERIFY_VERSION picks an installed version's engine (upgrade step 5); never otherwise", async (ctx) => {
     // The POSIX launcher is an sh script reaching the version through current, a relative link.
     requires(ctx, "posix-shell", "symlinks");
@@ -251,6 +265,17 @@ describe("the Windows launcher", () => {
     expect(start).toBeGreaterThan(0);
     expect(lines[start + 1]).toBe('IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"');
     expect(lines).toContain(`SET "GS_NODE=%GS_PREFIX%\\runtime\\node-${productionPins.node.version}\\node.exe"`);
+  });
+
+  it("sets NODE_USE_SYSTEM_CA=1 with its marker only when the user set no value, the marker first (it is read while the value is still unset)", () => {
+    const lines = cmdLauncher(prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/Users/a/gentle-shell" })).split(
+      "\r\n",
+    );
+    const marker = lines.indexOf('IF NOT DEFINED NODE_USE_SYSTEM_CA SET "GENTLE_SHELL_SYSTEM_CA=1"');
+    const value = lines.indexOf('IF NOT DEFINED NODE_USE_SYSTEM_CA SET "NODE_USE_SYSTEM_CA=1"');
+    expect(marker).toBeGreaterThan(0);
+    expect(value).toBe(marker + 1);
+    expect(lines.filter((l) => l.includes("SYSTEM_CA"))).toHaveLength(2);
   });
 
   it("ends the batch on the line that runs Node, so cmd.exe reads nothing of the file after Node returns (an upgrade rewrites it)", () => {

@@ -10,12 +10,31 @@ import { becomePiProcess } from "../../src/engine/pi-handover";
 
 const base = { platform: "linux" as const, canExecve: true };
 
+/** The engine's environment as the launcher starts it when the user set no NODE_USE_SYSTEM_CA: the value and its marker. */
+const launched = { NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" };
+
 describe("piStartPlan", () => {
   it("is in-process when this Node is the one a fresh `node cli.js` would be", () => {
     const env = { PATH: "/usr/bin", NODE_USE_SYSTEM_CA: "1" };
     expect(piStartPlan({ ...base, startEnv: env, piEnv: { ...env, PI_SKIP_VERSION_CHECK: "1" }, execArgv: ["--use-env-proxy"] })).toEqual({
       how: "in-process",
     });
+  });
+
+  it("keeps Pi in this Node when the launcher's NODE_USE_SYSTEM_CA was taken from Pi's environment: this Node trusts the store already", () => {
+    expect(piStartPlan({ ...base, startEnv: { PATH: "/usr/bin", ...launched }, piEnv: { PATH: "/usr/bin" }, execArgv: [] })).toEqual({ how: "in-process" });
+    // The user's own value, 0 included, is Pi's too: the same in both.
+    for (const value of ["0", "1", ""]) {
+      expect(freshNodeNeeded({ platform: "linux", startEnv: { NODE_USE_SYSTEM_CA: value }, piEnv: { NODE_USE_SYSTEM_CA: value }, execArgv: [] })).toBeNull();
+    }
+    // Only 1 turns the store on (Node reads no other value): a 0 and an unknown value mean the same.
+    expect(freshNodeNeeded({ platform: "linux", startEnv: { NODE_USE_SYSTEM_CA: "0" }, piEnv: { NODE_USE_SYSTEM_CA: "yes" }, execArgv: [] })).toBeNull();
+  });
+
+  it("gives Pi a fresh Node when this Node's trust in the system store is not Pi's", () => {
+    // A launcher from before issue 28 sets nothing: Pi is to trust the store, this Node does not.
+    expect(freshNodeNeeded({ platform: "linux", startEnv: {}, piEnv: {}, execArgv: [] })).toMatch(/NODE_USE_SYSTEM_CA/);
+    expect(freshNodeNeeded({ platform: "linux", startEnv: launched, piEnv: { NODE_USE_SYSTEM_CA: "0" }, execArgv: [] })).toMatch(/NODE_USE_SYSTEM_CA/);
   });
 
   it("gives a user's NODE_OPTIONS a fresh Node (execve on POSIX, a child on Windows); an empty one stays in-process", () => {
@@ -28,7 +47,7 @@ describe("piStartPlan", () => {
   });
 
   it.each(STARTUP_READ)("gives Pi a fresh Node when %s differs from this Node's (read only when Node starts)", (name) => {
-    const reason = freshNodeNeeded({ platform: "linux", startEnv: { [name]: "a" }, piEnv: { [name]: "b" }, execArgv: [] });
+    const reason = freshNodeNeeded({ platform: "linux", startEnv: { ...launched, [name]: "a" }, piEnv: { [name]: "b" }, execArgv: [] });
     expect(reason).toContain(name);
   });
 
@@ -41,7 +60,7 @@ describe("piStartPlan", () => {
   });
 
   it("gives Pi a fresh Node when this Node runs with an option other than the engine's own", () => {
-    expect(freshNodeNeeded({ platform: "linux", startEnv: {}, piEnv: {}, execArgv: ["--use-env-proxy", "--inspect"] })).toMatch(/--inspect/);
+    expect(freshNodeNeeded({ platform: "linux", startEnv: launched, piEnv: {}, execArgv: ["--use-env-proxy", "--inspect"] })).toMatch(/--inspect/);
   });
 });
 

@@ -10,11 +10,25 @@ import type { Layout } from "../../core/layout";
 import { fileInPlace, writeIfChanged } from "../../io/files";
 import { ensureOwnDir, ownDirInPlace } from "../../io/own-dir";
 
+/**
+ * The system's certificate store for Pi's npm, in npm's own process, as Pi
+ * has it: Pi's environment carries no NODE_USE_SYSTEM_CA of ours, so npm's
+ * children (install scripts) get none either. A value the user set decides;
+ * a store that cannot be read leaves Node's own roots.
+ */
+const SYSTEM_STORE = `if (process.env.NODE_USE_SYSTEM_CA === undefined) {
+  try {
+    const tls = require("node:tls");
+    tls.setDefaultCACertificates([...tls.getCACertificates("default"), ...tls.getCACertificates("system")]);
+  } catch {}
+}
+`;
+
 /** The CommonJS entry Pi's npmCommand runs: its basename is exactly `npm`. */
 export function npmShimFiles(win: boolean): { entry: string; packageJson: string } {
   const cli = win ? "../node_modules/npm/bin/npm-cli.js" : "../lib/node_modules/npm/bin/npm-cli.js";
   return {
-    entry: `// gentle-shell-setup: Pi's npm entry. Loads the npm bundled with this runtime.\n"use strict";\nrequire(${JSON.stringify(cli)});\n`,
+    entry: `// gentle-shell-setup: Pi's npm entry. Loads the npm bundled with this runtime.\n"use strict";\n${SYSTEM_STORE}require(${JSON.stringify(cli)});\n`,
     packageJson: JSON.stringify({ type: "commonjs" }) + "\n",
   };
 }
