@@ -2,16 +2,19 @@
  * An upgrade killed at any moment converges when it is run again (issue 29):
  * `gentle-shell upgrade` from the fixture release 4.0.0 to 4.1.0 is killed
  * (SIGKILL of its whole process group: the engine, pnpm, the new version's
- * engine, Pi's --version) at moments spread over one whole upgrade's length,
- * then run again. Each time the second run ends on the latest release, its
- * launcher reports it, a third run has nothing to do, and every version
+ * engine, Pi's --version) at each point of its run, then run again. Each kill
+ * is made when the prefix (or a step mark, GSS_STEP_TIMES) shows that point
+ * reached, not after a time, and is shown to have landed mid-upgrade: the
+ * upgrade died of the signal, its install lock is still in place (it is
+ * released only once the upgrade is done) and current is where that point
+ * leaves it (issue 39). Each time the second run ends on the latest release,
+ * its launcher reports it, a third run has nothing to do, and every version
  * folder left is a finished one.
  */
 import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs, readFileSync, readlinkSync } from "node:fs";
 import { join } from "pathe";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed } from "../support/installed";
@@ -24,17 +27,74 @@ function gs(home: string, args: string[]) {
   return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home), cwd: home });
 }
 
-/** Start an upgrade in its own process group and kill the whole group after `ms`; resolves once it is gone. */
-async function upgradeKilledAfter(home: string, ms: number): Promise<void> {
-  const child = spawn(join(home, ".gentle-shell", "bin", "gentle-shell"), ["upgrade"], { env: homeEnv(home), cwd: home, detached: true, stdio: "ignore" });
-  const exited = once(child, "exit");
-  await new Promise((resolve) => setTimeout(resolve, ms));
+const readTextSync = (path: string): string | null => {
   try {
-    process.kill(-child.pid!, "SIGKILL");
+    return readFileSync(path, "utf8");
   } catch {
-    // It had finished already: the rerun then has nothing to do.
+    return null;
   }
-  await exited;
+};
+const currentOf = (prefix: string): string | null => {
+  try {
+    return readlinkSync(join(prefix, "current"));
+  } catch {
+    return null;
+  }
+};
+const LOCK = ".gentle-shell-setup.lock";
+const marker = (prefix: string) => readTextSync(join(prefix, "versions", latest.id, ".gentle-shell-version"))?.trim() ?? null;
+
+/** What a point's trigger sees: the prefix, and the step marks written so far. */
+interface Seen {
+  prefix: string;
+  marks: string[];
+}
+
+interface Killed {
+  /** The trigger was seen and the group killed. */
+  killed: boolean;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Right after the kill, before any rerun. */
+  lock: string | null;
+  current: string | null;
+  /** The new version's marker, trimmed. */
+  marker: string | null;
+}
+
+/** Start an upgrade in its own process group, kill -9 the group once `trigger` holds; resolves once it is gone. */
+async function upgradeKilledWhen(home: string, trigger: (seen: Seen) => boolean): Promise<Killed> {
+  const prefix = join(home, ".gentle-shell");
+  const marksFile = join(home, "step-marks.jsonl");
+  const child = spawn(join(prefix, "bin", "gentle-shell"), ["upgrade"], {
+    env: homeEnv(home, { GSS_STEP_TIMES: marksFile }),
+    cwd: home,
+    detached: true,
+    stdio: "ignore",
+  });
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
+  let killed = false;
+  const poll = setInterval(() => {
+    if (killed) return;
+    // Whole lines only: the last piece may be a mark still being written.
+    const marks = (readTextSync(marksFile) ?? "")
+      .split("\n")
+      .slice(0, -1)
+      .map((line) => (JSON.parse(line) as { mark: string }).mark);
+    if (trigger({ prefix, marks })) {
+      killed = true;
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // The group is gone: the exit below then reads as a finished upgrade, which the test refuses.
+      }
+    }
+  }, 5);
+  const [code, signal] = await exited;
+  clearInterval(poll);
+  // Let any grandchild of the killed group finish dying before the rerun.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return { killed, code, signal, lock: readTextSync(join(prefix, LOCK)), current: currentOf(prefix), marker: marker(prefix) };
 }
 
 /** Every folder under versions/ holds the final marker naming itself. */
@@ -47,30 +107,58 @@ async function finishedVersions(home: string): Promise<string[]> {
   return ids;
 }
 
-/** One whole upgrade's length on this machine now, in ms. */
-let length = 0;
+interface Point {
+  when: string;
+  trigger: (seen: Seen) => boolean;
+  /** The version current names when the kill lands at this point. */
+  current: string;
+  /** What the new version's marker reads then: unfinished ("installing <id> <pid>") or final; unchecked when absent. */
+  marker?: "installing" | "final";
+}
 
-beforeAll(async () => {
-  const timing = (await installed(f, { release: older.shell })).home;
-  const started = Date.now();
-  const whole = await gs(timing, ["upgrade"]);
-  expect(whole.code, whole.stdout + whole.stderr).toBe(0);
-  length = Date.now() - started;
-});
+// The points of one upgrade, in order (one run measured here: the lock at 5% of its length, pnpm from 10% to 78%, the new version's checks to 98%).
+const points: Point[] = [
+  // Reading the release: the manifest, its signature and assets.
+  { when: "once it holds the install lock", trigger: ({ prefix }) => existsSync(join(prefix, LOCK)), current: older.id },
+  // The version folder is claimed: its marker reads "installing <id> <pid>" until pnpm is done.
+  { when: "when pnpm has started", trigger: ({ marks }) => marks.includes("pnpm:start"), current: older.id, marker: "installing" },
+  {
+    when: "in the middle of pnpm",
+    trigger: ({ prefix }) => existsSync(join(prefix, "versions", latest.id, "node_modules", ".pnpm")),
+    current: older.id,
+    marker: "installing",
+  },
+  // The new version's engine, its Pi's --version and its launcher's check.
+  { when: "after the final version marker", trigger: ({ prefix }) => marker(prefix) === latest.id, current: older.id, marker: "final" },
+  // Its launcher, the prune and the lock are still to come.
+  { when: "after current is switched", trigger: ({ prefix }) => currentOf(prefix) === `versions/${latest.id}`, current: latest.id, marker: "final" },
+];
 
-describe("an interrupted upgrade", () => {
-  // Points spread over the whole run (the manifest, pnpm, the new engine and Pi's --version, the switch), each in its own home, at once.
-  it.concurrent.each([0.1, 0.3, 0.5, 0.7, 0.9])("killed at %f of an upgrade's length converges when run again", async (fraction) => {
-    const home = (await installed(f, { release: older.shell })).home;
-    const at = Math.round(length * fraction);
-    await upgradeKilledAfter(home, at);
-    const again = await gs(home, ["upgrade"]);
-    expect(again.code, `killed at ${at} ms of ${length}: ${again.stdout}${again.stderr}`).toBe(0);
-    const version = await gs(home, ["--version"]);
-    expect(version.stdout.split("\n").slice(0, 2), `killed at ${at} ms`).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
-    const third = await gs(home, ["upgrade"]);
-    expect(third.code).toBe(0);
-    expect(third.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is already current; nothing was changed.`);
-    expect(await finishedVersions(home), `killed at ${at} ms`).toContain(latest.id);
-  });
+/** The new version's marker as a point names it. */
+const markerState = (text: string | null) => (text?.startsWith("installing ") ? "installing" : text === latest.id ? "final" : text);
+
+describe.concurrent("an interrupted upgrade", () => {
+  // Each in its own home, at once.
+  for (const { when, trigger, current, marker: left } of points) {
+    it(`killed ${when} converges when run again`, async () => {
+      const home = (await installed(f, { release: older.shell })).home;
+      const first = await upgradeKilledWhen(home, trigger);
+      // The kill landed mid-upgrade: never an upgrade that had already finished.
+      expect(first.killed, `the trigger for "${when}" was never seen`).toBe(true);
+      expect([first.code, first.signal], `the upgrade was not killed ${when}: it exited by itself`).toEqual([null, "SIGKILL"]);
+      expect(first.lock, `killed ${when}: the upgrade had released its lock, so it had finished`).not.toBeNull();
+      expect(first.current, `killed ${when}`).toBe(`versions/${current}`);
+      if (left) expect(markerState(first.marker), `killed ${when}`).toBe(left);
+
+      const again = await gs(home, ["upgrade"]);
+      expect(again.code, `killed ${when}: ${again.stdout}${again.stderr}`).toBe(0);
+      const version = await gs(home, ["--version"]);
+      expect(version.stdout.split("\n").slice(0, 2), `killed ${when}`).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+      const third = await gs(home, ["upgrade"]);
+      expect(third.code).toBe(0);
+      expect(third.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is already current; nothing was changed.`);
+      expect(await finishedVersions(home), `killed ${when}`).toContain(latest.id);
+      expect(existsSync(join(home, ".gentle-shell", LOCK))).toBe(false);
+    });
+  }
 });
