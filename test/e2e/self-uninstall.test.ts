@@ -6,10 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
+import { requires, setImmutable } from "../support/capabilities";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed as installedCopy } from "../support/installed";
 import { runCommand } from "../support/proc";
+import { Terminal } from "../support/tmux";
 import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
@@ -27,6 +29,31 @@ function outside(root: string, home: string) {
 
 function uninstall(home: string, gs: string, args: string[]) {
   return runCommand(gs, ["self-uninstall", ...args], { env: homeEnv(home), cwd: home });
+}
+
+const ASKED = "Remove Gentle Shell? [y/N]";
+const ASKED_SHARED = "Also remove the Gentle Shell home (~/.gentle-shell/agent";
+
+/**
+ * self-uninstall in a real terminal (tmux), answered by `answer` once it asks; a shell around it
+ * prints its exit status. The last screen.
+ */
+async function uninstallInTerminal(home: string, gs: string, answer: (t: Terminal) => Promise<void>): Promise<string> {
+  const t = await Terminal.open({
+    command: ["sh", "-c", '"$0" self-uninstall; echo "self-uninstall exited with $?"', gs],
+    cwd: home,
+    env: homeEnv(home, { TERM: "xterm-256color" }),
+    columns: 200,
+    rows: 50,
+    keepOnExit: true,
+  });
+  try {
+    await t.waitFor((s) => s.includes(ASKED), "the question");
+    await answer(t);
+    return await t.waitFor((s) => /self-uninstall exited with \d+/.test(s), "self-uninstall to exit");
+  } finally {
+    await t.close();
+  }
 }
 
 describe.concurrent("self-uninstall", () => {
@@ -123,6 +150,67 @@ describe.concurrent("self-uninstall", () => {
     expect(lines.filter((l) => l.includes("by hand"))).toEqual([manual]);
     expect(lines.indexOf(manual)).toBeLessThan(lines.findIndex((l) => l.startsWith("✔ removed")));
     expect(await fs.readFile(bashrc, "utf8")).toBe(profile);
+  });
+
+  it("a PATH entry that cannot be removed stops it before anything else is removed", async (ctx) => {
+    requires(ctx, "immutable-files");
+    const { home, gs, root } = await installed();
+    const before = await treeSnapshot(root);
+    // The profile holding our line cannot be written.
+    const bashrc = join(home, ".bashrc");
+    expect(setImmutable(bashrc, true)).toBe(true);
+    try {
+      const r = await uninstall(home, gs, ["--yes", "--include-shared"]);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/^gentle-shell: the PATH entry could not be removed \(.*EPERM.*\); nothing else was removed\.\n$/);
+      expect(r.stdout).not.toContain("✔");
+    } finally {
+      setImmutable(bashrc, false);
+    }
+    expect(await treeSnapshot(root)).toEqual(before);
+  });
+
+  it("on a terminal: yes removes it, and the Gentle Shell home question defaults to No", async () => {
+    const { home, gs } = await installed();
+    await fs.writeFile(join(home, ".gentle-shell", "agent", "notes.md"), "my sessions\n");
+    const screen = await uninstallInTerminal(home, gs, async (t) => {
+      await t.type("y");
+      await t.waitFor((s) => s.includes(ASKED_SHARED), "the Gentle Shell home question");
+      // Enter alone: the default.
+      await t.keys("Enter");
+    });
+    expect(screen).toContain("self-uninstall exited with 0");
+    expect(screen).toContain("✔ PATH: removed the marked line in ~/.bashrc");
+    expect(screen).toContain("Gentle Shell is uninstalled.");
+    expect((await fs.readdir(join(home, ".gentle-shell"))).sort()).toEqual(["agent"]);
+    expect(await fs.readFile(join(home, ".gentle-shell", "agent", "notes.md"), "utf8")).toBe("my sessions\n");
+  });
+
+  it("on a terminal: yes to the Gentle Shell home question removes it too", async () => {
+    const { home, gs } = await installed();
+    const screen = await uninstallInTerminal(home, gs, async (t) => {
+      await t.type("y");
+      await t.waitFor((s) => s.includes(ASKED_SHARED), "the Gentle Shell home question");
+      await t.type("y");
+    });
+    expect(screen).toContain("self-uninstall exited with 0");
+    expect(existsSync(join(home, ".gentle-shell"))).toBe(false);
+    expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
+  });
+
+  it("on a terminal: Ctrl+C at either question exits 130 and removes nothing", async () => {
+    const { home, gs, root } = await installed();
+    const before = await treeSnapshot(root);
+    const first = await uninstallInTerminal(home, gs, (t) => t.keys("C-c"));
+    expect(first).toContain("self-uninstall exited with 130");
+    expect(await treeSnapshot(root)).toEqual(before);
+    const second = await uninstallInTerminal(home, gs, async (t) => {
+      await t.type("y");
+      await t.waitFor((s) => s.includes(ASKED_SHARED), "the Gentle Shell home question");
+      await t.keys("C-c");
+    });
+    expect(second).toContain("self-uninstall exited with 130");
+    expect(await treeSnapshot(root)).toEqual(before);
   });
 
   it("refuses a prefix reached through a link, and removes nothing anywhere", async () => {

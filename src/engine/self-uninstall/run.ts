@@ -23,10 +23,13 @@ import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } fr
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 import { rmdir, unlink } from "../../io/locked-retry";
 
-/** The host's question, on stderr: yes or no, null for no terminal or end of input, Ctrl+C exits 130. */
-export async function askYesNo(host: Pick<Host, "ask">, question: string): Promise<boolean | null> {
+/**
+ * The host's question, on stderr: yes or no, null for no terminal or end of input, "interrupted" for
+ * Ctrl+C, which exits 130 once the install lock is released (an exit here would leave it in the prefix).
+ */
+export async function askYesNo(host: Pick<Host, "ask">, question: string): Promise<boolean | null | "interrupted"> {
   const reply = await host.ask(question, "stderr");
-  if ("interrupt" in reply) process.exit(EXIT.interrupted);
+  if ("interrupt" in reply) return "interrupted";
   return "answer" in reply ? answeredYes(reply.answer, "no") : null;
 }
 
@@ -90,9 +93,9 @@ export async function selfUninstall(layout: Layout, env: Env, options: Uninstall
   }
 }
 
-/** Its lines, and the yes/no question (null: no terminal or end of input). */
+/** Its lines, and the yes/no question (null: no terminal or end of input; "interrupted": Ctrl+C). */
 export interface UninstallIo extends Output {
-  ask(question: string): Promise<boolean | null>;
+  ask(question: string): Promise<boolean | null | "interrupted">;
   /** Windows: the HKCU user Path adapter the PATH entry is taken back through. */
   registry?: RegistryAdapter;
   /** Windows: starts the delayed removal of node.exe, the launcher and the marker (bound by the engine). */
@@ -127,12 +130,15 @@ async function uninstallLocked(
   }
   if (!options.yes) {
     const go = await io.ask("Remove Gentle Shell? [y/N] ");
+    // Ctrl+C aborts: nothing was removed, and the lock is released on the way out.
+    if (go === "interrupted") return EXIT.interrupted;
     if (go !== true) {
       out(go === null ? "No answer: nothing was removed." : "Cancelled: nothing was removed.");
       return EXIT.unchanged;
     }
     if (plan.shared.length) {
       const shared = await io.ask(`Also remove the Gentle Shell home (${plan.shared.map((r) => show(r.path)).join(", ")})? [y/N] `);
+      if (shared === "interrupted") return EXIT.interrupted;
       if (shared === true) plan = await uninstallPlan(layout, env, true);
     }
   }
