@@ -9,7 +9,9 @@ import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
-import { installed } from "../support/installed";
+import { installed, runInstall } from "../support/installed";
+import { sharedTree } from "../support/shared-install";
+import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -22,6 +24,25 @@ async function installOlder(source = f.mirrorUrl) {
 
 function gs(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
   return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home, extra), cwd: home });
+}
+
+/** A copy of the older release's install upgraded to the latest (made once per run): rollback has a version to go back to. */
+async function upgradedInstall(): Promise<string> {
+  const copy = await sharedTree(f, `upgraded-${older.id}-${latest.id}`, async (root) => {
+    const home = join(root, "home");
+    const install = await runInstall(f, home, ["--release", older.shell]);
+    return install.code === 0 ? gs(home, ["upgrade"]) : install;
+  });
+  const home = join(copy.root, "home");
+  expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${latest.id}`);
+  return home;
+}
+
+/** The prefix, byte for byte, but for Node's compile caches, which each engine start may write. */
+function prefixTree(home: string) {
+  const prefix = join(home, ".gentle-shell");
+  const caches = [older.id, latest.id].map((id) => join(prefix, "versions", id, ".gentle-shell", "compile-cache"));
+  return treeSnapshot(prefix, { skip: caches });
 }
 
 async function versionLines(home: string) {
@@ -130,5 +151,53 @@ describe.concurrent("gentle-shell upgrade", () => {
     expect(remembered.stderr).toBe("gentle-shell: the remembered install source folder ~/no-such-bundle does not exist; nothing was changed\n");
     expect(await versionLines(home)).toEqual([`gentle-shell ${older.shell}`, `pi ${older.pi}`]);
     expect(await fs.readdir(join(prefix, "versions"))).toEqual([older.id]);
+  });
+
+  it("--rollback without a usable module of the version it would go back to changes nothing", async () => {
+    const home = await upgradedInstall();
+    const engine = join(home, ".gentle-shell", "versions", older.id, ".gentle-shell", "engine.cjs");
+    const kept = join(home, "engine.cjs");
+    await fs.rename(engine, kept);
+    const modules: [string, () => Promise<void>, string][] = [
+      ["no engine", async () => undefined, `gentle-shell: versions/${older.id} has no engine of its own`],
+      ["an engine outside its folder", () => fs.symlink(kept, engine), `gentle-shell: the engine of versions/${older.id} lies outside its folder`],
+      [
+        "a module without ensureLauncher",
+        () => fs.writeFile(engine, `process.stdout.write(JSON.stringify({ functions: ["prefixLayout", "ensureRuntime"], engine: "9.9.9" }) + "\\n");\n`),
+        "gentle-shell: that version's module has no ensureLauncher; nothing was changed",
+      ],
+    ];
+    for (const [what, make, said] of modules) {
+      await fs.rm(engine, { force: true });
+      await make();
+      const before = await prefixTree(home);
+      const r = await gs(home, ["upgrade", "--rollback"]);
+      expect(r.code, what).toBe(1);
+      expect(r.stderr.trim(), what).toBe(said);
+      expect(await prefixTree(home), what).toEqual(before);
+    }
+    expect(await versionLines(home)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+  });
+
+  it("--rollback switches current back when the launcher cannot be written", async () => {
+    const home = await upgradedInstall();
+    const prefix = join(home, ".gentle-shell");
+    // A foreign file where the launcher goes; the rollback runs from a copy of the launcher.
+    const launcher = join(prefix, "bin", "gentle-shell");
+    const copy = join(home, "gs-copy");
+    await fs.copyFile(launcher, copy);
+    await fs.chmod(copy, 0o755);
+    await fs.writeFile(launcher, "#!/bin/sh\nexit 3\n", { mode: 0o755 });
+    const r = await runCommand(copy, ["upgrade", "--rollback"], { env: homeEnv(home), cwd: home });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain(`the launcher could not be written (`);
+    expect(r.stderr).toContain(`; current is back on ${latest.id}`);
+    expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${latest.id}`);
+    expect((await fs.readFile(join(prefix, "versions.history"), "utf8")).split("\n")[0]).toBe(latest.id);
+    expect(await fs.readFile(launcher, "utf8")).toBe("#!/bin/sh\nexit 3\n");
+    // Both versions stay: a rollback installs and removes none.
+    expect((await fs.readdir(join(prefix, "versions"))).sort()).toEqual([older.id, latest.id].sort());
+    const v = await runCommand(copy, ["--version"], { env: homeEnv(home), cwd: home });
+    expect(v.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
   });
 });
