@@ -12,6 +12,8 @@
  */
 import { join } from "./core/native-path";
 import { ENGINE_FLAG } from "./core/engine-flags";
+import { EXIT, UserError } from "./core/errors";
+import { useEnvProxy } from "./io/env-proxy";
 import { processHost } from "./io/host";
 import { reportFailure } from "./io/report-failure";
 import { FULL_ENGINE } from "./engine/launch-part";
@@ -29,6 +31,9 @@ function fullEngine(): void {
 
 async function launch(): Promise<void> {
   if (args[0] !== ENGINE_FLAG) return fullEngine();
+  // Node's proxy support, before any request (./io/env-proxy.ts; the full engine finds it done).
+  const proxyRefused = useEnvProxy();
+  if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
   const code = await runEngine(args.slice(1), processHost(), "launch");
   if (code === FULL_ENGINE) return fullEngine();
   // Once Pi runs in this process, the exit code is Pi's.

@@ -4,16 +4,21 @@
  * written into the active version as the engine, with ENGINE_FLAG first.
  */
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
+import { EXIT, UserError } from "./core/errors";
+import { useEnvProxy } from "./io/env-proxy";
 import { processHost } from "./io/host";
 import { reportFailure } from "./io/report-failure";
 
 const args = process.argv.slice(2);
 /** The launcher's engine speaks as gentle-shell; the single executable as gentle-shell-setup. */
 const speaker = args[0] === ENGINE_FLAG || args[0] === INTERNAL_FLAG ? "gentle-shell" : "gentle-shell-setup";
+/** Node's proxy support, before any request (./io/env-proxy.ts); a variable Node cannot use is refused below. */
+const proxyRefused = useEnvProxy();
 
 async function main(): Promise<void> {
   // The one Host, passed down to every command (src/io/host.ts).
   const host = processHost();
+  if (proxyRefused !== null && (args[0] === INTERNAL_FLAG || args[0] === ENGINE_FLAG)) throw new UserError(proxyRefused, EXIT.usage);
   if (args[0] === INTERNAL_FLAG) {
     const { runInternal } = await import("./engine/internal");
     process.exitCode = await runInternal(args.slice(1), host);
@@ -27,7 +32,8 @@ async function main(): Promise<void> {
     return;
   }
   const { runInstallerCli } = await import("./cli/index");
-  await runInstallerCli(args, host);
+  // The installer refuses it as a command's usage error, so that --json still writes its document.
+  await runInstallerCli(args, host, proxyRefused);
 }
 
 main().catch((error: unknown) => reportFailure(error, speaker));

@@ -74,7 +74,8 @@ function helpEnd(top: string): string {
   return `\n\n${helpEpilogue(top !== "uninstall")}`;
 }
 
-export async function runInstallerCli(args: string[], host: Host): Promise<void> {
+/** `proxyRefused`: the sentence for a proxy variable Node cannot use (src/io/env-proxy.ts), refused before any command runs. */
+export async function runInstallerCli(args: string[], host: Host, proxyRefused: string | null = null): Promise<void> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     host.out(versionLine());
     return;
@@ -86,7 +87,7 @@ export async function runInstallerCli(args: string[], host: Host): Promise<void>
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
   // --json: one document on stdout, whatever happens below (./json.ts); the host asks on stderr.
   const json = jsonCommand(args);
-  if (json && !host.json) return runWithJson(json, host, (jsonHost) => runInstallerCli(args, jsonHost));
+  if (json && !host.json) return runWithJson(json, host, (jsonHost) => runInstallerCli(args, jsonHost, proxyRefused));
   const found = findCommand(args);
   if (!found) throw new UserError(`unknown command ${JSON.stringify(args[0])}; see gentle-shell-setup --help`, EXIT.usage);
   const { def, path, parentName, rest } = found;
@@ -96,6 +97,8 @@ export async function runInstallerCli(args: string[], host: Host): Promise<void>
     printBlock(plain(await renderUsage(def, parent), host.color) + helpEnd(path[0]!));
     return;
   }
+  // Help needs no request; any command may make one.
+  if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
   // Strict: an option or argument the command does not define is refused before anything runs.
   const name = path.join(" ");
   if (def.subCommands) {

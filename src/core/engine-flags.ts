@@ -6,14 +6,6 @@ export const ENGINE_FLAG = "--gentle-shell-engine";
 export const INTERNAL_FLAG = "--gentle-shell-engine-internal";
 
 /**
- * Node options the engine always runs with, from the launcher and from
- * another engine alike: Node's fetch then follows HTTP_PROXY, HTTPS_PROXY and
- * NO_PROXY, as the installer's single executable does (sea-config.json). Only
- * the engine's process gets them; Pi is started without them.
- */
-export const ENGINE_NODE_OPTIONS = ["--use-env-proxy"] as const;
-
-/**
  * Set by an upgrade whose module call already ran this version's Pi (src/engine/pi-version.ts):
  * the launcher check of that version then does not start the same Pi a second time.
  * Like GENTLE_SHELL_VERIFY_VERSION, never passed on to Pi (bundledChildEnv).

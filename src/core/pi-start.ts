@@ -20,15 +20,17 @@
  *     the trust in this Node, and its children never see the variable. A
  *     launcher written before issue 28 sets none and gets a fresh Node, which
  *     trusts the store by --use-system-ca (systemStoreOptions).
- *   - This Node runs with no option but the engine's own (ENGINE_NODE_OPTIONS),
- *     which the hand-over undoes.
+ *   - This Node runs with no Node option. The launcher starts the engine
+ *     with none (the proxy support --use-env-proxy gave is turned on at the
+ *     engine's start instead, ../io/env-proxy.ts, and undone at the
+ *     hand-over); a launcher of an older version that still passes it gets a
+ *     fresh Node.
  * A fresh Node replaces this process with execve where Node has it (POSIX),
  * or runs as a child sharing the terminal (Windows).
  */
 import type { Env } from "./environment";
 import { envValue, systemStoreOptions } from "./environment";
 import type { Platform } from "./layout";
-import { ENGINE_NODE_OPTIONS } from "./engine-flags";
 
 /**
  * Variables Node reads once, when it starts (Node's CLI docs, "Environment
@@ -55,19 +57,6 @@ export const STARTUP_READ = [
   "SSL_CERT_DIR",
   "UV_THREADPOOL_SIZE",
 ] as const;
-
-/** The variables whose presence makes Node's --use-env-proxy route requests through a proxy (Node's setupHttpProxy; any case, for Windows). */
-const PROXY_VARIABLES = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] as const;
-
-export function namesAProxy(env: Env): boolean {
-  return PROXY_VARIABLES.some((name) => Boolean(envValue(env, name, "any-case")));
-}
-
-/** Node options without the engine's own (ENGINE_NODE_OPTIONS): what Pi's Node would run with. */
-export function withoutEngineOptions(execArgv: readonly string[]): string[] {
-  const own = new Set<string>(ENGINE_NODE_OPTIONS);
-  return execArgv.filter((option) => !own.has(option));
-}
 
 export type PiStart = { how: "in-process" } | { how: "execve" | "child"; because: string };
 
@@ -108,7 +97,7 @@ export function freshNodeNeeded(input: Omit<PiStartInput, "canExecve">): string 
     if (envValue(startEnv, name, platform) !== envValue(piEnv, name, platform))
       return `${name} differs from this Node's, and Node reads it only when it starts`;
   }
-  const [other] = withoutEngineOptions(input.execArgv);
+  const [other] = input.execArgv;
   if (other !== undefined) return `this Node runs with ${other}`;
   return null;
 }

@@ -1,7 +1,7 @@
 /**
- * The proxy the environment names for a URL, as Node's --use-env-proxy
- * reads it: HTTP_PROXY for http:, HTTPS_PROXY for https: (either case), and
- * none when NO_PROXY lists the host (`*`, the host itself, or a domain it
+ * The proxy the environment names for a URL, as Node's proxy support reads
+ * it (./proxy-env.ts): HTTP_PROXY for http:, HTTPS_PROXY for https: (either
+ * case), and none when NO_PROXY lists the host (`*`, the host itself, or a domain it
  * ends in, with or without a leading dot; an entry's `:port` must match).
  * Only used to say which way a failed request went, never to route one.
  */

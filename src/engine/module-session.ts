@@ -18,7 +18,7 @@
 import type { Env } from "../core/environment";
 import { EXIT } from "../core/errors";
 import type { Layout } from "../core/layout";
-import { ENGINE_NODE_OPTIONS, INTERNAL_FLAG } from "../core/engine-flags";
+import { INTERNAL_FLAG } from "../core/engine-flags";
 import { startLineChild } from "../io/line-child";
 import { run, type RunResult } from "../io/process";
 import { MODULE_FUNCTIONS } from "./internal";
@@ -52,7 +52,7 @@ export interface VersionModule {
 }
 
 export async function callModule(layout: Layout, engine: string, args: string[], env: Env): Promise<Record<string, unknown>> {
-  const result = await run(layout.node, [...ENGINE_NODE_OPTIONS, engine, INTERNAL_FLAG, ...args], { env, timeoutMs: MODULE_TIMEOUT_MS });
+  const result = await run(layout.node, [engine, INTERNAL_FLAG, ...args], { env, timeoutMs: MODULE_TIMEOUT_MS });
   const last = result.stdout.trim().split("\n").pop() ?? "";
   if (result.code !== 0) throw new Error(`${args[0]} of that version failed: ${(result.stderr.trim() || last).slice(-400)}`);
   return parsed(last, args[0]!);
@@ -126,7 +126,7 @@ export async function serveModule(layout: Layout, engine: string, env: Env, sour
 }
 
 async function serve(layout: Layout, engine: string, env: Env, source: string[]): Promise<VersionModule | null> {
-  const child = startLineChild(layout.node, [...ENGINE_NODE_OPTIONS, engine, INTERNAL_FLAG, "serve", ...source], { env, timeoutMs: MODULE_TIMEOUT_MS });
+  const child = startLineChild(layout.node, [engine, INTERNAL_FLAG, "serve", ...source], { env, timeoutMs: MODULE_TIMEOUT_MS });
   const first = await child.next();
   if (first === null) {
     const result = await child.exited;

@@ -9,14 +9,17 @@
  *   - process.argv is [node, cli.js, ...args] and process.env is exactly Pi's
  *     (bundledChildEnv with the Engram decision): every variable the engine
  *     had and Pi would not is removed.
- *   - process.execArgv loses the engine's own --use-env-proxy. Node gives that
- *     option's proxy settings to the global http and https agents; when a
- *     proxy variable is set they are replaced by Node's default agents
- *     (unless the user asked for the proxy settings with NODE_USE_ENV_PROXY=1,
- *     which a fresh Node would honour too). The engine's idle keep-alive
- *     connections (the startup offer's registry question) are closed, so none
- *     holds Pi's exit back. Pi installs its own fetch dispatcher, which
- *     follows the proxy variables itself.
+ *   - process.execArgv is empty, as Pi's Node would have it: the engine runs
+ *     with no Node option (Pi stays in this Node only then, core/pi-start.ts).
+ *   - The proxy: when a proxy variable is set, the engine gave the global
+ *     http and https agents and fetch's dispatcher the proxy settings at its
+ *     start (../io/env-proxy.ts); they are Node's own again, the ones a Node
+ *     started for Pi has (with the proxy settings only when the user asked
+ *     for them with NODE_USE_ENV_PROXY=1, which Node applied when it
+ *     started, as it would for Pi). The engine's idle keep-alive connections
+ *     (the startup offer's registry question) are closed first, so none holds
+ *     Pi's exit back. Pi installs its own fetch dispatcher, which follows the
+ *     proxy variables itself.
  *   - Signals and the exit code: the engine installs no signal handler on the
  *     way to Pi (the offer's panel removes its own), so Pi's handlers, or
  *     Node's defaults, are the only ones; a signal Pi does not handle ends the
@@ -42,7 +45,8 @@ import { flushCompileCache } from "node:module";
 import { pathToFileURL } from "node:url";
 import { EXIT, type Output } from "../core/errors";
 import { systemStoreOptions, type Env } from "../core/environment";
-import { namesAProxy, piStartPlan, withoutEngineOptions } from "../core/pi-start";
+import { piStartPlan } from "../core/pi-start";
+import { handBackEnvProxy } from "../io/env-proxy";
 import { closeIdleConnections } from "../io/idle-connections";
 import { releaseStreams } from "../io/console";
 import type { Platform } from "../core/layout";
@@ -112,7 +116,6 @@ async function piInThisProcess(request: PiStartRequest, io: Output): Promise<num
 export interface PiProcessParts {
   env: NodeJS.ProcessEnv;
   argv: string[];
-  execArgv: string[];
   exitCode?: number | string | null | undefined;
 }
 
@@ -120,27 +123,8 @@ export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[]
   for (const key of Object.keys(target.env)) if (env[key] === undefined) delete target.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) target.env[key] = value;
   target.argv = argv;
-  target.execArgv = withoutEngineOptions(target.execArgv);
   target.exitCode = undefined;
   closeIdleConnections();
   releaseStreams();
-  if (env.NODE_USE_ENV_PROXY !== "1" && namesAProxy(env)) plainGlobalAgents();
-}
-
-/**
- * Node's own global agents, without the proxy settings the engine's
- * --use-env-proxy gave them. Only when a proxy variable is set: without one
- * those settings name no proxy and the agents connect directly, as Node's
- * plain ones do, so neither HTTP module is loaded here for nothing (https
- * alone costs tens of milliseconds to load, and Pi's -p never needs it).
- */
-function plainGlobalAgents(): void {
-  const http = process.getBuiltinModule("node:http");
-  const https = process.getBuiltinModule("node:https");
-  http.globalAgent.destroy();
-  https.globalAgent.destroy();
-  // Node 24's defaults for its global agents (lib/_http_agent.js, lib/https.js).
-  const defaults = { keepAlive: true, scheduling: "lifo", timeout: 5000 } as const;
-  http.globalAgent = new http.Agent(defaults);
-  https.globalAgent = new https.Agent(defaults);
+  handBackEnvProxy();
 }

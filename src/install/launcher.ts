@@ -5,7 +5,7 @@
  */
 import { basename } from "../core/native-path";
 import type { Layout } from "../core/layout";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS, SYSTEM_CA_MARKER } from "../core/engine-flags";
+import { ENGINE_FLAG, SYSTEM_CA_MARKER } from "../core/engine-flags";
 import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { ENGINE_PATH, ENGINE_START_PATH } from "./engine-start";
@@ -70,7 +70,9 @@ if [ -z "\${NODE_USE_SYSTEM_CA+set}" ]; then
   ${SYSTEM_CA_MARKER}=1
   export NODE_USE_SYSTEM_CA ${SYSTEM_CA_MARKER}
 fi
-exec "$node" ${ENGINE_NODE_OPTIONS.join(" ")} "$start" ${ENGINE_FLAG} "$@"
+# No Node option: the engine turns Node's proxy support on itself, and says so in one sentence when a
+# proxy variable is no URL Node can use (with --use-env-proxy, Node died printing it, password and all).
+exec "$node" "$start" ${ENGINE_FLAG} "$@"
 `;
 }
 
@@ -110,7 +112,8 @@ export function cmdLauncher(layout: Layout): string {
     // The version's start file turns on Node's compile cache for the engine (a version without one runs its engine directly).
     `SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\${START_NAME}"`,
     `IF NOT EXIST "%GS_START%" SET "GS_START=%GS_PREFIX%\\versions\\%GS_ID%\\.gentle-shell\\engine.cjs"`,
-    `"%GS_NODE%" ${ENGINE_NODE_OPTIONS.join(" ")} "%GS_START%" ${ENGINE_FLAG} %* & GOTO :EOF`,
+    // No Node option: the engine turns Node's proxy support on itself (src/io/env-proxy.ts).
+    `"%GS_NODE%" "%GS_START%" ${ENGINE_FLAG} %* & GOTO :EOF`,
     ":none",
     `ECHO ${NO_ACTIVE_VERSION} 1>&2`,
     `ECHO ${NO_ACTIVE_VERSION_HINT} 1>&2`,

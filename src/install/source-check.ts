@@ -19,7 +19,7 @@ export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
   from?: string;
   timeoutMs?: number;
-  /** The environment whose proxy variables the request follows (--use-env-proxy); process.env by default. */
+  /** The environment whose proxy variables the request follows (Node's proxy support, ../io/env-proxy.ts); process.env by default. */
   env?: Env;
 }
 

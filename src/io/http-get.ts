@@ -11,10 +11,12 @@
  * cut short is an ordinary stream error ("aborted", ECONNRESET), and reading
  * slowly just pauses the socket.
  *
- * Proxies: the single executable runs with --use-env-proxy (sea-config.json),
- * under which Node 24 gives http.request's and https.request's global agents
- * HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as it did for fetch. We therefore use
- * the global agents and pass no agent of our own.
+ * Proxies: each entry turns Node 24's proxy support on at its start when a
+ * proxy variable is set (./env-proxy.ts, http.setGlobalProxyFromEnv), which
+ * gives http.request's and https.request's global agents HTTP_PROXY,
+ * HTTPS_PROXY and NO_PROXY, as it does fetch's dispatcher. We therefore use
+ * the global agents (read when each request is made) and pass no agent of
+ * our own.
  */
 import { globalAgent as httpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { globalAgent as httpsAgent, request as httpsRequest } from "node:https";
@@ -198,7 +200,7 @@ export function proxyAuthRequired(url: string, env: Env = process.env as Env): s
     : `the proxy ${shown} asks for a user name and password (HTTP 407); put them in ${variable} as user:password@ before the proxy's host`;
 }
 
-/** A CONNECT tunnel the proxy refused with 407 (Node's --use-env-proxy reports it as ERR_PROXY_TUNNEL). */
+/** A CONNECT tunnel the proxy refused with 407 (Node's proxy support reports it as ERR_PROXY_TUNNEL). */
 export function isProxyAuthError(error: unknown): boolean {
   const e = error as NodeJS.ErrnoException | null;
   return e?.code === "ERR_PROXY_TUNNEL" && /\b407\b/.test(e.message ?? "");

@@ -111,9 +111,9 @@ function comparable(record: ProcessRecord) {
 
 describe("Pi in the launcher's own process", () => {
   it("-p: Pi runs in the process the launcher started and sees itself as Pi started directly would (argv, Node options, title, umask, agents, signals, environment)", async () => {
-    // A proxy in the environment (not used for the loopback model): Node gave the engine's --use-env-proxy to the
-    // global agents; Pi started directly has Node's plain agents, and so must Pi in the launcher's process.
-    const env = launchEnv({ HTTP_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1,localhost" });
+    // Proxies in the environment (not used for the loopback model): the engine gave the global agents their settings
+    // at its start (src/io/env-proxy.ts); Pi started directly has Node's plain agents, and so must Pi in the launcher's process.
+    const env = launchEnv({ HTTP_PROXY: "http://127.0.0.1:9", HTTPS_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1,localhost" });
     const ours = await recorded((file) => launch(["-p", "Say hi."], { ...env, GSS_PROCESS_RECORD: file }));
     expect(ours.result.code, ours.result.stderr).toBe(0);
     expect(ours.result.stdout).toBe("Hello from the stub model.\n");

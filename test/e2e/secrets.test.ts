@@ -15,7 +15,7 @@ import { createServer, type Server } from "node:http";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
-import { prepareInstall, runInstall } from "../support/installed";
+import { installed, prepareInstall, runInstall } from "../support/installed";
 import { freePort, runCommand } from "../support/proc";
 import { carriedBy, startProxy, stopProxy } from "../support/proxy";
 import { scratchDir } from "../support/scratch";
@@ -183,7 +183,8 @@ describe("a hostile password in HTTP_PROXY, for a proxy that answers 407", () =>
     for (const piece of PIECES) expect(text, label).not.toContain(piece);
   };
 
-  for (const c of ['"', "'", "<", ">", " ", "@", "%40", `@"' <>@`]) {
+  // The last: #, /, ? and \ percent-encoded, as the sentence for a proxy URL Node cannot use says to write them.
+  for (const c of ['"', "'", "<", ">", " ", "@", "%40", `@"' <>@`, "%23%2F%3F%5C"]) {
     it(`a password holding ${JSON.stringify(c)}: the proxy got it, the sentence and the --json error name the proxy masked`, async () => {
       const home = newHome();
       await fs.mkdir(home, { recursive: true });
@@ -205,6 +206,72 @@ describe("a hostile password in HTTP_PROXY, for a proxy that answers 407", () =>
       noPiece(json.stdout + json.stderr, "the --json run");
     });
   }
+
+  /**
+   * A password with #, /, ? or \ makes a URL Node cannot use as a proxy: with --use-env-proxy Node died before any
+   * code of ours, its stack printing the URL, password and all. Now each entry reads the variables first and refuses
+   * in one sentence, masked, before any request: the proxy hears nothing. The last case reads as host carol and
+   * port 1234, the rest of the password a path (a masking that read the host part alone printed it).
+   */
+  const unusable = (c: string) =>
+    c === "1234/" ? `http://carol:1234/${PIECES[0]}${PIECES[1]}@127.0.0.1:${port}` : `http://carol:${PIECES[0]}${c}${PIECES[1]}@127.0.0.1:${port}`;
+  const refusal = (speaker: string) =>
+    new RegExp(
+      `^${speaker}: HTTP_PROXY is not a proxy URL Node can use: http://\\*\\*\\*@127\\.0\\.0\\.1:${port} .*percent-encode each of its special characters \\(# as %23, / as %2F, \\? as %3F, \\\\ as %5C, @ as %40, % as %25\\) in HTTP_PROXY$`,
+    );
+  const hostileEnv = (home: string, c: string) => homeEnv(home, { HTTP_PROXY: unusable(c), HTTPS_PROXY: unusable(c), NO_PROXY: "" });
+  const oneSentence = (r: { code: number | null; stdout: string; stderr: string }, speaker: string, label: string) => {
+    expect(r.code, `${label}: ${r.stderr}`).toBe(2);
+    expect(r.stderr.trimEnd().split("\n"), label).toHaveLength(1);
+    expect(r.stderr.trimEnd(), label).toMatch(refusal(speaker));
+    expect(r.stderr, label).not.toMatch(/ERR_PROXY|\n\s+at |node:internal/);
+    noPiece(r.stdout + r.stderr, label);
+  };
+
+  for (const c of ["#", "/", "?", "\\", "1234/"]) {
+    it(`a password holding ${JSON.stringify(c)} that Node cannot use: the binary says so in one sentence, masked, and asks the proxy nothing`, async () => {
+      const home = newHome();
+      await fs.mkdir(home, { recursive: true });
+      const env = hostileEnv(home, c);
+      received.length = 0;
+      const r = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--source", f.mirrorUrl], { env, cwd: home });
+      oneSentence(r, "gentle-shell-setup", "install");
+      expect(r.stdout).toBe("");
+      const json = await runCommand(f.binary!, ["install", "--yes", "--no-modify-path", "--json", "--source", f.mirrorUrl], { env, cwd: home });
+      expect(json.code).toBe(2);
+      const doc = JSON.parse(json.stdout) as { ok: boolean; error: string };
+      expect(doc.ok).toBe(false);
+      expect(`gentle-shell-setup: ${doc.error}`).toMatch(refusal("gentle-shell-setup"));
+      noPiece(json.stdout + json.stderr, "the --json run");
+      // Help needs no request and is still given; --version is the single executable's own answer.
+      expect((await runCommand(f.binary!, ["--version"], { env, cwd: home })).code).toBe(0);
+      expect((await runCommand(f.binary!, ["install", "--help"], { env, cwd: home })).code).toBe(0);
+      expect(received).toEqual([]);
+      expect(await fs.readdir(home)).toEqual([]);
+    });
+  }
+
+  it("the installed launcher's engine refuses it the same way: its launch part, and the whole engine as Windows and an upgrade's check start it", async () => {
+    const i = await installed(f);
+    const id = (await fs.readlink(join(i.prefix, "current"))).split("/").pop()!;
+    const node = join(i.prefix, "runtime", (await fs.readdir(join(i.prefix, "runtime"))).find((n) => n.startsWith("node-"))!, "bin", "node");
+    const engine = join(i.prefix, "versions", id, ".gentle-shell", "engine.cjs");
+    for (const c of ["#", "/", "?", "\\", "1234/"]) {
+      const env = { ...i.env, HTTP_PROXY: unusable(c), HTTPS_PROXY: unusable(c), NO_PROXY: "" };
+      for (const args of [["-p", "hi"], ["--version"], ["status"], ["update"]]) {
+        received.length = 0;
+        const r = await runCommand(i.gs, args, { env, cwd: i.home });
+        oneSentence(r, "gentle-shell", `${JSON.stringify(c)}: gentle-shell ${args.join(" ")}`);
+        expect(received).toEqual([]);
+      }
+      const whole = await runCommand(node, [engine, "--gentle-shell-engine", "status"], { env, cwd: i.home });
+      oneSentence(whole, "gentle-shell", `${JSON.stringify(c)}: engine.cjs status`);
+    }
+    // The same launcher with the password percent-encoded starts its engine as before.
+    const v = await runCommand(i.gs, ["status"], { env: { ...i.env, HTTP_PROXY: unusable("%23"), HTTPS_PROXY: unusable("%2F"), NO_PROXY: "" }, cwd: i.home });
+    expect(v.stderr).not.toContain("is not a proxy URL");
+    noPiece(v.stdout + v.stderr, "status with the password percent-encoded");
+  });
 
   it("a --source whose query secret holds a quote: the sentence masks all of it", async () => {
     const home = newHome();

@@ -1,10 +1,11 @@
 /**
- * Proxies the way curl users expect: the single executable runs with
- * --use-env-proxy (sea-config.json), so the global agents of node:http and
- * node:https, which every download of ours goes through (src/io/http-get.ts),
- * honour HTTP_PROXY, HTTPS_PROXY and NO_PROXY. These tests prove our download
- * path really goes through them: verifiedDownload, bundled like the release
- * build (esbuild, CommonJS), runs on our Node 24.21.0 with --use-env-proxy
+ * Proxies the way curl users expect: each entry turns Node's proxy support
+ * on at its start (src/io/env-proxy.ts, http.setGlobalProxyFromEnv), so the
+ * global agents of node:http and node:https, which every download of ours
+ * goes through (src/io/http-get.ts), honour HTTP_PROXY, HTTPS_PROXY and
+ * NO_PROXY. These tests prove our download path really goes through them:
+ * verifiedDownload, bundled like the release build (esbuild, CommonJS), runs
+ * on our Node 24.21.0, with no Node option, after the entries' useEnvProxy,
  * against a small local proxy (absolute-form requests for http, CONNECT
  * tunnels for https); and the fixture binary itself sends its downloads
  * through HTTP_PROXY.
@@ -35,6 +36,9 @@ const PNPM_PATH = f.pins.pnpm.file.path;
 
 const CHILD = `
 import { verifiedDownload } from "../../src/io/download";
+import { useEnvProxy } from "../../src/io/env-proxy";
+const refused = useEnvProxy();
+if (refused) throw new Error(refused);
 const args = JSON.parse(process.argv[2]);
 verifiedDownload(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000, redirectHosts: args.redirectHosts ?? [] }).then(
   () => { console.log("verified"); },
@@ -111,13 +115,13 @@ function carried(url: string): string[] {
 
 async function download(url: string, env: NodeJS.ProcessEnv, redirectHosts: string[] = []) {
   const dest = join(work, `dest-${Math.random().toString(16).slice(2)}`);
-  const r = await runCommand(f.node, ["--use-env-proxy", bundle, JSON.stringify({ url, dest, expected, redirectHosts })], {
+  const r = await runCommand(f.node, [bundle, JSON.stringify({ url, dest, expected, redirectHosts })], {
     env: { ...homeEnv(work), NODE_EXTRA_CA_CERTS: join(work, "cert.pem"), ...env },
   });
   return { ...r, bytes: await fs.readFile(dest).catch(() => null) };
 }
 
-describe("downloads through proxies (node:http and node:https with --use-env-proxy)", () => {
+describe("downloads through proxies (node:http and node:https, Node's proxy support turned on by useEnvProxy)", () => {
   it("HTTP_PROXY: a plain-http source is fetched through the proxy, and verified", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     proxy.log.lines.length = 0;

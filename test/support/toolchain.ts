@@ -25,7 +25,7 @@ export function toolchain(): Promise<Toolchain> {
 /**
  * The pinned Node 24.21.0 of this machine's platform, verified (never
  * process.execPath: a workflow's setup-node runs the tests on Node 20, and the
- * launcher passes Node 24's --use-env-proxy).
+ * engine calls Node 24's http.setGlobalProxyFromEnv).
  */
 export async function pinnedNode(): Promise<string> {
   return (await toolchain()).ensureNodeBinary();

@@ -68,13 +68,13 @@ describe("the POSIX launcher", () => {
     const r = spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", GS_EXIT: "7", NODE_OPTIONS: "--require /nonexistent" } });
     expect(r.status).toBe(7);
     const lines = r.stdout.split("\n");
-    // The engine's Node follows HTTP(S)_PROXY and NO_PROXY, as the installer does.
-    expect(lines[0]).toBe("--use-env-proxy");
-    expect(lines[1]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
-    expect(lines[2]).toBe("--gentle-shell-engine");
-    expect(lines.slice(3, 7)).toEqual(args);
+    // No Node option before the engine: it turns Node's proxy support on itself (src/io/env-proxy.ts), so a
+    // proxy variable Node cannot use gets its sentence instead of Node's stack (--use-env-proxy here, before).
+    expect(lines[0]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    expect(lines[1]).toBe("--gentle-shell-engine");
+    expect(lines.slice(2, 6)).toEqual(args);
     // The engine itself never sees the user's NODE_OPTIONS; it hands them back to Pi.
-    expect(lines[7]).toBe("NODE_OPTIONS=unset");
+    expect(lines[6]).toBe("NODE_OPTIONS=unset");
   });
 
   it("runs the version's start file when it has one (Node's compile cache), else its engine directly", async (ctx) => {
@@ -83,10 +83,10 @@ describe("the POSIX launcher", () => {
     await fakeRuntime("4.1.0-1.6.0");
     await activateVersion(layout, "4.1.0-1.6.0");
     await ensureLauncher(layout);
-    const second = () => spawnSync(layout.launcher, ["--version"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }).stdout.split("\n")[1];
-    expect(second()).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    const script = () => spawnSync(layout.launcher, ["--version"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }).stdout.split("\n")[0];
+    expect(script()).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
     await fs.writeFile(join(layout.versions, "4.1.0-1.6.0", ".gentle-shell", "start.cjs"), "");
-    expect(second()).toBe(join(layout.prefix, "current", ".gentle-shell", "start.cjs"));
+    expect(script()).toBe(join(layout.prefix, "current", ".gentle-shell", "start.cjs"));
   });
 
   it("starts the engine trusting the system's store (NODE_USE_SYSTEM_CA=1 with its marker) unless the user set the variable", async (ctx) => {
@@ -111,7 +111,7 @@ describe("the POSIX launcher", () => {
     await activateVersion(layout, "4.0.0-1.6.0");
     await ensureLauncher(layout);
     const engineOf = (args: string[], verify: string) =>
-      spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", GENTLE_SHELL_VERIFY_VERSION: verify } }).stdout.split("\n")[1];
+      spawnSync(layout.launcher, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin", GENTLE_SHELL_VERIFY_VERSION: verify } }).stdout.split("\n")[0];
     const current = join(layout.prefix, "current", ".gentle-shell", "engine.cjs");
     expect(engineOf(["--version"], "4.1.0-1.6.0")).toBe(join(layout.prefix, "versions", "4.1.0-1.6.0", ".gentle-shell", "engine.cjs"));
     // Any other launch, and anything that is not a plain version id, runs the current version.
@@ -141,7 +141,7 @@ describe("the POSIX launcher", () => {
     // An upgrade's check of an unmarked folder is refused the same way, and a marked one still runs.
     await activateVersion(layout, "4.0.0-1.6.0");
     refused(launch(["--version"], { GENTLE_SHELL_VERIFY_VERSION: "4.1.0-1.6.0" }));
-    expect(launch(["--version"]).stdout.split("\n")[1]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
+    expect(launch(["--version"]).stdout.split("\n")[0]).toBe(join(layout.prefix, "current", ".gentle-shell", "engine.cjs"));
     // The marker is looked at, not only the folder: one that is not a file does not count.
     await fs.rm(join(layout.versions, "4.0.0-1.6.0", VERSION_MARKER));
     await fs.mkdir(join(layout.versions, "4.0.0-1.6.0", VERSION_MARKER));
@@ -284,7 +284,8 @@ describe("the Windows launcher", () => {
     );
     const run = lines.filter((l) => l.includes("--gentle-shell-engine"));
     expect(run).toHaveLength(1);
-    expect(run[0]).toMatch(/^"%GS_NODE%" .*"%GS_START%" --gentle-shell-engine %\* & GOTO :EOF$/);
+    // Node gets no option: the engine turns Node's proxy support on itself.
+    expect(run[0]).toBe('"%GS_NODE%" "%GS_START%" --gentle-shell-engine %* & GOTO :EOF');
   });
 });
 

@@ -7,6 +7,7 @@ import https from "node:https";
 import { afterEach, describe, expect, it } from "vitest";
 import { freshNodeNeeded, piStartPlan, STARTUP_READ } from "../../src/core/pi-start";
 import { becomePiProcess } from "../../src/engine/pi-handover";
+import { useEnvProxy } from "../../src/io/env-proxy";
 
 const base = { platform: "linux" as const, canExecve: true };
 
@@ -16,7 +17,7 @@ const launched = { NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" };
 describe("piStartPlan", () => {
   it("is in-process when this Node is the one a fresh `node cli.js` would be", () => {
     const env = { PATH: "/usr/bin", NODE_USE_SYSTEM_CA: "1" };
-    expect(piStartPlan({ ...base, startEnv: env, piEnv: { ...env, PI_SKIP_VERSION_CHECK: "1" }, execArgv: ["--use-env-proxy"] })).toEqual({
+    expect(piStartPlan({ ...base, startEnv: env, piEnv: { ...env, PI_SKIP_VERSION_CHECK: "1" }, execArgv: [] })).toEqual({
       how: "in-process",
     });
   });
@@ -59,49 +60,94 @@ describe("piStartPlan", () => {
     expect(freshNodeNeeded({ platform: "win32", startEnv: { Node_Use_System_CA: "1" }, piEnv: { NODE_USE_SYSTEM_CA: "1" }, execArgv: [] })).toBeNull();
   });
 
-  it("gives Pi a fresh Node when this Node runs with an option other than the engine's own", () => {
-    expect(freshNodeNeeded({ platform: "linux", startEnv: launched, piEnv: {}, execArgv: ["--use-env-proxy", "--inspect"] })).toMatch(/--inspect/);
+  it("gives Pi a fresh Node when this Node runs with any Node option (the engine runs with none)", () => {
+    expect(freshNodeNeeded({ platform: "linux", startEnv: launched, piEnv: {}, execArgv: ["--inspect"] })).toMatch(/--inspect/);
+    // A launcher written by an older version still passes --use-env-proxy: its proxied agents are no Node started for Pi.
+    expect(freshNodeNeeded({ platform: "linux", startEnv: launched, piEnv: {}, execArgv: ["--use-env-proxy"] })).toMatch(/--use-env-proxy/);
   });
 });
 
 describe("becomePiProcess", () => {
   const agents = { http: http.globalAgent, https: https.globalAgent };
+  const state = Symbol.for("gentle-shell-setup.env-proxy");
   afterEach(() => {
     http.globalAgent = agents.http;
     https.globalAgent = agents.https;
+    delete (globalThis as Record<symbol, unknown>)[state];
   });
 
-  it("leaves exactly Pi's environment, argv and Node options, no exit code, and Node's plain global agents", () => {
+  /** What Node 24's http.setGlobalProxyFromEnv does to the agents (this suite's Node 20 has none): proxied agents, and a restore. */
+  function nodeSwitch() {
+    const calls: string[] = [];
+    return {
+      calls,
+      http: () => ({
+        setGlobalProxyFromEnv(env: NodeJS.ProcessEnv) {
+          calls.push(`set ${env.HTTPS_PROXY}`);
+          const before = { http: http.globalAgent, https: https.globalAgent };
+          http.globalAgent = new http.Agent({ keepAlive: true, proxyEnv: env } as http.AgentOptions);
+          https.globalAgent = new https.Agent({ keepAlive: true, proxyEnv: env } as https.AgentOptions);
+          return () => {
+            calls.push("restore");
+            http.globalAgent = before.http;
+            https.globalAgent = before.https;
+          };
+        },
+      }),
+    };
+  }
+
+  it("leaves exactly Pi's environment and argv, no exit code, and Node's own global agents where the engine gave them the proxy", () => {
+    const engineEnv = { ENGINE_ONLY: "x", GENTLE_SHELL_USER_NODE_OPTIONS: "", PATH: "/bin", HTTPS_PROXY: "http://proxy.invalid:3128" };
     const target = {
-      env: { ENGINE_ONLY: "x", GENTLE_SHELL_USER_NODE_OPTIONS: "", PATH: "/bin" } as NodeJS.ProcessEnv,
+      env: { ...engineEnv } as NodeJS.ProcessEnv,
       argv: ["node", "start.cjs", "--gentle-shell-engine", "-p", "hi"],
-      execArgv: ["--use-env-proxy"],
       exitCode: 3 as number | undefined,
     };
-    const proxied = new http.Agent({ keepAlive: true });
-    http.globalAgent = proxied;
+    const node = nodeSwitch();
+    expect(useEnvProxy(engineEnv, "linux", node.http)).toBeNull();
+    expect(https.globalAgent).not.toBe(agents.https);
     const piEnv = { PATH: "/bin", PI_SKIP_VERSION_CHECK: "1", NODE_OPTIONS: "", HTTPS_PROXY: "http://proxy.invalid:3128" };
     becomePiProcess(target, piEnv, ["node", "cli.js", "-p", "hi"]);
     expect(target.env).toEqual(piEnv);
     expect(target.argv).toEqual(["node", "cli.js", "-p", "hi"]);
-    expect(target.execArgv).toEqual([]);
     expect(target.exitCode).toBeUndefined();
-    expect(http.globalAgent).not.toBe(proxied);
-    const { options } = http.globalAgent as unknown as { options: Record<string, unknown> };
-    expect(options).toMatchObject({ keepAlive: true, scheduling: "lifo", timeout: 5000 });
-    expect(options.proxyEnv).toBeUndefined();
+    expect(node.calls).toEqual(["set http://proxy.invalid:3128", "restore"]);
+    expect(http.globalAgent).toBe(agents.http);
+    expect(https.globalAgent).toBe(agents.https);
+    expect((https.globalAgent as unknown as { options: Record<string, unknown> }).options.proxyEnv).toBeUndefined();
+    // Once: the full engine after the launch part, or the installer after the single executable's main, finds it done.
+    expect(useEnvProxy(engineEnv, "linux", node.http)).toBeNull();
+    expect(node.calls).toHaveLength(2);
   });
 
-  it("leaves the global agents alone when no proxy variable is set: their settings name no proxy, as Node's plain ones", () => {
+  it("loads nothing for proxies and leaves the global agents alone when no proxy variable is set", () => {
     const agent = http.globalAgent;
-    becomePiProcess({ env: {}, argv: [], execArgv: ["--use-env-proxy"] }, { PATH: "/bin" }, ["node", "cli.js"]);
+    const node = nodeSwitch();
+    expect(useEnvProxy({ PATH: "/bin", HTTP_PROXY: "", Http_Proxy: "http://ignored-on-posix:1" }, "linux", node.http)).toBeNull();
+    becomePiProcess({ env: {}, argv: [] }, { PATH: "/bin" }, ["node", "cli.js"]);
+    expect(node.calls).toEqual([]);
     expect(http.globalAgent).toBe(agent);
   });
 
-  it("keeps the global agents when the user asked Node for proxy settings (NODE_USE_ENV_PROXY=1), as a fresh Node would", () => {
+  it("gives back the agents Node made when it started (a user's NODE_USE_ENV_PROXY=1 gave them the proxy), as a fresh Node would have them", () => {
     const theirs = new http.Agent({ keepAlive: true });
     http.globalAgent = theirs;
-    becomePiProcess({ env: {}, argv: [], execArgv: [] }, { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "http://proxy.invalid:3128" }, ["node", "cli.js"]);
+    const env = { NODE_USE_ENV_PROXY: "1", HTTP_PROXY: "http://proxy.invalid:3128" };
+    const node = nodeSwitch();
+    expect(useEnvProxy(env, "linux", node.http)).toBeNull();
+    expect(http.globalAgent).not.toBe(theirs);
+    becomePiProcess({ env: {}, argv: [] }, env, ["node", "cli.js"]);
     expect(http.globalAgent).toBe(theirs);
+  });
+
+  it("a proxy variable Node cannot use is refused with its sentence, and nothing is switched", () => {
+    const node = nodeSwitch();
+    const refused = useEnvProxy({ HTTP_PROXY: "http://carol:Kq7w#Vz3x@127.0.0.1:1" }, "linux", node.http);
+    expect(refused).toMatch(/^HTTP_PROXY is not a proxy URL Node can use: /);
+    expect(refused).not.toMatch(/Kq7w|Vz3x/);
+    expect(node.calls).toEqual([]);
+    // The same sentence again for the next entry of this process.
+    expect(useEnvProxy({}, "linux", node.http)).toBe(refused);
   });
 });

@@ -14,12 +14,12 @@ describe("setupCommand", () => {
     expect(setupCommand(layout, "4.1.0-1.6.0")).toEqual({ command: "/home/ana/.gentle-shell/bin/gentle-shell", args: ["setup"] });
   });
 
-  it("is the version's engine on our node on Windows, with the engine's flags", () => {
+  it("is the version's engine on our node on Windows, with no Node option (the engine turns proxy support on itself)", () => {
     const prefix = "C:/Users/ana/AppData/Local/gentle-shell";
     const layout = prefixLayout({ home: "C:/Users/ana", platform: "win32", pins: productionPins, windowsPrefix: prefix });
     expect(setupCommand(layout, "4.1.0-1.6.0")).toEqual({
       command: `${prefix}/runtime/node-24.21.0/node.exe`,
-      args: ["--use-env-proxy", `${prefix}/versions/4.1.0-1.6.0/.gentle-shell/engine.cjs`, "--gentle-shell-engine", "setup"],
+      args: [`${prefix}/versions/4.1.0-1.6.0/.gentle-shell/engine.cjs`, "--gentle-shell-engine", "setup"],
     });
   });
 });

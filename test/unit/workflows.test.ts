@@ -87,7 +87,7 @@ describe("ci.yml", () => {
 });
 
 describe("tests that put a Node into a prefix", () => {
-  it("take the pinned Node from the toolchain, never the Node running the test (setup-node's Node 20 refuses the launcher's --use-env-proxy)", () => {
+  it("take the pinned Node from the toolchain, never the Node running the test (setup-node's Node 20 has no http.setGlobalProxyFromEnv for the engine)", () => {
     for (const dir of ["wine", "windows", "lanes"]) {
       for (const name of readdirSync(join(REPO_ROOT, "test", dir)).filter((n) => n.endsWith(".ts"))) {
         const text = readFileSync(join(REPO_ROOT, "test", dir, name), "utf8");

@@ -6,14 +6,14 @@
  * parentheses, and % where cmd.exe can say it (a probe). The .cmd is the real one (ensureLauncher), cmd.exe
  * is Wine's (or Windows'), and node.exe is the pinned Node 24.21.0 from the
  * toolchain, whatever Node runs this file (windows-latest's setup-node gives
- * Node 20, which refuses the launcher's --use-env-proxy); the version's
+ * Node 20, which has no http.setGlobalProxyFromEnv for the engine); the version's
  * engine is a stand-in that reports what it was given.
  */
 import { promises as fs, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ENGINE_FLAG, ENGINE_NODE_OPTIONS } from "../../src/core/engine-flags";
+import { ENGINE_FLAG } from "../../src/core/engine-flags";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { activateVersion } from "../../src/install/activate";
 import { ensureLauncher, NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
@@ -162,7 +162,7 @@ describe("the other spawn forms the product uses on Windows", () => {
     expect(s.code, s.stderr).toBe(0);
     expect(report(s.stdout).argv).toEqual([ENGINE_FLAG, "setup"]);
     const engine = join(layout.versions, ID, ENGINE_PATH);
-    const v = await run(layout.node, [...ENGINE_NODE_OPTIONS, engine, ENGINE_FLAG, "--version"], {
+    const v = await run(layout.node, [engine, ENGINE_FLAG, "--version"], {
       env: { ...env(), GENTLE_SHELL_VERIFY_VERSION: ID },
       timeoutMs: 60_000,
     });
