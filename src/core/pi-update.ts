@@ -15,6 +15,7 @@
 import { distributionFiles, type VersionProject } from "./distribution";
 import { versionId } from "./layout";
 import { compareVersions, isExactVersion } from "./versions";
+import { peerAllows, type PiPeer } from "./pi-peer-range";
 
 export type UpdateForm =
   | { kind: "pass" }
@@ -80,21 +81,30 @@ export function classifyUpdate(args: readonly string[]): UpdateForm {
 /**
  * The newest published stable Pi in the registry's package document: the
  * highest exact version without a pre-release part, passing over deprecated
- * ones. `dist-tags.latest` is not trusted to be it: it may name a
+ * ones and, given the active gentle-pi's peer range for Pi, the ones outside
+ * it. `dist-tags.latest` is not trusted to be it: it may name a
  * pre-release, or lag behind.
  */
-export function newestStablePi(packument: unknown): string {
+export function newestStablePi(packument: unknown, peer?: PiPeer): string {
   const versions = packument && typeof packument === "object" ? (packument as { versions?: unknown }).versions : undefined;
   let newest: string | null = null;
+  let newestAny: string | null = null;
   if (versions && typeof versions === "object") {
     for (const [version, meta] of Object.entries(versions as Record<string, unknown>)) {
       if (!isExactVersion(version) || version.includes("-")) continue;
       if (meta && typeof meta === "object" && (meta as { deprecated?: unknown }).deprecated) continue;
+      if (newestAny === null || compareVersions(version, newestAny) > 0) newestAny = version;
+      if (peer && !peerAllows(peer, version)) continue;
       if (newest === null || compareVersions(version, newest) > 0) newest = version;
     }
   }
-  if (newest === null) throw new Error("the registry lists no stable Pi release (an exact version such as 1.2.3 that is not deprecated); nothing was changed");
-  return newest;
+  if (newestAny === null)
+    throw new Error("the registry lists no stable Pi release (an exact version such as 1.2.3 that is not deprecated); nothing was changed");
+  if (newest !== null) return newest;
+  // Only a peer range passes over every stable release.
+  throw new Error(
+    `no stable Pi release satisfies the active gentle-pi ${peer?.shell}'s peer range for Pi (${peer?.range}; the newest stable Pi is ${newestAny}); nothing was changed`,
+  );
 }
 
 /** gentle-pi `shell` with Pi `pi` and no lockfile: pnpm resolves the pair (what installVersion installs). */
