@@ -26,6 +26,7 @@ import { removeOwnFolder } from "../io/own-dir";
 import { configuredRegistry } from "../install/npm-registry";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { packageDocument } from "../install/release-fetch";
+import { activePiPeer } from "../install/pi-peer";
 import { installVersion, versionState } from "../install/version-install";
 import { ENGINE_PATH } from "../install/engine-start";
 import { rememberedSource } from "../install/install-source";
@@ -67,7 +68,10 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   // The registry pnpm installs Pi from: its scope's, else the configured one.
   const configured = await configuredRegistry(layout, npmrc, env);
   const registry = packageRegistry(npmrc, PI_PACKAGE, configured, env);
-  const newest = newestStablePi(await packageDocument(registry, npmrc, env, PI_PACKAGE));
+  // Only a Pi the active gentle-pi's peer range allows (read before the registry: a range nothing
+  // satisfies, or a gentle-pi that cannot be read, changes nothing).
+  const peer = await activePiPeer(layout, install.id, shell);
+  const newest = newestStablePi(await packageDocument(registry, npmrc, env, PI_PACKAGE), peer);
   if (newest === install.pi) {
     out(`Pi ${newest} is the newest published Pi; Gentle Shell ${shell} with Pi ${newest} is already current, nothing was changed.`);
     return;
