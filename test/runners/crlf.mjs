@@ -4,7 +4,8 @@
  * on Windows, actions/checkout on windows-latest without .gitattributes):
  * every text file's line endings become CRLF. A file is text when its first
  * 8,000 bytes hold no NUL byte, Git's own test. node_modules and .git are left
- * as they are.
+ * as they are, and so is .ci: its scripts are what runs the replay (bash reads
+ * a CR as part of each line), not what the replay is about.
  *
  *   node test/runners/crlf.mjs <folder>    # prints how many files it changed
  */
@@ -20,7 +21,7 @@ if (!root) {
 let changed = 0;
 const walk = (dir) => {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === "node_modules" || entry.name === ".git") continue;
+    if (entry.name === "node_modules" || entry.name === ".git" || entry.name === ".ci") continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) walk(path);
     else if (entry.isFile()) {

@@ -19,15 +19,18 @@ import {
   appendFileSync,
   chmodSync,
   chownSync,
+  closeSync,
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   realpathSync,
   renameSync,
   rmSync,
   statSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -41,6 +44,8 @@ export type Capability =
   | "posix-path-scratch"
   | "owners"
   | "immutable-files"
+  | "undeletable-files"
+  | "replace-open-files"
   | "short-names"
   | "noexec-mounts";
 
@@ -53,6 +58,9 @@ const REASONS: Record<Capability, string> = {
   owners: "needs to give a file to another user (chown, as root), and this process cannot",
   "immutable-files":
     "needs a file that a rename cannot replace (chattr +i as root on Linux, chflags uchg on macOS, read-only on Windows), and this machine cannot make one",
+  "undeletable-files":
+    "needs a file that an unlink refuses (chattr +i as root on Linux, chflags uchg on macOS; Node removes a read-only file on Windows), and this machine cannot make one",
+  "replace-open-files": "needs to rename a file over one that is open, which this file system refuses (Windows)",
   "short-names": "needs 8.3 short names (RUNNER~1), which this file system does not give",
   "noexec-mounts": "needs a mount namespace of its own (unshare -m) in which a folder is mounted noexec, and this process cannot make one",
 };
@@ -148,6 +156,33 @@ const PROBES: Record<Capability, () => boolean> = {
         return true;
       } finally {
         setImmutable(target, false);
+      }
+    }, false),
+  "undeletable-files": () =>
+    inScratch((dir) => {
+      const target = join(dir, "target");
+      writeFileSync(target, "x");
+      if (!setImmutable(target, true)) return false;
+      try {
+        unlinkSync(target);
+        return false;
+      } catch {
+        return true;
+      } finally {
+        setImmutable(target, false);
+      }
+    }, false),
+  "replace-open-files": () =>
+    inScratch((dir) => {
+      const [target, other] = [join(dir, "target"), join(dir, "other")];
+      writeFileSync(target, "x");
+      writeFileSync(other, "y");
+      const fd = openSync(target, "r");
+      try {
+        renameSync(other, target);
+        return true;
+      } finally {
+        closeSync(fd);
       }
     }, false),
   "short-names": () =>

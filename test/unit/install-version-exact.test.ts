@@ -16,6 +16,7 @@ import { prefixLayout } from "../../src/core/layout";
 import { unlockedProject } from "../../src/core/pi-update";
 import { installVersion, VERSION_MARKER } from "../../src/install/version-install";
 import { productionPins } from "../../src/pins/production";
+import { requires } from "../support/capabilities";
 
 const roots: string[] = [];
 const children: ChildProcess[] = [];
@@ -51,7 +52,9 @@ async function prefix(packages: Record<string, string | null>) {
 const PI = "@earendil-works/pi-coding-agent";
 
 describe("installVersion checks the exact pair after pnpm", () => {
-  it("installs when pnpm gave exactly gentle-pi 4.1.0 and Pi 1.6.0 (the stand-in works)", async () => {
+  it("installs when pnpm gave exactly gentle-pi 4.1.0 and Pi 1.6.0 (the stand-in works)", async (ctx) => {
+    // Its stand-ins are POSIX programs (sh scripts, a POSIX layout's bin/node).
+    requires(ctx, "posix-shell");
     const { layout, dir } = await prefix({ "gentle-pi": "4.1.0", [PI]: "1.6.0" });
     expect((await installVersion({ layout, distribution: project, env, engine })).status).toBe("installed");
     expect(readFileSync(join(dir, VERSION_MARKER), "utf8")).toBe(`${id}\n`);
@@ -62,7 +65,9 @@ describe("installVersion checks the exact pair after pnpm", () => {
     ["a different Pi", { "gentle-pi": "4.1.0", [PI]: "1.6.1" }, `after pnpm ran, ${PI} is 1.6.1; the version pins 1.6.0 exactly`],
     ["no Pi at all", { "gentle-pi": "4.1.0", [PI]: null }, `after pnpm ran, ${PI} is missing; the version pins 1.6.0 exactly`],
   ] as const) {
-    it(`refuses ${what}, and removes the folder it claimed`, async () => {
+    it(`refuses ${what}, and removes the folder it claimed`, async (ctx) => {
+      // Its stand-ins are POSIX programs (sh scripts, a POSIX layout's bin/node).
+      requires(ctx, "posix-shell");
       const { layout, ran, dir } = await prefix(packages);
       await expect(installVersion({ layout, distribution: project, env, engine })).rejects.toThrow(said);
       expect(existsSync(ran)).toBe(true);
@@ -91,7 +96,9 @@ describe("installVersion and an unfinished install", () => {
     expect(readFileSync(join(dir, "half-written"), "utf8")).toBe("theirs");
   });
 
-  it("a gone process's install is removed and installed again", async () => {
+  it("a gone process's install is removed and installed again", async (ctx) => {
+    // Its stand-ins are POSIX programs (sh scripts, a POSIX layout's bin/node).
+    requires(ctx, "posix-shell");
     const { layout, ran, dir } = await prefix({ "gentle-pi": "4.1.0", [PI]: "1.6.0" });
     const gone = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
     await new Promise((resolve) => gone.on("exit", resolve));

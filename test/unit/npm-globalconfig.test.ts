@@ -15,6 +15,7 @@ import { prefixLayout } from "../../src/core/layout";
 import { configuredRegistry } from "../../src/install/npm-registry";
 import { userRegistrySettings, writeNpmrcAuth } from "../../src/install/npm-settings";
 import { productionPins } from "../../src/pins/production";
+import { requires } from "../support/capabilities";
 
 const roots: string[] = [];
 afterEach(async () => {
@@ -45,7 +46,9 @@ async function npmSteps(layout: ReturnType<typeof prefixLayout>, env: Record<str
 }
 
 describe("npm's global config file", () => {
-  it("is not created by the npm-settings step or npm's registry answer", async () => {
+  it("is not created by the npm-settings step or npm's registry answer", async (ctx) => {
+    // Its stand-ins are POSIX programs (sh scripts, a POSIX layout's bin/node).
+    requires(ctx, "posix-shell");
     const { layout, env } = await scratch();
     const registry = await npmSteps(layout, env);
     expect(registry).toMatch(/^https?:\/\/.+\/$/);
@@ -55,7 +58,9 @@ describe("npm's global config file", () => {
     expect(await fs.readdir(join(layout.prefix, "npm"))).not.toContain("npmrc");
   });
 
-  it("a file already there is left byte for byte, its mtime too", async () => {
+  it("a file already there is left byte for byte, its mtime too", async (ctx) => {
+    // Its stand-ins are POSIX programs (sh scripts, a POSIX layout's bin/node).
+    requires(ctx, "posix-shell");
     const { layout, env } = await scratch();
     await fs.mkdir(dirname(layout.npm.globalconfig), { recursive: true, mode: 0o700 });
     const theirs = "; someone's global npm settings\nfund=false\n";

@@ -16,6 +16,7 @@ import { prefixLayout } from "../../../src/core/layout";
 import { engramLaunchEnvironment } from "../../../src/engine/engram/launch";
 import { ensureLauncher } from "../../../src/install/launcher";
 import { productionPins } from "../../../src/pins/production";
+import { requires } from "../../support/capabilities";
 
 const roots: string[] = [];
 afterEach(async () => {
@@ -57,7 +58,9 @@ describe("the Engram guard on Windows", () => {
     expect(existsSync(layout.guard)).toBe(false);
   });
 
-  it("fails closed: ENGRAM_BIN names the unwritten guard, memory is disabled, and a spawn of it fails without running any engram", async () => {
+  it("fails closed: ENGRAM_BIN names the unwritten guard, memory is disabled, and a spawn of it fails without running any engram", async (ctx) => {
+    // Its stand-ins are POSIX programs (sh scripts, a POSIX layout's bin/node).
+    requires(ctx, "posix-shell");
     const { layout, decoys, ran } = await windowsPrefix();
     await ensureLauncher(layout);
     const env = { Path: decoys, PATH: decoys, USERPROFILE: layout.home };
