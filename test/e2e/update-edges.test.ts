@@ -72,6 +72,18 @@ const versions = async (i: Installed) => (await fs.readdir(join(i.prefix, "versi
 const current = (i: Installed) => fs.readlink(join(i.prefix, "current"));
 const versionLines = async (i: Installed) => (await gs(i, ["--version"])).stdout.split("\n").slice(0, 2);
 
+/**
+ * The active gentle-pi's peer range for Pi set to `range` (the fixture declares "*"): its installed
+ * package.json is replaced by a new file, never written in place, so no other copy sharing its inode changes.
+ */
+async function setPiPeer(i: Installed, range: string): Promise<void> {
+  const file = join(i.prefix, "versions", active.id, "node_modules", "gentle-pi", "package.json");
+  const manifest = JSON.parse(await fs.readFile(file, "utf8"));
+  manifest.peerDependencies = { ...manifest.peerDependencies, "@earendil-works/pi-coding-agent": range };
+  await fs.writeFile(`${file}.new`, `${JSON.stringify(manifest, null, 2)}\n`);
+  await fs.rename(`${file}.new`, file);
+}
+
 describe.concurrent("gentle-shell update, edges", () => {
   it("changes nothing when the newest stable Pi is older or the active one (latest a pre-release), and removes a new pair that fails its launcher check", async () => {
     const i = await installed(f, { release: active.shell });
@@ -111,6 +123,34 @@ describe.concurrent("gentle-shell update, edges", () => {
     expect(await versions(i)).toEqual([active.id]);
     expect(existsSync(join(i.prefix, "tmp"))).toBe(false);
     expect(await versionLines(i)).toEqual([`gentle-shell ${active.shell}`, `pi ${active.pi}`]);
+  });
+
+  it("takes the newest stable Pi inside the active gentle-pi's peer range for Pi, and changes nothing when no release is inside it", async () => {
+    const i = await installed(f, { release: active.shell });
+    const scope = await piScopeRegistry(i);
+    await scope.publishPi(active.pi);
+    await scope.publishPi("1.6.5");
+    await scope.publishPi("1.7.0");
+
+    // A range no published stable Pi satisfies: one sentence, exit 1, nothing installed.
+    await setPiPeer(i, ">=2.0.0");
+    const none = await gs(i, ["update"]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe("");
+    expect(none.stderr).toBe(
+      `gentle-shell: no stable Pi release satisfies the active gentle-pi ${active.shell}'s peer range for Pi (>=2.0.0; the newest stable Pi is 1.7.0); nothing was changed\n`,
+    );
+    expect(await versions(i)).toEqual([active.id]);
+
+    // ~1.6.0 allows 1.6.5 and not the newer 1.7.0 (which an update ignoring the range would take).
+    await setPiPeer(i, "~1.6.0");
+    const up = await gs(i, ["update"]);
+    expect(up.stderr).toBe("");
+    expect(up.code).toBe(0);
+    expect(up.stdout).toContain(`Gentle Shell ${active.shell} with Pi 1.6.5 is now current (was ${active.id}).`);
+    expect(up.stdout).not.toContain("1.7.0");
+    expect(await current(i)).toBe(`versions/${active.shell}-1.6.5`);
+    expect(await versionLines(i)).toEqual([`gentle-shell ${active.shell}`, "pi 1.6.5"]);
   });
 
   it("a second update waits on the install lock and names who it waits for; it stops when current moved meanwhile, else it proceeds", async () => {
