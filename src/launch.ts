@@ -23,6 +23,8 @@ declare const __dirname: string;
 declare const require: (id: string) => unknown;
 
 const args = process.argv.slice(2);
+// This process, built once (src/io/host.ts); the full engine builds its own.
+const host = processHost();
 
 /** The whole engine, run as if the launcher had started it. */
 function fullEngine(): void {
@@ -34,10 +36,12 @@ async function launch(): Promise<void> {
   // Node's proxy support, before any request (./io/env-proxy.ts; the full engine finds it done).
   const proxyRefused = useEnvProxy();
   if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
-  const code = await runEngine(args.slice(1), processHost(), "launch");
+  const code = await runEngine(args.slice(1), host, "launch");
   if (code === FULL_ENGINE) return fullEngine();
   // Once Pi runs in this process, the exit code is Pi's.
   if (typeof code === "number") process.exitCode = code;
 }
 
-launch().catch((error: unknown) => reportFailure(error, "gentle-shell"));
+launch().catch((error: unknown) => {
+  process.exitCode = reportFailure(error, "gentle-shell", host);
+});

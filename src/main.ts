@@ -14,10 +14,10 @@ const args = process.argv.slice(2);
 const speaker = args[0] === ENGINE_FLAG || args[0] === INTERNAL_FLAG ? "gentle-shell" : "gentle-shell-setup";
 /** Node's proxy support, before any request (./io/env-proxy.ts); a variable Node cannot use is refused below. */
 const proxyRefused = useEnvProxy();
+// The one Host, passed down to every command (src/io/host.ts); a failure is reported on it too.
+const host = processHost();
 
 async function main(): Promise<void> {
-  // The one Host, passed down to every command (src/io/host.ts).
-  const host = processHost();
   if (proxyRefused !== null && (args[0] === INTERNAL_FLAG || args[0] === ENGINE_FLAG)) throw new UserError(proxyRefused, EXIT.usage);
   if (args[0] === INTERNAL_FLAG) {
     const { runInternal } = await import("./engine/internal");
@@ -36,4 +36,6 @@ async function main(): Promise<void> {
   await runInstallerCli(args, host, proxyRefused);
 }
 
-main().catch((error: unknown) => reportFailure(error, speaker));
+main().catch((error: unknown) => {
+  process.exitCode = reportFailure(error, speaker, host);
+});

@@ -1,5 +1,4 @@
 /** The installer's command line: one file per command, wiring only. */
-import { printBlock } from "../io/console";
 import type { Host } from "../io/host";
 import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
@@ -46,6 +45,11 @@ export async function topHelpText(): Promise<string> {
   return `${await renderUsage(main)}\n\nRun \`gentle-shell-setup install --help\` for the install options.\n\n${helpEpilogue()}`;
 }
 
+/** A block that ends with its own newline (a help text), printed as it is. */
+function printBlock(host: Host, text: string): void {
+  host.out(text.endsWith("\n") ? text.slice(0, -1) : text);
+}
+
 /** citty colours its usage text; plain text where the host's one colour decision says no. */
 function plain(text: string, color: boolean): string {
   // eslint-disable-next-line no-control-regex
@@ -81,7 +85,7 @@ export async function runInstallerCli(args: string[], host: Host, proxyRefused: 
     return;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
-    printBlock(plain(await topHelpText(), host.color));
+    printBlock(host, plain(await topHelpText(), host.color));
     return;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
@@ -94,7 +98,7 @@ export async function runInstallerCli(args: string[], host: Host, proxyRefused: 
   const words = args.indexOf("--") === -1 ? args : args.slice(0, args.indexOf("--"));
   if (words.includes("--help") || words.includes("-h")) {
     const parent = defineCommand({ meta: { name: parentName, version: SETUP_VERSION } });
-    printBlock(plain(await renderUsage(def, parent), host.color) + helpEnd(path[0]!));
+    printBlock(host, plain(await renderUsage(def, parent), host.color) + helpEnd(path[0]!));
     return;
   }
   // Help needs no request; any command may make one.

@@ -1,6 +1,6 @@
 /**
  * --json for `install`, `bundle`, `status` and `uninstall` (issue 14): the command runs
- * with its lines on stderr (src/io/console.ts, documentStdout), fills in its
+ * with its lines on stderr (the Host's documentStdout, src/io/host.ts), fills in its
  * fields, and one document (src/core/json-result.ts, schema in
  * ./schema/result.schema.json) is written on stdout at the end, whether it
  * succeeded, failed, or was refused as a usage error. A thrown error goes on
@@ -9,7 +9,6 @@
 import { EXIT, isBug, UserError } from "../core/errors";
 import { tildifyText } from "../core/layout";
 import { resultDocument, resultText, type ResultCommand } from "../core/json-result";
-import { documentStdout } from "../io/console";
 import type { Host } from "../io/host";
 
 const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status", "uninstall"];
@@ -31,7 +30,7 @@ export function documentError(host: Host, message: string): void {
 export async function runWithJson(command: ResultCommand, host: Host, body: (host: Host) => Promise<void>): Promise<void> {
   const jsonHost = host.withMode({ json: true });
   const run = jsonHost.document!;
-  const stdout = documentStdout();
+  const stdout = host.documentStdout();
   let thrown: unknown = null;
   let failed = false;
   try {

@@ -12,7 +12,6 @@
  * with this binary's own self-uninstall: the same plan, checks and lock, so
  * an interrupted uninstall is never finished by reinstalling.
  */
-import { stdoutForChild } from "../io/console";
 import type { Host } from "../io/host";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
@@ -122,7 +121,7 @@ async function handOver(layout: Layout, forwarded: string[], host: Host): Promis
   }
   return new Promise((resolve) => {
     const child = spawn(command, argv, {
-      stdio: ["inherit", stdoutForChild(), "inherit"],
+      stdio: ["inherit", host.stdoutForChild(), "inherit"],
       env: childEnv as NodeJS.ProcessEnv,
       cwd: layout.home,
       windowsHide: false,

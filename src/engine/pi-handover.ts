@@ -43,12 +43,12 @@
  */
 import { flushCompileCache } from "node:module";
 import { pathToFileURL } from "node:url";
-import { EXIT, type Output } from "../core/errors";
+import { EXIT } from "../core/errors";
 import { systemStoreOptions, type Env } from "../core/environment";
 import { piStartPlan } from "../core/pi-start";
 import { handBackEnvProxy } from "../io/env-proxy";
 import { closeIdleConnections } from "../io/idle-connections";
-import { releaseStreams } from "../io/console";
+import type { Host } from "../io/host";
 import type { Platform } from "../core/layout";
 
 /** What runEngine returns once Pi owns this process: main.ts sets no exit code after it. */
@@ -69,7 +69,10 @@ export interface PiStartRequest {
 
 type Execve = (file: string, args: string[], env: Env) => never;
 
-export async function startPi(request: PiStartRequest, io: Output): Promise<number | HandedToPi> {
+/** What the hand-over needs of the Host: a line for a failure, and its streams to give back to Pi. */
+export type PiStartHost = Pick<Host, "err" | "releaseStreams">;
+
+export async function startPi(request: PiStartRequest, io: PiStartHost): Promise<number | HandedToPi> {
   const execve = (process as unknown as { execve?: Execve }).execve;
   const plan = piStartPlan({
     platform: request.platform,
@@ -100,9 +103,9 @@ export async function startPi(request: PiStartRequest, io: Output): Promise<numb
 }
 
 /** Make this process the one `node cli.js <args>` would be, then load Pi's CLI into it. */
-async function piInThisProcess(request: PiStartRequest, io: Output): Promise<number | HandedToPi> {
+async function piInThisProcess(request: PiStartRequest, io: PiStartHost): Promise<number | HandedToPi> {
   const { piCli, args, env } = request;
-  becomePiProcess(process, env, [process.argv[0] ?? request.node, piCli, ...args]);
+  becomePiProcess(process, env, [process.argv[0] ?? request.node, piCli, ...args], io);
   try {
     await import(pathToFileURL(piCli).href);
   } catch (error) {
@@ -119,12 +122,13 @@ export interface PiProcessParts {
   exitCode?: number | string | null | undefined;
 }
 
-export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[]): void {
+/** `host`: the Host whose EPIPE guard comes off this process's streams. */
+export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[], host: Pick<Host, "releaseStreams">): void {
   for (const key of Object.keys(target.env)) if (env[key] === undefined) delete target.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) target.env[key] = value;
   target.argv = argv;
   target.exitCode = undefined;
   closeIdleConnections();
-  releaseStreams();
+  host.releaseStreams();
   handBackEnvProxy();
 }

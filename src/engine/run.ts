@@ -114,15 +114,14 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   }
   // Help: Gentle Shell's own commands, then Pi's help, flushed first in case a fresh Node replaces this process.
   if (launch.printsMainHelp) {
-    const { stdoutFlushed } = await import("../io/console");
     io.out(shellHelpLines().join("\n"));
-    await stdoutFlushed();
+    await host.stdoutFlushed();
   }
   // Pi in this process when it can be, else in a fresh Node (./pi-handover.ts, ../core/pi-start.ts).
   const { startPi } = await import("./pi-handover");
   const request = { node: install.layout.node, piCli: install.piCli, args: piArguments(install, args), env: childEnv, platform: host.platform, startEnv: env };
   stepMark("launch: start pi", env);
-  return startPi(request, io);
+  return startPi(request, host);
 }
 
 /** Our npm shim and Pi's npmCommand pointing at it; false (with one line said) when Pi's setting could not be made. */

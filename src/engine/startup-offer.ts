@@ -7,7 +7,6 @@
 import { EXIT } from "../core/errors";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
-import { terminalPanel } from "../io/terminal-panel";
 import { keyPress, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
 import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";
 import { readTextOrNull } from "../io/files";
@@ -52,9 +51,9 @@ async function askRegistry(install: BundledInstall, env: Env, ms: number): Promi
 }
 
 /** The rose-coloured panel (when the host has colours) with its three choices; "cancel" for Ctrl+C. */
-function choose(current: string, latest: string, color: boolean): Promise<Choice | "cancel"> {
-  const rose = (s: string) => (color ? `\u001b[38;5;211m${s}\u001b[39m` : s);
-  return terminalPanel<Choice | "cancel">(
+function choose(current: string, latest: string, host: Pick<Host, "color" | "panel">): Promise<Choice | "cancel"> {
+  const rose = (s: string) => (host.color ? `\u001b[38;5;211m${s}\u001b[39m` : s);
+  return host.panel<Choice | "cancel">(
     {
       lines: (selected) => {
         const lines = panelLines(current, latest, selected);
@@ -88,7 +87,7 @@ export async function startupOffer(install: BundledInstall, host: Host, args: st
   const { config, path: configPath } = file;
   const latest = await latestWithin(install, env, OFFER_BUDGET_MS);
   if (!shouldOffer(install.shell, latest, config)) return null;
-  const choice = await choose(install.shell, latest, host.color);
+  const choice = await choose(install.shell, latest, host);
   if (choice === "cancel") {
     io.err("gentle-shell: cancelled.");
     // At once: an idle keep-alive connection to the registry must not hold the exit back.

@@ -42,8 +42,11 @@ export interface InstallOptions {
   layout: Layout;
   pins: Pins;
   target: Target;
-  /** This process (src/io/host.ts): its environment, its lines, and its download progress (none when quiet). */
-  host: Pick<Host, "env" | "out" | "progress">;
+  /**
+   * This process (src/io/host.ts): its environment, its lines, its download progress (none when quiet), and the
+   * stdout the setup step's child gets (stderr's under --json).
+   */
+  host: Pick<Host, "env" | "out" | "err" | "progress" | "stdoutForChild">;
   /** --source: "official" (default), a mirror URL or an offline folder. */
   source?: string;
   /** --release: an exact Gentle Shell version; default the registry's latest. */
@@ -195,7 +198,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
         // Our npm is there now: an install that has not asked it for the registry (an offline bundle, the registry in no
         // npm settings) asks it while pnpm runs, rather than after the PATH step.
         state.registryRecorded = recordedRegistry(layout, state.npmrc, env, 60_000).catch(() => null);
-        const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose });
+        const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose ? host.err : undefined });
         state.installed = installed;
         const { shell, pi } = installed.distribution.manifest;
         const where = `gentle-pi ${shell} with Pi ${pi} ${installed.status} in versions/${installed.id}`;
@@ -273,7 +276,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   else await state.registryRecorded;
   if (ok) await options.installed?.();
   if (mode === "run" && ok) {
-    const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id }) };
+    const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id, host }) };
     // Gentle AI's own output follows, on the inherited terminal.
     host.out(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
     setup = (await runPlan([setupStep], layout.home, options.report))[0]!;

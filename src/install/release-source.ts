@@ -20,6 +20,7 @@ import { installBundleVersion } from "./offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
 import { type FetchedRelease, fetchRelease, latestRelease } from "./release-fetch";
 import { installVersion, type Alongside, type InstallVersionOutcome } from "./version-install";
+import type { Echo } from "../io/process";
 
 /** An offline bundle (a folder holding offline-bundle.json), or the network: the official downloads or a mirror (a plain folder too). */
 export type ReleaseOrigin = { kind: "bundle"; bundle: OfflineBundle } | { kind: "online"; source: Source };
@@ -97,7 +98,7 @@ export interface InstalledRelease {
  */
 export async function installRelease(
   opened: OpenedRelease,
-  options: { layout: Layout; env: Env; go: boolean; echo?: boolean; project?: VersionProject; alongside?: Alongside },
+  options: { layout: Layout; env: Env; go: boolean; echo?: Echo; project?: VersionProject; alongside?: Alongside },
 ): Promise<InstalledRelease> {
   const { layout, env, go, echo } = options;
   const { origin, release, packages } = opened;

@@ -17,7 +17,7 @@ import { ENGINE_FLAG } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { ENGINE_PATH } from "./engine-start";
-import { stdoutForChild } from "../io/console";
+import type { Host } from "../io/host";
 
 /** What the user runs to set up again. */
 export const SETUP_COMMAND = "gentle-shell setup";
@@ -31,12 +31,13 @@ export function setupCommand(layout: Layout, id: string): { command: string; arg
 }
 
 /** Run `gentle-shell setup` for version `id` in the setup environment; rejects with one sentence when it fails. */
-export function runSetupStep(layout: Layout, options: { env: Env; id: string }): Promise<string> {
+/** `host`: asked for the child's stdout as it starts (stderr's while stdout is a --json document's). */
+export function runSetupStep(layout: Layout, options: { env: Env; id: string; host: Pick<Host, "stdoutForChild"> }): Promise<string> {
   const { command, args } = setupCommand(layout, options.id);
   const env = setupEnvironment(layout, { env: options.env, id: options.id });
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
-      stdio: ["inherit", stdoutForChild(), "inherit"],
+      stdio: ["inherit", options.host.stdoutForChild(), "inherit"],
       env: env as NodeJS.ProcessEnv,
       cwd: layout.home,
       windowsHide: false,

@@ -18,7 +18,7 @@ import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } fro
 import { offlinePnpmEnvironment, pnpmEnvironment, type Env } from "../core/environment";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";
-import { outputTail, run, type RunResult } from "../io/process";
+import { type Echo, outputTail, run, type RunResult } from "../io/process";
 import { redactText } from "../core/secrets";
 import { ensureOwnDir, removeOwnFolder } from "../io/own-dir";
 import { isDiskFull } from "../core/space-need";
@@ -73,7 +73,8 @@ export interface InstallVersionOptions {
   engine: string | Buffer;
   /** Put our Go on PATH (Windows). */
   go?: boolean;
-  echo?: boolean;
+  /** pnpm's output as it arrives (verbose installs). */
+  echo?: Echo;
   /**
    * An offline bundle's install: the only registry pnpm knows is this
    * loopback one serving the bundle's tarballs (no scope registry, no

@@ -1,15 +1,18 @@
 /**
  * The Host (issue 26): this process as every command sees it, built once in
- * src/main.ts and passed down, as rustup passes its Process. It carries the
- * environment, the platform and the home; the lines out (./console.ts, the one
- * channel, every line masked); the one question, the one progress reporter and
- * the one colour decision; and the run's mode, quiet or --json. A --json run
- * is a Host whose questions go to stderr, with the channel's document mode
- * (./console.ts documentStdout) keeping stdout for the document alone.
+ * src/main.ts (and src/launch.ts) and passed down, as rustup passes its
+ * Process. It carries the environment, the platform and the home; the lines
+ * out (its own channel, ./console.ts, every line masked); the one question,
+ * the one progress reporter, the offer's panel and the one colour decision;
+ * and the run's mode, quiet or --json. A --json run is a Host whose questions
+ * go to stderr, with its channel's document mode (documentStdout) keeping
+ * stdout for the document alone. The channel, its EPIPE guard and its
+ * document mode belong to the Host instance (and are shared by its modes).
  *
- * Only the Host's own parts touch the terminal's streams
- * (test/unit/one-channel.test.ts holds that); tests build a Host of their own
- * with test/support/host.ts `testHost`.
+ * This is the one file of src/ that names the process's stdin, stdout and
+ * stderr (with src/sea/main.ts's --version shortcut;
+ * test/unit/one-channel.test.ts holds that); tests build a Host of their own
+ * with test/support/host.ts `testHost`, or this one over streams of theirs.
  */
 import { homedir } from "node:os";
 import { isatty } from "node:tty";
@@ -18,9 +21,10 @@ import type { Output } from "../core/errors";
 import type { Platform } from "../core/layout";
 import { homeOf, hostPlatform } from "../core/machine";
 import { fancyOutput } from "../core/terminal-style";
-import { channel } from "./console";
+import { type DocumentStdout, outputChannel } from "./console";
 import { askLine, type Reply } from "./prompt";
-import { progressFor, type ProgressReporter } from "./progress";
+import { type BarStream, progressFor, type ProgressReporter } from "./progress";
+import { type PanelKeys, terminalPanel } from "./terminal-panel";
 
 export interface HostMode {
   /** --quiet: questions, failures and the result only; no progress. */
@@ -49,37 +53,81 @@ export interface Host extends Output, HostMode {
   ask(question: string, on?: "stdout" | "stderr"): Promise<Reply>;
   /** Download progress: bars on a terminal's stderr, indented lines otherwise, nothing when quiet. */
   progress(): ProgressReporter;
+  /** A panel on the terminal that keys move through (../engine/startup-offer.ts): keys from stdin, drawn masked on stdout. */
+  panel<R>(keys: PanelKeys<R>, initial: number): Promise<R>;
   /** The lines another process of ours sends on stdin, until it ends them (a version's module session, engine/internal.ts). */
   requests(): AsyncIterable<string>;
   /** Under --json, the document being filled in (the same one in every mode of this host); null otherwise. */
   readonly document: JsonDocument | null;
   /** This host for one command whose own flags set the mode. */
   withMode(mode: Partial<HostMode>): Host;
+  /** --json (src/cli/json.ts): from now until restore(), stdout carries only the document, in every mode of this host. */
+  documentStdout(): DocumentStdout;
+  /** What a child that shares our terminal gets as its stdout: ours, or stderr's descriptor while stdout is the document's. */
+  stdoutForChild(): "inherit" | 2;
+  /** Resolves once everything written to stdout so far has been handed to the system (before an execve). */
+  stdoutFlushed(): Promise<void>;
+  /** Before Pi owns this process: the EPIPE guard is taken off its streams, so a closed pipe does to Pi what it does to Pi started directly. */
+  releaseStreams(): void;
 }
 
-/** This process: its environment, its terminal, and the one channel. */
-export function processHost(mode: HostMode = { quiet: false, json: false }, document: JsonDocument | null = null): Host {
+/** The streams a Host speaks through: this process's, or a test's. stdin is made only when something reads it. */
+export interface HostStreams {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  stdin(): NodeJS.ReadStream;
+}
+
+/** This process's streams (reading process.stdin would make the stdin stream, which a launch may never use). */
+function processStreams(): HostStreams {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: () => process.stdin };
+}
+
+/** This process: its environment, its terminal, and a channel of its own over `streams` (the process's unless a test gives others). */
+export function processHost(mode: HostMode = { quiet: false, json: false }, streams: HostStreams = processStreams()): Host {
   const env = process.env as Env;
   const platform = hostPlatform();
-  const doc = mode.json ? (document ?? { fields: {}, error: null }) : null;
+  const channel = outputChannel(streams);
+  const make = (mode: HostMode, document: JsonDocument | null): Host => {
+    const doc = mode.json ? (document ?? { fields: {}, error: null }) : null;
+    return {
+      env,
+      platform,
+      home: homeOf(env, platform, homedir()),
+      ...mode,
+      // fd 0 asked directly: reading process.stdin.isTTY would make the stdin stream, which a launch may never use.
+      terminal: isatty(0) && Boolean(streams.stdout.isTTY),
+      color: fancyOutput(streams.stdout, env),
+      out: (line) => channel.log(line),
+      err: (line) => channel.error(line),
+      ask: (question, on = "stdout") => askLine(question, streams.stdin(), mode.json || on === "stderr" ? streams.stderr : streams.stdout),
+      progress: () => progressFor(barStream(streams.stderr, channel.raw("stderr")), (line) => channel.log(`  ${line}`), env, mode.quiet),
+      panel: (keys, initial) => terminalPanel(keys, initial, { input: streams.stdin(), write: channel.raw("stdout") }),
+      // readline loads only in a module's session (a launch never reads stdin lines).
+      requests: async function* () {
+        const { createInterface } = await import("node:readline");
+        yield* createInterface({ input: streams.stdin(), crlfDelay: Number.POSITIVE_INFINITY });
+      },
+      document: doc,
+      withMode: (changed) => make({ ...mode, ...changed }, doc),
+      documentStdout: () => channel.documentStdout(),
+      stdoutForChild: () => channel.stdoutForChild(),
+      stdoutFlushed: () => channel.stdoutFlushed(),
+      releaseStreams: () => channel.releaseStreams(),
+    };
+  };
+  return make(mode, null);
+}
+
+/** A terminal's stream as bars see it: its size and kind read from it, what they draw written through the channel. */
+function barStream(stream: NodeJS.WriteStream, write: BarStream["write"]): BarStream {
   return {
-    env,
-    platform,
-    home: homeOf(env, platform, homedir()),
-    ...mode,
-    // fd 0 asked directly: reading process.stdin.isTTY would make the stdin stream, which a launch may never use.
-    terminal: isatty(0) && Boolean(process.stdout.isTTY),
-    color: fancyOutput(process.stdout, env),
-    out: (line) => channel.log(line),
-    err: (line) => channel.error(line),
-    ask: (question, on = "stdout") => askLine(question, mode.json || on === "stderr" ? process.stderr : process.stdout),
-    progress: () => progressFor(process.stderr, (line) => channel.log(`  ${line}`), env, mode.quiet),
-    // readline loads only in a module's session (a launch never reads stdin lines).
-    requests: async function* () {
-      const { createInterface } = await import("node:readline");
-      yield* createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY });
+    get isTTY() {
+      return stream.isTTY;
     },
-    document: doc,
-    withMode: (changed) => processHost({ ...mode, ...changed }, doc),
+    get columns() {
+      return stream.columns;
+    },
+    write,
   };
 }

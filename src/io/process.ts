@@ -1,5 +1,4 @@
 /** Running our own runtimes: never through a shell, output captured and bounded. */
-import { channel } from "./console";
 import { spawn } from "node:child_process";
 import { launcherCall } from "../core/cmd-call";
 import type { Env } from "../core/environment";
@@ -8,6 +7,9 @@ import { redactText } from "../core/secrets";
 import { isAlive } from "./alive";
 
 export { isAlive };
+
+/** Where a child's output is echoed: lines joined by newlines, without the last one. */
+export type Echo = (lines: string) => void;
 
 export interface RunResult {
   code: number | null;
@@ -24,8 +26,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Bytes kept per stream (the tail). */
   maxOutput?: number;
-  /** Forward output to our stderr as it arrives (verbose installs). */
-  echo?: boolean;
+  /** Forward output as it arrives, whole lines at a time (verbose installs: the Host's stderr, `host.err`). */
+  echo?: Echo;
   /** Windows: hand the arguments to cmd.exe exactly as given (they are already quoted for it). */
   verbatim?: boolean;
   /**
@@ -84,7 +86,7 @@ export function run(command: string, args: string[], options: RunOptions): Promi
       const end = c ? pending.text.lastIndexOf("\n") + 1 : pending.text.length;
       if (end === 0) return;
       const lines = pending.text.slice(0, end);
-      channel.error(lines.endsWith("\n") ? lines.slice(0, -1) : lines);
+      options.echo(lines.endsWith("\n") ? lines.slice(0, -1) : lines);
       pending.text = pending.text.slice(end);
     };
     const pendingOut = { text: "" };

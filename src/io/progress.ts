@@ -2,7 +2,8 @@
  * Download progress: one bar per download (cli-progress) when stderr is a
  * terminal, plain lines otherwise (a start line and an outcome line per
  * download, so logs of CI runs and pipes stay readable): also under NO_COLOR,
- * CI and TERM=dumb. --quiet shows none.
+ * CI and TERM=dumb. --quiet shows none. The Host (./host.ts) hands bars its
+ * stderr's writer, which masks and guards what they draw as it does every line.
  */
 import { fancyOutput } from "../core/terminal-style";
 import type cliProgress from "cli-progress";
@@ -68,8 +69,18 @@ export function lineProgress(line: (text: string) => void, now: () => number = D
   };
 }
 
+/**
+ * What bars are drawn on: a terminal's stream, or the Host's writer for one. cli-progress reads `isTTY` and `columns`
+ * and writes (itself, and through readline's cursor helpers, which write escapes to the stream).
+ */
+export interface BarStream {
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  write(text: string, done?: () => void): boolean;
+}
+
 /** Bars on `stream` (a terminal). */
-export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
+export function barProgress(stream: BarStream): ProgressReporter {
   let multi: cliProgress.MultiBar | null = null;
   // cli-progress is loaded with the first bar, not by every start of the engine that never shows one.
   const bars = () => {
@@ -77,7 +88,8 @@ export function barProgress(stream: NodeJS.WriteStream): ProgressReporter {
     const { MultiBar, Presets } = require("cli-progress") as typeof cliProgress;
     multi = new MultiBar(
       {
-        stream,
+        // Only write, isTTY and columns are used of it (BarStream).
+        stream: stream as unknown as NodeJS.WritableStream,
         format: "{name} [{bar}] {percentage}% {got}{of} {status}",
         barsize: 30,
         hideCursor: true,
@@ -124,12 +136,7 @@ export const silentProgress: ProgressReporter = {
 };
 
 /** Bars when `stream` may have them (fancyOutput), plain lines through `line` otherwise, nothing when quiet. */
-export function progressFor(
-  stream: NodeJS.WriteStream,
-  line: (text: string) => void,
-  env: Record<string, string | undefined>,
-  quiet = false,
-): ProgressReporter {
+export function progressFor(stream: BarStream, line: (text: string) => void, env: Record<string, string | undefined>, quiet = false): ProgressReporter {
   if (quiet) return silentProgress;
   return fancyOutput(stream, env) ? barProgress(stream) : lineProgress(line);
 }

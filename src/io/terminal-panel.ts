@@ -4,7 +4,9 @@
  * raw mode while it shows, so a Ctrl+C typed as soon as it appears is a key,
  * not a signal. What the rows say and what each key means are the caller's
  * (pure: src/core/offer-rules.ts); this is only the terminal's part. End of
- * input and a SIGINT sent by another process finish it too.
+ * input and a SIGINT sent by another process finish it too. The terminal is
+ * the Host's (./host.ts `panel`): its stdin, and its stdout's writer, which
+ * masks what the panel draws as it masks every line.
  */
 export interface PanelKeys<R> {
   /** The panel's lines for the selected row. */
@@ -16,9 +18,15 @@ export interface PanelKeys<R> {
   onSignal: R;
 }
 
-export function terminalPanel<R>(keys: PanelKeys<R>, initial: number): Promise<R> {
-  const out = process.stdout;
-  const stdin = process.stdin;
+/** The terminal a panel is drawn on: keys from `input`, the drawing through `write`. */
+export interface PanelTerminal {
+  input: NodeJS.ReadStream;
+  write(text: string): void;
+}
+
+export function terminalPanel<R>(keys: PanelKeys<R>, initial: number, terminal: PanelTerminal): Promise<R> {
+  const out = terminal;
+  const stdin = terminal.input;
   let selected = initial;
   let drawn = 0;
   const draw = () => {

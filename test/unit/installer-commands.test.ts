@@ -4,26 +4,18 @@
  * it in full, and a word that is no command is one sentence with exit 2.
  * The Host is passed to the command found as citty's run data.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findCommand, runInstallerCli } from "../../src/cli/index";
 import { EXIT, UserError } from "../../src/core/errors";
 import { testHost } from "../support/host";
 import { scratchDir } from "../support/scratch";
 
-/** What runInstallerCli writes on stdout (help goes through the one channel). */
+/** What runInstallerCli prints on the Host's stdout (help is a line of the Host's, like any other). */
 async function stdoutOf(args: string[]): Promise<string> {
-  let text = "";
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    text += String(chunk);
-    return true;
-  });
-  await runInstallerCli(args, testHost());
-  return text;
+  const host = testHost();
+  await runInstallerCli(args, host);
+  return host.lines.out.map((line) => `${line}\n`).join("");
 }
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
 
 describe("the installer's command lookup", () => {
   it("finds a command, or a release command two deep, with the words after it", () => {

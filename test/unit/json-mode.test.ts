@@ -7,49 +7,33 @@ import { homedir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { EXIT, UserError } from "../../src/core/errors";
 import { documentError, jsonCommand, runWithJson } from "../../src/cli/json";
-import { processHost } from "../../src/io/host";
-import { channel, stdoutForChild } from "../../src/io/console";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
-
-let stdout: string;
-let stderr: string;
-const real = { out: process.stdout.write, err: process.stderr.write };
+import { streamHost } from "../support/host";
 
 beforeEach(() => {
-  stdout = "";
-  stderr = "";
-  const collect = (into: "out" | "err") =>
-    ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      if (into === "out") stdout += String(chunk);
-      else stderr += String(chunk);
-      const callback = rest.find((r) => typeof r === "function") as (() => void) | undefined;
-      callback?.();
-      return true;
-    }) as typeof process.stdout.write;
-  process.stdout.write = collect("out");
-  process.stderr.write = collect("err");
   process.exitCode = undefined;
 });
 
 afterEach(() => {
-  process.stdout.write = real.out;
-  process.stderr.write = real.err;
   process.exitCode = undefined;
   vi.unstubAllEnvs();
 });
 
 describe("runWithJson", () => {
   it("sends the command's lines to stderr and writes only the document on stdout", async () => {
-    const host = processHost();
+    const { host, stdout, stderr } = streamHost();
     await runWithJson("status", host, async (jsonHost) => {
-      channel.log("a plan line");
-      expect(stdoutForChild()).toBe(2);
+      // The host the command was given before --json was read is in the document's mode too.
+      host.out("a plan line");
+      jsonHost.out("another");
+      expect(host.stdoutForChild()).toBe(2);
+      expect(jsonHost.stdoutForChild()).toBe(2);
       expect(jsonHost.json).toBe(true);
       expect(jsonHost.withMode({ quiet: true }).document).toBe(jsonHost.document);
     });
-    expect(stderr).toBe("a plan line\n");
-    expect(onlyDocument(stdout)).toEqual({ schema: 1, command: "status", ok: true, exitCode: 0, error: null });
-    expect(stdoutForChild()).toBe("inherit");
+    expect(stderr()).toBe("a plan line\nanother\n");
+    expect(onlyDocument(stdout())).toEqual({ schema: 1, command: "status", ok: true, exitCode: 0, error: null });
+    expect(host.stdoutForChild()).toBe("inherit");
     expect(host.document).toBeNull();
   });
 
@@ -58,19 +42,21 @@ describe("runWithJson", () => {
     const home = homedir();
     vi.stubEnv("HOME", home);
     vi.stubEnv("USERPROFILE", home);
-    await runWithJson("install", processHost(), async (jsonHost) => {
+    const { host, stdout } = streamHost();
+    await runWithJson("install", host, async (jsonHost) => {
       documentError(jsonHost, `the runtime step failed: ${home}/x from http://u:pw@127.0.0.1:9/`);
       process.exitCode = 1;
     });
-    const doc = onlyDocument(stdout);
+    const doc = onlyDocument(stdout());
     expect(doc).toEqual({ schema: 1, command: "install", ok: false, exitCode: 1, error: "the runtime step failed: ~/x from http://***@127.0.0.1:9/" });
     expect(schemaErrors(doc)).toEqual([]);
   });
 
   it("still writes the document when the command throws, then lets the error go on", async () => {
     const thrown = new UserError("--release takes an exact Gentle Shell version", EXIT.usage);
-    await expect(runWithJson("install", processHost(), async () => Promise.reject(thrown))).rejects.toBe(thrown);
-    expect(onlyDocument(stdout)).toMatchObject({ ok: false, exitCode: 2, error: "--release takes an exact Gentle Shell version" });
+    const { host, stdout } = streamHost();
+    await expect(runWithJson("install", host, async () => Promise.reject(thrown))).rejects.toBe(thrown);
+    expect(onlyDocument(stdout())).toMatchObject({ ok: false, exitCode: 2, error: "--release takes an exact Gentle Shell version" });
   });
 });
 

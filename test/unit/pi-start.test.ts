@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { freshNodeNeeded, piStartPlan, STARTUP_READ } from "../../src/core/pi-start";
 import { becomePiProcess } from "../../src/engine/pi-handover";
 import { useEnvProxy } from "../../src/io/env-proxy";
+import { testHost } from "../support/host";
 
 const base = { platform: "linux" as const, canExecve: true };
 
@@ -108,7 +109,7 @@ describe("becomePiProcess", () => {
     expect(useEnvProxy(engineEnv, "linux", node.http)).toBeNull();
     expect(https.globalAgent).not.toBe(agents.https);
     const piEnv = { PATH: "/bin", PI_SKIP_VERSION_CHECK: "1", NODE_OPTIONS: "", HTTPS_PROXY: "http://proxy.invalid:3128" };
-    becomePiProcess(target, piEnv, ["node", "cli.js", "-p", "hi"]);
+    becomePiProcess(target, piEnv, ["node", "cli.js", "-p", "hi"], testHost());
     expect(target.env).toEqual(piEnv);
     expect(target.argv).toEqual(["node", "cli.js", "-p", "hi"]);
     expect(target.exitCode).toBeUndefined();
@@ -125,7 +126,7 @@ describe("becomePiProcess", () => {
     const agent = http.globalAgent;
     const node = nodeSwitch();
     expect(useEnvProxy({ PATH: "/bin", HTTP_PROXY: "", Http_Proxy: "http://ignored-on-posix:1" }, "linux", node.http)).toBeNull();
-    becomePiProcess({ env: {}, argv: [] }, { PATH: "/bin" }, ["node", "cli.js"]);
+    becomePiProcess({ env: {}, argv: [] }, { PATH: "/bin" }, ["node", "cli.js"], testHost());
     expect(node.calls).toEqual([]);
     expect(http.globalAgent).toBe(agent);
   });
@@ -137,7 +138,7 @@ describe("becomePiProcess", () => {
     const node = nodeSwitch();
     expect(useEnvProxy(env, "linux", node.http)).toBeNull();
     expect(http.globalAgent).not.toBe(theirs);
-    becomePiProcess({ env: {}, argv: [] }, env, ["node", "cli.js"]);
+    becomePiProcess({ env: {}, argv: [] }, env, ["node", "cli.js"], testHost());
     expect(http.globalAgent).toBe(theirs);
   });
 

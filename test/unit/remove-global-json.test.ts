@@ -13,25 +13,16 @@ import { prefixLayout } from "../../src/core/layout";
 import { failedRemoval, recordEnd, recordPlan } from "../../src/cli/install-json";
 import { documentError, runWithJson } from "../../src/cli/json";
 import { removeAfterInstall } from "../../src/cli/migration-wiring";
-import { processHost } from "../../src/io/host";
 import { productionPins } from "../../src/pins/production";
 import { requires } from "../support/capabilities";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { scratchDir } from "../support/scratch";
+import { streamHost } from "../support/host";
 
-let stdout: string;
-const realWrite = process.stdout.write;
 beforeEach(() => {
-  stdout = "";
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    stdout += String(chunk);
-    (rest.find((r) => typeof r === "function") as (() => void) | undefined)?.();
-    return true;
-  }) as typeof process.stdout.write;
   process.exitCode = undefined;
 });
 afterEach(() => {
-  process.stdout.write = realWrite;
   process.exitCode = undefined;
 });
 
@@ -65,14 +56,15 @@ describe("a failed removal of the global gentle-pi", () => {
     expect(removal.detail).toMatch(/^npm uninstall -g gentle-pi did not remove the global gentle-pi \(npm error code EACCES\)/);
     expect(failedRemoval(removal)).toEqual({ status: "failed", command: "npm uninstall -g gentle-pi" });
 
-    await runWithJson("install", processHost(), async (jsonHost) => {
+    const { host, stdout } = streamHost();
+    await runWithJson("install", host, async (jsonHost) => {
       recordPlan(jsonHost, { prefix: "~/.gentle-shell", source: "official", dryRun: false, plan: [] });
       documentError(jsonHost, `the remove-global-shell step failed: ${removal.detail}`);
       const step = { id: "remove-global-shell", title: "global Gentle Shell", status: "failed", detail: removal.detail } as const;
       await recordEnd({ ...jsonHost, layout, pins: productionPins, env }, [step], null, failedRemoval(removal));
       process.exitCode = 1;
     });
-    const doc = onlyDocument(stdout);
+    const doc = onlyDocument(stdout());
     expect(doc).toMatchObject({ command: "install", ok: false, exitCode: 1, removeGlobal: { status: "failed", command: "npm uninstall -g gentle-pi" } });
     // The outcome is kept beside it.
     expect(doc.steps).toEqual([expect.objectContaining({ id: "remove-global-shell", status: "failed" })]);

@@ -4,27 +4,19 @@
  * the same text, and citty's colours kept or left out as the full installer
  * would. build.test.ts checks the built binary against the script.
  */
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runInstallerCli, topHelpText, versionLine } from "../../src/cli/index";
 import { fancyOutput } from "../../src/core/terminal-style";
-import { processHost } from "../../src/io/host";
+import { streamHost } from "../support/host";
 import { shortcutAnswer, type ShortcutTexts } from "../../src/sea/shortcut";
 
 const texts: ShortcutTexts = { version: "gss 1.2.3 (pins: fixture)", help: "USAGE plain\n", helpColor: "\u001b[1mUSAGE\u001b[22m color\n" };
 
-/** What runInstallerCli writes to standard output for `args`. */
+/** What runInstallerCli writes to standard output for `args`: the process's Host, its stdout a terminal where ours is. */
 async function printed(args: string[]): Promise<string> {
-  let out = "";
-  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    out += String(chunk);
-    return true;
-  });
-  try {
-    await runInstallerCli(args, processHost());
-  } finally {
-    spy.mockRestore();
-  }
-  return out;
+  const { host, stdout } = streamHost(undefined, Boolean(process.stdout.isTTY));
+  await runInstallerCli(args, host);
+  return stdout();
 }
 
 describe("shortcutAnswer", () => {

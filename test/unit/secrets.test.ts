@@ -2,11 +2,12 @@
  * Secrets never reach what we print (issue 8, defect 2): credentials in a
  * URL are masked, and sent as npm sends them, in a Basic header.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { redactText, redactUrl, splitUrlCredentials, urlHasCredentials } from "../../src/core/secrets";
 import { proxyAuthRequired } from "../../src/io/http-get";
 import { npmrcAuthHeader, npmrcRegistry, registryCredentialsToAuth } from "../../src/core/npmrc";
-import { processHost } from "../../src/io/host";
+import { outputChannel } from "../../src/io/console";
+import { capturedStream, streamHost } from "../support/host";
 
 const basic = (pair: string) => `Basic ${Buffer.from(pair).toString("base64")}`;
 
@@ -204,22 +205,22 @@ describe("registryCredentialsToAuth", () => {
 });
 
 describe("the printers", () => {
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
-
   it("mask every line the host prints, in every mode", () => {
-    const written: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    };
-    vi.spyOn(process.stdout, "write").mockImplementation(capture);
-    vi.spyOn(process.stderr, "write").mockImplementation(capture);
-    const host = processHost();
+    const { host, stdout, stderr } = streamHost();
     host.out("registry http://alice:S3CRET@r.test/");
     host.err("proxy https://bob:S3CRET@p.test:3128 refused");
     host.withMode({ quiet: true }).out("Artifacts from: https://cdn.test/x?token=S3CRET");
-    expect(written).toEqual(["registry http://***@r.test/\n", "proxy https://***@p.test:3128 refused\n", "Artifacts from: https://cdn.test/x?token=***\n"]);
+    expect(stdout()).toBe("registry http://***@r.test/\nArtifacts from: https://cdn.test/x?token=***\n");
+    expect(stderr()).toBe("proxy https://***@p.test:3128 refused\n");
+  });
+
+  it("mask what is not a line too: a panel's or a bar's drawing", () => {
+    const out = capturedStream();
+    const err = capturedStream();
+    const channel = outputChannel({ stdout: out.stream, stderr: err.stream });
+    channel.raw("stdout")("\u001b[2A\u001b[0J│ from http://alice:S3CRET@r.test/ │\n");
+    channel.raw("stderr")("pnpm [=====] https://cdn.test/x?token=S3CRET");
+    expect(out.text()).toBe("\u001b[2A\u001b[0J│ from http://***@r.test/ │\n");
+    expect(err.text()).toBe("pnpm [=====] https://cdn.test/x?token=***");
   });
 });

@@ -10,6 +10,7 @@ import type { Distribution } from "../../core/distribution";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { serveTarballs } from "../../io/loopback-registry";
+import type { Echo } from "../../io/process";
 import type { FetchedRelease } from "../release-fetch";
 import { installVersion, versionState, type Alongside } from "../version-install";
 import type { OfflineBundle } from "./open";
@@ -23,7 +24,7 @@ export interface BundleVersionOptions {
   packages: ReadonlyMap<string, string>;
   env: Env;
   go: boolean;
-  echo?: boolean;
+  echo?: Echo;
   alongside?: Alongside;
 }
 
