@@ -38,6 +38,8 @@ async function launch(): Promise<void> {
   if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
   const code = await runEngine(args.slice(1), host, "launch");
   if (code === FULL_ENGINE) return fullEngine();
+  // The startup offer's Ctrl+C or its relaunch's code: at once, whatever of this process is still open.
+  if (typeof code === "object") process.exit(code.exitAtOnce);
   // Once Pi runs in this process, the exit code is Pi's.
   if (typeof code === "number") process.exitCode = code;
 }

@@ -2,6 +2,8 @@
  * One script, two roles. The single-executable runs it as the installer
  * (`gentle-shell-setup ...`); the launcher `bin/gentle-shell` runs the copy
  * written into the active version as the engine, with ENGINE_FLAG first.
+ * Every command returns its exit code; only this entry (and ./launch.ts)
+ * sets the process's.
  */
 import { ENGINE_FLAG, INTERNAL_FLAG } from "./core/engine-flags";
 import { EXIT, UserError } from "./core/errors";
@@ -27,13 +29,15 @@ async function main(): Promise<void> {
   if (args[0] === ENGINE_FLAG) {
     const { runEngine } = await import("./engine/run");
     const code = await runEngine(args.slice(1), host);
+    // The startup offer's Ctrl+C or its relaunch's code: at once, whatever of this process is still open.
+    if (typeof code === "object") process.exit(code.exitAtOnce);
     // Once Pi runs in this process, the exit code is Pi's.
     if (typeof code === "number") process.exitCode = code;
     return;
   }
   const { runInstallerCli } = await import("./cli/index");
   // The installer refuses it as a command's usage error, so that --json still writes its document.
-  await runInstallerCli(args, host, proxyRefused);
+  process.exitCode = await runInstallerCli(args, host, proxyRefused);
 }
 
 main().catch((error: unknown) => {

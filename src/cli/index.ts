@@ -78,15 +78,18 @@ function helpEnd(top: string): string {
   return `\n\n${helpEpilogue(top !== "uninstall")}`;
 }
 
-/** `proxyRefused`: the sentence for a proxy variable Node cannot use (src/io/env-proxy.ts), refused before any command runs. */
-export async function runInstallerCli(args: string[], host: Host, proxyRefused: string | null = null): Promise<void> {
+/**
+ * Runs the command `args` name; resolves to its exit code (src/main.ts sets it). `proxyRefused`: the sentence for a
+ * proxy variable Node cannot use (src/io/env-proxy.ts), refused before any command runs.
+ */
+export async function runInstallerCli(args: string[], host: Host, proxyRefused: string | null = null): Promise<number> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     host.out(versionLine());
-    return;
+    return EXIT.ok;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {
     printBlock(host, plain(await topHelpText(), host.color));
-    return;
+    return EXIT.ok;
   }
   if (args[0] !== "install" && args[0]!.startsWith("-")) args = ["install", ...args];
   // --json: one document on stdout, whatever happens below (./json.ts); the host asks on stderr.
@@ -99,7 +102,7 @@ export async function runInstallerCli(args: string[], host: Host, proxyRefused: 
   if (words.includes("--help") || words.includes("-h")) {
     const parent = defineCommand({ meta: { name: parentName, version: SETUP_VERSION } });
     printBlock(host, plain(await renderUsage(def, parent), host.color) + helpEnd(path[0]!));
-    return;
+    return EXIT.ok;
   }
   // Help needs no request; any command may make one.
   if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
@@ -113,5 +116,11 @@ export async function runInstallerCli(args: string[], host: Host, proxyRefused: 
   const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, name);
   if (stray) throw new UserError(stray, EXIT.usage);
   // The command found is run itself: citty hands a run's data to the command it is given, not to its sub-commands.
-  await runCommand(def, { rawArgs: rest, data: host });
+  const { result } = await runCommand(def, { rawArgs: rest, data: host });
+  return commandCode(result);
+}
+
+/** A command's run resolves to its exit code; one that resolves to nothing succeeded. */
+function commandCode(result: unknown): number {
+  return typeof result === "number" ? result : EXIT.ok;
 }

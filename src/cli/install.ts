@@ -92,9 +92,8 @@ export const installCommand = defineCommand({
     recordPlan(host, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
-      process.exitCode = EXIT.unchanged;
       await recordEnd(host, [], "Run the same command without --dry-run to install.");
-      return;
+      return EXIT.unchanged;
     }
     if (!args.yes) {
       // Under --json the host asks on stderr, with the rest of what is not the document.
@@ -102,10 +101,9 @@ export const installCommand = defineCommand({
       if ("noTerminal" in reply) throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
       if (!("answer" in reply) || !answeredYes(reply.answer, "yes")) {
         out("Cancelled: nothing was changed.");
-        process.exitCode = EXIT.unchanged;
         documentError(host, "the install was cancelled at its question; nothing was changed");
         await recordEnd(host, [], "Run the installer again and answer yes, or pass --yes.");
-        return;
+        return EXIT.unchanged;
       }
     }
 
@@ -135,8 +133,7 @@ export const installCommand = defineCommand({
         result.outcomes,
         `Fix what the ${failed?.id} step says and run the installer again; finished steps are reused.${kept}`,
       );
-      process.exitCode = EXIT.failure;
-      return;
+      return EXIT.failure;
     }
     let removal: Removal = { line: "", detail: "", removed: false, failed: false, command: null };
     if (migrating) {
@@ -158,7 +155,8 @@ export const installCommand = defineCommand({
     if (result.path) out(result.path.nextStep);
     const shadow = shadowWarning(used, env, result);
     if (shadow) out(shadow);
-    if (removal.failed) process.exitCode = EXIT.failure;
+    // A failed removal fails the command; a failed setup step says so with its own code.
+    let code: number = removal.failed ? EXIT.failure : EXIT.ok;
     let next = result.path?.nextStep ?? null;
     if (removal.failed) documentError(host, `the remove-global-shell step failed: ${removal.detail}`);
     if (result.setup?.status === "failed") {
@@ -167,7 +165,7 @@ export const installCommand = defineCommand({
       );
       documentError(host, `the setup step failed: ${result.setup.detail}; Gentle Shell is installed and works without Gentle AI`);
       next = `Run ${SETUP_COMMAND} to set up Gentle AI for Pi.`;
-      process.exitCode = SETUP_FAILED_EXIT;
+      code = SETUP_FAILED_EXIT;
     }
     const removalStep = migrating
       ? [
@@ -181,5 +179,6 @@ export const installCommand = defineCommand({
       : [];
     // A failed removal keeps the outcome and adds removeGlobal, so the command to run by hand is a field of its own.
     await recordEnd({ ...host, layout: used }, [...result.outcomes, ...removalStep], next, failedRemoval(removal));
+    return code;
   },
 });

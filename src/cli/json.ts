@@ -4,7 +4,8 @@
  * fields, and one document (src/core/json-result.ts, schema in
  * ./schema/result.schema.json) is written on stdout at the end, whether it
  * succeeded, failed, or was refused as a usage error. A thrown error goes on
- * to src/main.ts, which prints its sentence on stderr and sets the exit code.
+ * to src/main.ts, which prints its sentence on stderr and sets the exit code;
+ * otherwise the command's own exit code is the document's and is returned.
  */
 import { EXIT, isBug, UserError } from "../core/errors";
 import { tildifyText } from "../core/layout";
@@ -26,22 +27,26 @@ export function documentError(host: Host, message: string): void {
   if (host.document) host.document.error = message;
 }
 
-/** Runs `body` with the host in --json mode, then writes the one document, whether the body succeeded or threw. */
-export async function runWithJson(command: ResultCommand, host: Host, body: (host: Host) => Promise<void>): Promise<void> {
+/**
+ * Runs `body` with the host in --json mode, then writes the one document, whether the body succeeded or threw;
+ * resolves to the body's exit code.
+ */
+export async function runWithJson(command: ResultCommand, host: Host, body: (host: Host) => Promise<number>): Promise<number> {
   const jsonHost = host.withMode({ json: true });
   const run = jsonHost.document!;
   const stdout = host.documentStdout();
   let thrown: unknown = null;
   let failed = false;
+  let code: number = EXIT.ok;
   try {
-    await body(jsonHost);
+    code = await body(jsonHost);
   } catch (error) {
     thrown = error;
     failed = true;
   } finally {
     stdout.restore();
   }
-  const exitCode = failed ? (thrown instanceof UserError ? thrown.exitCode : isBug(thrown) ? EXIT.bug : EXIT.failure) : Number(process.exitCode ?? EXIT.ok);
+  const exitCode = failed ? (thrown instanceof UserError ? thrown.exitCode : isBug(thrown) ? EXIT.bug : EXIT.failure) : code;
   const message = failed
     ? thrown instanceof Error
       ? thrown.message
@@ -49,4 +54,5 @@ export async function runWithJson(command: ResultCommand, host: Host, body: (hos
     : (run.error ?? (exitCode === EXIT.ok || exitCode === EXIT.unchanged ? null : `exit code ${exitCode}`));
   await stdout.write(resultText(resultDocument(command, exitCode, message === null ? null : tildifyText(message, host.home), run.fields)));
   if (failed) throw thrown;
+  return exitCode;
 }

@@ -60,8 +60,7 @@ export const migrateCommand = defineCommand({
           ? `Dry run: nothing was changed. The removal would be asked at the end: ${removalCommand(moving.gate.manager)}`
           : "Dry run: nothing was changed, and your global gentle-pi was not looked at: the latest release is read only once the install has put its own npm in place; name one with --release to see the move",
       );
-      process.exitCode = EXIT.unchanged;
-      return;
+      return EXIT.unchanged;
     }
 
     // Without a release read first, the install reads it (with its own npm, after the runtimes), and only then is the owner asked.
@@ -95,8 +94,7 @@ export const migrateCommand = defineCommand({
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");
       out(`The migration stopped at the ${failed?.id} step (${failed?.detail}); your global gentle-pi was left untouched and still works.`);
-      process.exitCode = EXIT.failure;
-      return;
+      return EXIT.failure;
     }
     // Every step passed, so the version step read the release and the probe above allowed the move.
     const { owner, gate } = moving as Moving;
@@ -105,6 +103,7 @@ export const migrateCommand = defineCommand({
     if (result.path) out(result.path.nextStep);
     out(`The first interactive gentle-shell runs gentle-shell setup once.`);
 
+    let code: number = EXIT.ok;
     const reply = await host.ask(removalQuestion(gate.manager));
     if ("noTerminal" in reply) {
       out(`No terminal to ask, so your global gentle-pi was kept; to remove it, run: ${removalCommand(gate.manager)}`);
@@ -113,9 +112,10 @@ export const migrateCommand = defineCommand({
     } else {
       const removal = await removeAfterInstall(used, env, owner);
       out(removal.line);
-      if (removal.failed) process.exitCode = EXIT.failure;
+      if (removal.failed) code = EXIT.failure;
     }
     const shadow = shadowWarning(used, env, result);
     if (shadow) out(shadow);
+    return code;
   },
 });

@@ -29,10 +29,8 @@ export const statusCommand = defineCommand({
       const doc = statusDocument(await statusReport(context, options));
       fields.status = doc.status;
       if (typeof doc.error === "string") documentError(host, doc.error);
-      process.exitCode = Number(doc.exitCode);
-      return;
+      return Number(doc.exitCode);
     }
-    const code = await runStatus(context, options, host);
-    if (code !== 0) process.exitCode = code;
+    return await runStatus(context, options, host);
   },
 });

@@ -2,7 +2,7 @@
  * `gentle-shell-setup uninstall [--dry-run] [--yes] [--include-shared]`
  * (issue 14): hands over to the installed launcher's own
  * `gentle-shell self-uninstall`, which owns the plan, the questions and the
- * removal (spec: "gentle-shell self-uninstall"), and exits with its code.
+ * removal (spec: "gentle-shell self-uninstall"), and returns its exit code.
  * When no install exists (installedLayout, with no launcher there) it says so and exits 0, changing nothing. On
  * Windows the .cmd launcher cannot start without a shell, so the active
  * version's engine runs with our node, as the .cmd does.
@@ -57,20 +57,19 @@ export const uninstallCommand = defineCommand({
     });
     if (!layout) {
       out(`Gentle Shell is not installed (no launcher at ${tildify(host.layout.launcher, host.home)}); nothing to uninstall.`);
-      return;
+      return EXIT.ok;
     }
     const broken = launcher ? await whyNotRunnable(layout, host.env) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;
     if (broken) {
       out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
       const { selfUninstallBound } = await import("../engine/self-uninstall/bound");
-      process.exitCode = await selfUninstallBound(layout, host, {
+      return await selfUninstallBound(layout, host, {
         dryRun: Boolean(args["dry-run"]),
         yes: Boolean(args.yes),
         includeShared: Boolean(args["include-shared"]),
       });
-      return;
     }
-    process.exitCode = await handOver(layout, forwarded, host);
+    return await handOver(layout, forwarded, host);
   },
 });
 

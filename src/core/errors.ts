@@ -20,6 +20,19 @@ export const EXIT = {
   bug: 70,
 } as const;
 
+/**
+ * An exit code the entry (src/main.ts, src/launch.ts) ends the process with at once, rather than when the event
+ * loop empties: nothing left of this process (an idle keep-alive connection to the registry) may hold the exit back.
+ * Commands return their exit code; only the entry sets it.
+ */
+export interface ExitAtOnce {
+  readonly exitAtOnce: number;
+}
+
+export function exitAtOnce(code: number): ExitAtOnce {
+  return { exitAtOnce: code };
+}
+
 export class UserError extends Error {
   constructor(
     message: string,

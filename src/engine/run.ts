@@ -10,7 +10,7 @@
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
-import { EXIT, type Output } from "../core/errors";
+import { EXIT, type ExitAtOnce, type Output } from "../core/errors";
 import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
@@ -31,9 +31,10 @@ declare const __filename: string;
 /**
  * A launch of gentle-shell: `args` are the words after it, `host` this process (src/io/host.ts).
  * `part` is the script running it: the launch part hands what it cannot finish to the full engine
- * (FULL_ENGINE) before it changes anything (./launch-part.ts).
+ * (FULL_ENGINE) before it changes anything (./launch-part.ts). The exit code is returned, for the
+ * entry to set (ExitAtOnce: to end the process with at once, the startup offer's).
  */
-export async function runEngine(args: string[], host: Host, part: EnginePart = "full"): Promise<number | HandedToPi | FullEngine> {
+export async function runEngine(args: string[], host: Host, part: EnginePart = "full"): Promise<number | HandedToPi | FullEngine | ExitAtOnce> {
   const { env } = host;
   const io: Output = host;
   stepMark("launch: engine loaded", env);

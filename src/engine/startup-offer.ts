@@ -4,7 +4,7 @@
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
  * No update runs without an explicit choice.
  */
-import { EXIT } from "../core/errors";
+import { EXIT, type ExitAtOnce, exitAtOnce } from "../core/errors";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
 import { keyPress, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
@@ -78,9 +78,10 @@ function choose(current: string, latest: string, host: Pick<Host, "color" | "pan
  * For a launch that offerAllowed admits (src/engine/run.ts asks it before this
  * module loads). Returns null to go on opening Pi, or an exit code. Ctrl+C
  * exits 130 at once; after "Update now" the new Shell replaces this process
- * (POSIX) or runs as its child, whose exit code this process exits with (Windows).
+ * (POSIX) or runs as its child, whose exit code this process exits with (Windows),
+ * at once too: both are returned as ExitAtOnce, which the entry ends the process with.
  */
-export async function startupOffer(install: BundledInstall, host: Host, args: string[]): Promise<number | null> {
+export async function startupOffer(install: BundledInstall, host: Host, args: string[]): Promise<number | ExitAtOnce | null> {
   const { env } = host;
   const io = host;
   const file = await readLauncherConfig(install.layout, env);
@@ -91,7 +92,7 @@ export async function startupOffer(install: BundledInstall, host: Host, args: st
   if (choice === "cancel") {
     io.err("gentle-shell: cancelled.");
     // At once: an idle keep-alive connection to the registry must not hold the exit back.
-    process.exit(EXIT.interrupted);
+    return exitAtOnce(EXIT.interrupted);
   }
   if (choice === "not-now") return null;
   if (choice === "skip") {
@@ -124,5 +125,5 @@ export async function startupOffer(install: BundledInstall, host: Host, args: st
     return EXIT.failure;
   }
   // At once, with the new Shell's code: nothing of this process (an idle registry connection) may hold it back.
-  process.exit(result.code);
+  return exitAtOnce(result.code);
 }

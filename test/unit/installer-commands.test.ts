@@ -4,6 +4,8 @@
  * it in full, and a word that is no command is one sentence with exit 2.
  * The Host is passed to the command found as citty's run data.
  */
+import { mkdirSync } from "node:fs";
+import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { findCommand, runInstallerCli } from "../../src/cli/index";
 import { EXIT, UserError } from "../../src/core/errors";
@@ -62,7 +64,19 @@ describe("the installer's command lookup", () => {
   it("hands the Host to the command it runs: its home, its lines", async () => {
     const home = scratchDir("gss-host-");
     const host = testHost({ home });
-    await runInstallerCli(["status"], host);
+    expect(await runInstallerCli(["status"], host)).toBe(EXIT.ok);
     expect(host.lines.out).toEqual(["Gentle Shell is not installed here (~/.gentle-shell does not exist)."]);
+  });
+
+  it("resolves to the exit code the command returns, and under --json to the document's", async () => {
+    // A Gentle Shell folder with nothing in it: status reports what is missing and fails.
+    const home = scratchDir("gss-host-");
+    mkdirSync(join(home, ".gentle-shell"), { recursive: true });
+    const host = testHost({ home, env: { HOME: home } });
+    expect(await runInstallerCli(["status", "--no-memory"], host)).toBe(EXIT.failure);
+    const json = testHost({ home, env: { HOME: home } });
+    expect(await runInstallerCli(["status", "--json"], json)).toBe(EXIT.failure);
+    expect(JSON.parse(json.lines.document.join(""))).toMatchObject({ command: "status", ok: false, exitCode: EXIT.failure });
+    expect(await runInstallerCli(["--help"], testHost())).toBe(EXIT.ok);
   });
 });

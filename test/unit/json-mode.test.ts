@@ -4,18 +4,13 @@
  * reported failure and on a thrown one; and it fits the schema.
  */
 import { homedir } from "node:os";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EXIT, UserError } from "../../src/core/errors";
 import { documentError, jsonCommand, runWithJson } from "../../src/cli/json";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { streamHost } from "../support/host";
 
-beforeEach(() => {
-  process.exitCode = undefined;
-});
-
 afterEach(() => {
-  process.exitCode = undefined;
   vi.unstubAllEnvs();
 });
 
@@ -30,6 +25,7 @@ describe("runWithJson", () => {
       expect(jsonHost.stdoutForChild()).toBe(2);
       expect(jsonHost.json).toBe(true);
       expect(jsonHost.withMode({ quiet: true }).document).toBe(jsonHost.document);
+      return EXIT.ok;
     });
     expect(stderr()).toBe("a plan line\nanother\n");
     expect(onlyDocument(stdout())).toEqual({ schema: 1, command: "status", ok: true, exitCode: 0, error: null });
@@ -43,10 +39,11 @@ describe("runWithJson", () => {
     vi.stubEnv("HOME", home);
     vi.stubEnv("USERPROFILE", home);
     const { host, stdout } = streamHost();
-    await runWithJson("install", host, async (jsonHost) => {
+    const code = await runWithJson("install", host, async (jsonHost) => {
       documentError(jsonHost, `the runtime step failed: ${home}/x from http://u:pw@127.0.0.1:9/`);
-      process.exitCode = 1;
+      return EXIT.failure;
     });
+    expect(code).toBe(EXIT.failure);
     const doc = onlyDocument(stdout());
     expect(doc).toEqual({ schema: 1, command: "install", ok: false, exitCode: 1, error: "the runtime step failed: ~/x from http://***@127.0.0.1:9/" });
     expect(schemaErrors(doc)).toEqual([]);

@@ -8,7 +8,8 @@
  */
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { EXIT } from "../../src/core/errors";
 import { prefixLayout } from "../../src/core/layout";
 import { failedRemoval, recordEnd, recordPlan } from "../../src/cli/install-json";
 import { documentError, runWithJson } from "../../src/cli/json";
@@ -18,13 +19,6 @@ import { requires } from "../support/capabilities";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { scratchDir } from "../support/scratch";
 import { streamHost } from "../support/host";
-
-beforeEach(() => {
-  process.exitCode = undefined;
-});
-afterEach(() => {
-  process.exitCode = undefined;
-});
 
 /** A home whose npm (first on PATH) has a global gentle-pi 4.0.0 and refuses to uninstall it. */
 async function refusingNpm() {
@@ -57,13 +51,14 @@ describe("a failed removal of the global gentle-pi", () => {
     expect(failedRemoval(removal)).toEqual({ status: "failed", command: "npm uninstall -g gentle-pi" });
 
     const { host, stdout } = streamHost();
-    await runWithJson("install", host, async (jsonHost) => {
+    const code = await runWithJson("install", host, async (jsonHost) => {
       recordPlan(jsonHost, { prefix: "~/.gentle-shell", source: "official", dryRun: false, plan: [] });
       documentError(jsonHost, `the remove-global-shell step failed: ${removal.detail}`);
       const step = { id: "remove-global-shell", title: "global Gentle Shell", status: "failed", detail: removal.detail } as const;
       await recordEnd({ ...jsonHost, layout, pins: productionPins, env }, [step], null, failedRemoval(removal));
-      process.exitCode = 1;
+      return EXIT.failure;
     });
+    expect(code).toBe(EXIT.failure);
     const doc = onlyDocument(stdout());
     expect(doc).toMatchObject({ command: "install", ok: false, exitCode: 1, removeGlobal: { status: "failed", command: "npm uninstall -g gentle-pi" } });
     // The outcome is kept beside it.
