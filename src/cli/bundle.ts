@@ -49,7 +49,7 @@ export const bundleCommand = defineCommand({
     const { source, sourceFrom, release, quiet } = settle(args, rawArgs, hostOf(data).env);
     const host = hostOf(data).withMode({ quiet });
     const { env, home, platform, out } = host;
-    await checkSourceReachable(source, { from: sourceFrom });
+    await checkSourceReachable(source, { from: sourceFrom, env: host.env });
     // Quiet: the notes and the result only.
     const detail = quiet ? () => undefined : out;
     const found = await findInstallerBinaries(targets, here, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });

@@ -20,7 +20,7 @@ import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
 import { windowsRegistry } from "../install/path/windows-registry";
-import { runWindowsPowerShell } from "../io/powershell";
+import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
@@ -137,7 +137,7 @@ export async function installHere(context: InstallContext, args: RunArgs): Promi
       release: args.release,
       noModifyPath: args.noModifyPath,
       // Windows' user Path: the real HKCU adapter, through the one PowerShell runner.
-      registry: platform === "win32" ? windowsRegistry(runWindowsPowerShell) : undefined,
+      registry: platform === "win32" ? windowsRegistry(windowsPowerShellRunner(env)) : undefined,
       engine: ownScript,
       claimed,
       verbose: args.verbose,

@@ -57,7 +57,7 @@ export const installCommand = defineCommand({
     // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.
     const asks = !args.yes && !args["dry-run"];
     const say = quiet && !asks ? () => undefined : out;
-    await checkSourceReachable(source, { from: sourceFrom });
+    await checkSourceReachable(source, { from: sourceFrom, env: host.env });
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
     const found = await findGlobalShell(layout, env, pins, release ?? null);

@@ -29,7 +29,7 @@ export const migrateCommand = defineCommand({
     const { env, home, pins, layout, out } = host;
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
     const explain = quiet && args["dry-run"] ? () => undefined : out;
-    await checkSourceReachable(source, { from: sourceFrom });
+    await checkSourceReachable(source, { from: sourceFrom, env: host.env });
     // The release first: the user's npm and pnpm are asked nothing before it reads as published.
     let first: { shell: string; pi: string } | null;
     try {

@@ -262,7 +262,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   ];
   const outcomes = await runPlan(
     steps.map((step) => space.guard(step)),
-    layout.home,
+    { home: layout.home, env },
     options.report,
   );
   // tmp/ only when it is a real folder of ours; a link there is left, its target untouched.
@@ -279,7 +279,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
     const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id, host }) };
     // Gentle AI's own output follows, on the inherited terminal.
     host.out(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
-    setup = (await runPlan([setupStep], layout.home, options.report))[0]!;
+    setup = (await runPlan([setupStep], { home: layout.home, env }, options.report))[0]!;
   } else if (mode !== "none") {
     setup = ok
       ? { id: "setup", title: "setup", status: "skipped", detail: `--no-setup; the first interactive gentle-shell runs ${SETUP_COMMAND} once` }

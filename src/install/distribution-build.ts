@@ -26,7 +26,8 @@ export interface BuildDistributionOptions {
   pnpmEntry: string;
   layout: Layout;
   pins: Pins;
-  env?: Env;
+  /** The environment pnpm starts from (the Host's, or a test's). */
+  env: Env;
   /** "Just published" retries: 10 attempts, 30 s apart, unless a test says otherwise. */
   attempts?: number;
   retryDelayMs?: number;
@@ -43,7 +44,7 @@ export async function buildDistribution(options: BuildDistributionOptions): Prom
     await ensureOwnDir(layout.prefix, dir, 0o700);
   }
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
-  const env = pnpmEnvironment(layout, { env: options.env ?? process.env, npmrc });
+  const env = pnpmEnvironment(layout, { env: options.env, npmrc });
   const attempts = options.attempts ?? 10;
   const delay = options.retryDelayMs ?? 30_000;
   for (let attempt = 1; ; attempt++) {

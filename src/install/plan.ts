@@ -7,6 +7,7 @@
  * outcome; the first failure stops the plan and is named with its detail
  * (home shown as ~).
  */
+import type { Env } from "../core/environment";
 import { tildifyText } from "../core/layout";
 import { redactText } from "../core/secrets";
 import { stepMark } from "../io/step-times";
@@ -29,7 +30,9 @@ export interface StepOutcome {
 
 export const STEP_ORDER: StepId[] = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"];
 
-export async function runPlan(steps: Step[], home: string, report: (o: StepOutcome) => void): Promise<StepOutcome[]> {
+/** `where`: the home shown as ~ in each detail, and the environment whose GSS_STEP_TIMES marks each step (../io/step-times.ts). */
+export async function runPlan(steps: Step[], where: { home: string; env: Env }, report: (o: StepOutcome) => void): Promise<StepOutcome[]> {
+  const { home, env } = where;
   const outcomes: StepOutcome[] = [];
   let failed = false;
   for (const step of steps) {
@@ -39,9 +42,9 @@ export async function runPlan(steps: Step[], home: string, report: (o: StepOutco
       continue;
     }
     try {
-      stepMark(`${step.id}:start`);
+      stepMark(`${step.id}:start`, env);
       const detail = await step.run();
-      stepMark(`${step.id}:end`);
+      stepMark(`${step.id}:end`, env);
       const o: StepOutcome = { id: step.id, title: step.title, status: "done", detail: redactText(tildifyText(detail, home)) };
       outcomes.push(o);
       report(o);

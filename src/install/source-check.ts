@@ -19,12 +19,12 @@ export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
   from?: string;
   timeoutMs?: number;
-  /** The environment whose proxy variables the request follows (Node's proxy support, ../io/env-proxy.ts); process.env by default. */
-  env?: Env;
+  /** The environment whose proxy variables the request follows (Node's proxy support, ../io/env-proxy.ts): the Host's. */
+  env: Env;
 }
 
 /** Resolves when `value` (a --source) can be read; throws one sentence (a UserError) when it cannot. */
-export async function checkSourceReachable(value: string | undefined, options: ReachOptions = {}): Promise<void> {
+export async function checkSourceReachable(value: string | undefined, options: ReachOptions): Promise<void> {
   const source = parseSource(value, "");
   const from = options.from ?? "--source";
   if (source.kind === "official") return;
@@ -39,7 +39,7 @@ export async function checkSourceReachable(value: string | undefined, options: R
   }
   const shown = redactUrl(source.base);
   // A request through a proxy that fails may be the proxy's fault: say which way it went.
-  const env = options.env ?? (process.env as Env);
+  const { env } = options;
   const proxy = proxyFor(source.base, env);
   const via = proxy ? ` through the proxy ${redactUrl(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;

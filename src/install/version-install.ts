@@ -165,7 +165,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       await writeFileAtomic(rc, `registry=${options.offline.registry}\n`, 0o600);
       env = offlinePnpmEnvironment(env, rc, options.offline.registry);
     }
-    stepMark("pnpm:start");
+    stepMark("pnpm:start", options.env);
     const result = await run(layout.node, args, {
       cwd: dir,
       env,
@@ -176,7 +176,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
       // A full disk ends pnpm at once, rather than after its retries' waits.
       stopOn: DISK_FULL_OUTPUT,
     });
-    stepMark("pnpm:end");
+    stepMark("pnpm:end", options.env);
     if (result.stopped !== undefined) {
       throw Object.assign(new Error(`pnpm ran out of disk space installing ${id} (${result.stopped})`), { code: "ENOSPC" });
     }

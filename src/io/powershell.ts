@@ -10,7 +10,7 @@
  *   - The executable is always %SystemRoot%\System32\WindowsPowerShell\v1.0\powershell.exe
  *     (windowsPowerShellPath), never a bare name looked up through the
  *     current folder or PATH. SystemRoot (or, failing that, windir) is read
- *     from options.env (default process.env) and must be drive-absolute
+ *     from options.env (the Host's) and must be drive-absolute
  *     (C:\...); otherwise WindowsPowerShellUnavailableError is thrown and
  *     nothing starts.
  *   - It runs through windowsProcessCheck (options.check, for tests): shell
@@ -96,8 +96,8 @@ export class WindowsPowerShellUnavailableError extends Error {
 export type ProcessCheck = (request: WindowsProcessRequest, deps?: WindowsProcessDeps) => Promise<WindowsProcessOutput>;
 
 export interface PowerShellOptions {
-  /** Where SystemRoot, TEMP and TMP are read (default process.env); nothing else of it is passed on. */
-  env?: Env;
+  /** Where SystemRoot, TEMP and TMP are read (the Host's environment); nothing else of it is passed on. */
+  env: Env;
   /** Switches between -NonInteractive and -EncodedCommand. */
   args?: readonly string[];
   check?: ProcessCheck;
@@ -139,8 +139,8 @@ export function powerShellEnvironment(env: Env): Record<string, string> {
   return out;
 }
 
-export function runPowerShell(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions = {}): Promise<WindowsProcessOutput> {
-  const env = options.env ?? process.env;
+export function runPowerShell(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions): Promise<WindowsProcessOutput> {
+  const { env } = options;
   let request: WindowsProcessRequest;
   let baseEnv: Record<string, string>;
   try {
@@ -193,8 +193,8 @@ export function detachedPowerShellRequest(script: string, data: Readonly<Record<
  * Start `script` in a hidden Windows PowerShell that outlives this process; resolves once cmd.exe has started it.
  * The data is its environment, laid over powerShellEnvironment(options.env), as for runPowerShell.
  */
-export async function startDetachedPowerShell(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions = {}): Promise<void> {
-  const env = options.env ?? process.env;
+export async function startDetachedPowerShell(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions): Promise<void> {
+  const { env } = options;
   const request = detachedPowerShellRequest(script, data, env);
   const deps: WindowsProcessDeps = { baseEnv: powerShellEnvironment(env) };
   if (options.spawn) deps.spawn = options.spawn;
@@ -202,11 +202,7 @@ export async function startDetachedPowerShell(script: string, data: Readonly<Rec
   await (options.check ?? windowsProcessCheck)(request, deps);
 }
 
-export async function runPowerShellForStatus(
-  script: string,
-  data: Readonly<Record<string, string>>,
-  options: PowerShellOptions = {},
-): Promise<PowerShellStatus> {
+export async function runPowerShellForStatus(script: string, data: Readonly<Record<string, string>>, options: PowerShellOptions): Promise<PowerShellStatus> {
   try {
     const out = await runPowerShell(script, data, options);
     return { status: 0, ...out };
@@ -221,5 +217,7 @@ export type PowerShellResult = PowerShellStatus;
 /** Runs a PowerShell script with extra environment variables: the runner the registry adapter's callers inject. */
 export type PowerShellRunner = (script: string, env: Record<string, string>) => Promise<PowerShellResult>;
 
-/** The real runner for the PATH registry adapter: this module's runner, with the execution policy bypassed for the script. */
-export const runWindowsPowerShell: PowerShellRunner = (script, env) => runPowerShellForStatus(script, env, { args: ["-ExecutionPolicy", "Bypass"] });
+/** The real runner for the PATH registry adapter: this module's runner in `env` (the Host's), with the execution policy bypassed for the script. */
+export function windowsPowerShellRunner(env: Env): PowerShellRunner {
+  return (script, data) => runPowerShellForStatus(script, data, { env, args: ["-ExecutionPolicy", "Bypass"] });
+}

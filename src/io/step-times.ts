@@ -11,7 +11,7 @@ import { closeSync, openSync, writeSync, constants } from "node:fs";
 // The global `performance` (node:perf_hooks is not loaded for it: a launch pays for every module it loads).
 const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0);
 
-export function stepMark(mark: string, env: Record<string, string | undefined> = process.env): void {
+export function stepMark(mark: string, env: Record<string, string | undefined>): void {
   const file = env.GSS_STEP_TIMES;
   if (!file) return;
   try {

@@ -4,7 +4,7 @@
  * give back exactly. Off Windows there is no such value (the PATH line lives
  * in a profile file, which the lane's folder snapshot covers): read() is null.
  */
-import { runWindowsPowerShell } from "../../src/io/powershell";
+import { windowsPowerShellRunner } from "../../src/io/powershell";
 import { windowsRegistry } from "../../src/install/path/windows-registry";
 import type { LanePlatform } from "./lane";
 
@@ -14,6 +14,6 @@ export interface UserPathReader {
 
 export function userPathReader(platform: LanePlatform): UserPathReader {
   if (platform !== "win32") return { read: async () => null };
-  const registry = windowsRegistry(runWindowsPowerShell);
+  const registry = windowsRegistry(windowsPowerShellRunner(process.env));
   return { read: () => registry.readUserPath() };
 }

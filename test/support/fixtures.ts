@@ -174,7 +174,7 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
             // There TEMP and TMP name the prefix's tmp folder.
             if (platform === "win32") await mkdir(layout.tmp, { recursive: true });
             await writeFile(layout.pnpm.npmrc, `registry=${registry.url}\n`);
-            const built = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins });
+            const built = await buildDistribution({ shell: release.shell, pi: release.pi, node, pnpmEntry, layout, pins, env: process.env });
             const dir = join(mirrorRoot, "releases", `v${release.shell}`);
             await mkdir(dir, { recursive: true });
             await writeFile(join(dir, DISTRIBUTION_JSON), built.json);

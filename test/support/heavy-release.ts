@@ -95,7 +95,7 @@ export async function heavyReleaseSource(
   const layout = prefixLayout({ home: join(scratch, "distribution-home"), platform: "linux", pins: f.pins });
   await mkdir(layout.pnpm.config, { recursive: true });
   await writeFile(layout.pnpm.npmrc, `registry=${f.registryUrl}\n`);
-  const built = await buildDistribution({ shell: HEAVY_SHELL, pi: normal.pi, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins });
+  const built = await buildDistribution({ shell: HEAVY_SHELL, pi: normal.pi, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins, env: process.env });
   const dir = join(root, "releases", `v${HEAVY_SHELL}`);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, DISTRIBUTION_JSON), built.json);

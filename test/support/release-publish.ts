@@ -70,7 +70,7 @@ export async function signedReleaseSource(
   const layout = prefixLayout({ home: join(scratch, "distribution-home"), platform: "linux", pins: f.pins });
   await mkdir(layout.pnpm.config, { recursive: true });
   await writeFile(layout.pnpm.npmrc, `registry=${f.registryUrl}\n`);
-  const built = await buildDistribution({ shell: options.shell, pi: options.pi, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins });
+  const built = await buildDistribution({ shell: options.shell, pi: options.pi, node: f.node, pnpmEntry: f.pnpmEntry, layout, pins: f.pins, env: process.env });
   const dir = join(root, "releases", `v${options.shell}`);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, DISTRIBUTION_JSON), built.json);

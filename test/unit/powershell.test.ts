@@ -16,7 +16,7 @@ import {
   windowsPowerShellPath,
 } from "../../src/io/powershell";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
-import { powerShellScript, runWindowsPowerShell, WindowsPowerShellRestrictedError } from "../../src/io/powershell";
+import { powerShellScript, windowsPowerShellRunner, WindowsPowerShellRestrictedError } from "../../src/io/powershell";
 import type { WindowsProcessDeps, WindowsProcessRequest } from "../../src/io/windows-process/check";
 import { WINDOWS_PROCESS_FAILED, isWindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
@@ -87,10 +87,10 @@ describe("runPowerShell refuses without a drive-absolute %SystemRoot%", () => {
     expect(check).not.toHaveBeenCalled();
   });
 
-  it("path-apply's runWindowsPowerShell refuses too instead of running a bare powershell.exe", async () => {
+  it("path-apply's windowsPowerShellRunner refuses too instead of running a bare powershell.exe", async () => {
     vi.stubEnv("SystemRoot", "");
     vi.stubEnv("windir", "");
-    await expect(runWindowsPowerShell("'x'", {})).rejects.toThrow(WindowsPowerShellUnavailableError);
+    await expect(windowsPowerShellRunner(process.env)("'x'", {})).rejects.toThrow(WindowsPowerShellUnavailableError);
   });
 });
 
@@ -141,14 +141,14 @@ describe("runPowerShell passes a minimal environment: the data, SystemRoot, wind
     expect(seen[0].deps?.baseEnv).toEqual({ SystemRoot: "C:\\Windows", windir: "C:\\Windows", TEMP: parent.TEMP, TMP: parent.TMP });
   });
 
-  it("by default reads process.env, but never passes the parent's whole environment", async () => {
+  it("reads the process's environment when given it (the Host's), but never passes the parent's whole environment", async () => {
     vi.stubEnv("SystemRoot", "C:\\Windows");
     vi.stubEnv("TEMP", "C:\\Temp");
     vi.stubEnv("TMP", "C:\\Temp");
     vi.stubEnv("GSS_PARENT_ONLY", "must stay behind");
     vi.stubEnv("GITHUB_TOKEN", "ghp_secret");
     const fake = fakeSpawnExiting();
-    await runPowerShell("'x'", { GSS_DATA: "d" }, { spawn: fake.spawn, platform: "win32" });
+    await runPowerShell("'x'", { GSS_DATA: "d" }, { env: process.env, spawn: fake.spawn, platform: "win32" });
     const env = fake.calls[0].options.env!;
     expect(Object.keys(env).sort()).toEqual(["GSS_DATA", "SystemRoot", "TEMP", "TMP", "windir"]);
     expect(Object.keys(process.env).length).toBeGreaterThan(5);

@@ -11,7 +11,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { checkSourceReachable } from "../../src/install/source-check";
+import { checkSourceReachable, type ReachOptions } from "../../src/install/source-check";
 import { EXIT } from "../../src/core/errors";
 
 let root: string;
@@ -34,8 +34,8 @@ afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-async function refusal(value: string, options = {}): Promise<{ message: string; code: number }> {
-  const error = await checkSourceReachable(value, options).then(
+async function refusal(value: string, options: Partial<ReachOptions> = {}): Promise<{ message: string; code: number }> {
+  const error = await checkSourceReachable(value, { env: process.env, ...options }).then(
     () => null,
     (e: Error & { exitCode: number }) => e,
   );
@@ -45,10 +45,10 @@ async function refusal(value: string, options = {}): Promise<{ message: string; 
 
 describe("checkSourceReachable", () => {
   it("passes the official source, a real folder and a mirror that answers (a 404 too)", async () => {
-    await expect(checkSourceReachable(undefined)).resolves.toBeUndefined();
-    await expect(checkSourceReachable("official")).resolves.toBeUndefined();
-    await expect(checkSourceReachable(root)).resolves.toBeUndefined();
-    await expect(checkSourceReachable(`${url(answering)}/mirror/`)).resolves.toBeUndefined();
+    await expect(checkSourceReachable(undefined, { env: process.env })).resolves.toBeUndefined();
+    await expect(checkSourceReachable("official", { env: process.env })).resolves.toBeUndefined();
+    await expect(checkSourceReachable(root, { env: process.env })).resolves.toBeUndefined();
+    await expect(checkSourceReachable(`${url(answering)}/mirror/`, { env: process.env })).resolves.toBeUndefined();
   });
 
   it("names a folder that does not exist, or is a file, with the flag or knob it came from (exit 2)", async () => {

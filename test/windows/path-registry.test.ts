@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { runWindowsPowerShell } from "../../src/io/powershell";
+import { windowsPowerShellRunner } from "../../src/io/powershell";
 import { removePathEntry } from "../../src/install/path/apply";
 import { windowsRegistry } from "../../src/install/path/windows-registry";
 import { bundledPathStep } from "../../src/install/path/step";
@@ -19,7 +19,7 @@ function requireWindows(): void {
   if (process.platform !== "win32") throw new Error(`test/windows needs Windows (HKCU, PowerShell); this is ${process.platform}`);
 }
 
-const registry = process.platform === "win32" ? windowsRegistry(runWindowsPowerShell) : null;
+const registry = process.platform === "win32" ? windowsRegistry(windowsPowerShellRunner(process.env)) : null;
 let original: Awaited<ReturnType<NonNullable<typeof registry>["readUserPath"]>> = null;
 let prefix = "";
 

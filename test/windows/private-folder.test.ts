@@ -81,17 +81,20 @@ describe("Windows only", () => {
 describe("windowsProcessCheck on Windows", () => {
   it("runs whoami.exe by absolute path and gives its output", async () => {
     requireWindows();
-    const out = await windowsProcessCheck({ command: WHOAMI, args: ["/user", "/fo", "csv", "/nh"] });
+    const out = await windowsProcessCheck({ command: WHOAMI, args: ["/user", "/fo", "csv", "/nh"] }, { baseEnv: process.env });
     expect(out.stdout).toMatch(/"S-1-5-[\d-]+"/);
   });
 
   it("starts in %SystemRoot%\\System32 and passes data through the environment", async () => {
     requireWindows();
-    const out = await windowsProcessCheck({
-      command: POWERSHELL,
-      args: ["-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "(Get-Location).Path; $env:GSS_DATA"],
-      env: { GSS_DATA: "a b 'c' $(x) %PATH%" },
-    });
+    const out = await windowsProcessCheck(
+      {
+        command: POWERSHELL,
+        args: ["-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "(Get-Location).Path; $env:GSS_DATA"],
+        env: { GSS_DATA: "a b 'c' $(x) %PATH%" },
+      },
+      { baseEnv: process.env },
+    );
     const [cwd, data] = out.stdout.trim().split(/\r?\n/);
     expect(cwd.toLowerCase()).toBe(`${SYSTEM_ROOT}\\System32`.toLowerCase());
     expect(data).toBe("a b 'c' $(x) %PATH%");
@@ -104,7 +107,7 @@ describe("windowsProcessCheck on Windows", () => {
     for (const name of ["evil.cmd", "evil.bat", "EVIL.CMD."]) {
       const script = join(dir, name.replace(/\.$/, ""));
       await fs.writeFile(script, `@echo off\r\necho ran> "${flag}"\r\n`);
-      const error = (await windowsProcessCheck({ command: join(dir, name) }).catch((e) => e)) as WindowsPrerequisiteError;
+      const error = (await windowsProcessCheck({ command: join(dir, name) }, { baseEnv: process.env }).catch((e) => e)) as WindowsPrerequisiteError;
       expect(error.message).toBe(WINDOWS_PROCESS_FAILED);
       expect(error.cause.processError?.code).toBe(BATCH_REJECTED);
     }
@@ -114,7 +117,7 @@ describe("windowsProcessCheck on Windows", () => {
   it("a missing executable fails with the sanitized native code only", async () => {
     requireWindows();
     const missing = join(await scratch("missing"), "alice-private-tool.exe");
-    const error = (await windowsProcessCheck({ command: missing }).catch((e) => e)) as WindowsPrerequisiteError;
+    const error = (await windowsProcessCheck({ command: missing }, { baseEnv: process.env }).catch((e) => e)) as WindowsPrerequisiteError;
     expect(error.message).toBe(WINDOWS_PROCESS_FAILED);
     expect(error.cause.processError).toMatchObject({ code: "ENOENT", message: "ENOENT" });
     expect(JSON.stringify(error.cause) + error.cause.stack).not.toContain("alice-private-tool");
@@ -122,16 +125,19 @@ describe("windowsProcessCheck on Windows", () => {
 
   it("a failing PowerShell keeps its status; a path in its error output is suppressed", async () => {
     requireWindows();
-    const error = (await windowsProcessCheck({
-      command: POWERSHELL,
-      args: [
-        "-NoLogo",
-        "-NoProfile",
-        "-NonInteractive",
-        "-Command",
-        "[Console]::Error.WriteLine('cannot open C:\\Users\\alice'); [Console]::Error.WriteLine('Access is denied.'); exit 3",
-      ],
-    }).catch((e) => e)) as WindowsPrerequisiteError;
+    const error = (await windowsProcessCheck(
+      {
+        command: POWERSHELL,
+        args: [
+          "-NoLogo",
+          "-NoProfile",
+          "-NonInteractive",
+          "-Command",
+          "[Console]::Error.WriteLine('cannot open C:\\Users\\alice'); [Console]::Error.WriteLine('Access is denied.'); exit 3",
+        ],
+      },
+      { baseEnv: process.env },
+    ).catch((e) => e)) as WindowsPrerequisiteError;
     expect(error.cause.status).toBe(3);
     expect(error.cause.stderr).toBe("[line suppressed]\nAccess is denied.");
   });
@@ -142,7 +148,10 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     requireWindows();
     const local = await scratch("local");
     const profile = await scratch("profile");
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter());
+    const result = await ensureWindowsPrivateFolder(
+      { ...process.env, LOCALAPPDATA: local, USERPROFILE: profile },
+      windowsPrivateFolderAdapter({ env: process.env }),
+    );
     expect(result).toEqual({ prefix: join(local, "gentle-shell"), marker: join(local, "gentle-shell", WINDOWS_BUNDLE_MARKER), fallback: false, created: true });
     expectOurDacl(result.prefix);
     expect(await fs.readFile(result.marker, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
@@ -152,7 +161,10 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     expect(child.aces.every((a) => /^\(A;ID;FA;;;(SY|BA|LA|S-1-5-[\d-]+)\)$/.test(a))).toBe(true);
     expect(child.aces).toHaveLength(3);
 
-    const again = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter());
+    const again = await ensureWindowsPrivateFolder(
+      { ...process.env, LOCALAPPDATA: local, USERPROFILE: profile },
+      windowsPrivateFolderAdapter({ env: process.env }),
+    );
     expect(again).toEqual({ ...result, created: false });
     await expect(fs.access(join(profile, ".gentle-shell-bundle"))).rejects.toThrow();
   });
@@ -162,7 +174,10 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     const base = await scratch("odd");
     const local = join(base, "a b 'c' $(x) %PATH% é ü");
     await fs.mkdir(local);
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: base }, windowsPrivateFolderAdapter());
+    const result = await ensureWindowsPrivateFolder(
+      { ...process.env, LOCALAPPDATA: local, USERPROFILE: base },
+      windowsPrivateFolderAdapter({ env: process.env }),
+    );
     expect(result.prefix).toBe(join(local, "gentle-shell"));
     expectOurDacl(result.prefix);
   });
@@ -174,7 +189,10 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     await fs.mkdir(first);
     icacls(first, "/grant", "*S-1-5-32-545:(OI)(CI)RX");
     expect(sddl(first)).toContain(";;;BU)");
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") }, windowsPrivateFolderAdapter());
+    const result = await ensureWindowsPrivateFolder(
+      { ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") },
+      windowsPrivateFolderAdapter({ env: process.env }),
+    );
     expect(result.prefix).toBe(first);
     expectOurDacl(first);
   });
@@ -184,7 +202,10 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     const local = await scratch("everyone");
     const profile = await scratch("profile");
     icacls(local, "/grant", "*S-1-1-0:(OI)(CI)M");
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter());
+    const result = await ensureWindowsPrivateFolder(
+      { ...process.env, LOCALAPPDATA: local, USERPROFILE: profile },
+      windowsPrivateFolderAdapter({ env: process.env }),
+    );
     expect(result.prefix).toBe(join(profile, ".gentle-shell-bundle"));
     expect(result.fallback).toBe(true);
     expect(result.firstRejected).toMatch(/lets another account change it/);
@@ -200,7 +221,10 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     await fs.mkdir(first);
     icacls(first, "/grant", "*S-1-5-32-545:(OI)(CI)M");
     const before = sddl(first);
-    const result = await ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") }, windowsPrivateFolderAdapter());
+    const result = await ensureWindowsPrivateFolder(
+      { ...process.env, LOCALAPPDATA: local, USERPROFILE: await scratch("p") },
+      windowsPrivateFolderAdapter({ env: process.env }),
+    );
     expect(result.fallback).toBe(true);
     expect(sddl(first)).toBe(before);
     await expect(fs.access(join(first, WINDOWS_BUNDLE_MARKER))).rejects.toThrow();
@@ -212,16 +236,16 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     const profile = await scratch("profile");
     const target = await scratch("target");
     await fs.symlink(target, join(local, "gentle-shell"), "junction");
-    await expect(ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter())).rejects.toThrow(
-      /is a link/,
-    );
+    await expect(
+      ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter({ env: process.env })),
+    ).rejects.toThrow(/is a link/);
     await expect(fs.access(join(profile, ".gentle-shell-bundle"))).rejects.toThrow();
     await expect(fs.access(join(target, WINDOWS_BUNDLE_MARKER))).rejects.toThrow();
   });
 
   it("the adapter reports absent, file and directory states", async () => {
     requireWindows();
-    const adapter = windowsPrivateFolderAdapter();
+    const adapter = windowsPrivateFolderAdapter({ env: process.env });
     const dir = await scratch("states");
     expect(await adapter.inspect(join(dir, "none"))).toEqual({ kind: "absent" });
     await fs.writeFile(join(dir, "f"), "x");

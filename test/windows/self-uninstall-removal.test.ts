@@ -78,7 +78,10 @@ async function scheduleAfterExit(layout: Layout): Promise<void> {
   const { child, waitFor } = runFromPrefix(layout);
   child.kill();
   await new Promise((r) => child.once("exit", r));
-  await windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data), waitFor)(windowsRemovalPlan(layout, facts(layout, true)));
+  await windowsRemovalScheduler(
+    (script, data) => startDetachedPowerShell(script, data, { env: process.env }),
+    waitFor,
+  )(windowsRemovalPlan(layout, facts(layout, true)));
 }
 
 describe("scheduleWindowsRemoval on Windows", () => {
@@ -86,7 +89,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     requireWindows();
     const { layout, local } = await prefix();
     const { child, waitFor } = runFromPrefix(layout);
-    const schedule = windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data), waitFor);
+    const schedule = windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data, { env: process.env }), waitFor);
     await schedule(windowsRemovalPlan(layout, facts(layout, true)));
     // While the process runs, nothing goes, not even the launcher (which could).
     await sleep(3000);

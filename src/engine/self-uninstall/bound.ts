@@ -14,11 +14,11 @@ export async function selfUninstallBound(layout: Layout, host: Host, options: Un
   const io = { out: host.out, err: host.err, ask: (question: string) => askYesNo(host, question) };
   if (layout.platform !== "win32") return selfUninstall(layout, host.env, options, io);
   const { windowsRegistry } = await import("../../install/path/windows-registry");
-  const { runWindowsPowerShell, startDetachedPowerShell } = await import("../../io/powershell");
+  const { windowsPowerShellRunner, startDetachedPowerShell } = await import("../../io/powershell");
   const { windowsRemovalScheduler } = await import("./windows-removal");
   return selfUninstall(layout, host.env, options, {
     ...io,
-    registry: windowsRegistry(runWindowsPowerShell),
-    scheduleWindowsRemoval: windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data)),
+    registry: windowsRegistry(windowsPowerShellRunner(host.env)),
+    scheduleWindowsRemoval: windowsRemovalScheduler((script, data) => startDetachedPowerShell(script, data, { env: host.env })),
   });
 }

@@ -91,7 +91,7 @@ export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, ex
     download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}), cancel: cancel.signal },
   });
   promise.then(
-    () => stepMark(`${expected.name}:downloaded`),
+    () => stepMark(`${expected.name}:downloaded`, ctx.env),
     () => undefined,
   );
   return {
@@ -160,7 +160,7 @@ export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, stagin
   await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
   await ctx.beforePublish?.(recipe.name, staging);
   const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
-  stepMark(`${recipe.name}:published`);
+  stepMark(`${recipe.name}:published`, ctx.env);
   await recipe.after?.();
   return { name: recipe.name, path: recipe.dir, status };
 }

@@ -6,7 +6,7 @@
  *
  *   windowsPrivateFolderAdapter({ env?, check? }) → WindowsPrivateFolderAdapter
  *
- *   - whoami.exe from %SystemRoot%\System32 (env, default process.env)
+ *   - whoami.exe from %SystemRoot%\System32 (env: the Host's)
  *     through windowsProcessCheck, and Windows PowerShell through the one
  *     runner, runPowerShell (src/io/powershell.ts: absolute path, the same
  *     rules, a minimal environment); `check` stands in for windowsProcessCheck
@@ -27,8 +27,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export type { ProcessCheck };
 
 export interface WindowsAdapterOptions {
-  /** Where SystemRoot is read (default process.env). */
-  env?: Env;
+  /** Where SystemRoot is read, and the environment a check starts from (the Host's). */
+  env: Env;
   check?: ProcessCheck;
 }
 
@@ -125,9 +125,9 @@ export function parseWhoami(stdout: string): string {
   return m[1];
 }
 
-export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions = {}): WindowsPrivateFolderAdapter {
-  const env = options.env ?? process.env;
-  const check = options.check ?? ((request: WindowsProcessRequest) => windowsProcessCheck(request));
+export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions): WindowsPrivateFolderAdapter {
+  const { env } = options;
+  const check = options.check ?? ((request: WindowsProcessRequest) => windowsProcessCheck(request, { baseEnv: env }));
   // The one PowerShell runner: its absolute path, windowsProcessCheck's rules, a minimal environment.
   const powershell = async (script: string, data: Record<string, string>) => {
     systemRoot(env);

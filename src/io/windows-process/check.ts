@@ -66,8 +66,8 @@ export type SpawnLike = (command: string, args: readonly string[], options: Spaw
 export interface WindowsProcessDeps {
   spawn?: SpawnLike;
   platform?: NodeJS.Platform;
-  /** The inherited environment (default process.env). */
-  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** The environment the child starts from (the Host's, or runPowerShell's minimal one). */
+  baseEnv: Readonly<Record<string, string | undefined>>;
 }
 
 const DRIVE_ABSOLUTE = /^[A-Za-z]:[\\/]/;
@@ -90,10 +90,10 @@ export function neutralCwd(platform: NodeJS.Platform, env: Readonly<Record<strin
   return command.slice(0, 2) + "\\";
 }
 
-export async function windowsProcessCheck(request: WindowsProcessRequest, deps: WindowsProcessDeps = {}): Promise<WindowsProcessOutput> {
+export async function windowsProcessCheck(request: WindowsProcessRequest, deps: WindowsProcessDeps): Promise<WindowsProcessOutput> {
   const platform = deps.platform ?? process.platform;
   const spawn = deps.spawn ?? (nodeSpawn as SpawnLike);
-  const baseEnv = deps.baseEnv ?? process.env;
+  const { baseEnv } = deps;
   const { command } = request;
   const args = [...(request.args ?? [])];
   if (isBatchFile(command)) throw windowsProcessFailure({ error: { name: "Error", code: BATCH_REJECTED } });

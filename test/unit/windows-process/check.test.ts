@@ -28,7 +28,7 @@ describe("nothing prints automatically", () => {
     const error = vi.spyOn(console, "error");
     const warn = vi.spyOn(console, "warn");
     await failure(node("console.log('to stdout'); console.error('to stderr'); process.exit(1)"));
-    await failure(windowsProcessCheck({ command: MISSING }));
+    await failure(windowsProcessCheck({ command: MISSING }, { baseEnv: process.env }));
     for (const spy of [out, err, log, error, warn]) expect(spy).not.toHaveBeenCalled();
   });
 });
@@ -38,7 +38,7 @@ describe("CMD/BAT rejection", () => {
     "%s is refused before anything starts",
     async (command) => {
       const fake = fakeSpawn();
-      const { cause } = await failure(windowsProcessCheck({ command }, { spawn: fake.spawn, platform: "win32" }));
+      const { cause } = await failure(windowsProcessCheck({ command }, { baseEnv: process.env, spawn: fake.spawn, platform: "win32" }));
       expect(fake.calls).toHaveLength(0);
       expect(cause.processError).toEqual({ name: "Error", code: BATCH_REJECTED, message: BATCH_REJECTED });
     },
@@ -49,7 +49,7 @@ describe("CMD/BAT rejection", () => {
     const flag = join(dir, "ran");
     const script = join(dir, "evil.cmd");
     await fs.writeFile(script, `#!/bin/sh\ntouch '${flag}'\n`, { mode: 0o755 });
-    await failure(windowsProcessCheck({ command: script }));
+    await failure(windowsProcessCheck({ command: script }, { baseEnv: process.env }));
     await expect(fs.access(flag)).rejects.toThrow();
     await fs.rm(dir, { recursive: true, force: true });
   });
@@ -58,7 +58,7 @@ describe("CMD/BAT rejection", () => {
     "a bare, relative or UNC name %s is refused on Windows",
     async (command) => {
       const fake = fakeSpawn();
-      const { cause } = await failure(windowsProcessCheck({ command }, { spawn: fake.spawn, platform: "win32" }));
+      const { cause } = await failure(windowsProcessCheck({ command }, { baseEnv: process.env, spawn: fake.spawn, platform: "win32" }));
       expect(fake.calls).toHaveLength(0);
       expect(cause.processError!.code).toBe(COMMAND_NOT_ABSOLUTE);
     },

@@ -36,8 +36,8 @@ describe("windowsProcessCheck: exactly `Windows prerequisite process failed` (pr
   it("every kind of failure throws the same message: signal, spawn error, refusal, output limit", async () => {
     const all = await Promise.all([
       failure(node("process.kill(process.pid, 'SIGKILL')")),
-      failure(windowsProcessCheck({ command: MISSING })),
-      failure(windowsProcessCheck({ command: "C:\\tools\\x.cmd" })),
+      failure(windowsProcessCheck({ command: MISSING }, { baseEnv: process.env })),
+      failure(windowsProcessCheck({ command: "C:\\tools\\x.cmd" }, { baseEnv: process.env })),
       failure(node(`process.stdout.write(Buffer.alloc(${WINDOWS_PROCESS_MAX_CAPTURE + 1}, 97))`)),
     ]);
     for (const { error } of all) expect(error.message).toBe(WINDOWS_PROCESS_FAILED);
@@ -66,7 +66,7 @@ describe("the cause preserves status, signal and selected process-error fields p
   });
 
   it("a spawn error keeps name, code and numeric errno only", async () => {
-    const { cause } = await failure(windowsProcessCheck({ command: MISSING, args: ["--secret-arg"] }));
+    const { cause } = await failure(windowsProcessCheck({ command: MISSING, args: ["--secret-arg"] }, { baseEnv: process.env }));
     expect(cause.processError).toEqual({ name: "Error", code: "ENOENT", errno: expect.any(Number), message: "ENOENT" });
     for (const key of ["syscall", "path", "spawnargs", "cmd", "args", "env", "command"]) {
       expect(Object.keys(cause)).not.toContain(key);
@@ -83,14 +83,16 @@ describe("a sanitized cause.stack carries these fields, without callsites, raw s
     expect(cause.stack).toContain("timedOut: false");
     expect(cause.stack).toContain('stdout: "o1"');
     expect(cause.stack).toContain('stderr: "e1"');
-    const spawnFailure = await failure(windowsProcessCheck({ command: MISSING }));
+    const spawnFailure = await failure(windowsProcessCheck({ command: MISSING }, { baseEnv: process.env }));
     expect(spawnFailure.cause.stack).toContain("processError.code: ENOENT");
     expect(spawnFailure.cause.stack).toMatch(/processError\.errno: -?\d+/);
   });
 
   it("no callsite, command, argument, raw spawn text or environment value anywhere in the error", async () => {
     const marker = "zqx-unique-env-value";
-    const { error, cause } = await failure(windowsProcessCheck({ command: MISSING, args: ["argv-unique-value"], env: { GSS_PROBE: marker } }));
+    const { error, cause } = await failure(
+      windowsProcessCheck({ command: MISSING, args: ["argv-unique-value"], env: { GSS_PROBE: marker } }, { baseEnv: process.env }),
+    );
     const exit = await failure(node("process.exit(1)", { env: { GSS_PROBE: marker }, args: ["argv-unique-value"] }));
     for (const c of [cause, exit.cause]) {
       expect(c.stack).not.toMatch(/\n\s+at /);
@@ -129,7 +131,7 @@ describe("process-error messages use only a sanitized native code or a fixed fal
     const spawn: SpawnLike = () => {
       throw Object.assign(new TypeError("The argument 'file' ... Received 'C:\\\\Users\\\\alice\\\\x.exe'"), { code: "ERR_INVALID_ARG_VALUE" });
     };
-    const { cause } = await failure(windowsProcessCheck({ command: "C:\\Users\\alice\\x.exe" }, { spawn, platform: "win32" }));
+    const { cause } = await failure(windowsProcessCheck({ command: "C:\\Users\\alice\\x.exe" }, { baseEnv: process.env, spawn, platform: "win32" }));
     expect(cause.processError).toEqual({ name: "TypeError", code: "ERR_INVALID_ARG_VALUE", message: "ERR_INVALID_ARG_VALUE" });
     expect(inspect(cause, { showHidden: true })).not.toContain("alice");
   });

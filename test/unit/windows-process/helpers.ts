@@ -17,7 +17,7 @@ export const MISSING = join(tmpdir(), "gss-nonexistent-folder", WIN ? "alice-pri
 
 /** Runs our Node with an inline script; resolves to the thrown error or the output. */
 export function node(script: string, extra: { env?: Record<string, string>; args?: string[] } = {}) {
-  return windowsProcessCheck({ command: NODE, args: ["-e", script, ...(extra.args ?? [])], env: extra.env });
+  return windowsProcessCheck({ command: NODE, args: ["-e", script, ...(extra.args ?? [])], env: extra.env }, { baseEnv: process.env });
 }
 
 /** Awaits `p`, which must fail with a WindowsPrerequisiteError; gives back the error and its cause. */
