@@ -1,6 +1,6 @@
 import { answeredYes } from "../core/answers";
 import { defineCommand } from "citty";
-import { STEP_ORDER } from "../install/plan";
+import { STEP_ORDER, STEPS } from "../install/plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
@@ -20,18 +20,6 @@ import { installSpace } from "../install/space-check";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
 export const SETUP_FAILED_EXIT = EXIT.setupFailed;
-
-const STEP_TEXT: Record<string, string> = {
-  claim: "claim the Gentle Shell folder (mode 0700) and the agent home",
-  "npm-settings": "copy registry, proxy and auth settings from your npm config (nothing else)",
-  runtime: "download and verify Node and pnpm against the pins built into this installer",
-  version: "install the release's gentle-pi and Pi from its lockfile with our pnpm",
-  activate: "make that version current",
-  launcher: "write the gentle-shell launcher",
-  "verify-launcher": "check that the launcher reports the release's versions",
-  path: "put gentle-shell on your PATH (one line or link, undone by self-uninstall)",
-  setup: `run ${SETUP_COMMAND}: Gentle AI for Pi, with its verified Engram, inside the Gentle Shell folder`,
-};
 
 export const installCommand = defineCommand({
   meta: { name: "install", description: "Install Gentle Shell into ~/.gentle-shell" },
@@ -75,7 +63,7 @@ export const installCommand = defineCommand({
         plan.push({ id, action: "none", text: `not in this plan; the first interactive gentle-shell runs ${SETUP_COMMAND} once` });
       else if (id === "setup" && noSetup)
         plan.push({ id, action: "skip", text: `skipped (--no-setup); the first interactive gentle-shell runs ${SETUP_COMMAND} once` });
-      else plan.push({ id, action: "run", text: STEP_TEXT[id]! });
+      else plan.push({ id, action: "run", text: STEPS[id].plan });
     }
     if (migrating && owner.kind === "manager") {
       const text = `once every step above passed, remove your global gentle-pi ${migrating.installed} with ${migrating.manager} (${removalCommand(migrating.manager)}); --keep-global keeps it`;

@@ -1,8 +1,8 @@
 /**
  * runBundledInstall (spec: "Migration from a global install",
- * runBundledInstall): wires the steps of a new install (claim, npm settings,
- * runtime, version, activate, launcher, verify-launcher, PATH) into the plan
- * (src/install/plan.ts) and holds the step bodies, including the version
+ * runBundledInstall): wires the steps of a new install (their list is
+ * STEPS in src/install/plan.ts) into the plan and holds the step bodies, in
+ * that list's order, including the version
  * step from an offline bundle; the modules they call make the decisions.
  * Once they all passed, a new install runs its setup step
  * (src/install/setup-step.ts), whose failure leaves a working install.
@@ -31,7 +31,7 @@ import {
 } from "./release-source";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
-import { runPlan, type Step, type StepOutcome } from "./plan";
+import { runPlan, STEP_ORDER, STEPS, type InstallStepId, type Step, type StepId, type StepOutcome } from "./plan";
 import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
@@ -105,7 +105,7 @@ interface InstallState {
 }
 
 /** A field a later step needs from an earlier one: that step ran, or the plan would have stopped there. */
-function found<T>(value: T | null, step: string): T {
+function found<T>(value: T | null, step: StepId): T {
   if (value === null) throw new Error(`the ${step} step has not run`);
   return value;
 }
@@ -123,143 +123,112 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   };
   const space = watchSpace(layout, pins, target);
 
-  const steps: Step[] = [
-    {
-      id: "claim",
-      title: "Gentle Shell folder",
-      run: async () => `${layout.prefix} ${options.claimed ?? (await claimPrefix(layout))}`,
+  const run: Record<InstallStepId, () => Promise<string>> = {
+    claim: async () => `${layout.prefix} ${options.claimed ?? (await claimPrefix(layout))}`,
+    "npm-settings": async () => {
+      const user = await userRegistrySettings(env, layout.home);
+      state.npmrc = user.npmrc;
+      await writeNpmrcAuth(layout, state.npmrc);
+      const kept = state.npmrc.split("\n").filter(Boolean).length;
+      return kept ? `${kept} network and registry setting(s) copied from ${user.path}` : `no registry settings in ${user.path}; npm's defaults apply`;
     },
-    {
-      id: "npm-settings",
-      title: "npm settings",
-      run: async () => {
-        const user = await userRegistrySettings(env, layout.home);
-        state.npmrc = user.npmrc;
-        await writeNpmrcAuth(layout, state.npmrc);
-        const kept = state.npmrc.split("\n").filter(Boolean).length;
-        return kept ? `${kept} network and registry setting(s) copied from ${user.path}` : `no registry settings in ${user.path}; npm's defaults apply`;
-      },
+    runtime: async () => {
+      // Before the first download: the space the pins know of, against what is free.
+      await space.check();
+      const from = await releaseOrigin(options.source, target);
+      state.origin = from;
+      const { npmrc } = state;
+      // pnpm's location is known up front unless the official source must ask our npm for the registry;
+      // then pnpm downloads once Node is ready, otherwise both download at once.
+      const known = npmrcRegistry(npmrc, env);
+      let before: Promise<string> | null = null;
+      if (from.kind === "bundle") {
+        if (options.release) bundleHolds(from.bundle, options.release);
+        // Its signed release and every package this machine needs are checked while the runtimes are
+        // copied from it, and before any is extracted: a damaged or altered bundle changes nothing.
+        state.opened = open(from, "");
+        before = state.opened.then((o) => `; offline bundle ${from.bundle.manifest.id}, its signature and ${o.packages?.size ?? 0} packages verified`);
+      } else if (known || (options.release && from.source.kind !== "official")) {
+        // The release is known without our npm (named, or the registry is in the npm settings): its signature
+        // and assets are checked while the runtimes download, and before any is extracted.
+        state.opened = open(from, known ?? "");
+        before = state.opened.then((o) => `; Gentle Shell ${o.release.signed.shell}'s signed manifest verified`);
+      }
+      // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
+      before?.catch(() => undefined);
+      let source: Source = from.kind === "bundle" ? parseSource(options.source, "") : from.source;
+      let asked: Promise<Source> | null = null;
+      // pnpm itself comes from the registry: with the authorities the npm settings name for it (ca, cafile).
+      const official = (): Promise<Source> =>
+        (asked ??= Promise.all([configuredRegistry(layout, npmrc, env), registryAuthorities(npmrc, env)]).then(
+          ([registry, registryCa]): Source => ({ kind: "official", registry, registryCa }),
+        ));
+      const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
+      const runtimeCtx = () => ({ layout, pins, source, target, env });
+      const progress = host.progress();
+      try {
+        const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
+        const checked = before ? await before : "";
+        if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
+        // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
+        const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;
+        return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}${checked}`;
+      } finally {
+        progress.stop();
+      }
     },
-    {
-      id: "runtime",
-      title: "runtimes",
-      run: async () => {
-        // Before the first download: the space the pins know of, against what is free.
-        await space.check();
-        const from = await releaseOrigin(options.source, target);
-        state.origin = from;
-        const { npmrc } = state;
-        // pnpm's location is known up front unless the official source must ask our npm for the registry;
-        // then pnpm downloads once Node is ready, otherwise both download at once.
-        const known = npmrcRegistry(npmrc, env);
-        let before: Promise<string> | null = null;
-        if (from.kind === "bundle") {
-          if (options.release) bundleHolds(from.bundle, options.release);
-          // Its signed release and every package this machine needs are checked while the runtimes are
-          // copied from it, and before any is extracted: a damaged or altered bundle changes nothing.
-          state.opened = open(from, "");
-          before = state.opened.then((o) => `; offline bundle ${from.bundle.manifest.id}, its signature and ${o.packages?.size ?? 0} packages verified`);
-        } else if (known || (options.release && from.source.kind !== "official")) {
-          // The release is known without our npm (named, or the registry is in the npm settings): its signature
-          // and assets are checked while the runtimes download, and before any is extracted.
-          state.opened = open(from, known ?? "");
-          before = state.opened.then((o) => `; Gentle Shell ${o.release.signed.shell}'s signed manifest verified`);
-        }
-        // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
-        before?.catch(() => undefined);
-        let source: Source = from.kind === "bundle" ? parseSource(options.source, "") : from.source;
-        let asked: Promise<Source> | null = null;
-        // pnpm itself comes from the registry: with the authorities the npm settings name for it (ca, cafile).
-        const official = (): Promise<Source> =>
-          (asked ??= Promise.all([configuredRegistry(layout, npmrc, env), registryAuthorities(npmrc, env)]).then(
-            ([registry, registryCa]): Source => ({ kind: "official", registry, registryCa }),
-          ));
-        const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-        const runtimeCtx = () => ({ layout, pins, source, target, env });
-        const progress = host.progress();
-        try {
-          const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
-          const checked = before ? await before : "";
-          if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
-          // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
-          const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;
-          return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}${checked}`;
-        } finally {
-          progress.stop();
-        }
-      },
+    version: async () => {
+      // The signed manifest first; the assets and the release's own engine are checked against it.
+      const opened = await (state.opened ?? open(found(state.origin, "runtime"), await configuredRegistry(layout, state.npmrc, env)));
+      // Our npm is there now: an install that has not asked it for the registry (an offline bundle, the registry in no
+      // npm settings) asks it while pnpm runs, rather than after the PATH step.
+      state.registryRecorded = recordedRegistry(layout, state.npmrc, env, 60_000).catch(() => null);
+      const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose ? host.err : undefined });
+      state.installed = installed;
+      const { shell, pi } = installed.distribution.manifest;
+      const where = `gentle-pi ${shell} with Pi ${pi} ${installed.status} in versions/${installed.id}`;
+      // A bundle's line names it offline, with its packages; a download's, the signature and the release's own engine.
+      if (opened.origin.kind === "bundle") return `${where}${installed.note}`;
+      return `${where}, signature verified${opened.release.engineDownloaded ? "; the release's own engine" : ""}`;
     },
-    {
-      id: "version",
-      title: "Gentle Shell version",
-      run: async () => {
-        // The signed manifest first; the assets and the release's own engine are checked against it.
-        const opened = await (state.opened ?? open(found(state.origin, "runtime"), await configuredRegistry(layout, state.npmrc, env)));
-        // Our npm is there now: an install that has not asked it for the registry (an offline bundle, the registry in no
-        // npm settings) asks it while pnpm runs, rather than after the PATH step.
-        state.registryRecorded = recordedRegistry(layout, state.npmrc, env, 60_000).catch(() => null);
-        const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose ? host.err : undefined });
-        state.installed = installed;
-        const { shell, pi } = installed.distribution.manifest;
-        const where = `gentle-pi ${shell} with Pi ${pi} ${installed.status} in versions/${installed.id}`;
-        // A bundle's line names it offline, with its packages; a download's, the signature and the release's own engine.
-        if (opened.origin.kind === "bundle") return `${where}${installed.note}`;
-        return `${where}, signature verified${opened.release.engineDownloaded ? "; the release's own engine" : ""}`;
-      },
+    activate: async () => {
+      const { id } = found(state.installed, "version");
+      const { previous } = await activateVersion(layout, id);
+      let pruned = "";
+      try {
+        const { deleted } = await pruneVersions(layout, 2);
+        if (deleted.length) pruned = `; removed older ${deleted.join(", ")}`;
+      } catch (error) {
+        pruned = `; warning: older versions were not pruned (${(error as Error).message})`;
+      }
+      return (previous && previous !== id ? `current switched from ${previous} to ${id}` : `current is ${id}`) + pruned;
     },
-    {
-      id: "activate",
-      title: "activate",
-      run: async () => {
-        const { id } = found(state.installed, "version");
-        const { previous } = await activateVersion(layout, id);
-        let pruned = "";
-        try {
-          const { deleted } = await pruneVersions(layout, 2);
-          if (deleted.length) pruned = `; removed older ${deleted.join(", ")}`;
-        } catch (error) {
-          pruned = `; warning: older versions were not pruned (${(error as Error).message})`;
-        }
-        return (previous && previous !== id ? `current switched from ${previous} to ${id}` : `current is ${id}`) + pruned;
-      },
+    launcher: async () => {
+      const { launcher, status } = await ensureLauncher(layout);
+      return `${launcher} ${status}`;
     },
-    {
-      id: "launcher",
-      title: "launcher",
-      run: async () => {
-        const { launcher, status } = await ensureLauncher(layout);
-        return `${launcher} ${status}`;
-      },
+    "verify-launcher": async () => {
+      const { shell, pi } = found(state.installed, "version").distribution.manifest;
+      // checkLauncher: the environment our pnpm ran in, with no GENTLE_* or PI_* override,
+      // so no host NODE_OPTIONS, npm or pnpm setting and no Pi override reaches it.
+      const checkEnv = launcherCheckEnvironment(layout, { env, npmrc: state.npmrc });
+      const result = await runLauncher(layout, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
+      const lines = result.stdout.split(/\r?\n/);
+      if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
+        throw new Error(
+          `the launcher reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || result.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}`,
+        );
+      }
+      return `gentle-shell ${shell}, pi ${pi}`;
     },
-    {
-      id: "verify-launcher",
-      title: "launcher check",
-      run: async () => {
-        const { shell, pi } = found(state.installed, "version").distribution.manifest;
-        // checkLauncher: the environment our pnpm ran in, with no GENTLE_* or PI_* override,
-        // so no host NODE_OPTIONS, npm or pnpm setting and no Pi override reaches it.
-        const checkEnv = launcherCheckEnvironment(layout, { env, npmrc: state.npmrc });
-        const result = await runLauncher(layout, ["--version"], { env: checkEnv, timeoutMs: 120_000 });
-        const lines = result.stdout.split(/\r?\n/);
-        if (result.code !== 0 || lines[0] !== `gentle-shell ${shell}` || lines[1] !== `pi ${pi}`) {
-          throw new Error(
-            `the launcher reported ${JSON.stringify(lines.slice(0, 2).join(" / ") || result.stderr.trim().slice(0, 300))}, expected gentle-shell ${shell} / pi ${pi}`,
-          );
-        }
-        return `gentle-shell ${shell}, pi ${pi}`;
-      },
+    path: async () => {
+      const outcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
+      state.path = outcome;
+      if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
+      return outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
     },
-    {
-      id: "path",
-      title: "PATH",
-      run: async () => {
-        const outcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
-        state.path = outcome;
-        if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
-        return outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
-      },
-    },
-  ];
+  };
+  const steps: Step[] = STEP_ORDER.filter((id): id is InstallStepId => id !== "setup").map((id) => ({ id, run: run[id] }));
   const outcomes = await runPlan(
     steps.map((step) => space.guard(step)),
     { home: layout.home, env },
@@ -276,14 +245,14 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   else await state.registryRecorded;
   if (ok) await options.installed?.();
   if (mode === "run" && ok) {
-    const setupStep: Step = { id: "setup", title: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id, host }) };
+    const setupStep: Step = { id: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id, host }) };
     // Gentle AI's own output follows, on the inherited terminal.
     host.out(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
     setup = (await runPlan([setupStep], { home: layout.home, env }, options.report))[0]!;
   } else if (mode !== "none") {
     setup = ok
-      ? { id: "setup", title: "setup", status: "skipped", detail: `--no-setup; the first interactive gentle-shell runs ${SETUP_COMMAND} once` }
-      : { id: "setup", title: "setup", status: "not-run", detail: "" };
+      ? { id: "setup", title: STEPS.setup.title, status: "skipped", detail: `--no-setup; the first interactive gentle-shell runs ${SETUP_COMMAND} once` }
+      : { id: "setup", title: STEPS.setup.title, status: "not-run", detail: "" };
     if (ok) options.report(setup);
   }
   if (setup) outcomes.push(setup);

@@ -11,12 +11,36 @@ import type { Env } from "../core/environment";
 import { tildifyText } from "../core/layout";
 import { redactText } from "../core/secrets";
 import { stepMark } from "../io/step-times";
+import { SETUP_COMMAND } from "./setup-step";
 
-export type StepId = "claim" | "npm-settings" | "runtime" | "version" | "activate" | "launcher" | "verify-launcher" | "path" | "setup";
+/**
+ * The steps of a new install, in their order: the one list of them. Each has
+ * the title its outcome carries and the line the printed plan gives it; the
+ * ids (StepId), the order (STEP_ORDER) and the step bodies
+ * (src/install/bundled-install.ts) are read from it.
+ */
+export const STEPS = {
+  claim: { title: "Gentle Shell folder", plan: "claim the Gentle Shell folder (mode 0700) and the agent home" },
+  "npm-settings": { title: "npm settings", plan: "copy registry, proxy and auth settings from your npm config (nothing else)" },
+  runtime: { title: "runtimes", plan: "download and verify Node and pnpm against the pins built into this installer" },
+  version: { title: "Gentle Shell version", plan: "install the release's gentle-pi and Pi from its lockfile with our pnpm" },
+  activate: { title: "activate", plan: "make that version current" },
+  launcher: { title: "launcher", plan: "write the gentle-shell launcher" },
+  "verify-launcher": { title: "launcher check", plan: "check that the launcher reports the release's versions" },
+  path: { title: "PATH", plan: "put gentle-shell on your PATH (one line or link, undone by self-uninstall)" },
+  setup: { title: "setup", plan: `run ${SETUP_COMMAND}: Gentle AI for Pi, with its verified Engram, inside the Gentle Shell folder` },
+} as const satisfies Record<string, { title: string; plan: string }>;
+
+export type StepId = keyof typeof STEPS;
+
+/** Every step's id, in the plan's order. */
+export const STEP_ORDER = Object.keys(STEPS) as StepId[];
+
+/** The steps runBundledInstall runs as one plan; the setup step runs after them, on its own. */
+export type InstallStepId = Exclude<StepId, "setup">;
 
 export interface Step {
   id: StepId;
-  title: string;
   run(): Promise<string>;
 }
 
@@ -28,16 +52,15 @@ export interface StepOutcome {
   detail: string;
 }
 
-export const STEP_ORDER: StepId[] = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"];
-
 /** `where`: the home shown as ~ in each detail, and the environment whose GSS_STEP_TIMES marks each step (../io/step-times.ts). */
 export async function runPlan(steps: Step[], where: { home: string; env: Env }, report: (o: StepOutcome) => void): Promise<StepOutcome[]> {
   const { home, env } = where;
   const outcomes: StepOutcome[] = [];
   let failed = false;
   for (const step of steps) {
+    const { title } = STEPS[step.id];
     if (failed) {
-      const o: StepOutcome = { id: step.id, title: step.title, status: "not-run", detail: "" };
+      const o: StepOutcome = { id: step.id, title, status: "not-run", detail: "" };
       outcomes.push(o);
       continue;
     }
@@ -45,13 +68,13 @@ export async function runPlan(steps: Step[], where: { home: string; env: Env }, 
       stepMark(`${step.id}:start`, env);
       const detail = await step.run();
       stepMark(`${step.id}:end`, env);
-      const o: StepOutcome = { id: step.id, title: step.title, status: "done", detail: redactText(tildifyText(detail, home)) };
+      const o: StepOutcome = { id: step.id, title, status: "done", detail: redactText(tildifyText(detail, home)) };
       outcomes.push(o);
       report(o);
     } catch (error) {
       failed = true;
       const message = error instanceof Error ? error.message : String(error);
-      const o: StepOutcome = { id: step.id, title: step.title, status: "failed", detail: redactText(tildifyText(message, home)) };
+      const o: StepOutcome = { id: step.id, title, status: "failed", detail: redactText(tildifyText(message, home)) };
       outcomes.push(o);
       report(o);
     }
