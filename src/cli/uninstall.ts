@@ -16,7 +16,7 @@ import type { Host } from "../io/host";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
 import { join } from "../core/native-path";
-import { ENGINE_FLAG } from "../core/engine-flags";
+import { engineArgs } from "../core/engine-flags";
 import type { Env } from "../core/environment";
 import { EXIT } from "../core/errors";
 import { tildify, type Layout } from "../core/layout";
@@ -113,7 +113,7 @@ async function handOver(layout: Layout, forwarded: string[], host: Host): Promis
       return EXIT.failure;
     }
     command = layout.node;
-    argv = [join(layout.versions, id, ENGINE_PATH), ENGINE_FLAG, ...argv];
+    argv = engineArgs(join(layout.versions, id, ENGINE_PATH), argv);
     // As the .cmd does: the engine runs without the user's NODE_OPTIONS, kept aside for Pi.
     const { NODE_OPTIONS, ...rest } = env;
     childEnv = NODE_OPTIONS === undefined ? rest : { ...rest, GENTLE_SHELL_USER_NODE_OPTIONS: NODE_OPTIONS };

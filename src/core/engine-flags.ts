@@ -2,6 +2,15 @@
 /** First argument the launcher passes so the bundled script runs as the engine. */
 export const ENGINE_FLAG = "--gentle-shell-engine";
 
+/**
+ * The arguments after a node that start the engine file `engine` with `args`, as the launcher
+ * does: for a caller that starts the engine directly (Windows, where Node cannot start the .cmd
+ * launcher without a shell; update's `update --extensions`). The one place they are written.
+ */
+export function engineArgs(engine: string, args: readonly string[]): string[] {
+  return [engine, ENGINE_FLAG, ...args];
+}
+
 /** First argument when another engine uses this one as its version's module (upgrade, rollback). */
 export const INTERNAL_FLAG = "--gentle-shell-engine-internal";
 

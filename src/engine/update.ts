@@ -18,7 +18,7 @@ import { compareVersions } from "../core/versions";
 import { PI_PACKAGE } from "../core/distribution";
 import { packageRegistry } from "../core/npmrc";
 import { classifyUpdate, newestStablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
-import { ENGINE_FLAG } from "../core/engine-flags";
+import { engineArgs } from "../core/engine-flags";
 import { childOutcome, startInTerminal } from "../io/child-signals";
 import { readTextOrNull } from "../io/files";
 import { currentEngine } from "../install/activate";
@@ -137,7 +137,7 @@ async function piExtensionsUpdate(install: BundledInstall, env: Env, trust: stri
     io.err(`gentle-shell: could not run Pi's update --extensions: ${(error as Error).message}`);
     return EXIT.failure;
   }
-  const outcome = await childOutcome(startInTerminal(layout.node, [engine, ENGINE_FLAG, "update", "--extensions", ...trust], { env }));
+  const outcome = await childOutcome(startInTerminal(layout.node, engineArgs(engine, ["update", "--extensions", ...trust]), { env }));
   if ("code" in outcome) return outcome.code;
   io.err(`gentle-shell: could not run Pi's update --extensions: ${outcome.failed}`);
   return EXIT.failure;

@@ -16,7 +16,7 @@ import { stagingPath } from "../io/staging";
 import { activateVersion, pruneVersions, readCurrent } from "../install/activate";
 import { acquireInstallLock, type Lock } from "../install/lock";
 import { ENGINE_PATH } from "../install/engine-start";
-import { ENGINE_FLAG, PI_CHECKED_VARIABLE } from "../core/engine-flags";
+import { engineArgs, PI_CHECKED_VARIABLE } from "../core/engine-flags";
 import { callModule, openVersionModule, serveModule, type VersionModule } from "./module-session";
 import type { Alongside } from "../install/version-install";
 import { piVersionProblem } from "./pi-version";
@@ -66,7 +66,7 @@ export async function versionModule(layout: Layout, id: string): Promise<string>
  * there the version's engine is asked directly.
  */
 async function runVersionLauncher(layout: Layout, engine: string, module: VersionModule, moduleEnv: Env, checkEnv: Env): Promise<RunResult> {
-  if (layout.platform === "win32") return run(module.node, [engine, ENGINE_FLAG, "--version"], { env: checkEnv, timeoutMs: 120_000 });
+  if (layout.platform === "win32") return run(module.node, engineArgs(engine, ["--version"]), { env: checkEnv, timeoutMs: 120_000 });
   const made = module.launcher ?? (await callModule(layout, engine, ["launcher-script"], moduleEnv));
   if (typeof made.script !== "string" || typeof made.name !== "string") throw new Error("that version's module wrote no launcher; nothing was changed");
   await ensureRealFolder(layout.tmp, 0o700);

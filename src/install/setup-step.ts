@@ -13,7 +13,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "../core/native-path";
-import { ENGINE_FLAG } from "../core/engine-flags";
+import { engineArgs } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { ENGINE_PATH } from "./engine-start";
@@ -25,7 +25,7 @@ export const SETUP_COMMAND = "gentle-shell setup";
 /** The command the setup step runs, for this platform. */
 export function setupCommand(layout: Layout, id: string): { command: string; args: string[] } {
   if (layout.platform === "win32") {
-    return { command: layout.node, args: [join(layout.versions, id, ENGINE_PATH), ENGINE_FLAG, "setup"] };
+    return { command: layout.node, args: engineArgs(join(layout.versions, id, ENGINE_PATH), ["setup"]) };
   }
   return { command: layout.launcher, args: ["setup"] };
 }
