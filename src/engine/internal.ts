@@ -20,7 +20,7 @@ import { EXIT } from "../core/errors";
 import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "../core/native-path";
 import { prefixLayout, type Layout } from "../core/layout";
-import { hostTarget } from "../core/machine";
+import { hostRuntimeContext } from "../install/runtime/host-context";
 import { buildPins } from "../pins/index";
 import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
@@ -66,7 +66,7 @@ function launcherScript(layout: Layout): { script: string; name: string } {
  * publish (memory stays off behind the guard); a download that fails verification stops.
  */
 async function engramStatus(host: Host, layout: Layout, source: Source): Promise<string> {
-  const outcome = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env: host.env });
+  const outcome = await ensureEngram(hostRuntimeContext(layout, source, host.env));
   return outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
 }
 

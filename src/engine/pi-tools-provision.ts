@@ -11,11 +11,10 @@
  */
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
-import { hostTarget } from "../core/machine";
 import { tildifyText, type Layout } from "../core/layout";
 import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
 import { parseSource, type Source } from "../core/source";
-import { buildPins } from "../pins/index";
+import { hostRuntimeContext } from "../install/runtime/host-context";
 import type { Pins, Target } from "../pins/types";
 import { join } from "../core/native-path";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
@@ -130,7 +129,7 @@ async function toolsContext(install: BundledInstall, env: Env, args: string[], o
   const quiet = options.launch && (await failedRecently(layout, now));
   const source = parseSource(await rememberedSource(layout), "");
   const offline = launchIsOffline(env, args) || quiet;
-  const ctx: PiToolsContext = { layout, pins: buildPins(), source: quiet ? { kind: "official", registry: "" } : source, target: hostTarget(), env, offline };
+  const ctx: PiToolsContext = { ...hostRuntimeContext(layout, quiet ? { kind: "official", registry: "" } : source, env), offline };
   return { ctx, quiet };
 }
 

@@ -14,8 +14,7 @@ import { dirname, join, resolve } from "../core/native-path";
 import { tildify, tildifyText, type Platform } from "../core/layout";
 import { type Env, bundledSetupEnv } from "../core/environment";
 import { parseSource } from "../core/source";
-import { buildPins } from "../pins/index";
-import { hostTarget } from "../core/machine";
+import { hostRuntimeContext } from "../install/runtime/host-context";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { acquireInstallLock } from "../install/lock";
@@ -190,7 +189,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   const sourceArg = await rememberedSource(layout);
   const source = parseSource(sourceArg, "");
   if (!looksOnly) {
-    const engram = await ensureEngram({ layout, pins: buildPins(), source, target: hostTarget(), env }).catch((error: Error) => ({
+    const engram = await ensureEngram(hostRuntimeContext(layout, source, env)).catch((error: Error) => ({
       available: false as const,
       reason: error.message,
     }));

@@ -7,9 +7,8 @@
  */
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
-import { hostTarget } from "../../core/machine";
 import { parseSource, type Source } from "../../core/source";
-import { buildPins } from "../../pins/index";
+import { hostRuntimeContext } from "./host-context";
 import { readTextOrNull } from "../../io/files";
 import { configuredRegistry } from "../npm-registry";
 import { acquireGo } from "./go";
@@ -30,7 +29,7 @@ export async function ensureVersionRuntime(
     kind: "official" as const,
     registry: registry ?? (await configuredRegistry(layout, (await readTextOrNull(layout.pnpm.npmrc)) ?? "", env)),
   });
-  const ctx = { layout, pins: buildPins(), source, target: hostTarget(), env };
+  const ctx = hostRuntimeContext(layout, source, env);
   const outcome = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
   if (source.kind === "official") source = await official();
   if (layout.platform === "win32") await acquireGo({ ...ctx, source });

@@ -1,0 +1,16 @@
+/**
+ * The runtime context of this machine (src/install/runtime/recipe.ts,
+ * RuntimeContext): the pins compiled into this build and this machine's
+ * target, with the caller's layout, source and environment. Light on purpose
+ * (types and two small modules): the launch part imports it.
+ */
+import type { Env } from "../../core/environment";
+import type { Layout } from "../../core/layout";
+import { hostTarget } from "../../core/machine";
+import type { Source } from "../../core/source";
+import { buildPins } from "../../pins/index";
+import type { RuntimeContext } from "./recipe";
+
+export function hostRuntimeContext(layout: Layout, source: Source, env: Env): RuntimeContext {
+  return { layout, pins: buildPins(), source, target: hostTarget(), env };
+}
