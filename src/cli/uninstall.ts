@@ -12,6 +12,7 @@
  * with this binary's own self-uninstall: the same plan, checks and lock, so
  * an interrupted uninstall is never finished by reinstalling.
  */
+import { errnoCode } from "../core/errno";
 import type { Host } from "../io/host";
 import { spawn } from "node:child_process";
 import { defineCommand } from "citty";
@@ -89,7 +90,7 @@ async function whyNotRunnable(layout: Layout, env: Env): Promise<string | null> 
     await resolveBundledInstall(join(layout.versions, id, ENGINE_PATH), buildPins(), layout.platform, env);
     return null;
   } catch (error) {
-    if (error instanceof BundledError || (error as NodeJS.ErrnoException).code === "ENOENT") return (error as Error).message.replace(/\.$/, "");
+    if (error instanceof BundledError || errnoCode(error) === "ENOENT") return (error as Error).message.replace(/\.$/, "");
     throw error;
   }
 }

@@ -4,6 +4,7 @@
  * and what to do, printed without a stack; anything else that escapes is a
  * bug, printed with its stack so it can be reported.
  */
+import { errnoCode } from "./errno";
 
 /** Exit codes every command of gentle-shell-setup and of the engine uses. */
 export const EXIT = {
@@ -53,7 +54,7 @@ export function isBug(error: unknown): boolean {
   if (error instanceof UserError) return false;
   if (!(error instanceof Error)) return true;
   if (error instanceof ReferenceError) return true;
-  return error instanceof TypeError && !(error as NodeJS.ErrnoException).code;
+  return error instanceof TypeError && !errnoCode(error);
 }
 
 /** Where a command's lines go: the normal ones and the diagnostics. Each call is one line, without its newline. */

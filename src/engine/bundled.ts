@@ -4,6 +4,7 @@
  * a bundled install that `current` names; it runs only the Pi that version
  * pins, with the user's environment plus Gentle Shell's own variables.
  */
+import { errnoCode } from "../core/errno";
 import { closeSync, readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join, normalize } from "../core/native-path";
@@ -14,7 +15,7 @@ import type { Pins } from "../pins/types";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../core/packages";
 import { VERSION_MARKER } from "../install/version-marker";
 import { readCurrent } from "../install/activate";
-import { code, openOwnFileSync } from "../io/safe-fs";
+import { openOwnFileSync } from "../io/safe-fs";
 
 export interface BundledInstall {
   layout: Layout;
@@ -70,7 +71,7 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
       closeSync(fd);
     }
   } catch (error) {
-    if (code(error) === "ELOOP" || code(error) === "EMLINK") throw new BundledError(`Pi's package.json in versions/${id} is a link, not a file`);
+    if (errnoCode(error) === "ELOOP" || errnoCode(error) === "EMLINK") throw new BundledError(`Pi's package.json in versions/${id} is a link, not a file`);
     return {};
   }
   try {
@@ -104,7 +105,7 @@ function textOrNull(path: string): string | null {
   try {
     return readFileSync(path, "utf8");
   } catch (error) {
-    if (code(error) === "ENOENT") return null;
+    if (errnoCode(error) === "ENOENT") return null;
     throw error;
   }
 }

@@ -11,6 +11,7 @@
  * its exit code (the launcher's, so Pi's) is passed on. The decision is pure
  * (relaunchPlan); running it goes through an adapter (relaunch).
  */
+import { errnoCode } from "../core/errno";
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from "node:fs";
 import { launcherCall } from "../core/cmd-call";
 import type { Env } from "../core/environment";
@@ -90,7 +91,7 @@ export function relaunch(plan: RelaunchPlan, adapter: RelaunchAdapter): Promise<
  */
 export function execPreflight(file: string): void {
   const refuse = (what: string, error: unknown): never => {
-    throw new Error(`${what} cannot be started (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new Error(`${what} cannot be started (${errnoCode(error) ?? (error as Error).message})`);
   };
   let head = "";
   try {

@@ -12,6 +12,7 @@
  * second time, whatever the file says. The record is for people reading it.
  * self-uninstall removes it with the rest of config/.
  */
+import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
@@ -48,7 +49,7 @@ export async function claimFirstUse(layout: Layout, version: string): Promise<bo
     await fs.writeFile(setupMarkerPath(layout), text({ status: "started", by: "first-use", version }), { flag: "wx", mode: 0o600 });
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (errnoCode(error) === "EEXIST") return false;
     throw error;
   }
 }

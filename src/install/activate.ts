@@ -4,6 +4,7 @@
  * holding the id on Windows, switched with one rename, and only when what
  * stands there is ours.
  */
+import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
@@ -65,9 +66,7 @@ export async function activateVersion(layout: Layout, id: string, rules: LockRul
     // Any failure before the end leaves current as it was.
     if (previous) await pointCurrentAt(layout, previous, rules).catch(() => undefined);
     else await rm(layout.current, { force: true }, rules).catch(() => undefined);
-    throw new Error(
-      `${layout.history} could not be written (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); current was left as it was`,
-    );
+    throw new Error(`${layout.history} could not be written (${errnoCode(error) ?? (error as Error).message}); current was left as it was`);
   }
   return { previous };
 }

@@ -14,13 +14,14 @@
  * folders that were open are listed again: an entry another user slipped in
  * while the prefix was being looked at is refused too.
  */
+import { errnoCode } from "../core/errno";
 import * as nodeFs from "node:fs";
 // node:path, not pathe: an entry's name may hold a backslash, which pathe would read as a separator (and so look elsewhere).
 import { join } from "node:path";
 import { EXIT, UserError } from "../core/errors";
 import { type Layout, tildify } from "../core/layout";
 import { childPlace, claimSummary, type EntryFacts, type EntryPlace, type EntryVerdict, judgeEntry, looksInside, refusalSentence } from "../core/prefix-trust";
-import { code, NOFOLLOW, NONBLOCK } from "../io/safe-fs";
+import { NOFOLLOW, NONBLOCK } from "../io/safe-fs";
 
 /** An entry's lstat facts, with the identity its mode is changed by. */
 export interface EntryStat extends EntryFacts {
@@ -60,7 +61,7 @@ export const nodePrefixFs: PrefixFs = {
       const s = nodeFs.lstatSync(path);
       return { kind: kindOf(s), uid: s.uid, mode: s.mode, dev: s.dev, ino: s.ino };
     } catch (error) {
-      if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return null;
+      if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return null;
       throw error;
     }
   },
@@ -87,7 +88,7 @@ export const nodePrefixFs: PrefixFs = {
     try {
       nodeFs.mkdirSync(path, { mode });
     } catch (error) {
-      if (code(error) !== "EEXIST") throw error;
+      if (errnoCode(error) !== "EEXIST") throw error;
     }
   },
 };
@@ -97,15 +98,15 @@ function names(fs: PrefixFs, path: string, shown: string): string[] {
   try {
     return fs.readdir(path);
   } catch (error) {
-    if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return [];
-    if (code(error) === "EILSEQ") {
+    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return [];
+    if (errnoCode(error) === "EILSEQ") {
       throw new UserError(
         `${shown} holds an entry whose name is not UTF-8, which the installer cannot check, so nothing was changed; rename or remove it, then run the installer again.`,
         EXIT.unchanged,
       );
     }
     throw new UserError(
-      `${shown} could not be read (${code(error) ?? "unknown"}), so the Gentle Shell folder cannot be checked and nothing was changed; make it readable or remove it, then run the installer again.`,
+      `${shown} could not be read (${errnoCode(error) ?? "unknown"}), so the Gentle Shell folder cannot be checked and nothing was changed; make it readable or remove it, then run the installer again.`,
       EXIT.unchanged,
     );
   }

@@ -5,6 +5,7 @@
  * A second installer waits a bounded time, then stops with a clear message;
  * a lock whose process is gone is taken over.
  */
+import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { randomBytes } from "node:crypto";
 import type { Layout } from "../core/layout";
@@ -53,7 +54,7 @@ async function moveAsideIf(path: string, expected: string | null): Promise<void>
   try {
     await rename(path, aside);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    if (errnoCode(error) === "ENOENT") return;
     throw error;
   }
   const moved = await readTextOrNull(aside);
@@ -68,7 +69,7 @@ async function tryCreate(lock: string, token: string): Promise<boolean> {
     await fs.link(aside, lock);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    if (errnoCode(error) === "EEXIST") return false;
     throw error;
   } finally {
     await rm(aside, { force: true });

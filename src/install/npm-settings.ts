@@ -3,6 +3,7 @@
  * filterNpmrc (src/core/npmrc.ts) keeps the network, registry and auth keys,
  * writeNpmrcAuth puts the result where our pnpm and npm read it.
  */
+import { errnoCode } from "../core/errno";
 import { constants, promises as fs } from "node:fs";
 import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
@@ -37,7 +38,7 @@ export async function userNpmrc(env: Env, home: string): Promise<{ path: string;
       await handle.close();
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { path, text: "" };
+    if (errnoCode(error) === "ENOENT") return { path, text: "" };
     throw error;
   }
 }

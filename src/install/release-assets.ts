@@ -14,6 +14,7 @@
  *   in the environment our pnpm ran in, without any GENTLE_* or PI_*
  *   variable and without npm_config_prefix.
  */
+import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { temporaryFolder } from "../io/staging";
 import { join } from "../core/native-path";
@@ -105,7 +106,7 @@ export async function verifyReleaseAssets(ctx: ReleaseContext & { assets: string
     try {
       return await fs.readFile(join(ctx.assets, name), "utf8");
     } catch (error) {
-      throw new Error(`${name} is not in ${ctx.assets} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new Error(`${name} is not in ${ctx.assets} (${errnoCode(error) ?? (error as Error).message})`);
     }
   };
   const distribution = readDistribution(await read(DISTRIBUTION_JSON), await read(DISTRIBUTION_LOCK), ctx.assets);

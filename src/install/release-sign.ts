@@ -7,6 +7,7 @@
  * whose public half this build does not know is refused, so a release can
  * never be published that its own binaries would reject.
  */
+import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../core/native-path";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
@@ -46,7 +47,7 @@ export async function signRelease(options: {
   try {
     pem = await fs.readFile(options.keyFile, "utf8");
   } catch (error) {
-    throw new Error(`cannot read the signing key ${options.keyFile} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new Error(`cannot read the signing key ${options.keyFile} (${errnoCode(error) ?? (error as Error).message})`);
   }
   let publicKey: string;
   try {

@@ -3,6 +3,8 @@
  * marker's pid is checked with. Apart from ./process.ts, so code that only
  * asks this loads no child_process.
  */
+import { errnoCode } from "../core/errno";
+
 /** Is process `pid` still running (ours to ask about or not)? Staging names and locks carry their owner's pid. */
 export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -10,6 +12,6 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCode(error) === "EPERM";
   }
 }

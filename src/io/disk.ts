@@ -1,4 +1,5 @@
 /** Free disk space, as the user may use it (statfs: available blocks × block size). */
+import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { dirname } from "../core/native-path";
 
@@ -10,7 +11,7 @@ export async function freeSpace(path: string): Promise<number | null> {
       const s = await fs.statfs(at);
       return Number(s.bavail) * Number(s.bsize);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errnoCode(error);
       const up = dirname(at);
       if ((code !== "ENOENT" && code !== "ENOTDIR") || up === at) return null;
       at = up;

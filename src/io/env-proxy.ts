@@ -14,6 +14,7 @@
  * of its own bundle, so the state is kept on globalThis, which they share.
  * With no proxy variable set nothing is loaded for it (a launch's cost).
  */
+import { errnoCode } from "../core/errno";
 import type { Platform } from "../core/layout";
 import { namesAProxy, proxyVariableProblem } from "../core/proxy-env";
 
@@ -56,7 +57,7 @@ export function useEnvProxy(
     restore = node.setGlobalProxyFromEnv(env);
   } catch (error) {
     // A rule of Node's that core/proxy-env.ts does not know: its message may hold the URL, so only its code is said.
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+    const code = errnoCode(error) ?? (error as Error).name;
     const refused = `Node cannot use the proxy that HTTP_PROXY or HTTPS_PROXY names (${code}); correct the variable, percent-encoding the special characters of its password`;
     shared[STATE] = { refused };
     return refused;

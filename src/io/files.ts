@@ -1,4 +1,5 @@
 /** Small file helpers: writes that land with one rename, with the mode asked for. */
+import { errnoCode } from "../core/errno";
 import { lstatSync, promises as fs, readFileSync } from "node:fs";
 import { type LockRules, machineRules, rename, rm } from "./locked-retry";
 import { CREATE_NEW } from "./safe-fs";
@@ -69,7 +70,7 @@ export function fileInPlace(path: string, content: string, mode = 0o644): boolea
 
 /** Nothing at the path: it, or a folder above it, is missing. */
 function absent(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR";
+  return errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR";
 }
 
 export async function lstatOrNull(path: string) {
@@ -95,7 +96,7 @@ export async function readTextOrNull(path: string): Promise<string | null> {
   try {
     return await fs.readFile(path, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    if (errnoCode(error) === "ENOENT") return null;
     throw error;
   }
 }
@@ -118,7 +119,7 @@ export async function ensureRealFolder(path: string, mode = 0o700): Promise<"cre
   try {
     await fs.mkdir(path, { mode });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "EEXIST") return ensureRealFolder(path, mode);
+    if (errnoCode(error) === "EEXIST") return ensureRealFolder(path, mode);
     throw error;
   }
   if (process.platform !== "win32") await fs.chmod(path, mode);

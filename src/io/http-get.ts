@@ -18,6 +18,7 @@
  * the global agents (read when each request is made) and pass no agent of
  * our own.
  */
+import { errnoCode } from "../core/errno";
 import { globalAgent as httpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { globalAgent as httpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
@@ -168,7 +169,7 @@ const UNTRUSTED = new Set([
 ]);
 
 export function isCertificateError(error: unknown): boolean {
-  return UNTRUSTED.has((error as NodeJS.ErrnoException | null)?.code ?? "");
+  return UNTRUSTED.has(errnoCode(error) ?? "");
 }
 
 /** The host a certificate sentence names: the URL's host and port, or the text as given when it is no URL. */
@@ -202,8 +203,7 @@ export function proxyAuthRequired(url: string, env: Env = process.env as Env): s
 
 /** A CONNECT tunnel the proxy refused with 407 (Node's proxy support reports it as ERR_PROXY_TUNNEL). */
 export function isProxyAuthError(error: unknown): boolean {
-  const e = error as NodeJS.ErrnoException | null;
-  return e?.code === "ERR_PROXY_TUNNEL" && /\b407\b/.test(e.message ?? "");
+  return errnoCode(error) === "ERR_PROXY_TUNNEL" && /\b407\b/.test((error as Error).message ?? "");
 }
 
 /** The one sentence for a registry certificate that the authorities of the user's npm settings (ca, cafile) do not vouch for. */

@@ -14,9 +14,9 @@
  * run the Windows rule on any machine with a file system that refuses and a
  * clock that does not wait.
  */
+import { errnoCode } from "../core/errno";
 import { promises as nodeFs, type RmOptions } from "node:fs";
 import { type HeldAction, heldSentence, heldWaits, mayBeHeld } from "../core/held-file";
-import { code } from "./safe-fs";
 
 export type LockFs = Pick<typeof nodeFs, "rename" | "unlink" | "rmdir" | "rm">;
 
@@ -49,7 +49,7 @@ export class HeldError extends Error {
   constructor(action: HeldAction, cause: unknown) {
     super(heldSentence(action), { cause });
     this.name = "HeldError";
-    this.code = code(cause) ?? "EPERM";
+    this.code = errnoCode(cause) ?? "EPERM";
     this.path = "rename" in action ? action.rename : action.remove;
   }
 }
@@ -61,7 +61,7 @@ async function retried(action: HeldAction, op: () => Promise<void>, rules: LockR
       await op();
       return;
     } catch (error) {
-      if (!mayBeHeld(rules.platform, code(error))) throw error;
+      if (!mayBeHeld(rules.platform, errnoCode(error))) throw error;
       if (i >= waits.length) throw new HeldError(held(action, error), error);
       await rules.sleep(waits[i]!);
     }
@@ -75,7 +75,7 @@ function retriedSync(action: HeldAction, op: () => void, rules: LockRules): void
       op();
       return;
     } catch (error) {
-      if (!mayBeHeld(rules.platform, code(error))) throw error;
+      if (!mayBeHeld(rules.platform, errnoCode(error))) throw error;
       if (i >= waits.length) throw new HeldError(held(action, error), error);
       rules.sleepSync(waits[i]!);
     }

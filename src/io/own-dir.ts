@@ -6,6 +6,7 @@
  * put at bin/, runtime/, pnpm/ or config/gentle-ai/ is refused with a
  * sentence, and its target is never written.
  */
+import { errnoCode } from "../core/errno";
 import { type BigIntStats, lstatSync, promises as fs, type Stats } from "node:fs";
 import { isAbsolute, join, relative } from "../core/native-path";
 import { openOwnFile } from "./safe-fs";
@@ -89,7 +90,7 @@ async function makeFolder(path: string, mode: number): Promise<"created" | "pres
   try {
     await fs.mkdir(path, { mode });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    if (errnoCode(error) !== "EEXIST") throw error;
     await checkedFolder(path);
     return "present";
   }
@@ -135,7 +136,7 @@ export async function openSourceFile(root: string, path: string, name: string, m
   try {
     handle = await openOwnFile(path, { platform });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === "ENOENT") throw Object.assign(new Error(`${name} is not in ${root} (${relative(root, path)})`), { status: 404 });
     if (code === "ELOOP" || code === "EMLINK") throw new Error(`${name} in ${root} is a link; a folder source is read without following links`);
     if (code === "EFTYPE") throw new Error(`${name} in ${root} is not a regular file (${relative(root, path)})`);

@@ -40,11 +40,11 @@
  * walk applies. A refusal that may be a scanner's hold (core/held-file.ts)
  * ends the section, waits as io/locked-retry.ts does, and tries again.
  */
+import { errnoCode } from "../core/errno";
 import { type BigIntStats, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { heldWaits, mayBeHeld } from "../core/held-file";
 import { type LockRules, machineRules, unlink } from "./locked-retry";
-import { code } from "./safe-fs";
 
 /** A removal that failed: the deepest path that would not go, and why. */
 export class RemoveError extends Error {
@@ -110,8 +110,8 @@ function enter(name: string, id: BigIntStats, path: string): boolean {
   try {
     process.chdir(name);
   } catch (error) {
-    if (["ENOENT", "ENOTDIR", "ELOOP"].includes(code(error) ?? "")) return false;
-    throw new RemoveError(path, code(error) ?? "unknown");
+    if (["ENOENT", "ENOTDIR", "ELOOP"].includes(errnoCode(error) ?? "")) return false;
+    throw new RemoveError(path, errnoCode(error) ?? "unknown");
   }
   return same(here(), id);
 }
@@ -134,8 +134,8 @@ function reenter(walk: Walk): void {
 
 /** The refusal may be a scanner's hold (Windows), so it is tried again after a wait; anything else fails here. */
 function refused(walk: Walk, path: string, error: unknown): Held {
-  if (mayBeHeld(walk.platform, code(error))) return { path, error };
-  throw new RemoveError(path, code(error) ?? "unknown");
+  if (mayBeHeld(walk.platform, errnoCode(error))) return { path, error };
+  throw new RemoveError(path, errnoCode(error) ?? "unknown");
 }
 
 /** The entry's lstat, or null when it is gone (renamed away meanwhile). */
@@ -143,8 +143,8 @@ function lstatOrNull(name: string, path: string): BigIntStats | null {
   try {
     return lstat(name);
   } catch (error) {
-    if (code(error) === "ENOENT" || code(error) === "ENOTDIR") return null;
-    throw new RemoveError(path, code(error) ?? "unknown");
+    if (errnoCode(error) === "ENOENT" || errnoCode(error) === "ENOTDIR") return null;
+    throw new RemoveError(path, errnoCode(error) ?? "unknown");
   }
 }
 
@@ -155,7 +155,7 @@ function removeFile(walk: Walk, frame: Frame, name: string): "done" | "skip" | H
     unlinkSync(name);
     return "done";
   } catch (error) {
-    if (code(error) === "ENOENT") return "skip";
+    if (errnoCode(error) === "ENOENT") return "skip";
     // A folder renamed into this name since its lstat (EISDIR; EPERM on macOS and Windows): the next listing enters it.
     if (lstatOrNull(name, path)?.isDirectory()) return "skip";
     return refused(walk, path, error);
@@ -168,8 +168,8 @@ function removeFolder(walk: Walk, name: string, path: string): "done" | "skip" |
     rmdirSync(name);
     return "done";
   } catch (error) {
-    if (code(error) === "ENOENT") return "done";
-    if (["ENOTEMPTY", "EEXIST", "ENOTDIR"].includes(code(error) ?? "")) return "skip";
+    if (errnoCode(error) === "ENOENT") return "done";
+    if (["ENOTEMPTY", "EEXIST", "ENOTDIR"].includes(errnoCode(error) ?? "")) return "skip";
     return refused(walk, path, error);
   }
 }
@@ -226,7 +226,7 @@ function section(walk: Walk): "done" | "more" | Held {
     return entries(walk);
   } catch (error) {
     if (error instanceof RemoveError) throw error;
-    throw new RemoveError(walk.frames.at(-1)?.path ?? walk.root, code(error) ?? "unknown");
+    throw new RemoveError(walk.frames.at(-1)?.path ?? walk.root, errnoCode(error) ?? "unknown");
   } finally {
     try {
       process.chdir(saved ?? dirname(walk.root));
@@ -294,14 +294,14 @@ export async function removeTree(path: string, expected?: Identity, rules: LockR
     stat = lstat(root);
     parentId = statSync(dirname(root), { bigint: true });
   } catch (error) {
-    if (code(error) === "ENOENT") return;
-    throw new RemoveError(root, code(error) ?? "unknown");
+    if (errnoCode(error) === "ENOENT") return;
+    throw new RemoveError(root, errnoCode(error) ?? "unknown");
   }
   if (expected && !same(stat, expected)) throw new RemoveError(root, CHANGED);
   if (!stat.isDirectory()) {
     // unlink never follows the last name's link: a link at the root is removed itself.
     await unlink(root, rules).catch((error: unknown) => {
-      if (code(error) !== "ENOENT") throw new RemoveError(root, code(error) ?? "unknown");
+      if (errnoCode(error) !== "ENOENT") throw new RemoveError(root, errnoCode(error) ?? "unknown");
     });
     return;
   }
@@ -317,7 +317,7 @@ export async function removeTree(path: string, expected?: Identity, rules: LockR
       continue;
     }
     if (result.path !== held.path) held = { path: result.path, tries: 0 };
-    if (held.tries >= waits.length) throw new RemoveError(result.path, code(result.error) ?? "unknown");
+    if (held.tries >= waits.length) throw new RemoveError(result.path, errnoCode(result.error) ?? "unknown");
     await rules.sleep(waits[held.tries++]!);
   }
 }

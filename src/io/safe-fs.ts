@@ -9,6 +9,7 @@
  * the path again after the open (core/own-file.ts), under the platform they
  * are given, so that rule runs on Linux in the tests too.
  */
+import { errnoCode } from "../core/errno";
 import * as nodeFs from "node:fs";
 import { openRefusesLinks, ownFileProblem, type OwnFileProblem } from "../core/own-file";
 
@@ -19,11 +20,6 @@ export const NONBLOCK = O.O_NONBLOCK ?? 0;
 export const CREATE_NEW = O.O_WRONLY | O.O_CREAT | O.O_EXCL | NOFOLLOW;
 
 export type DescriptorFs = Pick<typeof nodeFs, "fstatSync" | "readSync" | "writeSync">;
-
-/** The error's code (ENOENT, ELOOP, ...), if it has one. */
-export function code(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | null)?.code;
-}
 
 /** Everything the descriptor's file holds. */
 export function readAll(fs: DescriptorFs, fd: number): Buffer {
@@ -70,7 +66,7 @@ function lstatNow(fs: OwnFileFs, path: string): nodeFs.BigIntStats | null {
   try {
     return fs.lstatSync(path, { bigint: true });
   } catch (e) {
-    if (code(e) === "ENOENT") return null;
+    if (errnoCode(e) === "ENOENT") return null;
     throw e;
   }
 }
@@ -102,7 +98,7 @@ export async function openOwnFile(path: string, options: { platform: string }): 
     const atPath = openRefusesLinks(options.platform)
       ? null
       : await nodeFs.promises.lstat(path, { bigint: true }).catch((e) => {
-          if (code(e) === "ENOENT") return null;
+          if (errnoCode(e) === "ENOENT") return null;
           throw e;
         });
     const problem = ownFileProblem(options.platform, opened, atPath);

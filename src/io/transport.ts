@@ -13,6 +13,7 @@
  *   Content-Length is a truncation worth another try;
  * - a deadline per request, and, where asked, a stall limit between chunks.
  */
+import { errnoCode } from "../core/errno";
 import type { Readable } from "node:stream";
 import { redactText, redactUrl } from "../core/secrets";
 import {
@@ -311,9 +312,9 @@ export function causeText(error: unknown): string {
   let current: unknown = error;
   let text = error instanceof Error ? error.message : String(error);
   for (let depth = 0; current instanceof Error && depth < 5; depth++) {
-    // A DOMException (an abort) has a numeric code: only Node's string codes name a cause.
-    const code: unknown = (current as NodeJS.ErrnoException).code;
-    text = typeof code === "string" && code && !code.startsWith("UND_ERR") ? code : current.message || text;
+    // Only Node's string codes name a cause (errnoCode: a DOMException, an abort, has a numeric one).
+    const code = errnoCode(current);
+    text = code && !code.startsWith("UND_ERR") ? code : current.message || text;
     current = (current as Error & { cause?: unknown }).cause;
   }
   return text;

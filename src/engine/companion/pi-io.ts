@@ -16,6 +16,7 @@
  *    settings.json through Pi's SettingsManager, under Pi's own lock and in
  *    Pi's format. A small module script runs it with our Node.
  */
+import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import { isAbsolute, join, resolve } from "../../core/native-path";
 import type { Env } from "../../core/environment";
@@ -94,7 +95,7 @@ export function companionIo(install: BundledInstall, env: Env, npmReady: boolean
         await fs.writeFile(companionRecordPath(layout), recordText({ status: "started" }, install.id), { flag: "wx", mode: 0o600 });
         return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+        if (errnoCode(error) === "EEXIST") return false;
         throw error;
       }
     },

@@ -8,6 +8,7 @@
  * environment. engramLaunchEnvironment never throws for an Engram problem:
  * the worst case is memory disabled behind the guard.
  */
+import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import type { Output } from "../../core/errors";
 import { join } from "../../core/native-path";
@@ -41,7 +42,7 @@ async function migrationMarker(layout: Layout): Promise<boolean> {
     await fs.lstat(migrationMarkerPath(layout));
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code !== "ENOENT" && (error as NodeJS.ErrnoException).code !== "ENOTDIR";
+    return errnoCode(error) !== "ENOENT" && errnoCode(error) !== "ENOTDIR";
   }
 }
 

@@ -5,6 +5,7 @@
  * with a short grace after the child exits so concurrent launches converge
  * on the winner. Shell never stops a server it started or found.
  */
+import { errnoCode } from "../../core/errno";
 import { spawn } from "node:child_process";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
@@ -30,7 +31,7 @@ export function spawnEngramServe(core: string, env: Env, cwd: string): Promise<s
         shell: false,
       });
     } catch (error) {
-      resolve(`could not be run (${(error as NodeJS.ErrnoException).code ?? "error"})`);
+      resolve(`could not be run (${errnoCode(error) ?? "error"})`);
       return;
     }
     child.once("error", (error: NodeJS.ErrnoException) => resolve(`could not be run (${error.code ?? "error"})`));

@@ -9,6 +9,7 @@
  * the delayed removal (./windows-removal.ts), which runs after this process
  * has exited.
  */
+import { errnoCode } from "../../core/errno";
 import { answeredYes } from "../../core/answers";
 import { promises as fs } from "node:fs";
 import { EXIT, type Output } from "../../core/errors";
@@ -62,8 +63,7 @@ async function removeOne(r: Removal): Promise<"removed" | "gone" | { kept: strin
     return "removed";
   } catch (error) {
     if (error instanceof RemoveError) return { failed: error.code, path: error.path };
-    const e = error as NodeJS.ErrnoException;
-    return { failed: e.code ?? e.message, path: r.path };
+    return { failed: errnoCode(error) ?? (error as Error).message, path: r.path };
   }
 }
 
@@ -195,7 +195,7 @@ async function uninstallLocked(
       await rmdir(layout.prefix);
       out(`✔ removed ${show(layout.prefix)}`);
     } catch (error) {
-      messages.push(`${show(layout.prefix)} could not be removed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+      messages.push(`${show(layout.prefix)} could not be removed (${errnoCode(error) ?? (error as Error).message}).`);
     }
   } else if (left?.length) {
     messages.push(`${show(layout.prefix)} still holds ${left.sort().join(", ")}, so it was kept.`);

@@ -7,6 +7,7 @@
  * receipt and probing Engram are the injected StatusProbes, so tests decide
  * what they answer and see whether they were asked at all.
  */
+import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../../core/native-path";
 import { tildify, tildifyText, type Layout } from "../../core/layout";
@@ -267,7 +268,7 @@ export async function gatherStatus(options: StatusOptions): Promise<StatusReport
   } catch (error) {
     read = {
       status: "invalid",
-      reason: `path-entry.json could not be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      reason: `path-entry.json could not be read (${errnoCode(error) ?? (error as Error).message})`,
       manual: null,
     };
   }

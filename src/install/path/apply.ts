@@ -4,10 +4,10 @@
  * and exactly what that receipt records undone: our link, our line (in
  * `profile-file.ts`) or our entry of the Windows user Path.
  */
+import { errnoCode } from "../../core/errno";
 import * as nodeFs from "node:fs";
 import { dirname } from "../../core/native-path";
 import type { PathIoOptions } from "./fs";
-import { code } from "../../io/safe-fs";
 import { unlinkSync } from "../../io/locked-retry";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
@@ -69,7 +69,7 @@ export async function removePathEntry(receipt: PathReceipt, options: PathIoOptio
       try {
         st = fs.lstatSync(receipt.path);
       } catch (e) {
-        if (code(e) === "ENOENT") return { status: "absent" };
+        if (errnoCode(e) === "ENOENT") return { status: "absent" };
         throw e;
       }
       if (!st.isSymbolicLink() || fs.readlinkSync(receipt.path) !== receipt.target) {

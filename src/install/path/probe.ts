@@ -5,12 +5,13 @@
  * Also the check, right before a write, that every folder above a path
  * under home is real.
  */
+import { errnoCode } from "../../core/errno";
 import * as nodeFs from "node:fs";
 import { dirname, isAbsolute, join, relative } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import type { PathFs, PathIoOptions } from "./fs";
-import { code, NONBLOCK, O, readAll } from "../../io/safe-fs";
+import { NONBLOCK, O, readAll } from "../../io/safe-fs";
 import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./plan";
 import { requireRegistry } from "./windows-registry";
 import { localBinLink, profileFiles } from "./shells";
@@ -63,7 +64,7 @@ export function walkFolders(path: string, home: string, fs: PathFs): FolderWalk 
     try {
       st = fs.lstatSync(d);
     } catch (e) {
-      if (code(e) === "ENOENT") return { linked: null, deepest, missing: folders.slice(i) };
+      if (errnoCode(e) === "ENOENT") return { linked: null, deepest, missing: folders.slice(i) };
       throw e;
     }
     if (!st.isDirectory()) return { linked: d, deepest, missing: [] };
@@ -128,7 +129,7 @@ export function probeFile(path: string, home: string, options: PathIoOptions = {
   try {
     st = fs.lstatSync(path);
   } catch (e) {
-    if (code(e) !== "ENOENT") throw e;
+    if (errnoCode(e) !== "ENOENT") throw e;
     let writable = false;
     try {
       writable = canWrite(walk.deepest, fs.statSync(walk.deepest), fs, user);

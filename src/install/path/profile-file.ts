@@ -7,8 +7,9 @@
  * its inode, mode and owner stay, and truncates when our line was the end of
  * it.
  */
+import { errnoCode } from "../../core/errno";
 import type { PathFs } from "./fs";
-import { code, NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
+import { NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
 import { unlinkSync } from "../../io/locked-retry";
 import type { PathEntryPlan } from "./plan";
 import { assertRealFolders } from "./probe";
@@ -32,7 +33,7 @@ export function appendLine(plan: Extract<PathEntryPlan, { kind: "line" }>, home:
       try {
         fs.mkdirSync(d);
       } catch (e) {
-        if (code(e) !== "EEXIST") throw e;
+        if (errnoCode(e) !== "EEXIST") throw e;
       }
       if (!fs.lstatSync(d).isDirectory()) throw new Error(`${d} is not a folder; ${plan.file} was not created`);
     }
@@ -40,7 +41,7 @@ export function appendLine(plan: Extract<PathEntryPlan, { kind: "line" }>, home:
     try {
       fd = fs.openSync(plan.file, O.O_WRONLY | O.O_CREAT | O.O_EXCL | NOFOLLOW, 0o644);
     } catch (e) {
-      if (code(e) !== "EEXIST") throw e;
+      if (errnoCode(e) !== "EEXIST") throw e;
       // Someone created it since planning: append to it like any other file.
       return appendLine({ ...plan, create: false }, home, fs);
     }
@@ -56,7 +57,7 @@ export function appendLine(plan: Extract<PathEntryPlan, { kind: "line" }>, home:
   try {
     fd = fs.openSync(plan.file, O.O_RDWR | O.O_APPEND | NOFOLLOW | NONBLOCK);
   } catch (e) {
-    if (code(e) === "ELOOP" || code(e) === "EMLINK") throw new Error(`${plan.file} turned into a link after planning; it was not changed`);
+    if (errnoCode(e) === "ELOOP" || errnoCode(e) === "EMLINK") throw new Error(`${plan.file} turned into a link after planning; it was not changed`);
     throw e;
   }
   try {
@@ -95,8 +96,8 @@ export function removeLine(receipt: Extract<PathReceipt, { kind: "profile" }>, f
   try {
     fd = fs.openSync(receipt.path, O.O_RDWR | NOFOLLOW | NONBLOCK);
   } catch (e) {
-    if (code(e) === "ENOENT") return { status: "absent" };
-    if (code(e) === "ELOOP" || code(e) === "EMLINK") {
+    if (errnoCode(e) === "ENOENT") return { status: "absent" };
+    if (errnoCode(e) === "ELOOP" || errnoCode(e) === "EMLINK") {
       return { status: "kept", path: receipt.path, reason: "it is now a link; it was not changed" };
     }
     throw e;

@@ -4,13 +4,14 @@
  * for an applied change; read back through a descriptor that does not
  * follow links, and checked by checkReceipt in `receipt.ts`.
  */
+import { errnoCode } from "../../core/errno";
 import * as nodeFs from "node:fs";
 import { dirname, join } from "../../core/native-path";
 import { stagingName } from "../../io/staging";
 import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import type { PathIoOptions } from "./fs";
-import { code, NOFOLLOW, O, OwnFileError, openOwnFileSync, readAll, writeAll } from "../../io/safe-fs";
+import { NOFOLLOW, O, OwnFileError, openOwnFileSync, readAll, writeAll } from "../../io/safe-fs";
 import { renameSync, unlinkSync } from "../../io/locked-retry";
 import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "./receipt";
 
@@ -55,7 +56,7 @@ export function readPathReceipt(layout: Layout, options: PathIoOptions & { env: 
   try {
     st = fs.lstatSync(layout.pathReceipt);
   } catch (e) {
-    if (code(e) === "ENOENT") return { status: "missing" };
+    if (errnoCode(e) === "ENOENT") return { status: "missing" };
     throw e;
   }
   if (!st.isFile()) return { status: "invalid", reason: "path-entry.json is a link or not a file", manual: null };
@@ -66,7 +67,7 @@ export function readPathReceipt(layout: Layout, options: PathIoOptions & { env: 
     // Never through a link, on Windows too, where the open cannot refuse one: a link put there after the lstat above is found.
     fd = openOwnFileSync(layout.pathReceipt, { platform: layout.platform, fs });
   } catch (e) {
-    if (e instanceof OwnFileError || code(e) === "ELOOP" || code(e) === "EMLINK") {
+    if (e instanceof OwnFileError || errnoCode(e) === "ELOOP" || errnoCode(e) === "EMLINK") {
       return { status: "invalid", reason: "path-entry.json is a link or not a file", manual: null };
     }
     throw e;

@@ -1,3 +1,4 @@
+import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../../core/native-path";
 import type { Layout } from "../../core/layout";
@@ -100,7 +101,7 @@ export async function placePiTool(layout: Layout, tool: PiTool, version: string,
     try {
       await fs.link(staged, dest);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "EEXIST") return "taken";
+      if (errnoCode(error) === "EEXIST") return "taken";
       throw error;
     }
     return "placed";

@@ -15,6 +15,7 @@
  * folder left by an installer that died (kill -9, power loss) is removed by
  * the next run, because its name carries the dead process's id.
  */
+import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import { dirname, join } from "../../core/native-path";
 import type { Layout } from "../../core/layout";
@@ -68,7 +69,7 @@ async function publish(staging: string, dir: string, label: string, runtimeRoot:
     await publishByRename(staging, dir);
     return "installed";
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCode(error);
     if (code === "EEXIST" || code === "ENOTEMPTY" || code === "EPERM" || code === "EISDIR") {
       await rm(staging, { recursive: true, force: true });
       if (await existingRuntime(dir, label, runtimeRoot)) return "reused";

@@ -16,6 +16,7 @@
  *     parents, the marker read with lstat (at most 4096 bytes) and written
  *     with an exclusive create.
  */
+import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import { type ProcessCheck, runPowerShell, windowsSystemRoot } from "../../io/powershell";
 import { type WindowsProcessRequest, windowsProcessCheck } from "../../io/windows-process/check";
@@ -146,7 +147,7 @@ export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions): Win
       try {
         await fs.mkdir(path);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        if (errnoCode(error) !== "EEXIST") throw error;
       }
     },
     async setProtectedDacl(path, sids) {
@@ -158,7 +159,7 @@ export function windowsPrivateFolderAdapter(options: WindowsAdapterOptions): Win
       try {
         stat = await fs.lstat(path);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "absent" };
+        if (errnoCode(error) === "ENOENT") return { kind: "absent" };
         throw error;
       }
       if (!stat.isFile() || stat.size > 4096) return { kind: "other" };
