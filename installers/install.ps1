@@ -59,12 +59,9 @@ param(
 # $GentleShellInstallNoMain set, so that only these are defined).
 
 function Hide-GentleShellSecret {
-    # Text with every URL's `user:password@` and the values of credential-like
-    # query parameters replaced by ***, as src/core/secrets.ts does: the user
-    # information runs to the LAST @ of the host part (which ends at the first
-    # /, ?, # or \ or the line's end), as the HTTP client reads it, so a
-    # password holding @, a quote or a space is hidden whole; an @ followed by
-    # a space ends no user information. It may hide more than the secret, never less.
+    # Text with every URL's `user:password@` and the values of credential-like query parameters replaced by ***, as src/core/secrets.ts does: the user
+    # information runs to the LAST @ of the host part (which ends at the first /, ?, # or \ or the line's end), as the HTTP client reads it, so a
+    # password holding @, a quote or a space is hidden whole; an @ followed by a space ends no user information. It may hide more than the secret, never less.
     param([string]$Text)
     if (-not $Text) { return $Text }
     $masked = [regex]::Replace($Text, '(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\\\r\n]*@(?=[^\s@/?#\\])', '${1}***@')
@@ -82,8 +79,7 @@ function Hide-GentleShellSecret {
 }
 
 function Split-GentleShellUrlCredential {
-    # A URL without its `user:password@`, the two parts (percent-decoded), and
-    # the Basic authorization header they make.
+    # A URL without its `user:password@`, the two parts (percent-decoded), and the Basic authorization header they make.
     param([string]$Url)
     # The user information runs to the last @ before the host part ends (the first /, ?, # or \).
     $parts = [regex]::Match($Url, '^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#\\]*)@([^/?#\\@]*(?:[/?#\\].*)?)$')
@@ -108,8 +104,7 @@ function ConvertTo-GentleShellFlag {
 }
 
 function Resolve-GentleShellOption {
-    # The parameters and their environment variables (a parameter wins) as
-    # the download folder and the arguments for the binary.
+    # The parameters and their environment variables (a parameter wins) as the download folder and the arguments for the binary.
     param(
         [switch]$Yes, [switch]$NoModifyPath, [string]$Version, [string]$DownloadUrl, [string[]]$ArgumentList, [hashtable]$Environment = @{},
         [string]$DefaultDownload = 'https://github.com/Gentleman-Programming/gentle-shell-setup/releases/latest/download'
@@ -146,9 +141,8 @@ function Resolve-GentleShellOption {
 }
 
 function Get-GentleShellArchitecture {
-    # The binary for this machine. NativeMachine is IsWow64Process2's answer
-    # (0 when it is not available); then PROCESSOR_ARCHITEW6432, which a
-    # 32-bit process sees, then PROCESSOR_ARCHITECTURE.
+    # The binary for this machine. NativeMachine is IsWow64Process2's answer (0 when it is not available); then PROCESSOR_ARCHITEW6432, which a 32-bit
+    # process sees, then PROCESSOR_ARCHITECTURE.
     param([string]$ProcessorArchitecture, [string]$ProcessorArchitectureWow, [int]$NativeMachine = 0)
     $bits32 = 'Gentle Shell needs 64-bit Windows (x64 or ARM64); this is 32-bit Windows'
     switch ($NativeMachine) {
@@ -170,8 +164,7 @@ function Get-GentleShellArchitecture {
 }
 
 function Get-GentleShellExpectedHash {
-    # The sha256 SHA256SUMS lists for Name (lower case), or $null. A name
-    # listed twice with different sums is refused.
+    # The sha256 SHA256SUMS lists for Name (lower case), or $null. A name listed twice with different sums is refused.
     param([string]$Text, [string]$Name)
     $found = $null
     foreach ($line in ($Text -split "`r?`n")) {
@@ -185,9 +178,8 @@ function Get-GentleShellExpectedHash {
 }
 
 function Get-GentleShellProxy {
-    # How to reach Url: Mode 'proxy' (with Url) from HTTPS_PROXY, HTTP_PROXY
-    # or ALL_PROXY; 'direct' when NO_PROXY or the loopback address exempts
-    # it; 'system' when no variable names a proxy (Windows' own settings).
+    # How to reach Url: Mode 'proxy' (with Url) from HTTPS_PROXY, HTTP_PROXY or ALL_PROXY; 'direct' when NO_PROXY or the loopback address exempts it;
+    # 'system' when no variable names a proxy (Windows' own settings).
     param([string]$Url, [hashtable]$Environment = @{})
     $names = if ($Url -match '^https:') { @('HTTPS_PROXY', 'ALL_PROXY') } else { @('HTTP_PROXY', 'ALL_PROXY') }
     $proxy = $null
@@ -208,16 +200,14 @@ function Get-GentleShellProxy {
 }
 
 function Get-GentleShellSecurityProtocol {
-    # ServicePointManager.SecurityProtocol with TLS 1.2 added, unless it is
-    # SystemDefault (0), which already lets the system choose.
+    # ServicePointManager.SecurityProtocol with TLS 1.2 added, unless it is SystemDefault (0), which already lets the system choose.
     param([int]$Current)
     if ($Current -eq 0) { return 0 }
     return ($Current -bor 3072)
 }
 
 function ConvertTo-GentleShellArgumentString {
-    # One command line from separate arguments, quoted so that the Windows C
-    # runtime's rules (which Node's argv follows) give back exactly these.
+    # One command line from separate arguments, quoted so that the Windows C runtime's rules (which Node's argv follows) give back exactly these.
     param([string[]]$Argument)
     if ($null -eq $Argument) { return '' }
     $quoted = foreach ($item in @($Argument)) {
@@ -251,8 +241,7 @@ function Get-GentleShellEnvironment {
 }
 
 function Get-GentleShellNativeMachine {
-    # IsWow64Process2's native machine (0xAA64 on ARM64 even for an emulated
-    # x64 PowerShell), or 0 where it is missing (before Windows 10 1511).
+    # IsWow64Process2's native machine (0xAA64 on ARM64 even for an emulated x64 PowerShell), or 0 where it is missing (before Windows 10 1511).
     try {
         if (-not ('GentleShellSetup.NativeMethod' -as [type])) {
             $signature = '[DllImport("kernel32.dll", SetLastError = true)] public static extern bool IsWow64Process2(IntPtr process, out ushort processMachine, out ushort nativeMachine);'
@@ -334,8 +323,7 @@ function Invoke-GentleShellDownload {
 }
 
 function Invoke-GentleShellBinary {
-    # Runs the binary on this console (its prompt needs the terminal, not a
-    # pipe) and gives back its exit code.
+    # Runs the binary on this console (its prompt needs the terminal, not a pipe) and gives back its exit code.
     param([string]$Path, [string[]]$Argument)
     $start = New-Object -TypeName System.Diagnostics.ProcessStartInfo
     $start.FileName = $Path
