@@ -3,7 +3,7 @@ import type { Host } from "../io/host";
 import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
 import { buildPins } from "../pins/index";
 import { EXIT, UserError } from "../core/errors";
-import { SETUP_VERSION } from "../setup-version";
+import { SETUP_VERSION } from "../core/installer-version";
 import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";

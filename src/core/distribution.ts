@@ -5,7 +5,7 @@
  * Everything here is plain data: the same inputs give the same bytes.
  */
 import { createHash } from "node:crypto";
-import { PI_PACKAGE, SHELL_PACKAGE } from "./packages";
+import { PI_PACKAGE, SHELL_PACKAGE } from "./package-names";
 import { assertExactVersion } from "./versions";
 
 export { PI_PACKAGE, SHELL_PACKAGE };

@@ -8,7 +8,7 @@
  */
 import satisfies from "semver/functions/satisfies";
 import validRange from "semver/ranges/valid";
-import { PI_PACKAGE } from "./packages";
+import { PI_PACKAGE } from "./package-names";
 
 export interface PiPeer {
   /** The active gentle-pi's version, for the sentences. */

@@ -12,7 +12,7 @@ import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layo
 import type { Env } from "../core/environment";
 import { homeOf } from "../core/machine";
 import type { Pins } from "../pins/types";
-import { PI_PACKAGE, SHELL_PACKAGE } from "../core/packages";
+import { PI_PACKAGE, SHELL_PACKAGE } from "../core/package-names";
 import { VERSION_MARKER } from "../install/version-marker";
 import { readCurrent } from "../install/activate";
 import { openOwnFileSync } from "../io/safe-fs";

@@ -28,7 +28,7 @@ import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher"
 import { ENGINE_PATH, ensureEngineFiles } from "../install/engine-start";
 import { prefixAsInstalled, resolveBundledInstall } from "./bundled";
 import { piOwnVersion, type PiVersionAnswer } from "./pi-version";
-import { SETUP_VERSION } from "../setup-version";
+import { SETUP_VERSION } from "../core/installer-version";
 import type { Source } from "../core/source";
 
 /** The functions a version's module must offer; the caller checks the list. */

@@ -5,7 +5,7 @@
  */
 import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
-import { SHELL_PACKAGE } from "../core/packages";
+import { SHELL_PACKAGE } from "../core/package-names";
 import { piPeerRange, type PiPeer } from "../core/pi-peer-range";
 import { readTextOrNull } from "../io/files";
 

@@ -25,8 +25,8 @@ import { assertExactVersion } from "../core/versions";
 import { npmrcAuthHeader } from "../core/npmrc";
 import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
-import { fetchBoundedText } from "../io/http";
-import { fetchBytes } from "./fetch";
+import { fetchBoundedText } from "../io/bounded-fetch";
+import { fetchBytes } from "./artifact-fetch";
 import { registryAuthorities } from "./npm-settings";
 
 export async function latestRelease(registry: string, npmrc: string, env: Env): Promise<string> {

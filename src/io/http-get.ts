@@ -28,7 +28,7 @@ import { redactUrl, splitUrlCredentials, urlHasCredentials } from "../core/secre
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
 import { hostTarget } from "../core/machine";
-import { SETUP_VERSION } from "../setup-version";
+import { SETUP_VERSION } from "../core/installer-version";
 import { onCloseIdleConnections } from "./idle-connections";
 
 // The global agents' idle connections end when Pi takes this process over (./idle-connections.ts).

@@ -11,7 +11,7 @@ import { createServer, type Server } from "node:https";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleChild } from "../support/child-bundle";
-import { fetchArtifact } from "../../src/install/fetch";
+import { fetchArtifact } from "../../src/install/artifact-fetch";
 import { ensureRuntimes } from "../../src/install/runtime/index";
 import { context } from "../support/runtime-context";
 import { fixtures } from "../support/context";

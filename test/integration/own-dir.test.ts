@@ -16,7 +16,7 @@ import { ensureOwnDir, removeOwnFolder } from "../../src/io/own-dir";
 import { ensureLauncher } from "../../src/install/launcher";
 import { writeNpmrcAuth } from "../../src/install/npm-settings";
 import { ensureRuntimes } from "../../src/install/runtime/index";
-import { fetchArtifact, fetchBytes } from "../../src/install/fetch";
+import { fetchArtifact, fetchBytes } from "../../src/install/artifact-fetch";
 import { openBundle } from "../../src/install/offline/open";
 import { scratchDir } from "../support/scratch";
 

@@ -38,7 +38,7 @@ import { runCommand } from "../support/proc";
 import { runLauncher } from "../support/launch";
 import { writeStubModelConfig } from "../support/stub-model";
 import { treeSnapshot } from "../support/tree";
-import { fetchArtifact } from "../../src/install/fetch";
+import { fetchArtifact } from "../../src/install/artifact-fetch";
 import { REPO_ROOT } from "../support/paths";
 import {
   firstLines,

@@ -13,7 +13,7 @@ import { scratchDir } from "../support/scratch";
 import { startMirror, type Mirror } from "../support/mirror";
 import type { Expected } from "../../src/io/download";
 import { barProgress, lineProgress } from "../../src/io/progress";
-import { fetchArtifact } from "../../src/install/fetch";
+import { fetchArtifact } from "../../src/install/artifact-fetch";
 
 const PATH = "node/v24.21.0/node-v24.21.0-linux-x64.tar.gz";
 const NAME = "Node 24.21.0 (linux-x64)";

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { fetchBoundedText } from "../../src/io/http";
+import { fetchBoundedText } from "../../src/io/bounded-fetch";
 import { startMirror, type Mirror } from "../support/mirror";
 
 const PATH = "releases/v4.1.0/gentle-shell-distribution.json";

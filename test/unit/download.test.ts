@@ -13,7 +13,7 @@ import { scratchDir } from "../support/scratch";
 import { sameBytes, verifiedDownload, type Expected } from "../../src/io/download";
 import { Writable } from "node:stream";
 import { lineProgress, progressFor } from "../../src/io/progress";
-import { fetchArtifact } from "../../src/install/fetch";
+import { fetchArtifact } from "../../src/install/artifact-fetch";
 import { startMirror, type Mirror } from "../support/mirror";
 
 const PATH = "node/v24.21.0/node-v24.21.0-linux-x64.tar.gz";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
-import { PI_PACKAGE } from "../../src/core/packages";
+import { PI_PACKAGE } from "../../src/core/package-names";
 import { piPeerRange } from "../../src/core/pi-peer-range";
 import { newestStablePi } from "../../src/core/pi-update";
 import { activePiPeer } from "../../src/install/pi-peer";

@@ -30,7 +30,7 @@ import type { Expected } from "../../io/download";
 import { lstatOrNull } from "../../io/files";
 import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
-import { fetchArtifact } from "../fetch";
+import { fetchArtifact } from "../artifact-fetch";
 import { ensureRuntimes } from "../runtime/index";
 import { newestRelease, openRelease, type ReleaseOrigin } from "../release-source";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";

@@ -4,7 +4,7 @@
  * nowhere else:
  *
  *   1. a marked folder is reused; an unmarked one is never replaced;
- *   2. the archive is fetched verified (src/install/fetch.ts) into runtime/;
+ *   2. the archive is fetched verified (src/install/artifact-fetch.ts) into runtime/;
  *   3. only the members the runtime needs are extracted into a staging folder
  *      of ours beside the final one (same file system);
  *   4. the runtime is run once from staging to check its version;
@@ -26,7 +26,7 @@ import { stepMark } from "../../io/step-times";
 import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import type { Expected } from "../../io/download";
-import { fetchArtifact, type FetchOptions } from "../fetch";
+import { fetchArtifact, type FetchOptions } from "../artifact-fetch";
 import { ensureOwnDir } from "../../io/own-dir";
 import { existingRuntime, RUNTIME_MARKER } from "./marker";
 import { rm } from "../../io/locked-retry";

@@ -50,6 +50,6 @@ export async function fetchBytes(source: Source, path: string, name: string, max
   if (source.kind === "folder") {
     return readSourceFile(source.root, location, name, maxBytes);
   }
-  const { fetchBoundedBytes } = await import("../io/http");
+  const { fetchBoundedBytes } = await import("../io/bounded-fetch");
   return fetchBoundedBytes(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });
 }
