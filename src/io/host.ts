@@ -80,7 +80,17 @@ export interface HostStreams {
 
 /** This process's streams (reading process.stdin would make the stdin stream, which a launch may never use). */
 function processStreams(): HostStreams {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: () => process.stdin };
+  // Getters: Node makes process.stderr on its first read (on a pipe, setting O_NONBLOCK on fd 2, which an execve'd Pi
+  // and its children would inherit), so a launch that writes nothing of ours leaves it unmade, as Pi started directly.
+  return {
+    get stdout() {
+      return process.stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
+    stdin: () => process.stdin,
+  };
 }
 
 /** This process: its environment, its terminal, and a channel of its own over `streams` (the process's unless a test gives others). */
@@ -88,12 +98,18 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, stre
   const env = process.env as Env;
   const platform = hostPlatform();
   const channel = outputChannel(streams);
+  // Read at first use, not when the Host is built: os.homedir() throws where HOME is unset and the user has no
+  // passwd entry, and that must be a command's one-sentence failure, reported on this Host, not a stack at start.
+  let home: string | undefined;
   const make = (mode: HostMode, document: JsonDocument | null): Host => {
     const doc = mode.json ? (document ?? { fields: {}, error: null }) : null;
     return {
       env,
       platform,
-      home: homeOf(env, platform, homedir()),
+      get home() {
+        home ??= homeOf(env, platform, homedir());
+        return home;
+      },
       ...mode,
       // fd 0 asked directly: reading process.stdin.isTTY would make the stdin stream, which a launch may never use.
       terminal: isatty(0) && Boolean(streams.stdout.isTTY),
