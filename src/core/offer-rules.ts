@@ -7,6 +7,7 @@
 import { RELEASE_HOME, RELEASE_TAG_PREFIX } from "./source";
 import { withSetting, type LauncherConfig } from "./launcher-settings";
 import { compareVersions, isExactVersion } from "./versions";
+import { piOfflineByEnv } from "./env-flags";
 
 export type Env = Record<string, string | undefined>;
 
@@ -16,14 +17,10 @@ const SESSION_FLAGS = new Set(["--continue", "-c", "--resume", "-r"]);
 export function offerAllowed(args: string[], env: Env, terminal: boolean): boolean {
   if (!terminal) return false;
   if (env.GENTLE_SHELL_STARTUP_HANDOFF) return false;
-  if (truthy(env.PI_OFFLINE)) return false;
+  if (piOfflineByEnv(env)) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never prompt.
   if (env.GENTLE_SHELL_PREFIX) return false;
   return args.every((a) => SESSION_FLAGS.has(a));
-}
-
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false";
 }
 
 /** Offer `latest` only when it is a newer exact release the user did not skip. */

@@ -15,6 +15,7 @@
  */
 import type { Platform } from "./layout";
 import type { Env } from "./environment";
+import { piOfflineByEnv } from "./env-flags";
 import type { Pins, ToolPin } from "../pins/types";
 
 export type PiToolName = "fd" | "ripgrep";
@@ -127,8 +128,7 @@ export function piToolDecision(facts: ToolFacts): ToolDecision {
 
 /** Offline as Pi reads it (PI_OFFLINE 1/true/yes), or Pi's --offline flag among the launch arguments. */
 export function launchIsOffline(env: Env, args: readonly string[]): boolean {
-  const value = env.PI_OFFLINE?.toLowerCase();
-  return value === "1" || value === "true" || value === "yes" || args.includes("--offline");
+  return piOfflineByEnv(env) || args.includes("--offline");
 }
 
 /** An environment for `<tool> --version` from staging: PATH and the platform's basics, nothing else of the user's. */

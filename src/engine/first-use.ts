@@ -22,15 +22,12 @@
  */
 import type { Env } from "../core/environment";
 import { setupEnvironment } from "../core/environment";
+import { piOfflineByEnv } from "../core/env-flags";
 import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
 import type { BundledInstall } from "./bundled";
 import { classifyLaunch, type PiLaunch } from "./pi";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "./setup-marker";
-
-function truthy(value: string | undefined): boolean {
-  return value !== undefined && value !== "" && value !== "0" && value.toLowerCase() !== "false";
-}
 
 /** Gentle Shell's own commands (the engine dispatches them before Pi; listed here too, so no order can matter). */
 const SHELL_COMMANDS = new Set(["setup", "upgrade", "update", "self-uninstall", "memory"]);
@@ -41,7 +38,7 @@ export function firstUseApplies(args: readonly string[], env: Env, terminal: boo
   if (args.length > 0 && SHELL_COMMANDS.has(args[0]!)) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never.
   if (env.GENTLE_SHELL_PREFIX) return false;
-  if (truthy(env.PI_OFFLINE) || launch.offlineFlag) return false;
+  if (piOfflineByEnv(env) || launch.offlineFlag) return false;
   return launch.startsInteractive;
 }
 
