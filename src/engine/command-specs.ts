@@ -7,10 +7,11 @@
  * other word, and `update`'s forms that are Pi's) and what `setup` hands to
  * Gentle AI pass through untouched. Pure.
  */
+import type { ShellCommandName } from "../core/shell-commands";
 
-export interface ShellCommandSpec {
-  /** The words after `gentle-shell`: "upgrade", "memory migrate". */
-  name: string;
+export interface ShellCommandSpec<N extends ShellCommandName = ShellCommandName> {
+  /** The words after `gentle-shell`: "upgrade", "memory migrate" (its name in ../core/shell-commands.ts). */
+  name: N;
   /** Each option, with whether it takes a value. */
   options: Record<string, "flag" | "value">;
   /** Short forms: "-y" → "--yes". */
@@ -24,7 +25,7 @@ export interface ShellCommandSpec {
 
 export type Parsed = { kind: "help"; lines: string[] } | { kind: "refuse"; message: string } | { kind: "ok"; given: Map<string, string | true> };
 
-export const UPGRADE: ShellCommandSpec = {
+export const UPGRADE: ShellCommandSpec<"upgrade"> = {
   name: "upgrade",
   options: { "--rollback": "flag", "--source": "value", "--channel": "value" },
   synopsis: "[--rollback] [--source <mirror or folder>]",
@@ -32,7 +33,7 @@ export const UPGRADE: ShellCommandSpec = {
   exits: "0 done (also when it is already current); 1 failed, with current unchanged; 2 usage (an unknown option or argument)",
 };
 
-export const SELF_UNINSTALL: ShellCommandSpec = {
+export const SELF_UNINSTALL: ShellCommandSpec<"self-uninstall"> = {
   name: "self-uninstall",
   options: { "--dry-run": "flag", "--yes": "flag", "--include-shared": "flag" },
   aliases: { "-y": "--yes" },
@@ -41,7 +42,7 @@ export const SELF_UNINSTALL: ShellCommandSpec = {
   exits: "0 removed; 1 failed; 2 usage (an unknown option or argument); 4 nothing was removed (a dry run, a declined question, or no terminal to ask)",
 };
 
-export const MEMORY_MIGRATE: ShellCommandSpec = {
+export const MEMORY_MIGRATE: ShellCommandSpec<"memory migrate"> = {
   name: "memory migrate",
   options: { "--confirm-quiescent": "flag" },
   synopsis: "--confirm-quiescent",

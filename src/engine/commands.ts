@@ -1,13 +1,17 @@
 /**
- * The launcher's own commands, each registered once (as corepack registers
- * its commands): the words that name it, its strict spec where it has one,
- * and what it runs. runEngine does one lookup and one loop: a strict
- * command's --help and refusal come from its spec here, parsed once, and
- * the parsed options are handed to it. Everything else, and the forms of
- * `update` that are Pi's, goes on to Pi untouched. Wiring only: each
- * command's work lives in its own module, loaded when it runs.
+ * The launcher's own commands, each run from one entry (as corepack registers
+ * its commands): its strict spec where it has one, and what it runs, under
+ * the name the one table of Shell's commands gives it
+ * (../core/shell-commands.ts: the words, and the help's lines). The launch's
+ * classification (../core/pi-launch.ts) has already found the command;
+ * runEngine does one lookup and one loop: a strict command's --help and
+ * refusal come from its spec here, parsed once, and the parsed options are
+ * handed to it. Everything else, and the forms of `update` that are Pi's,
+ * goes on to Pi untouched. Wiring only: each command's work lives in its own
+ * module, loaded when it runs.
  */
 import { EXIT, type Output } from "../core/errors";
+import { type ShellCommandName, shellCommandOf } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import { buildPins } from "../pins/index";
 import type { BundledInstall } from "./bundled";
@@ -22,20 +26,13 @@ export interface EngineContext {
 /** The options a strict command's spec read, or null for a command that reads its own. */
 export type Given = Map<string, string | true> | null;
 
-export interface EngineCommand {
-  /** The words after `gentle-shell` that name it. */
-  words: readonly string[];
-  /** A strict command: --help prints its usage, and what it does not define is refused (exit 2) before it runs. */
-  spec?: ShellCommandSpec;
+export interface EngineCommand<N extends ShellCommandName = ShellCommandName> {
+  /** A strict command: --help prints its usage, and what it does not define is refused (exit 2) before it runs; named as its entry is. */
+  spec?: ShellCommandSpec<N>;
   /** A strict command that words its own refusal (memory migrate names the one store it migrates). */
   refusesItself?: boolean;
   /** Its exit code; null hands the launch on to Pi. */
   run(ctx: EngineContext, rest: string[], given: Given): Promise<number | null>;
-}
-
-/** A strict command is named once, by its spec. */
-function wordsOf(spec: ShellCommandSpec): readonly string[] {
-  return spec.name.split(" ");
 }
 
 function usage(io: Output, message: string): number {
@@ -43,9 +40,9 @@ function usage(io: Output, message: string): number {
   return EXIT.usage;
 }
 
-export const ENGINE_COMMANDS: readonly EngineCommand[] = [
-  {
-    words: wordsOf(UPGRADE),
+/** One entry for each name of the table, and no other (the compiler checks both). */
+export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<N> } = {
+  upgrade: {
     spec: UPGRADE,
     async run({ install, host }, _rest, given) {
       const { upgradeOptions, upgradeBundled } = await import("./upgrade");
@@ -53,17 +50,15 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
       return typeof options === "string" ? usage(host, options) : upgradeBundled(install, host.env, options, host);
     },
   },
-  {
-    // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi.
-    words: ["update"],
+  // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi.
+  update: {
     async run({ install, host }, rest) {
       const { updateCommand } = await import("./update");
       return updateCommand(install, host.env, rest, host);
     },
   },
-  {
-    // issue 14: reads only; the memory decision probes the loopback endpoint (./status/).
-    words: ["status"],
+  // issue 14: reads only; the memory decision probes the loopback endpoint (./status/).
+  status: {
     async run({ install, host }, rest) {
       const { env } = host;
       const { parseStatusArgs, runStatus, statusUsageDocument } = await import("./status/command");
@@ -76,17 +71,15 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
       return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, host);
     },
   },
-  {
-    // What setup is given goes to Gentle AI untouched.
-    words: ["setup"],
+  // What setup is given goes to Gentle AI untouched.
+  setup: {
     async run({ install, host }, rest) {
       const { runSetup } = await import("./setup");
       return runSetup(install, host.env, rest, host);
     },
   },
-  {
-    // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
-    words: wordsOf(MEMORY_MIGRATE),
+  // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
+  "memory migrate": {
     spec: MEMORY_MIGRATE,
     refusesItself: true,
     async run({ install, host }, rest) {
@@ -94,8 +87,7 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
       return memoryMigrate(install.layout, host.env, ["migrate", ...rest], host);
     },
   },
-  {
-    words: wordsOf(SELF_UNINSTALL),
+  "self-uninstall": {
     spec: SELF_UNINSTALL,
     async run({ install, host }, _rest, given) {
       const { uninstallOptions } = await import("./self-uninstall/plan");
@@ -103,14 +95,12 @@ export const ENGINE_COMMANDS: readonly EngineCommand[] = [
       return selfUninstallBound(install.layout, host, uninstallOptions(given!));
     },
   },
-];
+};
 
 /** The command `args` (the words after gentle-shell) starts, and the words after its name; null for Pi's. */
-export function findEngineCommand(args: readonly string[]): { command: EngineCommand; rest: string[] } | null {
-  for (const command of ENGINE_COMMANDS) {
-    if (command.words.every((word, i) => args[i] === word)) return { command, rest: args.slice(command.words.length) };
-  }
-  return null;
+export function findEngineCommand(args: readonly string[]): { name: ShellCommandName; command: EngineCommand; rest: string[] } | null {
+  const found = shellCommandOf(args);
+  return found ? { ...found, command: ENGINE_COMMANDS[found.name] as EngineCommand } : null;
 }
 
 /** The one loop: a strict command's --help and refusal, then the command with what its spec read; null goes on to Pi. */

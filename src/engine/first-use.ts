@@ -23,19 +23,18 @@
 import type { Env } from "../core/environment";
 import { setupEnvironment } from "../core/environment";
 import { piOfflineByEnv } from "../core/env-flags";
+import { shellCommandOf } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
 import type { BundledInstall } from "./bundled";
 import { classifyLaunch, type PiLaunch } from "./pi";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "./setup-marker";
 
-/** Gentle Shell's own commands (the engine dispatches them before Pi; listed here too, so no order can matter). */
-const SHELL_COMMANDS = new Set(["setup", "upgrade", "update", "self-uninstall", "memory"]);
-
 /** May this launch run first-use setup at all (before looking at the marker)? */
 export function firstUseApplies(args: readonly string[], env: Env, terminal: boolean, launch: PiLaunch = classifyLaunch(args)): boolean {
   if (!terminal) return false;
-  if (args.length > 0 && SHELL_COMMANDS.has(args[0]!)) return false;
+  // Shell's own commands (the engine dispatches them before Pi; asked here too, so no order can matter).
+  if (shellCommandOf(args)) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never.
   if (env.GENTLE_SHELL_PREFIX) return false;
   if (piOfflineByEnv(env) || launch.offlineFlag) return false;

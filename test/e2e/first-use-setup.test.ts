@@ -118,7 +118,7 @@ describe.concurrent("setup on first use", () => {
     const t = await Terminal.open(h, [
       "sh",
       "-c",
-      '"$0" --version; "$0" --help; "$0" list; "$0" -p "say hi"; "$0" setup --dry-run; "$0" upgrade --bogus; "$0" self-uninstall --dry-run; echo "all done"',
+      '"$0" --version; "$0" --help; "$0" list; "$0" -p "say hi"; "$0" setup --dry-run; "$0" status; "$0" upgrade --bogus; "$0" self-uninstall --dry-run; echo "all done"',
       h.gs,
     ]);
     await t.waitFor((s) => s.includes("all done"), "the excluded launches to finish");

@@ -5,21 +5,26 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BundledInstall } from "../../src/engine/bundled";
+import { SHELL_COMMANDS } from "../../src/core/shell-commands";
 import { ENGINE_COMMANDS, findEngineCommand, runEngineCommand } from "../../src/engine/commands";
 import { testHost } from "../support/host";
 
 const noInstall = {} as BundledInstall;
 
 describe("the launcher's command table", () => {
-  it("registers each own command once, by the words that name it", () => {
-    const names = ENGINE_COMMANDS.map((c) => c.words.join(" "));
-    expect(names).toEqual(["upgrade", "update", "status", "setup", "memory migrate", "self-uninstall"]);
+  it("runs each command of the one table, under its name, and no other", () => {
+    const names = SHELL_COMMANDS.map((c) => c.name);
+    expect(names).toEqual(["setup", "status", "upgrade", "update", "self-uninstall", "memory migrate"]);
     expect(new Set(names).size).toBe(names.length);
+    expect(Object.keys(ENGINE_COMMANDS).sort()).toEqual([...names].sort());
+    // A strict command's spec carries the name of its entry.
+    for (const [name, command] of Object.entries(ENGINE_COMMANDS)) if (command.spec) expect(command.spec.name).toBe(name);
   });
 
   it("finds a command by its words, and leaves everything else to Pi", () => {
     expect(findEngineCommand(["memory", "migrate", "--confirm-quiescent"])).toMatchObject({ rest: ["--confirm-quiescent"] });
-    expect(findEngineCommand(["memory", "migrate"])?.command.words).toEqual(["memory", "migrate"]);
+    expect(findEngineCommand(["memory", "migrate"])?.name).toBe("memory migrate");
+    expect(findEngineCommand(["status", "--json"])).toMatchObject({ name: "status", command: ENGINE_COMMANDS.status, rest: ["--json"] });
     expect(findEngineCommand(["self-uninstall", "-y"])?.rest).toEqual(["-y"]);
     for (const args of [[], ["memory"], ["-p", "upgrade"], ["list"], ["--help"], ["upgrades"]])
       expect(findEngineCommand(args), JSON.stringify(args)).toBeNull();

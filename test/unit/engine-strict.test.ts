@@ -4,7 +4,7 @@ import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../.
 import { findEngineCommand } from "../../src/engine/commands";
 import { parseUpgradeArgs } from "../../src/engine/upgrade";
 import { parseUninstallArgs } from "../../src/engine/self-uninstall/plan";
-import { SHELL_COMMANDS } from "../../src/engine/help";
+import { HELP_ROWS } from "../../src/engine/help";
 
 const UPGRADE_USAGE = "usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]";
 const UNINSTALL_USAGE = "usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]";
@@ -38,7 +38,7 @@ describe("which words are Shell's own strict commands", () => {
   });
 
   it("each strict command is one the launcher's help lists", () => {
-    const listed = SHELL_COMMANDS.map(([command]) => command);
+    const listed = HELP_ROWS.map(([command]) => command);
     for (const spec of [UPGRADE, SELF_UNINSTALL, MEMORY_MIGRATE]) expect(listed).toContain(spec.name);
   });
 });

@@ -10,11 +10,24 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
+import { SHELL_COMMANDS } from "../../src/core/shell-commands";
 import { firstUseApplies } from "../../src/engine/first-use";
+import { classifyLaunch, PI_SUBCOMMANDS } from "../../src/engine/pi";
 import { has, requires } from "../support/capabilities";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../../src/engine/setup-marker";
 
 describe("firstUseApplies", () => {
+  it("never for a command of the one table of Shell's commands, whatever Pi would make of its words", () => {
+    // Each command's words alone are a prompt to Pi (an interactive session), so only the table keeps them out.
+    for (const { name } of SHELL_COMMANDS) {
+      const args = name.split(" ");
+      expect(classifyLaunch(args).startsInteractive || PI_SUBCOMMANDS.has(args[0]!), name).toBe(true);
+      expect(firstUseApplies(args, {}, true), name).toBe(false);
+    }
+    // A word that only begins a command's name is Pi's prompt, as the engine hands it to Pi.
+    expect(firstUseApplies(["memory"], {}, true)).toBe(true);
+  });
+
   it("runs for an interactive launch in a terminal", () => {
     expect(firstUseApplies([], {}, true)).toBe(true);
     expect(firstUseApplies(["--continue"], { PI_OFFLINE: "0" }, true)).toBe(true);
@@ -26,8 +39,18 @@ describe("firstUseApplies", () => {
     expect(firstUseApplies([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toBe(false);
     expect(firstUseApplies([], { PI_OFFLINE: "1" }, true)).toBe(false);
     expect(firstUseApplies(["--offline"], {}, true)).toBe(false);
-    for (const command of ["setup", "upgrade", "update", "self-uninstall", "memory", "install", "list"]) {
-      expect(firstUseApplies([command], {}, true), command).toBe(false);
+    for (const args of [
+      ["setup"],
+      ["status"],
+      ["status", "--json"],
+      ["upgrade"],
+      ["update"],
+      ["self-uninstall"],
+      ["memory", "migrate"],
+      ["install"],
+      ["list"],
+    ]) {
+      expect(firstUseApplies(args, {}, true), JSON.stringify(args)).toBe(false);
     }
     for (const args of [["-p", "hi"], ["--mode", "rpc"], ["--version"], ["--help"]]) {
       expect(firstUseApplies(args, {}, true), JSON.stringify(args)).toBe(false);

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { PI_HELP_FOLLOWS, SHELL_COMMANDS, shellHelpLines } from "../../src/engine/help";
+import { HELP_ROWS, PI_HELP_FOLLOWS, shellHelpLines } from "../../src/engine/help";
 import { classifyLaunch } from "../../src/engine/pi";
 
 describe("gentle-shell --help: Gentle Shell's commands first", () => {
   it("names every command of Shell's own, each on one line with what it does, in a fixed order", () => {
     const lines = shellHelpLines();
     expect(lines[0]).toBe("Gentle Shell commands:");
-    const rows = lines.slice(1, 1 + SHELL_COMMANDS.length);
+    const rows = lines.slice(1, 1 + HELP_ROWS.length);
     expect(rows.map((l) => /^ {2}gentle-shell (\S+(?: \S+)?) {2,}\S/.exec(l)?.[1])).toEqual([
       "setup",
       "status",
@@ -17,7 +17,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
       "memory migrate",
     ]);
     // One column for the descriptions, and no line wider than a classic terminal.
-    const column = new Set(rows.map((l, i) => l.indexOf(SHELL_COMMANDS[i]![1])));
+    const column = new Set(rows.map((l, i) => l.indexOf(HELP_ROWS[i]![1])));
     expect(column.size).toBe(1);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(100);
     expect(lines.slice(-2)).toEqual([PI_HELP_FOLLOWS, ""]);
