@@ -40,7 +40,7 @@ export async function launchSection({ fixtures, support, work, runs, clean }) {
   const node = join(prefix, "runtime", nodeDir, "bin", "node");
   const launcher = join(prefix, "bin", "gentle-shell");
   // Pi started directly sees the agent home and variables the launcher gives it, and the arguments:
-  // the version's gentle-pi as Pi's --extension first (src/engine/pi.ts piArguments).
+  // the version's gentle-pi as Pi's --extension first (src/core/pi-launch.ts piArguments).
   const direct = {
     ...env,
     PI_CODING_AGENT_DIR: agent,

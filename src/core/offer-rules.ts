@@ -7,20 +7,18 @@
 import { RELEASE_HOME, RELEASE_TAG_PREFIX } from "./source";
 import { withSetting, type LauncherConfig } from "./launcher-settings";
 import { compareVersions, isExactVersion } from "./versions";
-import { piOfflineByEnv } from "./env-flags";
+import type { PiLaunch } from "./pi-launch";
 
 export type Env = Record<string, string | undefined>;
 
-/** Plain startup and --continue/--resume: the only launches that check. */
-const SESSION_FLAGS = new Set(["--continue", "-c", "--resume", "-r"]);
-
-export function offerAllowed(args: string[], env: Env, terminal: boolean): boolean {
+/** A launch that may check: in a terminal, online as Pi reads it, outside a Gentle Shell session, plain startup or --continue/--resume. */
+export function offerAllowed(launch: Pick<PiLaunch, "offline" | "insideSession" | "plainSession">, env: Env, terminal: boolean): boolean {
   if (!terminal) return false;
   if (env.GENTLE_SHELL_STARTUP_HANDOFF) return false;
-  if (piOfflineByEnv(env)) return false;
+  if (launch.offline) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never prompt.
-  if (env.GENTLE_SHELL_PREFIX) return false;
-  return args.every((a) => SESSION_FLAGS.has(a));
+  if (launch.insideSession) return false;
+  return launch.plainSession;
 }
 
 /** Offer `latest` only when it is a newer exact release the user did not skip. */

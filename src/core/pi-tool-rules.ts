@@ -15,7 +15,6 @@
  */
 import type { Platform } from "./layout";
 import type { Env } from "./environment";
-import { piOfflineByEnv } from "./env-flags";
 import type { Pins, ToolPin } from "../pins/types";
 
 export type PiToolName = "fd" | "ripgrep";
@@ -124,11 +123,6 @@ export function piToolDecision(facts: ToolFacts): ToolDecision {
   if (facts.inRuntime) return { action: "provision", fetch: false, ...replace };
   if (!facts.mayFetch) return outdated ? { action: "keep", why: "ours" } : { action: "skip", why: "offline" };
   return { action: "provision", fetch: true, ...replace };
-}
-
-/** Offline as Pi reads it (PI_OFFLINE 1/true/yes), or Pi's --offline flag among the launch arguments. */
-export function launchIsOffline(env: Env, args: readonly string[]): boolean {
-  return piOfflineByEnv(env) || args.includes("--offline");
 }
 
 /** An environment for `<tool> --version` from staging: PATH and the platform's basics, nothing else of the user's. */

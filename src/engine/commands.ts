@@ -11,7 +11,8 @@
  * module, loaded when it runs.
  */
 import { EXIT, type Output } from "../core/errors";
-import { type ShellCommandName, shellCommandOf } from "../core/shell-commands";
+import type { PiLaunch } from "../core/pi-launch";
+import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import { buildPins } from "../pins/index";
 import type { BundledInstall } from "./bundled";
@@ -97,9 +98,9 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   },
 };
 
-/** The command `args` (the words after gentle-shell) starts, and the words after its name; null for Pi's. */
-export function findEngineCommand(args: readonly string[]): { name: ShellCommandName; command: EngineCommand; rest: string[] } | null {
-  const found = shellCommandOf(args);
+/** The entry of the command the launch names (its classification found it), and the words after its name; null for Pi's. */
+export function findEngineCommand(launch: Pick<PiLaunch, "shellCommand">): { name: ShellCommandName; command: EngineCommand; rest: string[] } | null {
+  const found = launch.shellCommand;
   return found ? { ...found, command: ENGINE_COMMANDS[found.name] as EngineCommand } : null;
 }
 

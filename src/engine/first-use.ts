@@ -20,32 +20,30 @@
  * (a mirror that is down, a proxy) would otherwise hold up and nag every
  * start; the one line it prints says how to run it again by hand.
  */
-import type { Env } from "../core/environment";
 import { setupEnvironment } from "../core/environment";
-import { piOfflineByEnv } from "../core/env-flags";
-import { shellCommandOf } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
 import type { BundledInstall } from "./bundled";
-import { classifyLaunch, type PiLaunch } from "./pi";
+import type { PiLaunch } from "../core/pi-launch";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "./setup-marker";
 
 /** May this launch run first-use setup at all (before looking at the marker)? */
-export function firstUseApplies(args: readonly string[], env: Env, terminal: boolean, launch: PiLaunch = classifyLaunch(args)): boolean {
+export function firstUseApplies(launch: PiLaunch, terminal: boolean): boolean {
   if (!terminal) return false;
   // Shell's own commands (the engine dispatches them before Pi; asked here too, so no order can matter).
-  if (shellCommandOf(args)) return false;
+  if (launch.shellCommand) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never.
-  if (env.GENTLE_SHELL_PREFIX) return false;
-  if (piOfflineByEnv(env) || launch.offlineFlag) return false;
+  if (launch.insideSession) return false;
+  // Offline as Pi is (its --offline, PI_OFFLINE 1/true/yes).
+  if (launch.offline) return false;
   return launch.startsInteractive;
 }
 
 /** Run setup once when this launch may and setup has not run yet; never stops the launch. */
-export async function firstUseSetup(install: BundledInstall, host: Host, args: string[], launch: PiLaunch = classifyLaunch(args)): Promise<void> {
+export async function firstUseSetup(install: BundledInstall, host: Host, launch: PiLaunch): Promise<void> {
   const { env } = host;
   const io = host;
-  if (!firstUseApplies(args, env, host.terminal, launch)) return;
+  if (!firstUseApplies(launch, host.terminal)) return;
   const { layout } = install;
   const failed = (reason: string) =>
     io.err(`gentle-shell: first-use setup did not finish (${reason}), so Pi starts without Gentle AI's setup; run gentle-shell setup to try again.`);

@@ -1,7 +1,7 @@
 /**
  * `gentle-shell --help` (issue 11, Help): Gentle Shell's own commands first,
  * then Pi's help unchanged. Pure: the block's text, and when it is shown.
- * It is shown exactly when Pi prints its main help (classifyLaunch(args).printsMainHelp, src/engine/pi.ts), so a
+ * It is shown exactly when Pi prints its main help (classifyLaunch(args, env).printsMainHelp, src/core/pi-launch.ts), so a
  * help flag that Pi reads as another option's value, after `--`, beside a
  * version flag or after a Pi subcommand shows nothing extra. Printing it
  * probes nothing and starts nothing (Engram startup safety: help flags).

@@ -22,7 +22,7 @@ import { offerAllowed } from "../core/offer-rules";
 import type { BundledInstall } from "./bundled";
 import { findEngineCommand } from "./commands";
 import { firstUseApplies } from "./first-use";
-import type { PiLaunch } from "./pi";
+import type { PiLaunch } from "../core/pi-launch";
 import { piToolsWouldChange } from "./pi-tools-provision";
 
 /** Which of the engine's scripts runs a launch: the launch part, or the whole engine. */
@@ -33,11 +33,11 @@ export const FULL_ENGINE = "full-engine" as const;
 export type FullEngine = typeof FULL_ENGINE;
 
 /** Why this launch needs the full engine, or null when the launch part can take it to the end; reads only. */
-export async function fullEngineReason(install: BundledInstall, host: Host, args: string[], launch: PiLaunch): Promise<string | null> {
+export async function fullEngineReason(install: BundledInstall, host: Host, launch: PiLaunch): Promise<string | null> {
   const { env } = host;
-  if (findEngineCommand(args)) return "a command of Shell's";
-  if (offerAllowed(args, env, host.terminal)) return "the startup offer";
-  if (firstUseApplies(args, env, host.terminal, launch)) return "first use";
-  if (launch.kind === "final" && (await piToolsWouldChange(install, env, args))) return "Pi's tools";
+  if (findEngineCommand(launch)) return "a command of Shell's";
+  if (offerAllowed(launch, env, host.terminal)) return "the startup offer";
+  if (firstUseApplies(launch, host.terminal)) return "first use";
+  if (launch.kind === "final" && (await piToolsWouldChange(install, env, launch.offline))) return "Pi's tools";
   return null;
 }

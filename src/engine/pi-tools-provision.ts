@@ -12,7 +12,7 @@
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
 import { tildifyText, type Layout } from "../core/layout";
-import { launchIsOffline, PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
+import { PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
 import { parseSource, type Source } from "../core/source";
 import { hostRuntimeContext } from "../install/runtime/host-context";
 import type { Pins, Target } from "../pins/types";
@@ -124,12 +124,11 @@ async function failedRecently(layout: Layout, now: number): Promise<boolean> {
 }
 
 /** The tools' context for a launch or setup; `quiet` after a launch's recent failed download. */
-async function toolsContext(install: BundledInstall, env: Env, args: string[], options: { launch: boolean }, now: number) {
+async function toolsContext(install: BundledInstall, env: Env, offline: boolean, options: { launch: boolean }, now: number) {
   const { layout } = install;
   const quiet = options.launch && (await failedRecently(layout, now));
   const source = parseSource(await rememberedSource(layout), "");
-  const offline = launchIsOffline(env, args) || quiet;
-  const ctx: PiToolsContext = { ...hostRuntimeContext(layout, quiet ? { kind: "official", registry: "" } : source, env), offline };
+  const ctx: PiToolsContext = { ...hostRuntimeContext(layout, quiet ? { kind: "official", registry: "" } : source, env), offline: offline || quiet };
   return { ctx, quiet };
 }
 
@@ -138,9 +137,9 @@ async function toolsContext(install: BundledInstall, env: Env, args: string[], o
  * Reads only; a question it cannot answer counts as yes, so the full engine
  * reports it. The launch part (./launch-part.ts) asks before anything changes.
  */
-export async function piToolsWouldChange(install: BundledInstall, env: Env, args: string[]): Promise<boolean> {
+export async function piToolsWouldChange(install: BundledInstall, env: Env, offline: boolean): Promise<boolean> {
   try {
-    const { ctx } = await toolsContext(install, env, args, { launch: true }, Date.now());
+    const { ctx } = await toolsContext(install, env, offline, { launch: true }, Date.now());
     const homeOurs = (await agentHomeIsOurs(ctx.layout)) === null;
     const mayFetch = mayFetchFor(ctx);
     const decisions = await Promise.all(PI_TOOLS.map((tool) => decideTool(ctx, tool, homeOurs, mayFetch)));
@@ -160,13 +159,13 @@ export async function piToolsWouldChange(install: BundledInstall, env: Env, args
 export async function provisionPiTools(
   install: BundledInstall,
   env: Env,
-  args: string[],
+  offline: boolean,
   io: Pick<Output, "err">,
   options: { launch: boolean },
 ): Promise<void> {
   const { layout } = install;
   const now = Date.now();
-  const { ctx, quiet } = await toolsContext(install, env, args, options, now);
+  const { ctx, quiet } = await toolsContext(install, env, offline, options, now);
   const reports = await ensurePiTools(ctx);
   const failed = reports.some((r) => r.outcome === "failed");
   if (failed && !quiet) {

@@ -17,7 +17,7 @@ import type { Host } from "../io/host";
 import { bundledChildEnv } from "../core/environment";
 import { BundledError, NoActiveVersionError, resolveBundledInstall, type BundledInstall } from "./bundled";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../install/launcher";
-import { classifyLaunch, piArguments } from "./pi";
+import { classifyLaunch, piArguments } from "../core/pi-launch";
 import { shellHelpLines } from "./help";
 import type { HandedToPi } from "./pi-handover";
 import { stepMark } from "../io/step-times";
@@ -38,6 +38,8 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   const { env } = host;
   const io: Output = host;
   stepMark("launch: engine loaded", env);
+  // The launch's words and environment, read once for everything below (../core/pi-launch.ts).
+  const launch = classifyLaunch(args, env);
   let install: BundledInstall;
   try {
     install = await resolveBundledInstall(__filename, buildPins(), host.platform, env);
@@ -50,23 +52,21 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
     }
     if (error instanceof BundledError) {
       // A self-uninstall killed partway can leave an install its own engine no longer accepts: the setup binary finishes it.
-      const finish = args[0] === "self-uninstall" ? "; finish removing Gentle Shell with gentle-shell-setup uninstall" : "";
+      const finish = launch.shellCommand?.name === "self-uninstall" ? "; finish removing Gentle Shell with gentle-shell-setup uninstall" : "";
       io.err(`gentle-shell: ${finish ? error.message.replace(/\.$/, "") : error.message}${finish}`);
       return EXIT.failure;
     }
     throw error;
   }
   stepMark("launch: install resolved", env);
-  if (args.length === 1 && (args[0] === "--version" || args[0] === "-v")) return printVersion(install, env, io);
+  if (launch.shellVersion) return printVersion(install, env, io);
   if (install.verifyOnly) {
     // GENTLE_SHELL_VERIFY_VERSION is honoured for --version only.
     io.err(`gentle-shell: versions/${install.id} is not the active version`);
     return EXIT.failure;
   }
-  // The launch's arguments, read once for everything below (./pi.ts).
-  const launch = classifyLaunch(args);
   if (part === "launch") {
-    const reason = await fullEngineReason(install, host, args, launch);
+    const reason = await fullEngineReason(install, host, launch);
     if (reason !== null) {
       stepMark(`launch: full engine (${reason})`, env);
       return FULL_ENGINE;
@@ -74,20 +74,20 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   }
   // Shell's own commands, each registered once (./commands.ts); null goes on to Pi.
   const { findEngineCommand, runEngineCommand } = await import("./commands");
-  const own = findEngineCommand(args);
+  const own = findEngineCommand(launch);
   if (own) {
     const code = await runEngineCommand(own, { install, host });
     if (code !== null) return code;
   }
   stepMark("launch: own commands", env);
-  if (offerAllowed(args, env, host.terminal)) {
+  if (offerAllowed(launch, env, host.terminal)) {
     const { startupOffer } = await import("./startup-offer");
-    const offered = await startupOffer(install, host, args);
+    const offered = await startupOffer(install, host, launch.args);
     if (offered !== null) return offered;
   }
   stepMark("launch: offer", env);
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
-  await (await import("./first-use")).firstUseSetup(install, host, args, launch);
+  await (await import("./first-use")).firstUseSetup(install, host, launch);
   stepMark("launch: first use", env);
   const childEnv = bundledChildEnv(install, env);
   // Three independent steps at once, each on its own files:
@@ -98,17 +98,17 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   //     launch part comes here only when they are in place already.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   const [engram, npmReady] = await Promise.all([
-    engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", args, launch }),
+    engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", launch }),
     piNpmCommandReady(install, io),
     launch.kind === "final" && part === "full"
-      ? import("./pi-tools-provision").then((m) => m.provisionPiTools(install, env, args, io, { launch: true }))
+      ? import("./pi-tools-provision").then((m) => m.provisionPiTools(install, env, launch.offline, io, { launch: true }))
       : undefined,
   ]);
   applyEngram(childEnv, engram, io);
   stepMark("launch: engram, npm command and pi tools", env);
   // The gentle-engram companion, in the launches first-use setup runs in (src/engine/companion/ensure.ts).
   const { firstUseApplies } = await import("./first-use");
-  if (firstUseApplies(args, env, host.terminal, launch)) {
+  if (firstUseApplies(launch, host.terminal)) {
     const { ensureCompanion } = await import("./companion/ensure");
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);
@@ -120,7 +120,14 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   }
   // Pi in this process when it can be, else in a fresh Node (./pi-handover.ts, ../core/pi-start.ts).
   const { startPi } = await import("./pi-handover");
-  const request = { node: install.layout.node, piCli: install.piCli, args: piArguments(install, args), env: childEnv, platform: host.platform, startEnv: env };
+  const request = {
+    node: install.layout.node,
+    piCli: install.piCli,
+    args: piArguments(install, launch),
+    env: childEnv,
+    platform: host.platform,
+    startEnv: env,
+  };
   stepMark("launch: start pi", env);
   return startPi(request, host);
 }

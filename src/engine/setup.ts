@@ -13,6 +13,7 @@ import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "../core/native-path";
 import { tildify, tildifyText, type Platform } from "../core/layout";
 import { type Env, bundledSetupEnv } from "../core/environment";
+import { piOfflineByEnv } from "../core/env-flags";
 import { parseSource } from "../core/source";
 import { hostRuntimeContext } from "../install/runtime/host-context";
 import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io/files";
@@ -201,7 +202,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     }
   }
   // Pi's own tools, from the same source while it is at hand (an offline bundle, a mirror).
-  if (!looksOnly) await (await import("./pi-tools-provision")).provisionPiTools(install, env, [], io, { launch: false });
+  if (!looksOnly) await (await import("./pi-tools-provision")).provisionPiTools(install, env, piOfflineByEnv(env), io, { launch: false });
   const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;

@@ -81,7 +81,7 @@ function choose(current: string, latest: string, host: Pick<Host, "color" | "pan
  * (POSIX) or runs as its child, whose exit code this process exits with (Windows),
  * at once too: both are returned as ExitAtOnce, which the entry ends the process with.
  */
-export async function startupOffer(install: BundledInstall, host: Host, args: string[]): Promise<number | ExitAtOnce | null> {
+export async function startupOffer(install: BundledInstall, host: Host, args: readonly string[]): Promise<number | ExitAtOnce | null> {
   const { env } = host;
   const io = host;
   const file = await readLauncherConfig(install.layout, env);

@@ -65,6 +65,11 @@ describe("Pi's own tools, provisioned verified into the Shell's agent home", () 
     }
     await expect(fs.stat(bin)).rejects.toThrow();
     await expect(fs.stat(join(i.prefix, "runtime", `fd-${FD_VERSION}`))).rejects.toThrow();
+    // Offline as Pi 1.6.0's main() reads it (an --offline anywhere among its words, after `--` too): fd is not fetched.
+    const told = await runCommand(i.gs, ["-p", "say hi", "--", "--offline"], { env, cwd: i.home });
+    expect(told.code, told.stdout + told.stderr).toBe(0);
+    await expect(fs.stat(join(bin, "fd"))).rejects.toThrow();
+    await expect(fs.stat(join(i.prefix, "runtime", `fd-${FD_VERSION}`))).rejects.toThrow();
     const first = await launch(false);
     await first.waitForPi("idle");
     await first.close();

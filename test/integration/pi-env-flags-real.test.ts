@@ -1,6 +1,6 @@
 /**
- * Offline as the launcher reads it (src/core/env-flags.ts, the launch's
- * classification) against the real Pi 1.6.0's own reading, taken from the Pi
+ * Offline as the launcher reads it (src/core/env-flags.ts, and
+ * classifyLaunch's `offline` in src/core/pi-launch.ts) against the real Pi 1.6.0's own reading, taken from the Pi
  * a fixture install holds, as test/integration/pi-update-real.test.ts takes
  * parsePackageCommand: each function's text is compiled on its own and run
  * with a `process` of the test's making (they read nothing but
@@ -16,8 +16,7 @@ import { join } from "pathe";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PI_PACKAGE } from "../../src/core/distribution";
 import { piEnvFlag, piOfflineByEnv } from "../../src/core/env-flags";
-import { launchIsOffline } from "../../src/core/pi-tool-rules";
-import { piArguments } from "../../src/engine/pi";
+import { classifyLaunch, piArguments } from "../../src/core/pi-launch";
 import { fixtures } from "../support/context";
 import { FIXTURE_PI } from "../support/fixtures";
 import { installed } from "../support/installed";
@@ -105,7 +104,8 @@ describe("an offline launch is one Pi 1.6.0's main() runs offline", () => {
     for (const args of ARGS) {
       for (const value of [undefined, "1", "TRUE", "on", "0", " 1"]) {
         const env = value === undefined ? {} : { PI_OFFLINE: value };
-        expect(launchIsOffline(env, args), `${JSON.stringify(args)} PI_OFFLINE=${JSON.stringify(value)}`).toBe(mainOffline(piArguments(install, args), value));
+        const launch = classifyLaunch(args, env);
+        expect(launch.offline, `${JSON.stringify(args)} PI_OFFLINE=${JSON.stringify(value)}`).toBe(mainOffline(piArguments(install, launch), value));
       }
     }
   });

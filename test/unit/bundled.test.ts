@@ -6,7 +6,7 @@ import { prefixLayout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
 import { BundledError, NoActiveVersionError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
-import { PI_SUBCOMMANDS, piArguments } from "../../src/engine/pi";
+import { classifyLaunch, PI_SUBCOMMANDS, piArguments } from "../../src/core/pi-launch";
 import { activateVersion } from "../../src/install/activate";
 import { requires, shortName } from "../support/capabilities";
 
@@ -260,13 +260,13 @@ describe("bundledChildEnv", () => {
 describe("piArguments", () => {
   it("loads the version's gentle-pi into a session, and leaves Pi's own subcommands alone", () => {
     const install = { gentlePiRoot: "/v/node_modules/gentle-pi" };
-    expect(piArguments(install, ["-p", "hi"])).toEqual(["--extension", "/v/node_modules/gentle-pi", "-p", "hi"]);
-    expect(piArguments(install, [])).toEqual(["--extension", "/v/node_modules/gentle-pi"]);
+    expect(piArguments(install, classifyLaunch(["-p", "hi"], {}))).toEqual(["--extension", "/v/node_modules/gentle-pi", "-p", "hi"]);
+    expect(piArguments(install, classifyLaunch([], {}))).toEqual(["--extension", "/v/node_modules/gentle-pi"]);
     // Pi's own subcommands as Pi's docs/cli.md lists them: the package commands, config, auth and mcp.
     const piSubcommands = ["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"];
     expect(PI_SUBCOMMANDS).toEqual(new Set(piSubcommands));
     for (const sub of piSubcommands) {
-      expect(piArguments(install, [sub, "x"])).toEqual([sub, "x"]);
+      expect(piArguments(install, classifyLaunch([sub, "x"], {}))).toEqual([sub, "x"]);
     }
   });
 });

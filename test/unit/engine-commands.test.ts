@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BundledInstall } from "../../src/engine/bundled";
+import { classifyLaunch } from "../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../src/core/shell-commands";
 import { ENGINE_COMMANDS, findEngineCommand, runEngineCommand } from "../../src/engine/commands";
 import { testHost } from "../support/host";
@@ -22,18 +23,18 @@ describe("the launcher's command table", () => {
   });
 
   it("finds a command by its words, and leaves everything else to Pi", () => {
-    expect(findEngineCommand(["memory", "migrate", "--confirm-quiescent"])).toMatchObject({ rest: ["--confirm-quiescent"] });
-    expect(findEngineCommand(["memory", "migrate"])?.name).toBe("memory migrate");
-    expect(findEngineCommand(["status", "--json"])).toMatchObject({ name: "status", command: ENGINE_COMMANDS.status, rest: ["--json"] });
-    expect(findEngineCommand(["self-uninstall", "-y"])?.rest).toEqual(["-y"]);
+    expect(findEngineCommand(classifyLaunch(["memory", "migrate", "--confirm-quiescent"], {}))).toMatchObject({ rest: ["--confirm-quiescent"] });
+    expect(findEngineCommand(classifyLaunch(["memory", "migrate"], {}))?.name).toBe("memory migrate");
+    expect(findEngineCommand(classifyLaunch(["status", "--json"], {}))).toMatchObject({ name: "status", command: ENGINE_COMMANDS.status, rest: ["--json"] });
+    expect(findEngineCommand(classifyLaunch(["self-uninstall", "-y"], {}))?.rest).toEqual(["-y"]);
     for (const args of [[], ["memory"], ["-p", "upgrade"], ["list"], ["--help"], ["upgrades"]])
-      expect(findEngineCommand(args), JSON.stringify(args)).toBeNull();
+      expect(findEngineCommand(classifyLaunch(args, {})), JSON.stringify(args)).toBeNull();
   });
 
   it("answers a strict command's --help from its spec, with exit 0 and nothing run", async () => {
     const host = testHost();
     const { lines } = host;
-    const code = await runEngineCommand(findEngineCommand(["upgrade", "--help"])!, { install: noInstall, host });
+    const code = await runEngineCommand(findEngineCommand(classifyLaunch(["upgrade", "--help"], {}))!, { install: noInstall, host });
     expect(code).toBe(0);
     expect(lines.out[0]).toBe("usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]");
     expect(lines.err).toEqual([]);
@@ -42,7 +43,7 @@ describe("the launcher's command table", () => {
   it("refuses what a strict command does not define in one line, exit 2, before it runs", async () => {
     const host = testHost();
     const { lines } = host;
-    const code = await runEngineCommand(findEngineCommand(["self-uninstall", "--everything"])!, { install: noInstall, host });
+    const code = await runEngineCommand(findEngineCommand(classifyLaunch(["self-uninstall", "--everything"], {}))!, { install: noInstall, host });
     expect(code).toBe(2);
     expect(lines.err).toEqual([
       "gentle-shell: unknown option --everything for gentle-shell self-uninstall; usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]",
@@ -52,7 +53,7 @@ describe("the launcher's command table", () => {
   it("refuses upgrade's options the spec reads but upgrade does not allow", async () => {
     const host = testHost();
     const { lines } = host;
-    const code = await runEngineCommand(findEngineCommand(["upgrade", "--channel", "main"])!, { install: noInstall, host });
+    const code = await runEngineCommand(findEngineCommand(classifyLaunch(["upgrade", "--channel", "main"], {}))!, { install: noInstall, host });
     expect(code).toBe(2);
     expect(lines.err).toEqual(["gentle-shell: the main channel is not supported by a bundled install yet; it follows releases"]);
   });

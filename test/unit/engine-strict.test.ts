@@ -1,6 +1,7 @@
 /** The engine's own commands are strict (src/engine/command-specs.ts); every other word is Pi's, untouched. */
 import { describe, expect, it } from "vitest";
 import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../../src/engine/command-specs";
+import { classifyLaunch } from "../../src/core/pi-launch";
 import { findEngineCommand } from "../../src/engine/commands";
 import { parseUpgradeArgs } from "../../src/engine/upgrade";
 import { parseUninstallArgs } from "../../src/engine/self-uninstall/plan";
@@ -11,7 +12,7 @@ const UNINSTALL_USAGE = "usage: gentle-shell self-uninstall [--dry-run] [--yes] 
 
 /** The strict command the launcher's command table finds for `args`, with the words after its name; null for any other. */
 function strictCommand(args: readonly string[]) {
-  const found = findEngineCommand(args);
+  const found = findEngineCommand(classifyLaunch(args, {}));
   return found?.command.spec ? { spec: found.command.spec, rest: found.rest } : null;
 }
 

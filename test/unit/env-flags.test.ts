@@ -1,13 +1,14 @@
 /**
  * PI_OFFLINE has one reading (src/core/env-flags.ts), Pi's own: every reader
- * of the launcher (the startup offer, first-use setup, Pi's tools) takes a
- * value as offline exactly when Pi does. The rule against the real Pi's
+ * of the launcher (the startup offer, first-use setup, Pi's tools, each
+ * through the launch's classification) takes a value as offline exactly when
+ * Pi does. The rule against the real Pi's
  * functions is test/integration/pi-env-flags-real.test.ts's.
  */
 import { describe, expect, it } from "vitest";
 import { piEnvFlag, piOfflineByEnv } from "../../src/core/env-flags";
 import { offerAllowed } from "../../src/core/offer-rules";
-import { launchIsOffline } from "../../src/core/pi-tool-rules";
+import { classifyLaunch } from "../../src/core/pi-launch";
 import { firstUseApplies } from "../../src/engine/first-use";
 
 const ON = ["1", "true", "TRUE", "True", "yes", "YES"];
@@ -21,22 +22,24 @@ describe("an environment flag of Pi's", () => {
 });
 
 describe("PI_OFFLINE is read the same by every reader", () => {
-  const env = (value: string | undefined) => (value === undefined ? {} : { PI_OFFLINE: value });
+  const env = (value: string | undefined): Record<string, string> => (value === undefined ? {} : { PI_OFFLINE: value });
   it("offline for each value Pi takes as offline: no offer, no first-use setup, no tool download", () => {
     for (const value of ON) {
+      const launch = classifyLaunch([], env(value));
       expect(piOfflineByEnv(env(value)), value).toBe(true);
-      expect(offerAllowed([], env(value), true), value).toBe(false);
-      expect(firstUseApplies([], env(value), true), value).toBe(false);
-      expect(launchIsOffline(env(value), []), value).toBe(true);
+      expect(launch.offline, value).toBe(true);
+      expect(offerAllowed(launch, env(value), true), value).toBe(false);
+      expect(firstUseApplies(launch, true), value).toBe(false);
     }
   });
 
   it("online for every other value, PI_OFFLINE=on among them, as Pi is", () => {
     for (const value of OFF) {
+      const launch = classifyLaunch([], env(value));
       expect(piOfflineByEnv(env(value)), JSON.stringify(value)).toBe(false);
-      expect(offerAllowed([], env(value), true), JSON.stringify(value)).toBe(true);
-      expect(firstUseApplies([], env(value), true), JSON.stringify(value)).toBe(true);
-      expect(launchIsOffline(env(value), []), JSON.stringify(value)).toBe(false);
+      expect(launch.offline, JSON.stringify(value)).toBe(false);
+      expect(offerAllowed(launch, env(value), true), JSON.stringify(value)).toBe(true);
+      expect(firstUseApplies(launch, true), JSON.stringify(value)).toBe(true);
     }
   });
 });

@@ -12,33 +12,40 @@ import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { SHELL_COMMANDS } from "../../src/core/shell-commands";
 import { firstUseApplies } from "../../src/engine/first-use";
-import { classifyLaunch, PI_SUBCOMMANDS } from "../../src/engine/pi";
+import { classifyLaunch, PI_SUBCOMMANDS } from "../../src/core/pi-launch";
 import { has, requires } from "../support/capabilities";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../../src/engine/setup-marker";
+
+/** firstUseApplies for the launch `args` and `env` classify as. */
+const applies = (args: string[], env: Record<string, string>, terminal: boolean) => firstUseApplies(classifyLaunch(args, env), terminal);
 
 describe("firstUseApplies", () => {
   it("never for a command of the one table of Shell's commands, whatever Pi would make of its words", () => {
     // Each command's words alone are a prompt to Pi (an interactive session), so only the table keeps them out.
     for (const { name } of SHELL_COMMANDS) {
       const args = name.split(" ");
-      expect(classifyLaunch(args).startsInteractive || PI_SUBCOMMANDS.has(args[0]!), name).toBe(true);
-      expect(firstUseApplies(args, {}, true), name).toBe(false);
+      expect(classifyLaunch(args, {}).startsInteractive || PI_SUBCOMMANDS.has(args[0]!), name).toBe(true);
+      expect(applies(args, {}, true), name).toBe(false);
     }
     // A word that only begins a command's name is Pi's prompt, as the engine hands it to Pi.
-    expect(firstUseApplies(["memory"], {}, true)).toBe(true);
+    expect(applies(["memory"], {}, true)).toBe(true);
   });
 
   it("runs for an interactive launch in a terminal", () => {
-    expect(firstUseApplies([], {}, true)).toBe(true);
-    expect(firstUseApplies(["--continue"], { PI_OFFLINE: "0" }, true)).toBe(true);
-    expect(firstUseApplies(["fix the build"], {}, true)).toBe(true);
+    expect(applies([], {}, true)).toBe(true);
+    expect(applies(["--continue"], { PI_OFFLINE: "0" }, true)).toBe(true);
+    expect(applies(["fix the build"], {}, true)).toBe(true);
   });
 
   it("never without a terminal, inside a Gentle Shell session, offline, for Shell commands or non-interactive Pi", () => {
-    expect(firstUseApplies([], {}, false)).toBe(false);
-    expect(firstUseApplies([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toBe(false);
-    expect(firstUseApplies([], { PI_OFFLINE: "1" }, true)).toBe(false);
-    expect(firstUseApplies(["--offline"], {}, true)).toBe(false);
+    expect(applies([], {}, false)).toBe(false);
+    expect(applies([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toBe(false);
+    expect(applies([], { PI_OFFLINE: "1" }, true)).toBe(false);
+    expect(applies(["--offline"], {}, true)).toBe(false);
+    // Pi is offline with an --offline anywhere among its words, after `--` too, and so is first use.
+    expect(applies(["--", "--offline"], {}, true)).toBe(false);
+    expect(applies(["--", "--offline"], { PI_OFFLINE: "on" }, true)).toBe(false);
+    expect(applies([], { PI_OFFLINE: "on" }, true)).toBe(true);
     for (const args of [
       ["setup"],
       ["status"],
@@ -50,10 +57,10 @@ describe("firstUseApplies", () => {
       ["install"],
       ["list"],
     ]) {
-      expect(firstUseApplies(args, {}, true), JSON.stringify(args)).toBe(false);
+      expect(applies(args, {}, true), JSON.stringify(args)).toBe(false);
     }
     for (const args of [["-p", "hi"], ["--mode", "rpc"], ["--version"], ["--help"]]) {
-      expect(firstUseApplies(args, {}, true), JSON.stringify(args)).toBe(false);
+      expect(applies(args, {}, true), JSON.stringify(args)).toBe(false);
     }
   });
 });

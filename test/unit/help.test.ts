@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HELP_ROWS, PI_HELP_FOLLOWS, shellHelpLines } from "../../src/engine/help";
-import { classifyLaunch } from "../../src/engine/pi";
+import { classifyLaunch } from "../../src/core/pi-launch";
 
 describe("gentle-shell --help: Gentle Shell's commands first", () => {
   it("names every command of Shell's own, each on one line with what it does, in a fixed order", () => {
@@ -25,7 +25,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
 
   it("is shown exactly where Pi prints its main help", () => {
     for (const args of [["--help"], ["-h"], ["--continue", "-h"], ["--model", "x", "--help"], ["--unknown-flag", "-h"]]) {
-      expect(classifyLaunch(args).printsMainHelp, JSON.stringify(args)).toBe(true);
+      expect(classifyLaunch(args, {}).printsMainHelp, JSON.stringify(args)).toBe(true);
     }
     for (const args of [
       [],
@@ -40,8 +40,8 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
       ["install", "--help"],
       ["update", "-h"],
     ]) {
-      expect(classifyLaunch(args).printsMainHelp, JSON.stringify(args)).toBe(false);
+      expect(classifyLaunch(args, {}).printsMainHelp, JSON.stringify(args)).toBe(false);
     }
-    expect(classifyLaunch(["--help"]).printsMainHelp).toBe(true);
+    expect(classifyLaunch(["--help"], {}).printsMainHelp).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import type { BundledInstall } from "../../src/engine/bundled";
 import { fullEngineReason } from "../../src/engine/launch-part";
-import { classifyLaunch } from "../../src/engine/pi";
+import { classifyLaunch } from "../../src/core/pi-launch";
 import type { Host } from "../../src/io/host";
 import { productionPins } from "../../src/pins/production";
 
@@ -51,7 +51,7 @@ function host(env: Record<string, string>, terminal: boolean): Host {
 }
 
 const reason = (args: string[], env: Record<string, string> = {}, terminal = false) =>
-  fullEngineReason(install, host({ PI_OFFLINE: "1", ...env }, terminal), args, classifyLaunch(args));
+  fullEngineReason(install, host({ PI_OFFLINE: "1", ...env }, terminal), classifyLaunch(args, { PI_OFFLINE: "1", ...env }));
 
 describe("which launches the launch part hands to the full engine", () => {
   it("keeps Pi's print mode, help, version and subcommands when nothing needs more", async () => {

@@ -13,7 +13,6 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import {
-  launchIsOffline,
   PI_TOOLS,
   parseToolMarker,
   piToolDecision,
@@ -56,13 +55,6 @@ describe("piToolDecision", () => {
     expect(piToolDecision({ ...outdated, pinned: false })).toEqual({ action: "keep", why: "ours" });
     expect(piToolDecision({ ...outdated, mayFetch: false })).toEqual({ action: "keep", why: "ours" });
     expect(piToolDecision({ ...outdated, homeOurs: false })).toEqual({ action: "skip", why: "foreign-home" });
-  });
-
-  it("reads offline as Pi does: PI_OFFLINE 1, true or yes, or --offline", () => {
-    for (const v of ["1", "true", "YES"]) expect(launchIsOffline({ PI_OFFLINE: v }, [])).toBe(true);
-    for (const v of ["0", "", "no"]) expect(launchIsOffline({ PI_OFFLINE: v }, [])).toBe(false);
-    expect(launchIsOffline({}, ["--offline"])).toBe(true);
-    expect(launchIsOffline({}, ["-p", "hi"])).toBe(false);
   });
 });
 

@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { parseLauncherConfig } from "../../src/core/launcher-settings";
 import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease } from "../../src/core/offer-rules";
+import { classifyLaunch } from "../../src/core/pi-launch";
+
+/** offerAllowed for the launch `args` and `env` classify as. */
+const offered = (args: string[], env: Record<string, string>, terminal: boolean) => offerAllowed(classifyLaunch(args, env), env, terminal);
 
 describe("which launches check for an update", () => {
   it("plain startup and --continue/--resume in a terminal", () => {
-    expect(offerAllowed([], {}, true)).toBe(true);
-    expect(offerAllowed(["--continue"], {}, true)).toBe(true);
-    expect(offerAllowed(["-r"], {}, true)).toBe(true);
+    expect(offered([], {}, true)).toBe(true);
+    expect(offered(["--continue"], {}, true)).toBe(true);
+    expect(offered(["-r"], {}, true)).toBe(true);
   });
 
   it.each([
@@ -15,15 +19,15 @@ describe("which launches check for an update", () => {
     ["a one-shot prompt", ["-p", "hi"]],
     ["RPC mode", ["--mode", "rpc"]],
   ])("not %s", (_what, args) => {
-    expect(offerAllowed(args, {}, true)).toBe(false);
+    expect(offered(args, {}, true)).toBe(false);
   });
 
   it("not without a terminal, offline, inside a Gentle Shell session, or right after the hand-over", () => {
-    expect(offerAllowed([], {}, false)).toBe(false);
-    expect(offerAllowed([], { PI_OFFLINE: "1" }, true)).toBe(false);
-    expect(offerAllowed([], { PI_OFFLINE: "0" }, true)).toBe(true);
-    expect(offerAllowed([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toBe(false);
-    expect(offerAllowed([], { GENTLE_SHELL_STARTUP_HANDOFF: "1" }, true)).toBe(false);
+    expect(offered([], {}, false)).toBe(false);
+    expect(offered([], { PI_OFFLINE: "1" }, true)).toBe(false);
+    expect(offered([], { PI_OFFLINE: "0" }, true)).toBe(true);
+    expect(offered([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toBe(false);
+    expect(offered([], { GENTLE_SHELL_STARTUP_HANDOFF: "1" }, true)).toBe(false);
   });
 });
 

@@ -50,7 +50,7 @@ export interface EngramEvidence {
     /** The shared server's URL (the default endpoint). */
     url: string;
   };
-  /** See PiLaunch.kind (src/engine/pi.ts); "classify" is also setup's. */
+  /** See PiLaunch.kind (src/core/pi-launch.ts); "classify" is also setup's. */
   kind: "skip" | "classify" | "final";
   /** <prefix>/config/engram-migration.json exists. */
   migrationMarker: boolean;

@@ -16,7 +16,7 @@ import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { RUNTIME_MARKER } from "../../install/runtime/marker";
 import { buildPins } from "../../pins/index";
-import { classifyLaunch, type PiLaunch } from "../pi";
+import { classifyLaunch, type PiLaunch } from "../../core/pi-launch";
 import { headerSignal } from "./contract";
 import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramDecision, type EngramEvidence } from "./decision";
 import { DEFAULT_ENDPOINT, probeCompatibility, probeOlderVersion, readEngramHeader } from "./probe";
@@ -76,7 +76,7 @@ export interface EngramLaunch {
 export async function engramLaunchEnvironment(layout: Layout, env: Env, options: EngramLaunchOptions): Promise<EngramLaunch> {
   const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;
   const paths = { guard: layout.guard, core: layout.engram, url: `http://${endpoint.host}:${endpoint.port}` };
-  const kind = options.phase === "none" ? "skip" : options.phase === "setup" ? "classify" : (options.launch ?? classifyLaunch(options.args ?? [])).kind;
+  const kind = options.phase === "none" ? "skip" : options.phase === "setup" ? "classify" : (options.launch ?? classifyLaunch(options.args ?? [], env)).kind;
   let decision: EngramDecision;
   try {
     const base = {

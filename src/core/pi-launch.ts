@@ -1,19 +1,20 @@
 /**
- * Pi's argument rules (spec: "Launcher in a bundled install"; "Engram startup
+ * A launch's classification (issue 40): what the words after gentle-shell
+ * and the environment mean, read once by runEngine (src/engine/run.ts) and
+ * carried to every reader: the command table, the startup offer, first-use
+ * setup and the companion, the Engram decision, Pi's tools, the help and the
+ * arguments handed to Pi. No reader reads the raw arguments again. Pi's
+ * argument rules (spec: "Launcher in a bundled install"; "Engram startup
  * safety": a Pi version or help flag never probes, a Pi subcommand never
- * starts a server). Pure: which words are Pi's subcommands, where Pi reads
- * --version/--help as a flag, and the arguments the engine hands to Pi.
+ * starts a server): which words are Pi's subcommands, where Pi reads
+ * --version/--help as a flag, and the arguments the engine hands to Pi. Pure.
  */
-import type { BundledInstall } from "./bundled";
+import type { Env } from "./environment";
+import { piOfflineByEnv } from "./env-flags";
+import { shellCommandOf, type ShellCommandName } from "./shell-commands";
 
 /** Pi's own subcommands (Pi's docs/cli.md; Pi 1.6 main.js: package commands, config, auth, mcp); they take no --extension before them. */
 export const PI_SUBCOMMANDS: ReadonlySet<string> = new Set(["install", "remove", "uninstall", "update", "list", "config", "auth", "mcp"]);
-
-/** The version's gentle-pi is loaded into every Pi session; a Pi subcommand goes to Pi as is. */
-export function piArguments(install: Pick<BundledInstall, "gentlePiRoot">, args: string[]): string[] {
-  if (args.length > 0 && PI_SUBCOMMANDS.has(args[0]!)) return args;
-  return ["--extension", install.gentlePiRoot, ...args];
-}
 
 /** Pi options that always take the next argument as their value (Pi 1.6 cli/args.js, when one follows). */
 const VALUE_ALWAYS = new Set([
@@ -92,24 +93,37 @@ export function piOptions(args: readonly string[]): Array<{ flag: string; value?
 /** Flags with which Pi does something else than open its interactive session (Pi 1.6 main.js, resolveAppMode). */
 const NOT_INTERACTIVE = new Set(["-p", "--print", "--version", "-v", "--help", "-h", "--export", "--list-models"]);
 
-/** Everything the launcher needs to know of a launch's arguments, read once (runEngine hands it on). */
+/** Plain startup and --continue/--resume: the only launches the startup offer checks in (spec: "Startup update offer"). */
+const SESSION_FLAGS = new Set(["--continue", "-c", "--resume", "-r"]);
+
+/** Everything the launcher needs to know of a launch, read once (runEngine hands it on). */
 export interface PiLaunch {
   /** What the user typed after gentle-shell. */
   args: readonly string[];
+  /** `gentle-shell --version` (or -v) alone: Shell's and Pi's versions, no Pi started. */
+  shellVersion: boolean;
+  /** The command of Shell's the words name (../core/shell-commands.ts) and the words after its name; null for Pi's. */
+  shellCommand: { name: ShellCommandName; rest: string[] } | null;
+  /** The first word is one of Pi's subcommands (Pi gets the words as they are, without --extension). */
+  piSubcommand: boolean;
   kind: "skip" | "classify" | "final";
   /** Pi prints its main help, so Gentle Shell's commands come first. */
   printsMainHelp: boolean;
   /** Pi opens its interactive session (given a terminal). */
   startsInteractive: boolean;
-  /** Pi's own --offline flag is given. */
-  offlineFlag: boolean;
+  /** Plain startup, or only --continue/--resume (the startup offer's launches). */
+  plainSession: boolean;
+  /** Pi runs offline: its --offline among the words, or PI_OFFLINE as Pi reads it (1/true/yes). */
+  offline: boolean;
+  /** A launch inside a Gentle Shell session (GENTLE_SHELL_PREFIX is set there: subagents, the agent's shell). */
+  insideSession: boolean;
 }
 
-export function classifyLaunch(args: readonly string[]): PiLaunch {
-  const subcommand = args.length > 0 && PI_SUBCOMMANDS.has(args[0]!);
+export function classifyLaunch(args: readonly string[], env: Readonly<Env>): PiLaunch {
+  const piSubcommand = args.length > 0 && PI_SUBCOMMANDS.has(args[0]!);
   const read = piFlagsRead(args);
   const options = piOptions(args);
-  const kind: PiLaunch["kind"] = subcommand
+  const kind: PiLaunch["kind"] = piSubcommand
     ? args.slice(1).some((a) => a === "--help" || a === "-h")
       ? "skip"
       : "classify"
@@ -118,9 +132,26 @@ export function classifyLaunch(args: readonly string[]): PiLaunch {
       : "final";
   return {
     args,
+    shellVersion: args.length === 1 && (args[0] === "--version" || args[0] === "-v"),
+    shellCommand: shellCommandOf(args),
+    piSubcommand,
     kind,
-    printsMainHelp: !subcommand && read.help && !read.version,
-    startsInteractive: !subcommand && options.every(({ flag, value }) => !NOT_INTERACTIVE.has(flag) && (flag !== "--mode" || value === "text")),
-    offlineFlag: options.some((o) => o.flag === "--offline"),
+    printsMainHelp: !piSubcommand && read.help && !read.version,
+    startsInteractive: !piSubcommand && options.every(({ flag, value }) => !NOT_INTERACTIVE.has(flag) && (flag !== "--mode" || value === "text")),
+    plainSession: args.every((a) => SESSION_FLAGS.has(a)),
+    // Offline exactly when Pi is. Pi 1.6.0's dist/main.js decides it once, in main():
+    //   const offlineMode = args.includes("--offline") || isTruthyEnvFlag(process.env.PI_OFFLINE);
+    // over all of its arguments: an --offline after `--` or as another option's value (`--model --offline`)
+    // makes Pi offline too, though its parser then reads that word as a message or a value. So this reads
+    // the words the same way (not piOptions, which stops at `--` and skips values); Pi's arguments are
+    // these plus `--extension <gentle-pi>` (piArguments), which adds no --offline. PI_OFFLINE: ./env-flags.ts.
+    offline: args.includes("--offline") || piOfflineByEnv(env),
+    insideSession: Boolean(env.GENTLE_SHELL_PREFIX),
   };
+}
+
+/** The arguments Pi gets: the version's gentle-pi loaded into every Pi session; a Pi subcommand goes to Pi as is. */
+export function piArguments(install: { gentlePiRoot: string }, launch: Pick<PiLaunch, "args" | "piSubcommand">): string[] {
+  if (launch.piSubcommand) return [...launch.args];
+  return ["--extension", install.gentlePiRoot, ...launch.args];
 }
