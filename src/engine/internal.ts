@@ -70,17 +70,31 @@ async function engramStatus(host: Host, layout: Layout, source: Source): Promise
   return outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
 }
 
-/** The request lines serve answers, each with what ensure-runtime's flag of the same name answers. */
-async function answerRequest(request: string, host: Host, layout: Layout, source: Source): Promise<Record<string, unknown>> {
-  if (request === "engram") return { engram: await engramStatus(host, layout, source) };
-  if (request === "pi-version") return { piVersion: await ownPiVersion(host) };
-  if (request === "ensure-launcher") return await ensureLauncher(layout);
-  throw new Error(`unknown request ${JSON.stringify(request.slice(0, 40))}`);
+/** What an internal command works with: this process, this engine's layout, and the words after the command. */
+interface InternalContext {
+  host: Host;
+  layout: Layout;
+  rest: string[];
+  /** One JSON line on stdout. */
+  reply(value: unknown): void;
 }
 
-async function serve(rest: string[], host: Host, layout: Layout): Promise<number> {
+type ServeRequest = (host: Host, layout: Layout, source: Source) => Promise<Record<string, unknown>>;
+/** The request lines serve answers, each with what ensure-runtime's flag of the same name answers. */
+const SERVE_REQUESTS: ReadonlyMap<string, ServeRequest> = new Map<string, ServeRequest>([
+  ["engram", async (host, layout, source) => ({ engram: await engramStatus(host, layout, source) })],
+  ["pi-version", async (host) => ({ piVersion: await ownPiVersion(host) })],
+  ["ensure-launcher", async (_host, layout) => ({ ...(await ensureLauncher(layout)) })],
+]);
+
+async function answerRequest(request: string, host: Host, layout: Layout, source: Source): Promise<Record<string, unknown>> {
+  const answer = SERVE_REQUESTS.get(request);
+  if (!answer) throw new Error(`unknown request ${JSON.stringify(request.slice(0, 40))}`);
+  return answer(host, layout, source);
+}
+
+async function serve({ rest, host, layout, reply }: InternalContext): Promise<number> {
   const { node, pnpm, source } = await ownRuntime(rest, host, layout);
-  const reply = (value: unknown) => host.out(JSON.stringify(value));
   reply({
     ready: true,
     node: layout.node,
@@ -113,44 +127,64 @@ async function ownRuntime(rest: string[], host: Host, layout: Layout) {
   return ensureVersionRuntime(layout, host.env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
 }
 
+/** ensure-runtime: this version's runtime, and with each flag one more answer (see the top of this file). */
+async function ensureRuntime({ rest, host, layout, reply }: InternalContext): Promise<number> {
+  const { node, pnpm, source } = await ownRuntime(rest, host, layout);
+  // At once, as neither depends on the other (upgrade step 5 at the same time as step 4's Engram):
+  //   --engram: this release's pinned Engram core too (engramStatus);
+  //   --pi-version: this version's Pi's own --version (./pi-version.ts), now that its Node is there.
+  const [engram, piVersion] = await Promise.all([
+    rest.includes("--engram") ? engramStatus(host, layout, source) : undefined,
+    rest.includes("--pi-version") ? ownPiVersion(host) : undefined,
+  ]);
+  // --launcher-script and --functions: those answers too, which spares the upgrade more starts of this engine.
+  reply({
+    node: layout.node,
+    pnpmEntry: layout.pnpmEntry,
+    status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) },
+    ...(rest.includes("--launcher-script") ? { launcher: launcherScript(layout) } : {}),
+    ...(rest.includes("--functions") ? { functions: MODULE_FUNCTIONS, engine: SETUP_VERSION } : {}),
+    ...(piVersion ? { piVersion } : {}),
+  });
+  return EXIT.ok;
+}
+
+type InternalCommand = (ctx: InternalContext) => Promise<number>;
+/** The internal commands, each once (the one table, as the launcher's ./commands.ts): its word after INTERNAL_FLAG, and what it does. */
+export const INTERNAL_COMMANDS: ReadonlyMap<string, InternalCommand> = new Map<string, InternalCommand>([
+  [
+    "functions",
+    async ({ reply }) => {
+      reply({ functions: MODULE_FUNCTIONS, engine: SETUP_VERSION });
+      return EXIT.ok;
+    },
+  ],
+  ["ensure-runtime", ensureRuntime],
+  ["serve", serve],
+  [
+    "launcher-script",
+    async ({ layout, reply }) => {
+      reply(launcherScript(layout));
+      return EXIT.ok;
+    },
+  ],
+  [
+    "ensure-launcher",
+    async ({ layout, reply }) => {
+      const { launcher, status } = await ensureLauncher(layout);
+      reply({ launcher, status });
+      return EXIT.ok;
+    },
+  ],
+]);
+
+/** The one lookup: the command's entry, run with this engine's layout; an unknown word is a usage error. */
 export async function runInternal(args: string[], host: Host): Promise<number> {
   const [command, ...rest] = args;
-  const layout = ownLayout(host);
-  const reply = (value: unknown) => host.out(JSON.stringify(value));
-  if (command === "functions") {
-    reply({ functions: MODULE_FUNCTIONS, engine: SETUP_VERSION });
-    return EXIT.ok;
+  const run = command === undefined ? undefined : INTERNAL_COMMANDS.get(command);
+  if (!run) {
+    host.err(`gentle-shell: unknown internal command ${JSON.stringify(command)}`);
+    return EXIT.usage;
   }
-  if (command === "ensure-runtime") {
-    const { node, pnpm, source } = await ownRuntime(rest, host, layout);
-    // At once, as neither depends on the other (upgrade step 5 at the same time as step 4's Engram):
-    //   --engram: this release's pinned Engram core too (engramStatus);
-    //   --pi-version: this version's Pi's own --version (./pi-version.ts), now that its Node is there.
-    const [engram, piVersion] = await Promise.all([
-      rest.includes("--engram") ? engramStatus(host, layout, source) : undefined,
-      rest.includes("--pi-version") ? ownPiVersion(host) : undefined,
-    ]);
-    // --launcher-script and --functions: those answers too, which spares the upgrade more starts of this engine.
-    reply({
-      node: layout.node,
-      pnpmEntry: layout.pnpmEntry,
-      status: { node: node.status, pnpm: pnpm.status, ...(engram ? { engram } : {}) },
-      ...(rest.includes("--launcher-script") ? { launcher: launcherScript(layout) } : {}),
-      ...(rest.includes("--functions") ? { functions: MODULE_FUNCTIONS, engine: SETUP_VERSION } : {}),
-      ...(piVersion ? { piVersion } : {}),
-    });
-    return EXIT.ok;
-  }
-  if (command === "serve") return serve(rest, host, layout);
-  if (command === "launcher-script") {
-    reply(launcherScript(layout));
-    return EXIT.ok;
-  }
-  if (command === "ensure-launcher") {
-    const { launcher, status } = await ensureLauncher(layout);
-    reply({ launcher, status });
-    return EXIT.ok;
-  }
-  host.err(`gentle-shell: unknown internal command ${JSON.stringify(command)}`);
-  return EXIT.usage;
+  return run({ host, layout: ownLayout(host), rest, reply: (value) => host.out(JSON.stringify(value)) });
 }
