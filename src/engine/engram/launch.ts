@@ -54,10 +54,10 @@ export interface EngramLaunchOptions extends StartOptions {
    * core, classifies without starting; "none": no probe at all.
    */
   phase: "pre-pi" | "setup" | "none";
-  /** What the user typed after gentle-shell (for "pre-pi"). */
-  args?: readonly string[];
-  /** The launch, already classified (runEngine's one classification); else `args` is. */
+  /** The launch, as runEngine classified it once (for "pre-pi"). */
   launch?: PiLaunch;
+  /** Without `launch`, the words after gentle-shell, classified here with `env` (a caller that has no launch: tests). */
+  args?: readonly string[];
   /** The bundled core's schema; defaults to the compiled pins. */
   schema?: number | null;
 }
