@@ -4,7 +4,7 @@
  * retry policy as verifiedDownload (./transport); the body is kept in memory,
  * at most `maxBytes`, and a 404 is its own sentence.
  */
-import { attemptsOf, gatedGet, type Phrases, TransferError, withRetries } from "./transport";
+import { attemptsOf, gatedGet, TransferError, transferPhrases, withRetries } from "./transport";
 
 export interface TextFetchOptions {
   name: string;
@@ -22,28 +22,10 @@ export async function fetchBoundedText(url: string, options: TextFetchOptions): 
   return (await fetchBoundedBytes(url, options)).toString("utf8");
 }
 
-/** How a fetch of `name` words its failures. */
-function phrases(name: string, maxBytes: number): Phrases {
-  const tooLarge = (shown: string) => `${name} at ${shown} is larger than ${maxBytes} bytes`;
-  return {
-    notMade: (shown, cause) => `the request for ${name} to ${shown} could not be made (${cause})`,
-    unreachable: (shown, cause) => `could not reach ${shown} for ${name} (${cause})`,
-    stopped: (shown, why) => `${shown} ${why} for ${name}`,
-    redirected: (shown, host) => `${shown} redirected ${name} to ${host}, which is not allowed`,
-    status: (shown, status) => (status === 404 ? `${name} was not found at ${shown} (HTTP 404)` : `${shown} answered HTTP ${status} for ${name}`),
-    encoded: (shown, encoding) => `${shown} sent ${name} ${encoding}-encoded; only identity is accepted`,
-    announcedTooLarge: tooLarge,
-    announcedOtherSize: (shown, length, size) => `${shown} announces ${length} bytes for ${name}, not ${size}`,
-    brokeOff: (shown, received, cause) => `${shown} broke off ${name} after ${received} bytes (${cause})`,
-    tooLarge,
-    endedEarly: (shown, received, length) => `${shown} ended ${name} after ${received} of ${length} bytes`,
-  };
-}
-
 /** The whole body, at most `maxBytes`, identity-encoded, retried on transient failures; for small assets checked by their caller. */
 export async function fetchBoundedBytes(url: string, options: TextFetchOptions): Promise<Buffer> {
   const rules = {
-    phrases: phrases(options.name, options.maxBytes),
+    phrases: transferPhrases(options.name, options.maxBytes, true),
     maxBytes: options.maxBytes,
     redirectHosts: options.redirectHosts,
     headers: options.headers,

@@ -15,7 +15,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import type { DownloadProgress } from "./progress";
-import { attemptsOf, causeText, gatedGet, type Phrases, TransferError, withRetries } from "./transport";
+import { attemptsOf, causeText, gatedGet, TransferError, transferPhrases, withRetries } from "./transport";
 import { rm } from "./locked-retry";
 
 export interface Expected {
@@ -51,30 +51,13 @@ export function hasPin(expected: Expected): boolean {
   return Boolean(expected.sha256 || expected.integrity);
 }
 
-/** How a download of `expected` words its failures. */
-function phrases(expected: Expected): Phrases {
-  return {
-    notMade: (shown, cause) => `the request to ${shown} could not be made (${cause})`,
-    unreachable: (shown, cause) => `could not reach ${shown} (${cause})`,
-    stopped: (shown, why) => `${shown} ${why}`,
-    redirected: (shown, host) => `${shown} redirected to ${host}, which is not an allowed host for ${expected.name}`,
-    status: (shown, status) => `${shown} answered HTTP ${status}`,
-    encoded: (shown, encoding) => `${shown} sent a ${encoding}-encoded body; only the exact bytes can be verified`,
-    announcedTooLarge: (shown, header) => `${shown} announces ${header} bytes, more than the ${expected.maxBytes} allowed for ${expected.name}`,
-    announcedOtherSize: (shown, length, size) => `${shown} announces ${length} bytes; ${expected.name} is exactly ${size}`,
-    brokeOff: (shown, received, cause) => `${shown} broke off after ${received} bytes (${cause})`,
-    tooLarge: (shown) => `${shown} sent more than the ${expected.maxBytes} bytes allowed for ${expected.name}`,
-    endedEarly: (shown, received, length) => `${shown} ended after ${received} of ${length} bytes`,
-  };
-}
-
 /** Download `url` to `dest`, verified against `expected`. */
 export async function verifiedDownload(url: string, dest: string, expected: Expected, options: DownloadOptions = {}): Promise<void> {
   if (!hasPin(expected)) {
     throw new TransferError(`${expected.name} has no known checksum in this build, so it is not downloaded`, false);
   }
   const rules = {
-    phrases: phrases(expected),
+    phrases: transferPhrases(expected.name, expected.maxBytes, false),
     maxBytes: expected.maxBytes,
     size: expected.size,
     redirectHosts: options.redirectHosts,

@@ -58,6 +58,35 @@ export interface Phrases {
   endedEarly(shown: string, received: number, length: number): string;
 }
 
+/**
+ * The one table of those sentences. A download's leave the name to the prefix verifiedDownload puts before them
+ * ("<name>: ..."), so they say it only where it is the point (a host it may not go to, a size it must have); a
+ * fetch's say it in each (`fetch`: true), and name a 404 as not found.
+ */
+export function transferPhrases(name: string, maxBytes: number, fetch: boolean): Phrases {
+  const forName = fetch ? ` for ${name}` : "";
+  const it = fetch ? ` ${name}` : "";
+  const tooLarge = (shown: string) => `${name} at ${shown} is larger than ${maxBytes} bytes`;
+  return {
+    notMade: (shown, cause) => `the request${forName} to ${shown} could not be made (${cause})`,
+    unreachable: (shown, cause) => `could not reach ${shown}${forName} (${cause})`,
+    stopped: (shown, why) => `${shown} ${why}${forName}`,
+    redirected: (shown, host) =>
+      fetch ? `${shown} redirected ${name} to ${host}, which is not allowed` : `${shown} redirected to ${host}, which is not an allowed host for ${name}`,
+    status: (shown, status) => (fetch && status === 404 ? `${name} was not found at ${shown} (HTTP 404)` : `${shown} answered HTTP ${status}${forName}`),
+    encoded: (shown, encoding) =>
+      fetch
+        ? `${shown} sent ${name} ${encoding}-encoded; only identity is accepted`
+        : `${shown} sent a ${encoding}-encoded body; only the exact bytes can be verified`,
+    announcedTooLarge: (shown, header) => (fetch ? tooLarge(shown) : `${shown} announces ${header} bytes, more than the ${maxBytes} allowed for ${name}`),
+    announcedOtherSize: (shown, length, size) =>
+      fetch ? `${shown} announces ${length} bytes for ${name}, not ${size}` : `${shown} announces ${length} bytes; ${name} is exactly ${size}`,
+    brokeOff: (shown, received, cause) => `${shown} broke off${it} after ${received} bytes (${cause})`,
+    tooLarge: (shown) => (fetch ? tooLarge(shown) : `${shown} sent more than the ${maxBytes} bytes allowed for ${name}`),
+    endedEarly: (shown, received, length) => `${shown} ended${it} after ${received} of ${length} bytes`,
+  };
+}
+
 export interface GateRules {
   phrases: Phrases;
   maxBytes: number;
