@@ -30,12 +30,7 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
       });
       options.download?.progress?.done();
     } else {
-      await verifiedDownload(location, dest, expected, {
-        redirectHosts: redirectHostsFor(source, path),
-        headers: options.headers,
-        ca: authoritiesFor(source, path),
-        ...options.download,
-      });
+      await verifiedDownload(location, dest, expected, { ...remoteRules(source, path), headers: options.headers, ...options.download });
     }
     return dest;
   } catch (error) {
@@ -51,5 +46,13 @@ export async function fetchBytes(source: Source, path: string, name: string, max
     return readSourceFile(source.root, location, name, maxBytes);
   }
   const { fetchBoundedBytes } = await import("../io/bounded-fetch");
-  return fetchBoundedBytes(location, { name, maxBytes, redirectHosts: redirectHostsFor(source, path), headers: options.headers });
+  return fetchBoundedBytes(location, { name, maxBytes, ...remoteRules(source, path), headers: options.headers });
+}
+
+/**
+ * What a request for `path` from a mirror or the official source may follow and trust, the same for a download and
+ * a small fetch: the hosts its redirects may go to, and the authorities of the npm settings for what the registry serves.
+ */
+function remoteRules(source: Source, path: string): { redirectHosts: string[]; ca: readonly string[] | undefined } {
+  return { redirectHosts: redirectHostsFor(source, path), ca: authoritiesFor(source, path) };
 }
