@@ -130,7 +130,7 @@ const FULL_ENGINE_ONLY = [
   "src/engine/status/command.ts",
   "src/engine/status/probes.ts",
   "src/engine/memory/migrate.ts",
-  "src/engine/self-uninstall/plan.ts",
+  "src/engine/self-uninstall/removal-plan.ts",
   "src/engine/self-uninstall/bound.ts",
   "src/engine/companion/ensure.ts",
   "src/engine/companion/pi-io.ts",

@@ -9,7 +9,7 @@ import { tildifyText, type Layout } from "../core/layout";
 import type { Env } from "../core/environment";
 import { redactText, redactUrl } from "../core/secrets";
 import type { Pins } from "../pins/types";
-import type { StepOutcome } from "../install/plan";
+import type { StepOutcome } from "../install/step-plan";
 import { gatherStatus } from "../engine/status/gather";
 import { hostStatusProbes } from "../engine/status/probes";
 import type { Host } from "../io/host";

@@ -21,7 +21,7 @@ import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
 import { windowsRegistry } from "../install/path/windows-registry";
 import { windowsPowerShellRunner } from "../io/powershell";
-import type { StepOutcome } from "../install/plan";
+import type { StepOutcome } from "../install/step-plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
 /** The Host (src/io/host.ts) with what the installer's commands add: the production pins and the default layout. */

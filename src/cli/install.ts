@@ -1,6 +1,6 @@
 import { answeredYes } from "../core/answers";
 import { defineCommand } from "citty";
-import { STEP_ORDER, STEPS } from "../install/plan";
+import { STEP_ORDER, STEPS } from "../install/step-plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";

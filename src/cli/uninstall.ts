@@ -28,7 +28,7 @@ import { ENGINE_PATH } from "../install/engine-start";
 import { hostOf } from "./host-data";
 import { installContext, installedLayout } from "./install-run";
 import { buildPins } from "../pins/index";
-import { OWNED_ENTRIES } from "../engine/self-uninstall/plan";
+import { OWNED_ENTRIES } from "../engine/self-uninstall/removal-plan";
 import { promises as fs } from "node:fs";
 
 export const uninstallCommand = defineCommand({

@@ -91,7 +91,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   "self-uninstall": {
     spec: SELF_UNINSTALL,
     async run({ install, host }, _rest, given) {
-      const { uninstallOptions } = await import("./self-uninstall/plan");
+      const { uninstallOptions } = await import("./self-uninstall/removal-plan");
       const { selfUninstallBound } = await import("./self-uninstall/bound");
       return selfUninstallBound(install.layout, host, uninstallOptions(given!));
     },

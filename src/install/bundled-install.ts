@@ -1,7 +1,7 @@
 /**
  * runBundledInstall (spec: "Migration from a global install",
  * runBundledInstall): wires the steps of a new install (their list is
- * STEPS in src/install/plan.ts) into the plan and holds the step bodies, in
+ * STEPS in src/install/step-plan.ts) into the plan and holds the step bodies, in
  * that list's order, including the version
  * step from an offline bundle; the modules they call make the decisions.
  * Once they all passed, a new install runs its setup step
@@ -31,7 +31,7 @@ import {
 } from "./release-source";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
-import { runPlan, STEP_ORDER, STEPS, type InstallStepId, type Step, type StepId, type StepOutcome } from "./plan";
+import { runPlan, STEP_ORDER, STEPS, type InstallStepId, type Step, type StepId, type StepOutcome } from "./step-plan";
 import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";

@@ -21,7 +21,7 @@ import {
   type Owner,
 } from "../core/migration-rules";
 import { outputTail, run } from "../io/process";
-import { pathEntries } from "./path/plan";
+import { pathEntries } from "./path/entry-plan";
 import { COMMAND_NAME, commandFileNames } from "./path/shells";
 import { isCommandFile } from "./path/step";
 

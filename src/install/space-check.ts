@@ -11,7 +11,7 @@ import type { Pins, Target } from "../pins/types";
 import { diskFull, isDiskFull, notEnoughSpace, spaceNeeded, type SpaceNeed } from "../core/space-need";
 import { freeSpace } from "../io/disk";
 import { isMarkedRuntime as marked } from "./runtime/marker";
-import type { Step } from "./plan";
+import type { Step } from "./step-plan";
 
 /** What this install still needs: runtimes already installed count for nothing. */
 export async function installSpace(layout: Layout, pins: Pins, target: Target, releaseAssets?: Record<string, { size: number }> | null): Promise<SpaceNeed> {

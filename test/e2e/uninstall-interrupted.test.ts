@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
-import { uninstallPlan } from "../../src/engine/self-uninstall/plan";
+import { uninstallPlan } from "../../src/engine/self-uninstall/removal-plan";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
 import { removePathEntry } from "../../src/install/path/apply";
 import { fixtures } from "../support/context";

@@ -4,7 +4,7 @@ import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../.
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { findEngineCommand } from "../../src/engine/commands";
 import { parseUpgradeArgs } from "../../src/engine/upgrade";
-import { parseUninstallArgs } from "../../src/engine/self-uninstall/plan";
+import { parseUninstallArgs } from "../../src/engine/self-uninstall/removal-plan";
 import { HELP_ROWS } from "../../src/engine/help";
 
 const UPGRADE_USAGE = "usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]";

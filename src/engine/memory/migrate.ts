@@ -2,7 +2,7 @@
  * `gentle-shell memory migrate --confirm-quiescent`, the effects (spec:
  * "Explicit recovery after a core upgrade"; "Recovering an interrupted
  * migration"). The rules, the provider interface this assumes and every
- * sentence are in ./plan.ts. In order:
+ * sentence are in ./migration-plan.ts. In order:
  *
  *   1. A marker present: print exactly what it records and the rollback
  *      steps, change nothing, exit 1 (no guess, no automatic rollback).
@@ -48,7 +48,7 @@ import {
   parseProviderReport,
   provenanceText,
   type MigrationMarker,
-} from "./plan";
+} from "./migration-plan";
 import { ensureOwnDir } from "../../io/own-dir";
 import { rename, rm } from "../../io/locked-retry";
 

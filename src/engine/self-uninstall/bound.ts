@@ -7,7 +7,7 @@
  */
 import type { Layout } from "../../core/layout";
 import type { Host } from "../../io/host";
-import type { UninstallOptions } from "./plan";
+import type { UninstallOptions } from "./removal-plan";
 
 export async function selfUninstallBound(layout: Layout, host: Host, options: UninstallOptions): Promise<number> {
   const { askYesNo, selfUninstall } = await import("./run");

@@ -20,7 +20,7 @@ import type { Host } from "../../io/host";
 import { removePathEntry } from "../../install/path/apply";
 import type { RegistryAdapter } from "../../install/path/windows-registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
-import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./plan";
+import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./removal-plan";
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 import { rmdir, unlink } from "../../io/locked-retry";
 

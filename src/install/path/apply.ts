@@ -9,7 +9,7 @@ import * as nodeFs from "node:fs";
 import { dirname } from "../../core/native-path";
 import type { PathIoOptions } from "./fs";
 import { unlinkSync } from "../../io/locked-retry";
-import type { PathEntryPlan } from "./plan";
+import type { PathEntryPlan } from "./entry-plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";
 import type { PathReceipt, RemoveResult } from "./receipt";

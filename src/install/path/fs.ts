@@ -4,7 +4,7 @@
  * whole reads and writes through one descriptor are io/safe-fs.ts's.
  */
 import type * as nodeFs from "node:fs";
-import type { UserIds } from "./plan";
+import type { UserIds } from "./entry-plan";
 import type { RegistryAdapter } from "./windows-registry";
 
 export type PathFs = Pick<

@@ -12,7 +12,7 @@ import type { Env } from "../../core/environment";
 import type { Layout, Platform } from "../../core/layout";
 import type { PathFs, PathIoOptions } from "./fs";
 import { NONBLOCK, O, readAll } from "../../io/safe-fs";
-import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./plan";
+import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./entry-plan";
 import { requireRegistry } from "./windows-registry";
 import { localBinLink, profileFiles } from "./shells";
 

@@ -11,7 +11,7 @@ import { errnoCode } from "../../core/errno";
 import type { PathFs } from "./fs";
 import { NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
 import { unlinkSync } from "../../io/locked-retry";
-import type { PathEntryPlan } from "./plan";
+import type { PathEntryPlan } from "./entry-plan";
 import { assertRealFolders } from "./probe";
 import type { PathReceipt, RemoveResult } from "./receipt";
 import { holdsLine, markedLines } from "./shells";

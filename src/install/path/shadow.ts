@@ -8,7 +8,7 @@ import { join } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { tildify } from "../../core/layout";
-import { pathEntries, samePathEntry, type PathEntryPlan } from "./plan";
+import { pathEntries, samePathEntry, type PathEntryPlan } from "./entry-plan";
 import { COMMAND_NAME, commandFileNames, rulesFor, type ShellName } from "./shells";
 
 export interface ShadowInput {

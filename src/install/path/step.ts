@@ -20,7 +20,7 @@ import type { Layout, Platform } from "../../core/layout";
 import { tildify, tildifyText } from "../../core/layout";
 import { applyPathEntry, removePathEntry } from "./apply";
 import type { PathFs, PathIoOptions } from "./fs";
-import { pathEntries, pathEntryPlan, profileTarget, samePathEntry, type PathEntryPlan, type PathFacts } from "./plan";
+import { pathEntries, pathEntryPlan, profileTarget, samePathEntry, type PathEntryPlan, type PathFacts } from "./entry-plan";
 import { collectPathFacts } from "./probe";
 import type { PathReceipt } from "./receipt";
 import { writePathReceipt } from "./receipt-file";

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import { join } from "pathe";
 import type { PowerShellRunner } from "../../../src/io/powershell";
 import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
-import { pathEntryPlan } from "../../../src/install/path/plan";
+import { pathEntryPlan } from "../../../src/install/path/entry-plan";
 import { collectPathFacts } from "../../../src/install/path/probe";
 import { windowsRegistry } from "../../../src/install/path/windows-registry";
 import { bundledPathStep } from "../../../src/install/path/step";

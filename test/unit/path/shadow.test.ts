@@ -1,7 +1,7 @@
 // shadowingCommand against the spec's table ("Migration from a global
 // install"). The same on a real PATH is in step.test.ts.
 import { describe, expect, it } from "vitest";
-import type { PathEntryPlan } from "../../../src/install/path/plan";
+import type { PathEntryPlan } from "../../../src/install/path/entry-plan";
 import { shadowingCommand } from "../../../src/install/path/shadow";
 import { BIN, FISH, H, LAUNCHER, LINE } from "./facts";
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../../src/core/layout";
 import { buildPins } from "../../../src/pins";
-import { pathEntryPlan, type PathEntryPlan } from "../../../src/install/path/plan";
+import { pathEntryPlan, type PathEntryPlan } from "../../../src/install/path/entry-plan";
 import { collectPathFacts } from "../../../src/install/path/probe";
 import type { RegistryAdapter } from "../../../src/install/path/windows-registry";
 import { posixLine } from "../../../src/install/path/shells";

@@ -3,7 +3,7 @@
 // tested in probe.test.ts and in real shells in
 // test/integration/path-shells.test.ts.
 import { describe, expect, it } from "vitest";
-import { modeAllowsWrite, pathEntryPlan } from "../../../src/install/path/plan";
+import { modeAllowsWrite, pathEntryPlan } from "../../../src/install/path/entry-plan";
 import { posixLine } from "../../../src/install/path/shells";
 import { absent, facts, file, FISH, H, LAUNCHER, LINE, link, type Fact } from "./facts";
 
