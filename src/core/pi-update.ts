@@ -12,7 +12,7 @@
  *  - everything else (help, --models, --extensions, --extension <source>, a
  *    package target, and every form Pi refuses): Pi's own, unchanged.
  */
-import { distributionFiles, type VersionProject } from "./distribution";
+import { distributionFiles, type VersionProject } from "./release-project";
 import { versionId } from "./layout";
 import { compareVersions, isExactVersion } from "./versions";
 import { peerAllows, type PiPeer } from "./pi-peer-range";

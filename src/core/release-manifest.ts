@@ -15,7 +15,7 @@
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import type { ReleaseKey } from "../pins/types";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "./distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "./release-project";
 import { assertExactVersion } from "./versions";
 
 export const RELEASE_MANIFEST = "gentle-shell-release.json";

@@ -5,7 +5,7 @@
  * and the release's gentle-pi is installed with it, without a lockfile
  * (pnpm resolves). The release lockfile is used only for its exact pair.
  */
-import type { Distribution, ReleaseManifest, VersionProject } from "./distribution";
+import type { Distribution, ReleaseManifest, VersionProject } from "./release-project";
 import { versionId } from "./layout";
 import { assertExactVersion, compareVersions } from "./versions";
 import { unlockedProject } from "./pi-update";

@@ -15,7 +15,7 @@ import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
 import { compareVersions } from "../core/versions";
-import { PI_PACKAGE } from "../core/distribution";
+import { PI_PACKAGE } from "../core/release-project";
 import { packageRegistry } from "../core/npmrc";
 import { classifyUpdate, newestStablePi, unlockedProject, unlockedWarning } from "../core/pi-update";
 import { engineArgs } from "../core/engine-flags";

@@ -9,7 +9,7 @@ import { stagingPath } from "../io/staging";
 import { join } from "../core/native-path";
 import type { Layout } from "../core/layout";
 import type { Pins } from "../pins/types";
-import { distributionAsset, distributionFiles, SHELL_PACKAGE } from "../core/distribution";
+import { distributionAsset, distributionFiles, SHELL_PACKAGE } from "../core/release-project";
 import { assertExactVersion } from "../core/versions";
 import { pnpmEnvironment, type Env } from "../core/environment";
 import { outputTail, run } from "../io/process";

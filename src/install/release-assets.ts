@@ -18,7 +18,7 @@ import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { temporaryFolder } from "../io/staging";
 import { join } from "../core/native-path";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/release-project";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { prefixLayout, type Layout, type Platform } from "../core/layout";
 import { npmrcRegistry } from "../core/npmrc";

@@ -9,7 +9,7 @@
  */
 import type { Source } from "../core/source";
 import { releasePath } from "../core/source";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution, SHELL_PACKAGE, type Distribution } from "../core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution, SHELL_PACKAGE, type Distribution } from "../core/release-project";
 import {
   checkAsset,
   ENGINE_ASSET,

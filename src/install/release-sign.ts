@@ -10,7 +10,7 @@
 import { errnoCode } from "../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../core/native-path";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, readDistribution } from "../core/release-project";
 import {
   ENGINE_ASSET,
   keyId,

@@ -11,7 +11,7 @@
  * the compiled-in keys; a bundle's packages are checked against the signed
  * lockfile before pnpm sees them.
  */
-import type { Distribution, VersionProject } from "../core/distribution";
+import type { Distribution, VersionProject } from "../core/release-project";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { parseSource, type Source } from "../core/source";

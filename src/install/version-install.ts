@@ -14,7 +14,7 @@ import { promises as fs } from "node:fs";
 import { dirname, join } from "../core/native-path";
 import { isMarkedRuntime } from "./runtime/marker";
 import { versionId, type Layout } from "../core/layout";
-import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/distribution";
+import { distributionFiles, PI_PACKAGE, SHELL_PACKAGE, type VersionProject } from "../core/release-project";
 import { offlinePnpmEnvironment, pnpmEnvironment, type Env } from "../core/environment";
 import { lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import { isAlive } from "../io/process";

@@ -11,7 +11,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE, signManifest } from "../../src/core/release-manifest";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { INTERNAL_FLAG } from "../../src/core/engine-flags";
 import { MODULE_FUNCTIONS } from "../../src/engine/internal";
 import { fixtures } from "../support/context";

@@ -193,7 +193,7 @@ describe("parent folders of HOME change nothing", () => {
 describe("a failed version install", () => {
   it("removes the folder it claimed, names the step, and never prints a token", async () => {
     // A release whose lockfile names a gentle-pi the registry does not have: pnpm fails.
-    const { distributionAsset } = await import("../../src/core/distribution");
+    const { distributionAsset } = await import("../../src/core/release-project");
     const from = join(f.mirrorRoot, "releases", `v${latest.shell}`);
     const lock = (await fs.readFile(join(from, "gentle-shell-distribution-lock.yaml"), "utf8"))
       .split(`gentle-pi@${latest.shell}`)

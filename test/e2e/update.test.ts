@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { PI_PACKAGE } from "../../src/core/distribution";
+import { PI_PACKAGE } from "../../src/core/release-project";
 import { versionId } from "../../src/core/layout";
 import { FORCE_REFUSAL } from "../../src/core/pi-update";
 import { fixtures } from "../support/context";

@@ -19,7 +19,7 @@ import { listTree } from "../support/tarball";
 import { nothingPublished, offlineBundle, sha256 } from "../support/offline-bundle";
 import { BUNDLE_SUMS } from "../../src/install/offline/format";
 import { ENGINE_ASSET, RELEASE_MANIFEST } from "../../src/core/release-manifest";
-import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { BUNDLE_INSTALL_SH } from "../../src/install/offline/launchers";
 
 const {

@@ -18,7 +18,7 @@ import { nothingPublished, offlineBundle, sha256 } from "../support/offline-bund
 import { BUNDLE_MANIFEST, BUNDLE_PACKAGES, BUNDLE_SUMS } from "../../src/install/offline/format";
 import { tarballPath } from "../../src/core/lockfile";
 import { ENGINE_ASSET, RELEASE_MANIFEST } from "../../src/core/release-manifest";
-import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { openBundle } from "../../src/install/offline/open";
 import { BUNDLE_INSTALL_CMD, BUNDLE_INSTALL_SH, bundleLauncher } from "../../src/install/offline/launchers";
 

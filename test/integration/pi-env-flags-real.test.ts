@@ -14,7 +14,7 @@ import { readFile } from "node:fs/promises";
 import { Script } from "node:vm";
 import { join } from "pathe";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PI_PACKAGE } from "../../src/core/distribution";
+import { PI_PACKAGE } from "../../src/core/release-project";
 import { piEnvFlag, piOfflineByEnv } from "../../src/core/env-flags";
 import { classifyLaunch, piArguments } from "../../src/core/pi-launch";
 import { fixtures } from "../support/context";

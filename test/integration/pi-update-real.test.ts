@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { Script } from "node:vm";
 import { join } from "pathe";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PI_PACKAGE } from "../../src/core/distribution";
+import { PI_PACKAGE } from "../../src/core/release-project";
 import { classifyUpdate, FORCE_REFUSAL, type UpdateForm } from "../../src/core/pi-update";
 import { fixtures } from "../support/context";
 import { FIXTURE_PI } from "../support/fixtures";

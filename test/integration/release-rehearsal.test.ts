@@ -18,7 +18,7 @@ import { createHash } from "node:crypto";
 import { copyFile, readFile, writeFile } from "node:fs/promises";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { hostTarget } from "../../src/core/machine";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../src/core/release-manifest";
 import { RELEASE_HOME } from "../../src/core/source";

@@ -7,7 +7,7 @@
  */
 import { join } from "pathe";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { hostPlatform, hostTarget } from "../../src/core/machine";
 import { RELEASE_MANIFEST } from "../../src/core/release-manifest";
 import { makeBundle } from "../../src/install/offline/make";

@@ -11,7 +11,7 @@ import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { createServer, request, type Server } from "node:http";
 import { join } from "pathe";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, distributionAsset } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, distributionAsset } from "../../src/core/release-project";
 import { prefixLayout } from "../../src/core/layout";
 import { buildDistribution } from "../../src/install/distribution-build";
 import { ENGINE_ASSET, keyId } from "../../src/core/release-manifest";

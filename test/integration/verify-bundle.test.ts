@@ -14,7 +14,7 @@ import { homeEnv } from "../support/fixtures";
 import { runChecked, runCommand } from "../support/proc";
 import { BUNDLE_PACKAGES } from "../../src/install/offline/format";
 import { lockedPackages, tarballPath } from "../../src/core/lockfile";
-import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_LOCK } from "../../src/core/release-project";
 
 const f = fixtures();
 const release = f.releases[f.releases.length - 1]!;

@@ -11,7 +11,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PI_PACKAGE } from "../../src/core/distribution";
+import { PI_PACKAGE } from "../../src/core/release-project";
 import { packDeterministic } from "./tarball";
 
 /** Pack the fixture Pi `version`, whose `--version` prints `reports`, into `outDir`; returns the tarball. */

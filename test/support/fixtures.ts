@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import * as tar from "tar";
 import { prefixLayout, versionId } from "../../src/core/layout";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { buildDistribution } from "../../src/install/distribution-build";
 import { productionPins } from "../../src/pins/production";
 import type { Pins } from "../../src/pins/types";

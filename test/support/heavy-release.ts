@@ -9,7 +9,7 @@
  */
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { prefixLayout } from "../../src/core/layout";
 import { ENGINE_ASSET } from "../../src/core/release-manifest";
 import { buildDistribution } from "../../src/install/distribution-build";

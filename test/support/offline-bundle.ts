@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { BUNDLE_PACKAGES, BUNDLE_SUMS } from "../../src/install/offline/format";
 import { lockedPackages, tarballPath } from "../../src/core/lockfile";
-import { DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { fixtures } from "./context";
 import { homeEnv } from "./fixtures";
 import { registryLine, writeNpmrc } from "./npmrc";

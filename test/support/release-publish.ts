@@ -6,7 +6,7 @@
  */
 import { copyFile, link, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE, releaseManifestText, sha256Of, signManifest } from "../../src/core/release-manifest";
 import { prefixLayout } from "../../src/core/layout";
 import { buildDistribution } from "../../src/install/distribution-build";

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { classifyUpdate, FORCE_REFUSAL, newestStablePi, unlockedProject, unlockedWarning } from "../../src/core/pi-update";
-import { distributionFiles } from "../../src/core/distribution";
+import { distributionFiles } from "../../src/core/release-project";
 
 describe("classifyUpdate", () => {
   it.each([

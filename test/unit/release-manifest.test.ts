@@ -9,7 +9,7 @@ import {
   sha256Of,
   signManifest,
 } from "../../src/core/release-manifest";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { FIXTURE_RELEASE_KEY, seededKey, strangerKey } from "../support/release-key";
 
 const entry = (text: string) => ({ sha256: sha256Of(text), size: Buffer.byteLength(text) });

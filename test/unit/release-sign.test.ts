@@ -2,7 +2,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterAll, describe, expect, it } from "vitest";
-import { distributionAsset, DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/distribution";
+import { distributionAsset, DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { ENGINE_ASSET, keyId, readSignedRelease, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../src/core/release-manifest";
 import { checkSignedFolder, releaseAssetNames, signRelease } from "../../src/install/release-sign";
 import { productionPins } from "../../src/pins/production";

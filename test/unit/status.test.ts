@@ -8,7 +8,7 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { PI_PACKAGE, SHELL_PACKAGE } from "../../src/core/distribution";
+import { PI_PACKAGE, SHELL_PACKAGE } from "../../src/core/release-project";
 import { cmdLauncher, posixLauncher } from "../../src/install/launcher";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { VERSION_MARKER } from "../../src/install/version-install";

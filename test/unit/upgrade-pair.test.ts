@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { distributionFiles, type Distribution } from "../../src/core/distribution";
+import { distributionFiles, type Distribution } from "../../src/core/release-project";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../../src/core/upgrade-pair";
 import { prefixLayout } from "../../src/core/layout";
 import { installVersion, pnpmFailure } from "../../src/install/version-install";

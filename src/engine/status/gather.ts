@@ -11,7 +11,7 @@ import { errnoCode } from "../../core/errno";
 import { promises as fs } from "node:fs";
 import { join } from "../../core/native-path";
 import { tildify, tildifyText, type Layout } from "../../core/layout";
-import { PI_PACKAGE, SHELL_PACKAGE } from "../../core/distribution";
+import { PI_PACKAGE, SHELL_PACKAGE } from "../../core/release-project";
 import { npmrcRegistry } from "../../core/npmrc";
 import { redactText, redactUrl } from "../../core/secrets";
 import type { Env } from "../../core/environment";

@@ -6,7 +6,7 @@
  * asked. Shared by a new install and by gentle-shell upgrade --source
  * <bundle>. A version already installed is reused without serving anything.
  */
-import type { Distribution } from "../../core/distribution";
+import type { Distribution } from "../../core/release-project";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { serveTarballs } from "../../io/loopback-registry";

@@ -21,7 +21,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "../../core/native-path";
 import { prefixLayout, type Platform } from "../../core/layout";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/release-project";
 import { npmrcRegistry } from "../../core/npmrc";
 import type { Env } from "../../core/environment";
 import { parseSource, releasePath, type Source } from "../../core/source";

@@ -5,7 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import { join } from "../../core/native-path";
-import { sha256Hex } from "../../core/distribution";
+import { sha256Hex } from "../../core/release-project";
 import type { Pins, Target } from "../../pins/types";
 import { fetchRelease, type FetchedRelease } from "../release-fetch";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";

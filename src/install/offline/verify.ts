@@ -21,7 +21,7 @@ import { promises as fs } from "node:fs";
 import { join, relative } from "../../core/native-path";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/distribution";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/release-project";
 import { releasePath } from "../../core/source";
 import type { FilePin, Pins } from "../../pins/types";
 import { verifyFile, type Expected } from "../../io/download";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { distributionAsset, distributionFiles, readDistribution, sha256Hex } from "../../src/core/distribution";
+import { distributionAsset, distributionFiles, readDistribution, sha256Hex } from "../../src/core/release-project";
 import { compareVersions, isExactVersion } from "../../src/core/versions";
 
 const lock = "lockfileVersion: '9.0'\n\nimporters:\n  .: {}\n";

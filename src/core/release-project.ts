@@ -1,6 +1,8 @@
 /**
- * The release distribution (spec: "Distribution and lockfile", "Release
- * distribution assets"). A release is the pair (gentle-pi <shell>, Pi <pi>)
+ * The release's pnpm project, its distribution (spec: "Distribution and
+ * lockfile", "Release distribution assets"): the package.json and
+ * pnpm-workspace.yaml a version is installed from, and the lockfile with
+ * them. A release is the pair (gentle-pi <shell>, Pi <pi>)
  * plus the pnpm lockfile resolved once from exactly `distributionFiles()`.
  * Everything here is plain data: the same inputs give the same bytes.
  */
