@@ -8,7 +8,7 @@ import { installCommand } from "./install";
 import { bundleCommand } from "./bundle";
 import { releaseCommand } from "./release";
 import { verifyCommand } from "./verify";
-import { migrateCommand } from "./migrate";
+import { migrateCommand } from "./migrate-global";
 import { uninstallCommand } from "./uninstall";
 import { helpEpilogue } from "./conventions";
 import { strayArgument, type ArgDef } from "./stray-arguments";

@@ -1,3 +1,10 @@
+/**
+ * `gentle-shell-setup migrate` (spec: "Migration from a global install"): moves a
+ * Gentle Shell that npm or pnpm installed globally (gentle-pi) to the bundled
+ * install, reading the release first (./migration-release.ts). Not the Engram
+ * store's migration, which is the engine's `memory migrate`
+ * (src/engine/memory/migrate.ts).
+ */
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
@@ -7,7 +14,7 @@ import { hostOf } from "./host-data";
 import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
-import { releaseFirst } from "./release-first";
+import { readMigrationRelease } from "./migration-release";
 
 /** A global Gentle Shell the gate lets move: its owner, npm or pnpm, and the gate's answer. */
 interface Moving {
@@ -33,7 +40,7 @@ export const migrateCommand = defineCommand({
     // The release first: the user's npm and pnpm are asked nothing before it reads as published.
     let first: { shell: string; pi: string } | null;
     try {
-      first = await releaseFirst(host, source, release);
+      first = await readMigrationRelease(host, source, release);
     } catch (error) {
       throw new UserError(`${(error as Error).message}; nothing was changed, and your global gentle-pi was not looked at`, EXIT.failure);
     }

@@ -15,7 +15,7 @@ import { newestRelease, openRelease, type ReleaseOrigin } from "../install/relea
 import { hostTarget } from "../core/machine";
 import { ownScript } from "../io/self";
 
-export async function releaseFirst(
+export async function readMigrationRelease(
   host: InstallContext,
   source: string | undefined,
   release: string | undefined,
