@@ -1,6 +1,6 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
 import { defineCommand } from "citty";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { checkSourceReachable } from "../install/source-check";
 import { settle } from "./knobs";
 import { ownScript } from "../io/self";

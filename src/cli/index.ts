@@ -14,6 +14,7 @@ import { helpEpilogue } from "./conventions";
 import { strayArgument, type ArgDef } from "./stray-arguments";
 import { statusCommand } from "./status";
 import { jsonCommand, runWithJson } from "./json";
+import { commandData } from "./command-host";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
@@ -116,7 +117,7 @@ export async function runInstallerCli(args: string[], host: Host, proxyRefused: 
   const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, name);
   if (stray) throw new UserError(stray, EXIT.usage);
   // The command found is run itself: citty hands a run's data to the command it is given, not to its sub-commands.
-  const { result } = await runCommand(def, { rawArgs: rest, data: host });
+  const { result } = await runCommand(def, { rawArgs: rest, data: commandData(host) });
   return commandCode(result);
 }
 

@@ -5,7 +5,7 @@ import { migrationGate, olderThanGlobal, removalCommand } from "../core/migratio
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { checkSourceReachable } from "../install/source-check";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning, type Removal } from "./migration-wiring";

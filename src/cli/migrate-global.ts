@@ -10,7 +10,7 @@ import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
 import { checkSourceReachable } from "../install/source-check";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
 import { settle } from "./knobs";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";

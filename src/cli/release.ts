@@ -11,7 +11,7 @@ import { EXIT, UserError } from "../core/errors";
 import { buildPins } from "../pins/index";
 import { ownScript } from "../io/self";
 import type { Host } from "../io/host";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { buildReleaseAssets, verifyReleaseAssets, type ReleaseContext } from "../install/release-assets";
 import { checkSignedFolder, signRelease } from "../install/release-sign";
 

@@ -9,7 +9,7 @@ import { runStatus, statusReport } from "../engine/status/command";
 import { statusDocument } from "../engine/status/render";
 import { documentError } from "./json";
 import { hostStatusProbes } from "../engine/status/probes";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { installContext, installedLayout } from "./install-run";
 
 export const statusCommand = defineCommand({

@@ -25,7 +25,7 @@ import { lstatOrNull, readTextOrNull } from "../io/files";
 import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/engine-start";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { installContext, installedLayout } from "./install-run";
 import { buildPins } from "../pins/index";
 import { OWNED_ENTRIES } from "../engine/self-uninstall/removal-plan";

@@ -6,7 +6,7 @@
 import { defineCommand } from "citty";
 import { EXIT, UserError } from "../core/errors";
 import { buildPins } from "../pins/index";
-import { hostOf } from "./host-data";
+import { hostOf } from "./command-host";
 import { verifyBundle } from "../install/offline/verify";
 
 export const verifyCommand = defineCommand({
