@@ -32,7 +32,7 @@ export async function suiteSection() {
     `| workers (files at once) | ${run.workers ?? "vitest's default"} |`,
     `| machine | ${run.machine}; load average (1 min) ${run.load.before} before, ${run.load.after} after |`,
     "",
-    "The five slowest files, each from its start to its end (tests inside a file may run at once):",
+    `The ${run.slowest.length} slowest files, each from its start to its end (tests inside a file may run at once):`,
     "",
     ...run.slowest.map((s) => `- ${s.seconds} s: \`${s.file}\``),
     "",
