@@ -113,6 +113,24 @@ function inScratch<T>(probe: (dir: string) => T, fallback: T): T {
   }
 }
 
+/** A scratch file made immutable (setImmutable), with another file beside it, then `act` on them: true when the act is refused. */
+function refusedOnImmutable(act: (target: string, other: string) => void): boolean {
+  return inScratch((dir) => {
+    const [target, other] = [join(dir, "target"), join(dir, "other")];
+    writeFileSync(target, "x");
+    writeFileSync(other, "y");
+    if (!setImmutable(target, true)) return false;
+    try {
+      act(target, other);
+      return false;
+    } catch {
+      return true;
+    } finally {
+      setImmutable(target, false);
+    }
+  }, false);
+}
+
 const PROBES: Record<Capability, () => boolean> = {
   symlinks: () =>
     inScratch((dir) => {
@@ -143,35 +161,8 @@ const PROBES: Record<Capability, () => boolean> = {
       chownSync(file, 12345, 12345);
       return statSync(file).uid === 12345;
     }, false),
-  "immutable-files": () =>
-    inScratch((dir) => {
-      const [target, other] = [join(dir, "target"), join(dir, "other")];
-      writeFileSync(target, "x");
-      writeFileSync(other, "y");
-      if (!setImmutable(target, true)) return false;
-      try {
-        renameSync(other, target);
-        return false;
-      } catch {
-        return true;
-      } finally {
-        setImmutable(target, false);
-      }
-    }, false),
-  "undeletable-files": () =>
-    inScratch((dir) => {
-      const target = join(dir, "target");
-      writeFileSync(target, "x");
-      if (!setImmutable(target, true)) return false;
-      try {
-        unlinkSync(target);
-        return false;
-      } catch {
-        return true;
-      } finally {
-        setImmutable(target, false);
-      }
-    }, false),
+  "immutable-files": () => refusedOnImmutable((target, other) => renameSync(other, target)),
+  "undeletable-files": () => refusedOnImmutable((target) => unlinkSync(target)),
   "replace-open-files": () =>
     inScratch((dir) => {
       const [target, other] = [join(dir, "target"), join(dir, "other")];
