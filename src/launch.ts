@@ -14,7 +14,7 @@ import { join } from "./core/native-path";
 import { ENGINE_FLAG } from "./core/engine-flags";
 import { EXIT, UserError } from "./core/errors";
 import { useEnvProxy } from "./io/env-proxy";
-import { processHost } from "./io/host";
+import { type Host, processHost } from "./io/host";
 import { reportFailure } from "./io/report-failure";
 import { FULL_ENGINE } from "./engine/launch-part";
 import { runEngine } from "./engine/run";
@@ -23,8 +23,9 @@ declare const __dirname: string;
 declare const require: (id: string) => unknown;
 
 const args = process.argv.slice(2);
-// This process, built once (src/io/host.ts); the full engine builds its own.
-const host = processHost();
+// This process, built once (src/io/host.ts) when the launch part runs the launch itself; a call it hands to the full
+// engine never builds one here, so the full engine's is the process's only Host.
+let host: Host | null = null;
 
 /** The whole engine, run as if the launcher had started it. */
 function fullEngine(): void {
@@ -33,11 +34,16 @@ function fullEngine(): void {
 
 async function launch(): Promise<void> {
   if (args[0] !== ENGINE_FLAG) return fullEngine();
+  host = processHost();
   // Node's proxy support, before any request (./io/env-proxy.ts; the full engine finds it done).
   const proxyRefused = useEnvProxy();
   if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
   const code = await runEngine(args.slice(1), host, "launch");
-  if (code === FULL_ENGINE) return fullEngine();
+  // Nothing was printed or changed: the full engine starts over, with a Host of its own.
+  if (code === FULL_ENGINE) {
+    host = null;
+    return fullEngine();
+  }
   // The startup offer's Ctrl+C or its relaunch's code: at once, whatever of this process is still open.
   if (typeof code === "object") process.exit(code.exitAtOnce);
   // Once Pi runs in this process, the exit code is Pi's.
@@ -45,5 +51,5 @@ async function launch(): Promise<void> {
 }
 
 launch().catch((error: unknown) => {
-  process.exitCode = reportFailure(error, "gentle-shell", host);
+  process.exitCode = reportFailure(error, "gentle-shell", host ?? processHost());
 });
