@@ -9,10 +9,11 @@ import { mkdir } from "node:fs/promises";
 import { join } from "../core/native-path";
 import { prefixLayout, unusablePrefix, type Layout } from "../core/layout";
 import { hostTarget } from "../core/machine";
-import { buildPins } from "../pins/index";
 import { envValue } from "../core/environment";
 import type { Host } from "../io/host";
-import type { Pins } from "../pins/types";
+import { checkSourceReachable } from "../install/source-check";
+import { hostOf } from "./command-host";
+import { type KnobFlags, type Settled, settle } from "./knobs";
 import { parseSource } from "../core/source";
 import { isExactVersion } from "../core/versions";
 import { EXIT, UserError } from "../core/errors";
@@ -24,16 +25,26 @@ import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/step-plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
-/** The Host (src/io/host.ts) with what the installer's commands add: the production pins and the default layout. */
+/** The Host (src/io/host.ts) with what the installer's commands add: the default layout. */
 export interface InstallContext extends Host {
-  pins: Pins;
   layout: Layout;
 }
 
-/** The host, as the installer's commands see it: the production pins, the default layout of its home. */
+/** The host, as the installer's commands see it: the default layout of its home, under the Host's pins. */
 export function installContext(host: Host): InstallContext {
-  const pins = buildPins();
-  return { ...host, pins, layout: prefixLayout({ home: host.home, platform: host.platform, pins }) };
+  return { ...host, layout: prefixLayout({ home: host.home, platform: host.platform, pins: host.pins }) };
+}
+
+/**
+ * What install and migrate do first, in this order: the knobs settled (flags over GENTLE_SHELL_* variables), the
+ * Host in the mode they ask, a prefix no install can live in refused, and a source that is gone said at once.
+ */
+export async function installerStart(args: KnobFlags, rawArgs: readonly string[], data: unknown): Promise<{ host: InstallContext; knobs: Settled }> {
+  const knobs = settle(args, rawArgs, hostOf(data).env);
+  const host = installContext(hostOf(data).withMode({ quiet: knobs.quiet }));
+  checkPrefix(host);
+  await checkSourceReachable(knobs.source, { from: knobs.sourceFrom, env: host.env });
+  return { host, knobs };
 }
 
 /** A prefix no install can live in (core/layout.ts unusablePrefix) is refused before the plan is printed. */

@@ -4,10 +4,7 @@ import { STEP_ORDER, STEPS } from "../install/step-plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
-import { checkSourceReachable } from "../install/source-check";
-import { hostOf } from "./command-host";
-import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
-import { settle } from "./knobs";
+import { installerStart, installHere, SHARED_ARGS } from "./install-run";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning, type Removal } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
@@ -37,15 +34,13 @@ export const installCommand = defineCommand({
     ...SHARED_ARGS,
   },
   async run({ args, rawArgs, data }) {
-    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, hostOf(data).env);
-    const host = installContext(hostOf(data).withMode({ quiet }));
-    checkPrefix(host);
+    const { host, knobs } = await installerStart(args, rawArgs, data);
+    const { source, release, quiet, noModifyPath } = knobs;
     const { env, home, pins, layout, out } = host;
     const noSetup = args.setup === false;
     // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.
     const asks = !args.yes && !args["dry-run"];
     const say = quiet && !asks ? () => undefined : out;
-    await checkSourceReachable(source, { from: sourceFrom, env: host.env });
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
     const found = await findGlobalShell(layout, env, pins, release ?? null);

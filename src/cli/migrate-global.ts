@@ -9,10 +9,7 @@ import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
-import { checkSourceReachable } from "../install/source-check";
-import { hostOf } from "./command-host";
-import { checkPrefix, installContext, installHere, SHARED_ARGS } from "./install-run";
-import { settle } from "./knobs";
+import { installerStart, installHere, SHARED_ARGS } from "./install-run";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { readMigrationRelease } from "./migration-release";
 
@@ -30,13 +27,11 @@ export const migrateCommand = defineCommand({
     ...SHARED_ARGS,
   },
   async run({ args, rawArgs, data }) {
-    const { source, sourceFrom, release, quiet, noModifyPath } = settle(args, rawArgs, hostOf(data).env);
-    const host = installContext(hostOf(data).withMode({ quiet }));
-    checkPrefix(host);
+    const { host, knobs } = await installerStart(args, rawArgs, data);
+    const { source, release, quiet, noModifyPath } = knobs;
     const { env, home, pins, layout, out } = host;
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
     const explain = quiet && args["dry-run"] ? () => undefined : out;
-    await checkSourceReachable(source, { from: sourceFrom, env: host.env });
     // The release first: the user's npm and pnpm are asked nothing before it reads as published.
     let first: { shell: string; pi: string } | null;
     try {
