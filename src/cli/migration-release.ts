@@ -11,9 +11,7 @@ import type { InstallContext } from "./install-run";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { userRegistrySettings } from "../install/npm-settings";
-import { newestRelease, openRelease, type ReleaseOrigin } from "../install/release-source";
-import { hostTarget } from "../core/machine";
-import { ownScript } from "../io/self";
+import { newestRelease, openReleaseHere, type ReleaseOrigin } from "../install/release-source";
 
 export async function readMigrationRelease(
   host: InstallContext,
@@ -27,6 +25,6 @@ export async function readMigrationRelease(
   if (origin.source.kind === "folder") return null;
   const shell = release ?? (registry ? await newestRelease(origin, { registry, npmrc, env }) : null);
   if (!shell) return null;
-  const { release: fetched } = await openRelease(origin, shell, { pins, target: hostTarget(), ownEngine: ownScript, registry: registry ?? "" });
+  const { release: fetched } = await openReleaseHere(origin, shell, pins, registry ?? "");
   return { shell: fetched.signed.shell, pi: fetched.signed.pi };
 }

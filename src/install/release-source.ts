@@ -21,6 +21,8 @@ import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle }
 import { type FetchedRelease, fetchRelease, latestRelease } from "./release-fetch";
 import { installVersion, type Alongside, type InstallVersionOutcome } from "./version-install";
 import type { Echo } from "../io/process";
+import { ownScript } from "../io/self";
+import { hostTarget } from "../core/machine";
 
 /** An offline bundle (a folder holding offline-bundle.json), or the network: the official downloads or a mirror (a plain folder too). */
 export type ReleaseOrigin = { kind: "bundle"; bundle: OfflineBundle } | { kind: "online"; source: Source };
@@ -80,6 +82,11 @@ export async function openRelease(
   }
   const source: Source = origin.source.kind === "official" ? { kind: "official", registry: options.registry ?? "" } : origin.source;
   return { origin, release: await fetchRelease(source, shell, options.pins, options.ownEngine), packages: null };
+}
+
+/** Open release `shell` for this machine (its target, this engine as the fallback engine): an upgrade's or a migration's. */
+export function openReleaseHere(origin: ReleaseOrigin, shell: string, pins: Pins, registry: string): Promise<OpenedRelease> {
+  return openRelease(origin, shell, { pins, target: hostTarget(), ownEngine: ownScript, registry });
 }
 
 export interface InstalledRelease {
