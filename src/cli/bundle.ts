@@ -4,7 +4,6 @@ import { hostOf } from "./command-host";
 import { checkSourceReachable } from "../install/source-check";
 import { settle } from "./knobs";
 import { ownScript } from "../io/self";
-import { buildPins } from "../pins/index";
 import { TARGETS, type Target } from "../pins/types";
 import { isSingleExecutable } from "../io/self";
 import { installerName } from "../install/offline/format";
@@ -48,7 +47,7 @@ export const bundleCommand = defineCommand({
     const targets = bundleTargets(rawArgs, here);
     const { source, sourceFrom, release, quiet } = settle(args, rawArgs, hostOf(data).env);
     const host = hostOf(data).withMode({ quiet });
-    const { env, home, platform, out } = host;
+    const { env, home, platform, pins, out } = host;
     await checkSourceReachable(source, { from: sourceFrom, env: host.env });
     // Quiet: the notes and the result only.
     const detail = quiet ? () => undefined : out;
@@ -59,7 +58,7 @@ export const bundleCommand = defineCommand({
     try {
       made = await makeBundle({
         out: args.out,
-        pins: buildPins(),
+        pins,
         env,
         home,
         platform,

@@ -8,7 +8,6 @@
 import { defineCommand } from "citty";
 import { hostTarget } from "../core/machine";
 import { EXIT, UserError } from "../core/errors";
-import { buildPins } from "../pins/index";
 import { ownScript } from "../io/self";
 import type { Host } from "../io/host";
 import { hostOf } from "./command-host";
@@ -17,7 +16,7 @@ import { checkSignedFolder, signRelease } from "../install/release-sign";
 
 function context(host: Host, source: string | undefined): ReleaseContext {
   return {
-    pins: buildPins(),
+    pins: host.pins,
     target: hostTarget(),
     platform: host.platform,
     env: host.env,
@@ -64,7 +63,7 @@ const sign = defineCommand({
   },
   async run({ args, data }) {
     if (!args.assets || !args.key) throw new UserError("release sign needs --assets and --key", EXIT.usage);
-    const signed = await signRelease({ assets: args.assets, keyFile: args.key, pins: buildPins(), shell: args.shell });
+    const signed = await signRelease({ assets: args.assets, keyFile: args.key, pins: hostOf(data).pins, shell: args.shell });
     hostOf(data).out(`Signed Gentle Shell ${signed.shell} (Pi ${signed.pi}) with key ${signed.key}: ${signed.assets.join(", ")}`);
   },
 });
@@ -76,7 +75,7 @@ const check = defineCommand({
   },
   async run({ args, data }) {
     if (!args.assets) throw new UserError("release check needs --assets", EXIT.usage);
-    const checked = await checkSignedFolder(args.assets, buildPins());
+    const checked = await checkSignedFolder(args.assets, hostOf(data).pins);
     hostOf(data).out(`Gentle Shell ${checked.shell} (Pi ${checked.pi}): signature by key ${checked.key} verified, ${checked.assets.length} assets exact`);
   },
 });

@@ -27,7 +27,6 @@ import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/engine-start";
 import { hostOf } from "./command-host";
 import { installContext, installedLayout } from "./install-run";
-import { buildPins } from "../pins/index";
 import { OWNED_ENTRIES } from "../engine/self-uninstall/removal-plan";
 import { promises as fs } from "node:fs";
 
@@ -60,7 +59,7 @@ export const uninstallCommand = defineCommand({
       out(`Gentle Shell is not installed (no launcher at ${tildify(host.layout.launcher, host.home)}); nothing to uninstall.`);
       return EXIT.ok;
     }
-    const broken = launcher ? await whyNotRunnable(layout, host.env) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;
+    const broken = launcher ? await whyNotRunnable(layout, host) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;
     if (broken) {
       out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
       const { selfUninstallBound } = await import("../engine/self-uninstall/bound");
@@ -81,13 +80,13 @@ async function ownedLeft(layout: Layout): Promise<string[]> {
 }
 
 /** Why the installed launcher cannot start its self-uninstall (what its engine checks first), or null when it can. */
-async function whyNotRunnable(layout: Layout, env: Env): Promise<string | null> {
+async function whyNotRunnable(layout: Layout, host: Pick<Host, "env" | "pins">): Promise<string | null> {
   const id = await readCurrent(layout).catch(() => null);
   if (!id) return "it has no active version";
   if (!(await lstatOrNull(layout.node))?.isFile()) return "its Node is gone";
   const { BundledError, resolveBundledInstall } = await import("../engine/bundled");
   try {
-    await resolveBundledInstall(join(layout.versions, id, ENGINE_PATH), buildPins(), layout.platform, env);
+    await resolveBundledInstall(join(layout.versions, id, ENGINE_PATH), { env: host.env, platform: layout.platform, home: layout.home, pins: host.pins });
     return null;
   } catch (error) {
     if (error instanceof BundledError || errnoCode(error) === "ENOENT") return (error as Error).message.replace(/\.$/, "");

@@ -5,7 +5,6 @@
  */
 import { defineCommand } from "citty";
 import { EXIT, UserError } from "../core/errors";
-import { buildPins } from "../pins/index";
 import { hostOf } from "./command-host";
 import { verifyBundle } from "../install/offline/verify";
 
@@ -18,9 +17,9 @@ export const verifyCommand = defineCommand({
     bundle: { type: "positional", required: true, description: "The offline bundle's folder" },
   },
   async run({ args, data }) {
-    const { out } = hostOf(data);
+    const { out, pins } = hostOf(data);
     if (!args.bundle) throw new UserError("verify needs the bundle's folder: gentle-shell-setup verify <folder>", EXIT.usage);
-    const result = await verifyBundle(args.bundle, buildPins());
+    const result = await verifyBundle(args.bundle, pins);
     for (const line of result.lines) out(`✔ ${line}`);
     for (const problem of result.problems) out(`✖ ${problem}`);
     if (!result.ok) {

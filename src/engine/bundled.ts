@@ -6,16 +6,13 @@
  */
 import { errnoCode } from "../core/errno";
 import { closeSync, readFileSync, realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, dirname, join, normalize } from "../core/native-path";
 import { isWithin, prefixLayout, type Layout, type Platform } from "../core/layout";
-import type { Env } from "../core/environment";
-import { homeOf } from "../core/machine";
-import type { Pins } from "../pins/types";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../core/package-names";
 import { VERSION_MARKER } from "../install/version-marker";
 import { readCurrent } from "../install/activate";
 import { openOwnFileSync } from "../io/safe-fs";
+import type { Host } from "../io/host";
 
 export interface BundledInstall {
   layout: Layout;
@@ -111,14 +108,14 @@ function textOrNull(path: string): string | null {
 }
 
 /** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
-export async function resolveBundledInstall(enginePath: string, pins: Pins, platform: Platform, env: Env): Promise<BundledInstall> {
+export async function resolveBundledInstall(enginePath: string, host: Pick<Host, "env" | "platform" | "home" | "pins">): Promise<BundledInstall> {
+  const { env, platform, home, pins } = host;
   // One realpath on both sides of every comparison: the native one (the JS one keeps 8.3 short names such as RUNNER~1 on Windows).
   const real = realpathSync.native(enginePath);
   const realVersionDir = dirname(dirname(real));
   const versions = dirname(realVersionDir);
   const id = basename(realVersionDir);
   if (basename(versions) !== "versions") throw new BundledError("this engine does not run from a version of a bundled install");
-  const home = homeOf(env, platform, homedir());
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
   const layout = prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
   const versionDir = join(layout.versions, id);

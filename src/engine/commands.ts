@@ -14,7 +14,6 @@ import { EXIT, type Output } from "../core/errors";
 import type { PiLaunch } from "../core/pi-launch";
 import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
-import { buildPins } from "../pins/index";
 import type { BundledInstall } from "./bundled";
 import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./command-specs";
 
@@ -48,7 +47,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
     async run({ install, host }, _rest, given) {
       const { upgradeOptions, upgradeBundled } = await import("./upgrade");
       const options = upgradeOptions(given!);
-      return typeof options === "string" ? usage(host, options) : upgradeBundled(install, host.env, options, host);
+      return typeof options === "string" ? usage(host, options) : upgradeBundled(install, options, host);
     },
   },
   // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi.
@@ -69,7 +68,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
         if (rest.includes("--json")) host.out(statusUsageDocument(options));
         return usage(host, options);
       }
-      return runStatus({ layout: install.layout, pins: buildPins(), env, probes: hostStatusProbes(install.layout, env) }, options, host);
+      return runStatus({ layout: install.layout, pins: host.pins, env, probes: hostStatusProbes(install.layout, env) }, options, host);
     },
   },
   // What setup is given goes to Gentle AI untouched.

@@ -21,7 +21,6 @@ import { readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "../core/native-path";
 import { prefixLayout, type Layout } from "../core/layout";
 import { hostRuntimeContext } from "../install/runtime/host-context";
-import { buildPins } from "../pins/index";
 import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
@@ -37,19 +36,24 @@ export const MODULE_FUNCTIONS = ["prefixLayout", "ensureRuntime", "ensureLaunche
 declare const __filename: string;
 
 /** This engine's own layout: versions/<id>/.gentle-shell/engine.cjs → the prefix. */
-export function ownLayout(host: Pick<Host, "platform" | "home">): Layout {
+export function ownLayout(host: Pick<Host, "platform" | "home" | "pins">): Layout {
   const real = realpathSync(__filename);
   const versions = dirname(dirname(dirname(real)));
   if (basename(versions) !== "versions") throw new Error("this engine does not run from a version of a bundled install");
-  const { platform, home } = host;
+  const { platform, home, pins } = host;
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
-  return prefixLayout({ home, platform, pins: buildPins(), prefix, windowsPrefix: prefix });
+  return prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
 }
 
 /** This version's Pi's own --version, for a version that is not current yet (as its launcher check resolves it). */
 async function ownPiVersion(host: Host): Promise<PiVersionAnswer> {
   const id = basename(dirname(dirname(realpathSync(__filename))));
-  const install = await resolveBundledInstall(__filename, buildPins(), host.platform, { ...host.env, GENTLE_SHELL_VERIFY_VERSION: id });
+  const install = await resolveBundledInstall(__filename, {
+    env: { ...host.env, GENTLE_SHELL_VERIFY_VERSION: id },
+    platform: host.platform,
+    home: host.home,
+    pins: host.pins,
+  });
   return piOwnVersion(install, host.env, host);
 }
 

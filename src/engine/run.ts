@@ -11,7 +11,6 @@
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
  */
 import { EXIT, type ExitAtOnce, type Output } from "../core/errors";
-import { buildPins } from "../pins/index";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
 import { bundledChildEnv } from "../core/environment";
@@ -42,7 +41,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   const launch = classifyLaunch(args, env);
   let install: BundledInstall;
   try {
-    install = await resolveBundledInstall(__filename, buildPins(), host.platform, env);
+    install = await resolveBundledInstall(__filename, host);
   } catch (error) {
     if (error instanceof NoActiveVersionError) {
       // current names a folder that is not a finished version: the launcher's own lines, as when current names nothing.

@@ -110,7 +110,7 @@ export async function startupOffer(install: BundledInstall, host: Host, args: re
   }
   // Update now: the verified bundled upgrade, then the new Shell with the same arguments.
   const { upgradeBundled } = await import("./upgrade");
-  const code = await upgradeBundled(install, env, { rollback: false }, io);
+  const code = await upgradeBundled(install, { rollback: false }, host);
   if (code !== 0) {
     io.err("gentle-shell: the update failed; opening the current Gentle Shell.");
     return null;

@@ -11,18 +11,17 @@ import { tildifyText } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { compareVersions } from "../core/versions";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
-import type { Output } from "../core/errors";
 import { redactText } from "../core/secrets";
 import { readTextOrNull } from "../io/files";
 import { removeOwnFolder } from "../io/own-dir";
-import { ownScript } from "../io/self";
 import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/npm-registry";
 import { verifyBundle } from "../install/offline/verify";
 import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
-import { installRelease, newestRelease, openRelease, releaseOrigin } from "../install/release-source";
-import { buildPins } from "../pins/index";
+import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-source";
+import type { Pins } from "../pins/index";
+import type { Host } from "../io/host";
 import { versionState } from "../install/version-install";
 import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import { openVersionModule } from "./module-session";
@@ -53,15 +52,17 @@ export function upgradeOptions(given: ReadonlyMap<string, string | true>): Upgra
   return { rollback: given.has("--rollback"), ...(source === undefined ? {} : { source }) };
 }
 
-export async function upgradeBundled(install: BundledInstall, env: Env, args: UpgradeArgs, io: Output): Promise<number> {
+/** `upgrade` or `upgrade --rollback` on the engine's Host (its environment, pins and lines); the exit code. */
+export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs, host: Pick<Host, "env" | "pins" | "out" | "err">): Promise<number> {
   const { layout } = install;
-  const out = io.out;
+  const { env, pins } = host;
+  const out = host.out;
   let lock: Lock | null = null;
   try {
     lock = await lockActiveVersion(layout, install.id, out);
-    return args.rollback ? await rollback(install, env, out) : await upgrade(install, env, args, out);
+    return args.rollback ? await rollback(install, env, out) : await upgrade(install, { env, pins, out }, args);
   } catch (error) {
-    io.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
+    host.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     return EXIT.failure;
   } finally {
     if (lock) {
@@ -72,8 +73,9 @@ export async function upgradeBundled(install: BundledInstall, env: Env, args: Up
   }
 }
 
-async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out: (l: string) => void): Promise<number> {
+async function upgrade(install: BundledInstall, on: { env: Env; pins: Pins; out: (l: string) => void }, args: UpgradeArgs): Promise<number> {
   const { layout } = install;
+  const { env, pins, out } = on;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const sourceArg = args.source ?? (await rememberedSource(layout));
   // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
@@ -90,14 +92,14 @@ async function upgrade(install: BundledInstall, env: Env, args: UpgradeArgs, out
   }
   // A bundle gets the whole check of `gentle-shell-setup verify`, from this installed (trusted) engine.
   if (bundle) {
-    const check = await verifyBundle(bundle.root, buildPins());
+    const check = await verifyBundle(bundle.root, pins);
     if (!check.ok) {
       const more = check.problems.length > 1 ? ` (and ${check.problems.length - 1} more)` : "";
       throw new Error(`the offline bundle is not the signed release it claims: ${check.problems[0]}${more}; nothing was changed`);
     }
   }
   // The signed manifest first; the assets and the release's own engine are checked against it.
-  const opened = await openRelease(origin, latest, { pins: buildPins(), target: hostTarget(), ownEngine: ownScript, registry });
+  const opened = await openReleaseHere(origin, latest, pins, registry);
   const { release } = opened;
   const { distribution } = release;
   // The release's pair, or its gentle-pi with the active Pi when that Pi is newer (kept, no release lockfile).

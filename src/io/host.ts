@@ -21,6 +21,7 @@ import type { Output } from "../core/errors";
 import type { Platform } from "../core/layout";
 import { homeOf, hostPlatform } from "../core/machine";
 import { fancyOutput } from "../core/terminal-style";
+import { buildPins, type Pins } from "../pins";
 import { type DocumentStdout, outputChannel } from "./console";
 import { askLine, type Reply } from "./prompt";
 import { type BarStream, progressFor, type ProgressReporter } from "./progress";
@@ -45,6 +46,8 @@ export interface Host extends Output, HostMode {
   readonly env: Env;
   readonly platform: Platform;
   readonly home: string;
+  /** The pins this build binds (../pins): every byte we fetch is checked against them. */
+  readonly pins: Pins;
   /** stdin and stdout are both terminals: a question or a panel can be answered. */
   readonly terminal: boolean;
   /** The one colour decision for what goes to stdout (a terminal, and neither NO_COLOR nor CI). */
@@ -110,6 +113,7 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, stre
         home ??= homeOf(env, platform, homedir());
         return home;
       },
+      pins: buildPins(),
       ...mode,
       // fd 0 asked directly: reading process.stdin.isTTY would make the stdin stream, which a launch may never use.
       terminal: isatty(0) && Boolean(streams.stdout.isTTY),

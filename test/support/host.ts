@@ -9,13 +9,14 @@ import { Writable } from "node:stream";
 import type { Reply } from "../../src/io/prompt";
 import { type Host, type HostMode, type JsonDocument, processHost } from "../../src/io/host";
 import { silentProgress } from "../../src/io/progress";
+import { buildPins } from "../../src/pins";
 
 export interface TestHost extends Host {
   lines: { out: string[]; err: string[]; asked: string[]; document: string[] };
 }
 
 export function testHost(
-  given: Partial<Pick<Host, "env" | "platform" | "home" | "terminal" | "color">> & Partial<HostMode> & { answers?: Reply[]; requests?: string[] } = {},
+  given: Partial<Pick<Host, "env" | "platform" | "home" | "pins" | "terminal" | "color">> & Partial<HostMode> & { answers?: Reply[]; requests?: string[] } = {},
 ): TestHost {
   const lines = { out: [] as string[], err: [] as string[], asked: [] as string[], document: [] as string[] };
   // While --json's document is being made (one state for every mode of this host, as the process's).
@@ -27,6 +28,7 @@ export function testHost(
     env: given.env ?? {},
     platform: given.platform ?? "linux",
     home: given.home ?? "/home/test",
+    pins: given.pins ?? buildPins(),
     terminal: given.terminal ?? false,
     color: given.color ?? false,
     ...mode,

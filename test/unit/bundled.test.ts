@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
+import type { Env } from "../../src/core/environment";
 import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
 import { BundledError, NoActiveVersionError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
 import { classifyLaunch, PI_SUBCOMMANDS, piArguments } from "../../src/core/pi-launch";
@@ -16,7 +17,9 @@ const piPkg = "@earendil-works/pi-coding-agent";
 // The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
 const machine: Platform = process.platform === "win32" ? "win32" : "linux";
 /** The home resolveBundledInstall reads: HOME on POSIX, USERPROFILE on Windows. */
-const homeEnv = () => (machine === "win32" ? { USERPROFILE: home } : { HOME: home });
+const homeEnv = (): Env => (machine === "win32" ? { USERPROFILE: home } : { HOME: home });
+/** What the engine's Host gives resolveBundledInstall: this environment, the platform, the home and the pins. */
+const on = (env: Env, platform: Platform = machine) => ({ env, platform, home, pins: productionPins });
 
 /**
  * A finished version that current names, and the engine path its launcher
@@ -49,7 +52,7 @@ afterEach(async () => {
 describe("resolveBundledInstall", () => {
   it("finds the version current names, its exact Pi and its gentle-pi", async () => {
     const { layout, engine } = await version();
-    const install = await resolveBundledInstall(engine, productionPins, machine, homeEnv());
+    const install = await resolveBundledInstall(engine, on(homeEnv()));
     expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0", verifyOnly: false });
     expect(install.layout.prefix).toBe(layout.prefix);
     expect(install.piCli).toBe(join(layout.versions, id, "node_modules", piPkg, "dist", "bundle", "cli.js"));
@@ -65,7 +68,7 @@ describe("resolveBundledInstall", () => {
     try {
       const { layout } = await version("1.6.0", id, "linux");
       expect(layout.prefix).toBe(join(home, ".gentle-shell"));
-      const install = await resolveBundledInstall(join(layout.current, ".gentle-shell", "engine.cjs"), productionPins, "linux", { HOME: home });
+      const install = await resolveBundledInstall(join(layout.current, ".gentle-shell", "engine.cjs"), on({ HOME: home }, "linux"));
       expect(install.layout.prefix).toBe(join(home, ".gentle-shell"));
       expect(install.layout.bin).toBe(join(home, ".gentle-shell", "bin"));
       expect(install.versionDir).toBe(join(home, ".gentle-shell", "versions", id));
@@ -88,7 +91,7 @@ describe("resolveBundledInstall", () => {
     const { layout, engine } = await version();
     const short = shortName(engine);
     expect(short, "the engine has a short form").not.toBeNull();
-    const install = await resolveBundledInstall(short!, productionPins, machine, homeEnv());
+    const install = await resolveBundledInstall(short!, on(homeEnv()));
     expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0" });
     // Every path it hands on is in the one (long) form.
     expect(install.versionDir).toBe(join(layout.versions, id));
@@ -97,7 +100,7 @@ describe("resolveBundledInstall", () => {
 
   it("stops, naming the version and the pinned Pi, when the installed Pi differs", async () => {
     const { engine } = await version("1.5.0");
-    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
+    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(
       new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds Pi 1.5.0. Run gentle-shell upgrade or the Gentle Shell installer again.`),
     );
   });
@@ -105,7 +108,7 @@ describe("resolveBundledInstall", () => {
   it("reads the exact-Pi check from Pi's package.json: a missing file is no Pi, bad JSON is refused", async () => {
     const { engine, layout } = await version();
     const pkgFile = join(layout.versions, id, "node_modules", piPkg, "package.json");
-    const resolve = () => resolveBundledInstall(engine, productionPins, machine, homeEnv());
+    const resolve = () => resolveBundledInstall(engine, on(homeEnv()));
     await fs.rm(pkgFile);
     await expect(resolve()).rejects.toThrow(
       new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds no Pi. Run gentle-shell upgrade or the Gentle Shell installer again.`),
@@ -130,9 +133,7 @@ describe("resolveBundledInstall", () => {
     await fs.writeFile(elsewhere, JSON.stringify({ version: "1.6.0", bin: { pi: "dist/bundle/cli.js" } }));
     await fs.rm(pkgFile);
     await fs.symlink(elsewhere, pkgFile);
-    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
-      new BundledError(`Pi's package.json in versions/${id} is a link, not a file`),
-    );
+    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(new BundledError(`Pi's package.json in versions/${id} is a link, not a file`));
   });
 
   it("follows pnpm's link to Pi inside the version folder, never one leading out of it", async (ctx) => {
@@ -143,34 +144,30 @@ describe("resolveBundledInstall", () => {
     await fs.mkdir(join(linked, ".."), { recursive: true });
     await fs.rename(join(dir, "node_modules", piPkg), linked);
     await fs.symlink(linked, join(dir, "node_modules", piPkg));
-    const install = await resolveBundledInstall(engine, productionPins, machine, homeEnv());
+    const install = await resolveBundledInstall(engine, on(homeEnv()));
     expect(install.pi).toBe("1.6.0");
     // The same Pi, reached through a link that leaves the version folder, is refused.
     const outside = join(home, "outside-pi");
     await fs.rename(linked, outside);
     await fs.rm(join(dir, "node_modules", piPkg));
     await fs.symlink(outside, join(dir, "node_modules", piPkg));
-    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
-      new BundledError(`Pi in versions/${id} lies outside the version folder`),
-    );
+    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(new BundledError(`Pi in versions/${id} lies outside the version folder`));
   });
 
   it("is not bundled for an unfinished version or one current does not name", async () => {
     const { engine, layout } = await version("1.6.0", `installing ${id} 1`);
     // current names an unfinished folder: no version is active (the engine then prints the launcher's own lines).
-    await expect(resolveBundledInstall(engine, productionPins, machine, homeEnv())).rejects.toThrow(
-      new NoActiveVersionError(`versions/${id} is not a finished install`),
-    );
+    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(new NoActiveVersionError(`versions/${id} is not a finished install`));
     const direct = join(layout.versions, id, ".gentle-shell", "engine.cjs");
     await fs.rm(layout.current);
-    const unnamed = await resolveBundledInstall(direct, productionPins, machine, homeEnv()).catch((error: Error) => error);
+    const unnamed = await resolveBundledInstall(direct, on(homeEnv())).catch((error: Error) => error);
     expect(unnamed).toBeInstanceOf(BundledError);
     expect(unnamed).not.toBeInstanceOf(NoActiveVersionError);
     expect((unnamed as Error).message).toBe(`versions/${id} is not a finished install`);
     await fs.writeFile(join(layout.versions, id, ".gentle-shell-version"), `${id}\n`);
-    await expect(resolveBundledInstall(direct, productionPins, machine, homeEnv())).rejects.toThrow(/current does not name/);
+    await expect(resolveBundledInstall(direct, on(homeEnv()))).rejects.toThrow(/current does not name/);
     // GENTLE_SHELL_VERIFY_VERSION lets exactly that id through, marked verify-only.
-    const verified = await resolveBundledInstall(direct, productionPins, machine, { ...homeEnv(), GENTLE_SHELL_VERIFY_VERSION: id });
+    const verified = await resolveBundledInstall(direct, on({ ...homeEnv(), GENTLE_SHELL_VERIFY_VERSION: id }));
     expect(verified.verifyOnly).toBe(true);
   });
 });
