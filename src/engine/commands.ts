@@ -54,7 +54,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   update: {
     async run({ install, host }, rest) {
       const { updateCommand } = await import("./update");
-      return updateCommand(install, host.env, rest, host);
+      return updateCommand(install, rest, host);
     },
   },
   // issue 14: reads only; the memory decision probes the loopback endpoint (./status/).
@@ -75,7 +75,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   setup: {
     async run({ install, host }, rest) {
       const { runSetup } = await import("./setup");
-      return runSetup(install, host.env, rest, host);
+      return runSetup(install, rest, host);
     },
   },
   // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
@@ -84,7 +84,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
     refusesItself: true,
     async run({ install, host }, rest) {
       const { memoryMigrate } = await import("./memory/migrate");
-      return memoryMigrate(install.layout, host.env, ["migrate", ...rest], host);
+      return memoryMigrate(install.layout, ["migrate", ...rest], host);
     },
   },
   "self-uninstall": {

@@ -6,6 +6,7 @@
  * with pi findable on PATH, Gentle AI's isolation variables, and the
  * persona files it may rewrite restored afterwards.
  */
+import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { spawn } from "node:child_process";
 import type { Output } from "../core/errors";
@@ -143,12 +144,22 @@ export interface SetupResult {
   reason?: string;
 }
 
-export async function runSetup(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number> {
-  return (await setupRun(install, env, args, io)).code;
+export async function runSetup(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err">): Promise<number> {
+  return (await setupRun(install, args, host)).code;
 }
 
-/** gentle-shell setup, with why it failed; a successful full run records the setup marker (src/engine/setup-marker.ts). */
-export async function setupRun(install: BundledInstall, env: Env, args: string[], io: Output, options: SetupOptions = {}): Promise<SetupResult> {
+/**
+ * gentle-shell setup, with why it failed; a successful full run records the setup marker (src/engine/setup-marker.ts).
+ * `host.env` is the environment setup runs in: the Host's, or first use's setup environment.
+ */
+export async function setupRun(
+  install: BundledInstall,
+  args: string[],
+  host: Pick<Host, "env" | "out" | "err">,
+  options: SetupOptions = {},
+): Promise<SetupResult> {
+  const { env } = host;
+  const io: Output = host;
   const err = (line: string) => io.err(`gentle-shell: ${line}`);
   const fail = (message: string, reason: string): SetupResult => {
     if (!options.firstUse) err(message);

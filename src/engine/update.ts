@@ -7,6 +7,7 @@
  * "all" forms then send `update --extensions` to Pi through the launcher's
  * normal Pi path, also when the Pi update failed. Every other form is Pi's.
  */
+import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { promises as fs } from "node:fs";
 import { join } from "../core/native-path";
@@ -34,7 +35,9 @@ import { besidePnpm, lockActiveVersion, verifyAndSwitch } from "./version-switch
 import type { BundledInstall } from "./bundled";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
-export async function updateCommand(install: BundledInstall, env: Env, args: string[], io: Output): Promise<number | null> {
+export async function updateCommand(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err">): Promise<number | null> {
+  const { env } = host;
+  const io: Output = host;
   const form = classifyUpdate(args);
   if (form.kind === "pass") return null;
   if (form.kind === "refuse") {

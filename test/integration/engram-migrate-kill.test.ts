@@ -24,8 +24,8 @@ import { productionPins } from "../../src/pins/production";
 import { memoryMigrate } from "../../src/engine/memory/migrate";
 const [home, port, stopAt, flag] = process.argv.slice(2) as [string, string, string, string];
 const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
-const io = { out: (l: string) => process.stdout.write(l + "\\n"), err: (l: string) => process.stderr.write(l + "\\n") };
-memoryMigrate(layout, process.env, ["migrate", "--confirm-quiescent"], io, {
+const io = { env: process.env, out: (l: string) => process.stdout.write(l + "\\n"), err: (l: string) => process.stderr.write(l + "\\n") };
+memoryMigrate(layout, ["migrate", "--confirm-quiescent"], io, {
   endpoint: { host: "127.0.0.1", port: Number(port) },
   onStep: (step) => {
     if (step !== stopAt) return;

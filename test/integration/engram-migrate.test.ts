@@ -107,9 +107,8 @@ describe("refusals that change nothing", () => {
     const out: string[] = [];
     const code = await memoryMigrate(
       busy.layout,
-      busy.env,
       CONFIRM,
-      { out: (l) => out.push(l), err: (l) => out.push(l) },
+      { env: busy.env, out: (l) => out.push(l), err: (l) => out.push(l) },
       { endpoint: { host: "127.0.0.1", port: server.port } },
     );
     expect(code).toBe(1);
@@ -248,9 +247,8 @@ describe("what the provider cannot see, Shell checks", () => {
     let backup = "";
     const code = await memoryMigrate(
       m.layout,
-      m.env,
       CONFIRM,
-      { out: () => undefined, err: (l) => err.push(l) },
+      { env: m.env, out: () => undefined, err: (l) => err.push(l) },
       {
         endpoint: m.endpoint,
         onStep: async (step) => {

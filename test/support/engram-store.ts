@@ -69,6 +69,6 @@ export const MIGRATED: TreeEntry = {
 export async function migrate(m: Machine, args = CONFIRM, env: Record<string, string | undefined> = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await memoryMigrate(m.layout, { ...m.env, ...env }, args, { out: (l) => out.push(l), err: (l) => err.push(l) }, { endpoint: m.endpoint });
+  const code = await memoryMigrate(m.layout, args, { env: { ...m.env, ...env }, out: (l) => out.push(l), err: (l) => err.push(l) }, { endpoint: m.endpoint });
   return { code, out, err };
 }

@@ -22,6 +22,7 @@
  * `onStep` lets a test stop the process at each boundary (a kill -9 there);
  * the launcher never passes it.
  */
+import type { Host } from "../../io/host";
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import { basename, join } from "../../core/native-path";
@@ -125,7 +126,15 @@ function lastLine(text: string): string {
   return (lines.at(-1) ?? "").slice(0, 300);
 }
 
-export async function memoryMigrate(layout: Layout, env: Env, args: readonly string[], io: Output, options: MigrateOptions = {}): Promise<number> {
+/** `gentle-shell memory migrate`: `host.env` is the environment Engram's tools run in, `host.out`/`err` its lines. */
+export async function memoryMigrate(
+  layout: Layout,
+  args: readonly string[],
+  host: Pick<Host, "env" | "out" | "err">,
+  options: MigrateOptions = {},
+): Promise<number> {
+  const { env } = host;
+  const io: Output = host;
   const parsed = parseMigrateArgs(args);
   if (typeof parsed === "string") {
     io.err(`gentle-shell: ${parsed}`);
