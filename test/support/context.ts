@@ -1,5 +1,5 @@
 /**
- * What the global setup provides to the integration and e2e test files.
+ * What the global setup provides to the integration and e2e projects' test files.
  *
  *   import { fixtures } from "../support/context";
  *   const f = fixtures();            // registryUrl, mirrorUrl, binary, releases, ...
@@ -16,6 +16,6 @@ declare module "vitest" {
 
 export function fixtures(): FixtureInfo {
   const info = inject("fixtures");
-  if (!info) throw new Error("no fixtures: this file must run in the integration project (vitest --project integration)");
+  if (!info) throw new Error("no fixtures: this file must run in the integration or e2e project (vitest --project integration, or --project e2e)");
   return info;
 }
