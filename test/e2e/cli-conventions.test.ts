@@ -6,23 +6,16 @@
  * read named before anything is done.
  */
 import { describe, expect, it } from "vitest";
-import { registryLine, writeNpmrc } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runInstall } from "../support/installed";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
+import { scratchHome } from "../support/home";
+import { gs, launcherIn } from "../support/launch";
 
 const f = fixtures();
-
-async function newHome(): Promise<string> {
-  const home = join(scratchDir("gss-cli-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
-  return home;
-}
 
 function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
   return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
@@ -30,7 +23,7 @@ function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
 
 describe("before anything is done", () => {
   it("a --source folder that does not exist, or a knob with a bad value, is one sentence and changes nothing", async () => {
-    const home = await newHome();
+    const home = await scratchHome({ scratch: "gss-cli-", registry: f.registryUrl });
     const missing = join(home, "no-such-bundle");
     for (const [args, env, code, message] of [
       [["install", "--dry-run", "--source", missing], {}, 2, `the --source folder ${missing} does not exist; nothing was changed`],
@@ -71,7 +64,7 @@ describe("before anything is done", () => {
 
 describe("an install through the knobs, then the launcher's strict commands and uninstall", () => {
   it("installs quietly from GENTLE_SHELL_SOURCE, refuses stray words to its own commands, and uninstalls through the launcher", async () => {
-    const home = await newHome();
+    const home = await scratchHome({ scratch: "gss-cli-", registry: f.registryUrl });
     const r = await runInstall(f, home, ["--no-setup"], { source: null, env: { GENTLE_SHELL_SOURCE: f.mirrorUrl, GENTLE_SHELL_QUIET: "1" } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     // Quiet: no plan, no step lines and no download lines; the result and what to do next.
@@ -81,21 +74,19 @@ describe("an install through the knobs, then the launcher's strict commands and 
     // The knob's source was used and remembered for upgrades, as --source is.
     expect((await fs.readFile(join(home, ".gentle-shell", "config", "install-source"), "utf8")).trim()).toBe(f.mirrorUrl);
 
-    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
-    const launch = (args: string[]) => runCommand(gs, args, { env: homeEnv(home), cwd: home });
-    const stray = await launch(["upgrade", "--frobnicate"]);
+    const stray = await gs(home, ["upgrade", "--frobnicate"]);
     expect(stray.code).toBe(2);
     expect(stray.stdout).toBe("");
     expect(stray.stderr.trim()).toBe(
       "gentle-shell: unknown option --frobnicate for gentle-shell upgrade; usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]",
     );
-    const word = await launch(["self-uninstall", "everything"]);
+    const word = await gs(home, ["self-uninstall", "everything"]);
     expect(word.code).toBe(2);
     expect(word.stderr.trim()).toMatch(/^gentle-shell: unexpected argument "everything" for gentle-shell self-uninstall; usage: /);
-    const help = await launch(["self-uninstall", "--help"]);
+    const help = await gs(home, ["self-uninstall", "--help"]);
     expect(help.code, help.stderr).toBe(0);
     expect(help.stdout.split("\n")[0]).toBe("usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]");
-    expect(existsSync(gs)).toBe(true);
+    expect(existsSync(launcherIn(home))).toBe(true);
 
     const dry = await setup(home, ["uninstall", "--dry-run"]);
     expect(dry.code, dry.stdout + dry.stderr).toBe(4);

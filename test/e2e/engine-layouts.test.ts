@@ -12,9 +12,10 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { mirrorClient } from "../support/mirror";
-import { freePort, runCommand } from "../support/proc";
+import { freePort } from "../support/proc";
 import { carriedBy, startProxy, stopProxy } from "../support/proxy";
-import { installed as installFixture, type InstallOptions, type Installed } from "../support/installed";
+import { installed } from "../support/installed";
+import { gs, versionLines } from "../support/launch";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
 
 const f = fixtures();
@@ -29,25 +30,12 @@ afterAll(async () => {
   await stopProxy(proxy);
 });
 
-/** A real install (test/support/installed.ts). */
-function installed(options: InstallOptions = {}): Promise<Installed> {
-  return installFixture(f, options);
-}
-
-function gs(i: Installed, args: string[], extra: NodeJS.ProcessEnv = {}, cwd = i.home) {
-  return runCommand(i.gs, args, { env: { ...i.env, ...extra }, cwd });
-}
-
-async function versionLines(i: Installed) {
-  return (await gs(i, ["--version"])).stdout.split("\n").slice(0, 2);
-}
-
 describe.concurrent("the engine under real-world layouts", () => {
   it("a registry with user:password in its URL installs and upgrades, and the password is never printed", async () => {
     const url = new URL(f.registryUrl);
     const registry = `${url.protocol}//alice:${SECRET}@${url.host}${url.pathname}`;
     // --verbose echoes pnpm's own output too.
-    const i = await installed({ release: older.shell, registry, extra: ["--verbose"] });
+    const i = await installed(f, { release: older.shell, registry, extra: ["--verbose"] });
     expect(i.output).not.toContain(SECRET);
     const up = await gs(i, ["upgrade"]);
     expect(up.code, up.stdout + up.stderr).toBe(0);
@@ -64,7 +52,7 @@ describe.concurrent("the engine under real-world layouts", () => {
   });
 
   it("never writes Pi's npmCommand into the user's ~/.pi when the agent home is a link to it", async () => {
-    const i = await installed();
+    const i = await installed(f);
     const userAgent = join(i.home, ".pi", "agent");
     await fs.mkdir(userAgent, { recursive: true });
     await fs.writeFile(join(userAgent, "settings.json"), '{"theme":"dark"}\n');
@@ -81,7 +69,7 @@ describe.concurrent("the engine under real-world layouts", () => {
   });
 
   it("restores a persona kept in a dotfiles folder through its link, and the link stays", async () => {
-    const i = await installed();
+    const i = await installed(f);
     const dotfiles = join(i.home, "dotfiles");
     await fs.mkdir(dotfiles);
     await fs.writeFile(join(dotfiles, "persona.json"), '{"mine":true}\n', { mode: 0o640 });
@@ -98,7 +86,7 @@ describe.concurrent("the engine under real-world layouts", () => {
 
   it("upgrade goes through HTTP_PROXY: a dead proxy stops it with nothing changed, a live one carries the release", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
-    const i = await installed({ release: older.shell, source: scope.url });
+    const i = await installed(f, { release: older.shell, source: scope.url });
     const deadProxy = `http://127.0.0.1:${await freePort()}`;
     const dead = await gs(i, ["upgrade"], { HTTP_PROXY: deadProxy, HTTPS_PROXY: deadProxy, NO_PROXY: "" });
     expect(dead.code).toBe(1);
@@ -117,7 +105,7 @@ describe.concurrent("the engine under real-world layouts", () => {
   });
 
   it("a .npmrc in the current directory does not choose the registry upgrade asks", async () => {
-    const i = await installed();
+    const i = await installed(f);
     // The registry now comes from npm's global config in the prefix, so our npm is asked for it.
     await fs.writeFile(join(i.prefix, "pnpm", "config", "npmrc"), "");
     await fs.mkdir(join(i.prefix, "npm"), { recursive: true });
@@ -126,14 +114,14 @@ describe.concurrent("the engine under real-world layouts", () => {
     await fs.mkdir(project);
     await writeNpmrc(project, [registryLine("http://127.0.0.1:9/")]);
     await fs.writeFile(join(project, "package.json"), '{"name":"project"}\n');
-    const r = await gs(i, ["upgrade"], {}, project);
+    const r = await gs(i, ["upgrade"], {}, { cwd: project });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is already current; nothing was changed.`);
   });
 
   it("an upgrade that cannot record its activation leaves current, the launcher and the versions as they were", async () => {
-    const i = await installed({ release: older.shell });
+    const i = await installed(f, { release: older.shell });
     await fs.rm(join(i.prefix, "versions.history"));
     await fs.mkdir(join(i.prefix, "versions.history"));
     const r = await gs(i, ["upgrade"]);
@@ -148,7 +136,7 @@ describe.concurrent("the engine under real-world layouts", () => {
   });
 
   it("starts only a version current names with its final marker: an unmarked or unfinished folder is no active version", async () => {
-    const i = await installed({ release: latest.shell });
+    const i = await installed(f, { release: latest.shell });
     const point = async (target: string) => {
       await fs.symlink(target, join(i.prefix, "current.next"));
       await fs.rename(join(i.prefix, "current.next"), join(i.prefix, "current"));
@@ -182,7 +170,7 @@ describe.concurrent("the engine under real-world layouts", () => {
   });
 
   it("--version reads the installed Pi's package.json without starting Pi, and refuses a Pi that is not the pin", async () => {
-    const i = await installed({ release: latest.shell });
+    const i = await installed(f, { release: latest.shell });
     const piRoot = await fs.realpath(join(i.prefix, "versions", latest.id, "node_modules", "@earendil-works", "pi-coding-agent"));
     const pkg = JSON.parse(await fs.readFile(join(piRoot, "package.json"), "utf8")) as { version: string; bin: Record<string, string> };
     // Replaced, not written through: pnpm's files are hard links into its store.

@@ -11,17 +11,9 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
-import { installed as installedCopy } from "../support/installed";
+import { installed } from "../support/installed";
 
 const f = fixtures();
-
-/** A copy of the run's shared install (test/support/installed.ts), with or without its setup step. */
-async function installed(withSetup: boolean) {
-  const i = await installedCopy(f, { extra: withSetup ? [] : ["--no-setup"] });
-  // The install's setup step publishes the verified core; it never starts a server.
-  expect(i.output).toContain(withSetup ? "✔ setup: " : "- setup: skipped");
-  return i.home;
-}
 
 /**
  * Launch `gentle-shell -p hi` in a fresh network namespace (no model reachable there, so Pi stops after
@@ -61,7 +53,9 @@ exit 0
 
 describe.concurrent("Engram startup safety through the launcher", () => {
   it("starts the verified bundled core as the shared server when nothing listens, and gives Pi its URL and the guard", async () => {
-    const home = await installed(true);
+    const { home, output } = await installed(f);
+    // The install's setup step publishes the verified core; it never starts a server.
+    expect(output).toContain("✔ setup: ");
     const prefix = join(home, ".gentle-shell");
     const run = await launchIsolated(home, { ENGRAM_HTTP_TOKEN: "never-inherited" });
     expect(run.server, run.stderr).not.toBeNull();
@@ -77,7 +71,8 @@ describe.concurrent("Engram startup safety through the launcher", () => {
   });
 
   it("keeps memory off with the guard and says why when the bundled core is missing", async () => {
-    const home = await installed(false);
+    const { home, output } = await installed(f, { extra: ["--no-setup"] });
+    expect(output).toContain("- setup: skipped");
     const run = await launchIsolated(home);
     expect(run.server).toBeNull();
     expect(run.env.ENGRAM_BIN).toBe(join(home, ".gentle-shell", "bin", "engram-guard"));
@@ -92,7 +87,9 @@ describe.concurrent("Engram startup safety through the launcher", () => {
   });
 
   it("never probes or starts anything for an explicit selection, and keeps it", async () => {
-    const home = await installed(true);
+    const { home, output } = await installed(f);
+    // The install's setup step publishes the verified core; it never starts a server.
+    expect(output).toContain("✔ setup: ");
     const run = await launchIsolated(home, { ENGRAM_URL: "http://127.0.0.1:9999" });
     expect(run.server).toBeNull();
     expect(run.env.ENGRAM_URL).toBe("http://127.0.0.1:9999");

@@ -14,10 +14,8 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
-import { writeStubModelConfig } from "../support/stub-model";
 import { OUTPUT_WAIT_MS } from "../support/limits";
-import { installed as installedCopy, runInstall } from "../support/installed";
-import { scratchDir } from "../support/scratch";
+import { installed, type Installed } from "../support/installed";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
@@ -27,37 +25,15 @@ afterAll(async () => {
   for (const s of sockets) await runCommand("tmux", ["-L", s, "kill-server"]).catch(() => undefined);
 });
 
-interface Home {
-  home: string;
-  prefix: string;
-  gs: string;
-  install: Awaited<ReturnType<typeof runCommand>>;
-}
-
-async function installed(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Home> {
-  // With no variables of its own, a copy of the run's shared install of these arguments (it exited 0).
-  if (Object.keys(extraEnv).length === 0) {
-    const i = await installedCopy(f, { extra: args });
-    await writeStubModelConfig(join(i.prefix, "agent"), `${f.modelUrl}/v1`);
-    return { home: i.home, prefix: i.prefix, gs: i.gs, install: { code: 0, signal: null, stdout: i.output, stderr: "" } };
-  }
-  const home = join(scratchDir("gss-first-use-"), "home");
-  // Waited on until it exits: the file's outer limit is the only one.
-  const install = await runInstall(f, home, args, { env: extraEnv });
-  const prefix = join(home, ".gentle-shell");
-  await writeStubModelConfig(join(prefix, "agent"), `${f.modelUrl}/v1`);
-  return { home, prefix, gs: join(prefix, "bin", "gentle-shell"), install };
-}
-
-const runs = (h: Home) => readGentleAiRuns(join(h.prefix, "gentle-ai"));
-const marker = async (h: Home) => JSON.parse(await fs.readFile(join(h.prefix, "config", "setup.json"), "utf8"));
+const runs = (h: Installed) => readGentleAiRuns(join(h.prefix, "gentle-ai"));
+const marker = async (h: Installed) => JSON.parse(await fs.readFile(join(h.prefix, "config", "setup.json"), "utf8"));
 /** The environment of a launch: the user's, with memory off by policy (see above). */
-const userEnv = (h: Home, extra: NodeJS.ProcessEnv = {}) =>
+const userEnv = (h: Installed, extra: NodeJS.ProcessEnv = {}) =>
   homeEnv(h.home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled", PI_TELEMETRY: "0", ...extra });
 
 class Terminal {
   constructor(readonly socket: string) {}
-  static async open(h: Home, command: string[], extra: NodeJS.ProcessEnv = {}): Promise<Terminal> {
+  static async open(h: Installed, command: string[], extra: NodeJS.ProcessEnv = {}): Promise<Terminal> {
     const socket = `gss-fu-${process.pid}-${Math.random().toString(16).slice(2)}`;
     sockets.push(socket);
     const conf = join(h.home, "tmux.conf");
@@ -91,7 +67,7 @@ class Terminal {
 const piOpen = (s: string) => /─{20,}/.test(s);
 
 /** Open `gentle-shell <args>` in a terminal, wait until Pi loaded gentle-pi and shows its editor, then close it. */
-async function interactive(h: Home, args: string[] = [], extra: NodeJS.ProcessEnv = {}, stderrFile?: string): Promise<string> {
+async function interactive(h: Installed, args: string[] = [], extra: NodeJS.ProcessEnv = {}, stderrFile?: string): Promise<string> {
   const loaded = join(h.prefix, "agent", GENTLE_PI_MARKER);
   await fs.rm(loaded, { force: true });
   const command = stderrFile ? ["sh", "-c", 'exec "$0" "$@" 2>"$GSS_STDERR"', h.gs, ...args] : [h.gs, ...args];
@@ -103,9 +79,9 @@ async function interactive(h: Home, args: string[] = [], extra: NodeJS.ProcessEn
 
 describe.concurrent("setup on first use", () => {
   it("after --no-setup: never for --version, help, subcommands, print or rpc mode, no terminal or a subagent; then once, in the setup environment", async () => {
-    const h = await installed(["--no-setup"]);
-    expect(h.install.code, h.install.stdout + h.install.stderr).toBe(0);
-    expect(h.install.stdout).toContain("- setup: skipped (--no-setup; the first interactive gentle-shell runs gentle-shell setup once)");
+    // A copy of the run's shared install with these arguments (it exited 0).
+    const h = await installed(f, { extra: ["--no-setup"], stubModel: true });
+    expect(h.output).toContain("- setup: skipped (--no-setup; the first interactive gentle-shell runs gentle-shell setup once)");
     expect(await runs(h)).toEqual([]);
     expect(existsSync(join(h.prefix, "config", "setup.json"))).toBe(false);
 
@@ -173,9 +149,9 @@ describe.concurrent("setup on first use", () => {
   });
 
   it("a failed setup step leaves a working install that says how to rerun it, and the first interactive start runs setup once more", async () => {
-    const h = await installed([], { GENTLE_AI_FIXTURE_EXIT: "5" });
-    const out = h.install.stdout;
-    expect(h.install.code, out + h.install.stderr).toBe(3);
+    // An install of its own: its setup step fails (exit 5 from the fixture gentle-ai), so the install exits 3.
+    const h = await installed(f, { env: { GENTLE_AI_FIXTURE_EXIT: "5" }, exitCode: 3, stubModel: true });
+    const out = h.output;
     expect(out).toMatch(/^✔ path: /m);
     expect(out).toContain("✖ setup failed: gentle-shell setup exited with code 5");
     expect(out).toContain("Gentle Shell is installed: ~/.gentle-shell/bin/gentle-shell");
@@ -197,8 +173,8 @@ describe.concurrent("setup on first use", () => {
   });
 
   it("a failing first-use setup is reported in one line, Pi still starts behind the guard, and it is not retried", async () => {
-    const h = await installed(["--no-setup"]);
-    expect(h.install.code, h.install.stdout + h.install.stderr).toBe(0);
+    // A copy of the run's shared install with these arguments (it exited 0).
+    const h = await installed(f, { extra: ["--no-setup"], stubModel: true });
     const stderr = join(h.home, "launch.err");
     await interactive(h, [], { GENTLE_AI_FIXTURE_EXIT: "9" }, stderr);
     expect(await runs(h)).toHaveLength(1);

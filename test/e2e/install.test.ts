@@ -14,25 +14,18 @@ import { mirrorClient } from "../support/mirror";
 import { type RunResult, runCommand } from "../support/proc";
 import { writeStubModelConfig } from "../support/stub-model";
 import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
-import { scratchDir } from "../support/scratch";
+import { scratchHomePath } from "../support/home";
+import { launcherIn } from "../support/launch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
-
-function newHome(name = "home"): string {
-  return join(scratchDir("gss-e2e-"), name);
-}
-
-function launcher(home: string) {
-  return join(home, ".gentle-shell", "bin", "gentle-shell");
-}
 
 async function mode(path: string) {
   return (await fs.lstat(path)).mode & 0o777;
 }
 
 describe("a first install into a fresh HOME", () => {
-  const home = newHome("fresh home");
+  const home = scratchHomePath({ name: "fresh home" });
   // The user's ~/.npmrc: the registry, a key that is not copied, and a token by reference.
   const npmrc = [registryLine(f.registryUrl), "prefix=/should/not/be/copied", "//127.0.0.1/:_authToken=${GSS_TEST_TOKEN}"];
   let result: RunResult;
@@ -86,7 +79,7 @@ describe("a first install into a fresh HOME", () => {
   });
 
   it("prints exactly gentle-shell <shell> and pi <pi> from the launcher", async () => {
-    const r = await runCommand(launcher(home), ["--version"], { env: homeEnv(home) });
+    const r = await runCommand(launcherIn(home), ["--version"], { env: homeEnv(home) });
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
   });
@@ -96,7 +89,7 @@ describe("a first install into a fresh HOME", () => {
     await writeStubModelConfig(agent, `${f.modelUrl}/v1`);
     // Memory off by the user's policy: setup published the verified core, and Pi would otherwise start
     // the shared server on this machine's default endpoint (127.0.0.1:7437).
-    const r = await runCommand(launcher(home), ["-p", "say hi"], {
+    const r = await runCommand(launcherIn(home), ["-p", "say hi"], {
       env: homeEnv(home, { PI_OFFLINE: "1", PI_TELEMETRY: "0", ENGRAM_STARTUP_POLICY: "disabled" }),
       cwd: home,
     });
@@ -113,7 +106,7 @@ describe("a first install into a fresh HOME", () => {
   });
 
   it("sets Pi's npmCommand, so Pi installs a package with our npm, its config and cache in the prefix", async () => {
-    const r = await runCommand(launcher(home), ["install", "npm:gentle-pi@4.0.0"], { env: homeEnv(home), cwd: home });
+    const r = await runCommand(launcherIn(home), ["install", "npm:gentle-pi@4.0.0"], { env: homeEnv(home), cwd: home });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain("Installed npm:gentle-pi@4.0.0");
     const agent = join(home, ".gentle-shell", "agent");
@@ -178,7 +171,7 @@ describe("a first install into a fresh HOME", () => {
 
 describe("install --dry-run", () => {
   it("prints the plan and changes nothing", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const r = await runInstall(f, home, ["--dry-run"]);
     // 4: nothing was changed (src/core/errors.ts EXIT.unchanged).
     expect(r.code).toBe(4);
@@ -189,7 +182,7 @@ describe("install --dry-run", () => {
   });
 
   it("with --no-setup, shows the setup step as skipped", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const r = await runInstall(f, home, ["--dry-run", "--no-setup"]);
     expect(r.code).toBe(4);
     expect(r.stdout).toContain("  - setup: skipped (--no-setup); the first interactive gentle-shell runs gentle-shell setup once");
@@ -199,7 +192,7 @@ describe("install --dry-run", () => {
 
 describe("under a umask of 002", () => {
   it("leaves nothing group- or other-writable in the prefix: our own writes and pnpm's", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const install = await prepareInstall(f, home, ["--no-setup"]);
     const r = await runCommand("sh", ["-c", 'umask 002 && exec "$0" "$@"', install.command, ...install.args], { env: install.env, cwd: install.cwd });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -215,7 +208,7 @@ describe("under a umask of 002", () => {
 
 describe("a --source with credentials", () => {
   it("is refused before the plan is printed, and the secret is never shown", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     await writeNpmrc(home, [registryLine(f.registryUrl)]);
     for (const command of ["install", "migrate"]) {
       const r = await runCommand(f.binary!, [command, "--dry-run", "--source", "https://me:s3cret-pass@127.0.0.1:9/mirror"], { env: homeEnv(home), cwd: home });
@@ -227,7 +220,7 @@ describe("a --source with credentials", () => {
   });
 
   it("an unknown option or a --release that is no version is refused the same way, before the plan", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     await writeNpmrc(home, [registryLine(f.registryUrl)]);
     for (const [args, message] of [
       [["install", "--frobnicate"], "unknown option --frobnicate for gentle-shell-setup install; see gentle-shell-setup install --help"],
@@ -247,7 +240,7 @@ describe("bad input loses nothing", () => {
   it("refuses a tampered Node archive, names it, and publishes nothing", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
     await scope.setFault(f.pins.node.archives["linux-x64"]!.path, { kind: "flip", offset: 1000 });
-    const home = newHome();
+    const home = scratchHomePath();
     const r = await runInstall(f, home, [], { source: scope.url });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/✖ runtime failed: Node 24\.21\.0 \(linux-x64\).*does not match its pinned sha256/);
@@ -259,7 +252,7 @@ describe("bad input loses nothing", () => {
   });
 
   it("never replaces a foreign, unmarked runtime/node-24.21.0", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const foreign = join(home, ".gentle-shell", "runtime", "node-24.21.0");
     await fs.mkdir(join(foreign, "bin"), { recursive: true });
     await fs.writeFile(join(foreign, "bin", "node"), "mine\n");
@@ -271,7 +264,7 @@ describe("bad input loses nothing", () => {
   });
 
   it("stops with a clear message when the release has no distribution assets", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const r = await runInstall(f, home, ["--release", "9.9.9"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("✖ runtime failed: Gentle Shell 9.9.9 has no published release at the mirror");
@@ -281,7 +274,7 @@ describe("bad input loses nothing", () => {
 
 describe("the installer's own environment cannot be steered", () => {
   it("ignores NODE_OPTIONS, npm_config_* and pnpm_config_*, and works in a HOME with a space, a quote and a non-ASCII letter", async () => {
-    const home = newHome("Zoë's home");
+    const home = scratchHomePath({ name: "Zoë's home" });
     const r = await runInstall(f, home, [], {
       env: {
         NODE_OPTIONS: "--require /nonexistent",
@@ -293,7 +286,7 @@ describe("the installer's own environment cannot be steered", () => {
     });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const v = await runCommand(launcher(home), ["--version"], { env: homeEnv(home, { NODE_OPTIONS: "--require /nonexistent" }) });
+    const v = await runCommand(launcherIn(home), ["--version"], { env: homeEnv(home, { NODE_OPTIONS: "--require /nonexistent" }) });
     expect(v.stdout.split("\n")[0]).toBe(`gentle-shell ${latest.shell}`);
     // gentle-pi's build script ran (only its build is allowed), so gentle-ai exists.
     const pkg = join(home, ".gentle-shell", "versions", latest.id, "node_modules", "gentle-pi");

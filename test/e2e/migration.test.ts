@@ -7,7 +7,7 @@
  * with removal). The question is answered in a real terminal (tmux).
  */
 import { describe, expect, it } from "vitest";
-import { registryLine, writeNpmrc } from "../support/npmrc";
+import { registryLine } from "../support/npmrc";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
@@ -16,6 +16,7 @@ import { runInstall } from "../support/installed";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
+import { scratchHome } from "../support/home";
 import { sharedTree } from "../support/shared-install";
 import { Terminal } from "../support/tmux";
 
@@ -33,13 +34,8 @@ interface GlobalHome {
 }
 
 /** A home whose ~/.npmrc names the fixture registry, and a file of the user's in the agent home the old Shell used. */
-async function newHome(root: string): Promise<string> {
-  const home = join(root, "ho me");
-  await fs.mkdir(join(home, ".gentle-shell", "agent"), { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
-  await fs.writeFile(join(home, ".gentle-shell", "agent", "user-notes.md"), "mine\n");
-  return home;
-}
+const newHome = (root: string): Promise<string> =>
+  scratchHome({ parent: root, name: "ho me", registry: f.registryUrl, files: { ".gentle-shell/agent/user-notes.md": "mine\n" } });
 
 function npmEnv(root: string, home: string): NodeJS.ProcessEnv {
   const npmPrefix = join(root, "npm-global");

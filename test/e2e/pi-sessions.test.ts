@@ -14,8 +14,8 @@ import { basename, dirname, join } from "pathe";
 import { beforeAll, describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
 import { installed, type Installed } from "../support/installed";
+import { gs } from "../support/launch";
 import { addPiExtension, piEnv, projectSessionFolder, readSession, requestTurns, sessionFileName, sessionFiles } from "../support/pi-home";
-import { runCommand } from "../support/proc";
 import { stubModelClient, writeStubModelConfig } from "../support/stub-model";
 import { Terminal } from "../support/tmux";
 
@@ -40,10 +40,6 @@ async function project(name: string): Promise<string> {
   return dir;
 }
 
-function gs(args: string[], cwd: string, extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(i.gs, args, { env: piEnv(i.env, extra), cwd });
-}
-
 /** The stub model's requests from now on. */
 async function requestsSince<T>(work: () => Promise<T>): Promise<{ result: T; requests: Awaited<ReturnType<typeof model.requests>> }> {
   const before = (await model.requests()).length;
@@ -56,7 +52,7 @@ async function newSession(name: string, extra: NodeJS.ProcessEnv = {}) {
   const cwd = await project(name);
   const id = randomUUID();
   await model.setAnswer(`First answer (${name}).`);
-  const r = await gs(["--session-id", id, "-p", `first turn (${name})`], cwd, extra);
+  const r = await gs(i, ["--session-id", id, "-p", `first turn (${name})`], piEnv({}, extra), { cwd });
   expect(r.code, r.stderr).toBe(0);
   expect(r.stdout.trim()).toBe(`First answer (${name}).`);
   const turns = [
@@ -87,7 +83,7 @@ describe("Pi's session contract through the installed launcher", () => {
     const s = await newSession("beta");
     const [file] = await sessionFiles(sessions, s.id);
     await model.setAnswer("Second answer (beta).");
-    const { result: r, requests } = await requestsSince(() => gs(["--session", s.id, "-p", "second turn (beta)"], s.cwd));
+    const { result: r, requests } = await requestsSince(() => gs(i, ["--session", s.id, "-p", "second turn (beta)"], piEnv({}), { cwd: s.cwd }));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe("Second answer (beta).");
     expect(requests).toHaveLength(1);
@@ -103,7 +99,7 @@ describe("Pi's session contract through the installed launcher", () => {
   it("--session with an id no file has is refused, and creates nothing", async () => {
     const cwd = await project("nowhere");
     const id = randomUUID();
-    const { result: r, requests } = await requestsSince(() => gs(["--session", id, "-p", "hello?"], cwd));
+    const { result: r, requests } = await requestsSince(() => gs(i, ["--session", id, "-p", "hello?"], piEnv({}), { cwd }));
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`No session found matching '${id}'`);
     expect(requests).toEqual([]);
@@ -167,13 +163,13 @@ describe("Pi's session contract through the installed launcher", () => {
 
     // The fork resumes by its own id, with the source's history.
     await model.setAnswer("Answer after the fork.");
-    const resumed = await requestsSince(() => gs(["--session", fork, "-p", "after the fork"], s.cwd));
+    const resumed = await requestsSince(() => gs(i, ["--session", fork, "-p", "after the fork"], piEnv({}), { cwd: s.cwd }));
     expect(resumed.result.code, resumed.result.stderr).toBe(0);
     expect(requestTurns(resumed.requests[0]!.body)).toEqual([...s.turns, { role: "user", text: "after the fork" }]);
     expect(await fs.readFile(source!, "utf8")).toBe(sourceBytes);
 
     // Pi refuses a fork id that already names a session.
-    const again = await requestsSince(() => gs(["--fork", s.id, "--session-id", fork, "-p", "fork again"], s.cwd));
+    const again = await requestsSince(() => gs(i, ["--fork", s.id, "--session-id", fork, "-p", "fork again"], piEnv({}), { cwd: s.cwd }));
     expect(again.result.code).toBe(1);
     expect(again.result.stderr).toContain(`Session already exists with id '${fork}'`);
     expect(again.requests).toEqual([]);
@@ -191,13 +187,15 @@ describe("Pi's session contract through the installed launcher", () => {
     expect((await readSession(join(store, names[0]!))).header).toMatchObject({ id: s.id, cwd: s.cwd });
 
     await model.setAnswer("Second answer (delta).");
-    const resumed = await requestsSince(() => gs(["--session", s.id, "-p", "second turn (delta)"], s.cwd, { PI_CODING_AGENT_SESSION_DIR: store }));
+    const resumed = await requestsSince(() =>
+      gs(i, ["--session", s.id, "-p", "second turn (delta)"], piEnv({}, { PI_CODING_AGENT_SESSION_DIR: store }), { cwd: s.cwd }),
+    );
     expect(resumed.result.code, resumed.result.stderr).toBe(0);
     expect(requestTurns(resumed.requests[0]!.body)).toEqual([...s.turns, { role: "user", text: "second turn (delta)" }]);
     expect(await fs.readdir(store)).toEqual(names);
 
     // Without the variable Pi looks in the agent home, where this session is not.
-    const lost = await gs(["--session", s.id, "-p", "where is it?"], s.cwd);
+    const lost = await gs(i, ["--session", s.id, "-p", "where is it?"], piEnv({}), { cwd: s.cwd });
     expect(lost.code).toBe(1);
     expect(lost.stderr).toContain(`No session found matching '${s.id}'`);
   });
@@ -223,7 +221,7 @@ describe("Pi's session contract through the installed launcher", () => {
       const record = join(i.root, `argv-${randomUUID()}.json`);
       const store = join(i.root, "zeta store");
       const argv = args();
-      const r = await gs(argv, cwd, { GSS_ARGV_RECORD: record, ...("store" in options ? { PI_CODING_AGENT_SESSION_DIR: store } : {}) });
+      const r = await gs(i, argv, piEnv({}, { GSS_ARGV_RECORD: record, ...("store" in options ? { PI_CODING_AGENT_SESSION_DIR: store } : {}) }), { cwd });
       expect(r.code, r.stderr).toBe(0);
       const rec = await recorded(record);
       expect(rec.argv).toEqual([join(i.prefix, "runtime", "node-24.21.0", "bin", "node"), piCli(), "--extension", gentlePi(), ...argv]);

@@ -13,23 +13,20 @@ import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { publishSignedRelease } from "../support/release-publish";
 import { ENGINE_ASSET } from "../../src/core/release-manifest";
-import { homeEnv } from "../support/fixtures";
 import { runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
+import { scratchHome } from "../support/home";
+import { expectedVersion, firstLines, gs } from "../support/launch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
 /** An empty HOME of its own (each install writes its .npmrc, naming the fixture registry). */
-async function newHome(parent?: string): Promise<string> {
-  const home = join(parent ?? scratchDir("gss-robust-"), "home");
-  await fs.mkdir(home, { recursive: true });
-  return home;
-}
+const newHome = (parent?: string): Promise<string> => scratchHome({ parent, scratch: "gss-robust-" });
 
 async function expectWorking(home: string) {
-  const r = await runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), ["--version"], { env: homeEnv(home) });
-  expect(r.stdout.split("\n").slice(0, 2)).toEqual([`gentle-shell ${latest.shell}`, `pi ${latest.pi}`]);
+  const r = await gs(home, ["--version"]);
+  expect(firstLines(r.stdout, 2)).toEqual(expectedVersion(latest));
   expect(r.code).toBe(0);
 }
 

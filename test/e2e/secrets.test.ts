@@ -18,7 +18,7 @@ import { homeEnv } from "../support/fixtures";
 import { installed, prepareInstall, runInstall } from "../support/installed";
 import { freePort, runCommand } from "../support/proc";
 import { carriedBy, startProxy, stopProxy } from "../support/proxy";
-import { scratchDir } from "../support/scratch";
+import { scratchHomePath } from "../support/home";
 
 const f = fixtures();
 const SECRETS = {
@@ -88,10 +88,6 @@ async function expectNoSecret(r: { stdout: string; stderr: string }, prefix: str
   return files;
 }
 
-function newHome(): string {
-  return join(scratchDir("gss-secrets-"), "home");
-}
-
 /** Every install here: each step told (--verbose), the profiles left alone, and npm's own registry variable carrying credentials. */
 const ARGS = ["--no-modify-path", "--verbose"];
 const NPM_CONFIG = { npm_config_registry: `http://dave:${SECRETS.npmConfig}@127.0.0.1:9/` };
@@ -99,7 +95,7 @@ const NPM_CONFIG = { npm_config_registry: `http://dave:${SECRETS.npmConfig}@127.
 describe("secrets in the user's settings", () => {
   it("an install through a proxy with credentials, from a registry with credentials, prints and writes none of them", async () => {
     const registry = new URL(f.registryUrl);
-    const home = newHome();
+    const home = scratchHomePath();
     const npmrc = [registryLine(`http://alice:${SECRETS.npmrc}@${registry.host}${registry.pathname}`), `//127.0.0.1:9/:_authToken=${SECRETS.token}`];
     const proxyUrl = withCredentials(proxy.url, "bob", SECRETS.proxy);
     proxy.log.lines.length = 0;
@@ -112,7 +108,7 @@ describe("secrets in the user's settings", () => {
   });
 
   it("a proxy with credentials that does not answer: the error names it, masked", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const closed = await freePort();
     const proxyUrl = `http://bob:${SECRETS.proxy}@127.0.0.1:${closed}`;
     const r = await runInstall(f, home, ARGS, { env: { ...NPM_CONFIG, HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl, NO_PROXY: "" } });
@@ -125,7 +121,7 @@ describe("secrets in the user's settings", () => {
 
   it("a registry whose credentials come from variables and which does not answer: the error names it masked", async () => {
     const closed = await freePort();
-    const home = newHome();
+    const home = scratchHomePath();
     const npmrc = [registryLine(`http://\${GSS_TEST_USER}:\${GSS_TEST_PASSWORD}@127.0.0.1:${closed}/`)];
     const r = await runInstall(f, home, ARGS, { npmrc, env: { ...NPM_CONFIG, GSS_TEST_USER: "carol", GSS_TEST_PASSWORD: SECRETS.variable } });
     expect(r.code).toBe(1);
@@ -134,7 +130,7 @@ describe("secrets in the user's settings", () => {
   });
 
   it("--source with credentials is refused before anything is printed, for install, its dry run and bundle", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     const source = `http://erin:${SECRETS.source}@127.0.0.1:9/`;
     // The install's own command (it writes the home's .npmrc, naming the fixture registry), run as the others are.
     const install = await prepareInstall(f, home, [], { source });
@@ -186,7 +182,7 @@ describe("a hostile password in HTTP_PROXY, for a proxy that answers 407", () =>
   // The last: #, /, ? and \ percent-encoded, as the sentence for a proxy URL Node cannot use says to write them.
   for (const c of ['"', "'", "<", ">", " ", "@", "%40", `@"' <>@`, "%23%2F%3F%5C"]) {
     it(`a password holding ${JSON.stringify(c)}: the proxy got it, the sentence and the --json error name the proxy masked`, async () => {
-      const home = newHome();
+      const home = scratchHomePath();
       await fs.mkdir(home, { recursive: true });
       const password = `${PIECES[0]}${c}${PIECES[1]}`;
       const proxyUrl = `http://carol:${password}@127.0.0.1:${port}`;
@@ -230,7 +226,7 @@ describe("a hostile password in HTTP_PROXY, for a proxy that answers 407", () =>
 
   for (const c of ["#", "/", "?", "\\", "1234/"]) {
     it(`a password holding ${JSON.stringify(c)} that Node cannot use: the binary says so in one sentence, masked, and asks the proxy nothing`, async () => {
-      const home = newHome();
+      const home = scratchHomePath();
       await fs.mkdir(home, { recursive: true });
       const env = hostileEnv(home, c);
       received.length = 0;
@@ -274,7 +270,7 @@ describe("a hostile password in HTTP_PROXY, for a proxy that answers 407", () =>
   });
 
   it("a --source whose query secret holds a quote: the sentence masks all of it", async () => {
-    const home = newHome();
+    const home = scratchHomePath();
     await fs.mkdir(home, { recursive: true });
     const closed = await freePort();
     const source = `http://127.0.0.1:${closed}/?token=${PIECES[0]}"${PIECES[1]}`;

@@ -11,21 +11,18 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
-import { installed as installedCopy } from "../support/installed";
+import { installed } from "../support/installed";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 
-/** An install without its setup step (--no-setup), so each test runs `gentle-shell setup` itself: a copy of the run's shared one unless from another source. */
-async function installed(source = f.mirrorUrl) {
-  const i = await installedCopy(f, { extra: ["--no-setup"], ...(source === f.mirrorUrl ? {} : { source }) });
-  return i.home;
-}
+/** Every install here skips its setup step (--no-setup), so each test runs `gentle-shell setup` itself. */
+const NO_SETUP = ["--no-setup"];
 
 describe.concurrent("gentle-shell setup", () => {
   it("publishes the verified Engram, then runs the pinned Gentle AI isolated in the prefix", async () => {
-    const home = await installed();
+    const { home } = await installed(f, { extra: NO_SETUP });
     const prefix = join(home, ".gentle-shell");
     const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], {
       env: homeEnv(home, { PATH: "/usr/bin:/bin", GENTLE_PI_CONFIG_HOME: "/users/own/config" }),
@@ -62,7 +59,7 @@ describe.concurrent("gentle-shell setup", () => {
   });
 
   it("--help and --dry-run only look: no Engram is published or downloaded, no folder is made, setup is not recorded", async () => {
-    const home = await installed();
+    const { home } = await installed(f, { extra: NO_SETUP });
     const prefix = join(home, ".gentle-shell");
     const record = join(scratchDir("gss-setup-look-"), "record");
     for (const [i, args] of [
@@ -86,7 +83,7 @@ describe.concurrent("gentle-shell setup", () => {
   });
 
   it("restores the persona files Gentle AI rewrites, and removes one it created", async () => {
-    const home = await installed();
+    const { home } = await installed(f, { extra: NO_SETUP });
     const prefix = join(home, ".gentle-shell");
     await fs.mkdir(join(home, ".pi", "gentle-ai"), { recursive: true });
     await fs.writeFile(join(home, ".pi", "gentle-ai", "persona.json"), '{"mine":true}\n');
@@ -102,7 +99,7 @@ describe.concurrent("gentle-shell setup", () => {
 
   it("stops before Gentle AI when the Engram core cannot be verified", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
-    const home = await installed(scope.url);
+    const { home } = await installed(f, { extra: NO_SETUP, source: scope.url });
     await scope.setFault(f.pins.engram.archives["linux-x64"]!.path, { kind: "flip" });
     const prefix = join(home, ".gentle-shell");
     const r = await runCommand(join(prefix, "bin", "gentle-shell"), ["setup"], { env: homeEnv(home), cwd: home });

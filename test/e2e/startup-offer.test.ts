@@ -13,8 +13,8 @@ import { homeEnv } from "../support/fixtures";
 import { inNoexecMount, requires } from "../support/capabilities";
 import { GENTLE_PI_MARKER } from "../support/gentle-pi";
 import { classifyPiScreen } from "../support/screen";
-import { writeStubModelConfig } from "../support/stub-model";
 import { installed } from "../support/installed";
+import { launcherIn, MEMORY_OFF } from "../support/launch";
 import { offerOn } from "../support/offer";
 import { Terminal } from "../support/tmux";
 
@@ -63,9 +63,8 @@ async function askQuickRegistry(home: string) {
 }
 
 async function installedOlder(options: { quickRegistry?: boolean } = { quickRegistry: true }) {
-  // A copy of the run's shared install of the older release (support/installed.ts).
-  const { home } = await installed(f, { release: older.shell });
-  await writeStubModelConfig(join(home, ".gentle-shell", "agent"), `${f.modelUrl}/v1`);
+  // A copy of the run's shared install of the older release (support/installed.ts), Pi answering from the stub model.
+  const { home } = await installed(f, { release: older.shell, stubModel: true });
   if (options.quickRegistry) await askQuickRegistry(home);
   return home;
 }
@@ -74,7 +73,7 @@ async function installedOlder(options: { quickRegistry?: boolean } = { quickRegi
 function openTerminal(home: string, command: string[]): Promise<Terminal> {
   // Memory off by the user's policy: after "update now" the new version's Engram core is published, and the
   // relaunched Pi would otherwise start the shared server on this machine's default endpoint (127.0.0.1:7437).
-  const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ENGRAM_STARTUP_POLICY: "disabled" });
+  const env = homeEnv(home, { TERM: "xterm-256color", PATH: "/usr/bin:/bin", ...MEMORY_OFF });
   return Terminal.open({ command, cwd: home, env, columns: COLUMNS, rows: 40, keepOnExit: true });
 }
 
@@ -95,7 +94,7 @@ const piOpen = (s: string) => classifyPiScreen(s, COLUMNS) === "idle" && !offere
 describe.concurrent("the startup update offer", () => {
   it("offers the newer release; Enter (not now) opens Pi without saving anything", async () => {
     const home = await installedOlder();
-    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const gs = launcherIn(home);
     const t = await openTerminal(home, [gs]);
     const screen = await offerOn(t, "the offer", { offered, piOpen });
     expect(screen).toContain(`releases/tag/v${latest.shell}`);
@@ -109,7 +108,7 @@ describe.concurrent("the startup update offer", () => {
 
   it("skip this version stores only that version, and the next start does not ask", async () => {
     const home = await installedOlder();
-    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const gs = launcherIn(home);
     await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
     await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"keep":"me"}\n');
     const t = await openTerminal(home, [gs]);
@@ -134,7 +133,7 @@ describe.concurrent("the startup update offer", () => {
     const config = join(home, ".gentle-shell", "config");
     // An install without --source writes no config/ (this one remembered its mirror there).
     await fs.rm(config, { recursive: true, force: true });
-    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const gs = launcherIn(home);
     const t = await openTerminal(home, [gs]);
     await offerOn(t, "the offer", { offered, piOpen });
     await t.keys("3");
@@ -150,7 +149,7 @@ describe.concurrent("the startup update offer", () => {
   it("Ctrl+C cancels opening with exit 130", async () => {
     const home = await installedOlder();
     // A shell around the launcher reports its exit status on the screen.
-    const gs = join(home, ".gentle-shell", "bin", "gentle-shell");
+    const gs = launcherIn(home);
     const t = await openTerminal(home, ["sh", "-c", '"$0"; echo "launcher exited with $?"', gs]);
     await offerOn(t, "the offer", { offered, piOpen });
     await t.keys("C-c");
@@ -164,7 +163,7 @@ describe.concurrent("the startup update offer", () => {
     // The upgrade installs from the fixture registry itself.
     const home = await installedOlder({ quickRegistry: false });
     const agent = join(home, ".gentle-shell", "agent");
-    const t = await openTerminal(home, [join(home, ".gentle-shell", "bin", "gentle-shell"), "--continue"]);
+    const t = await openTerminal(home, [launcherIn(home), "--continue"]);
     await offerOn(t, "the offer", { offered, piOpen });
     await updateNow(t);
     await t.waitFor((s) => s.includes(`Gentle Shell ${latest.shell} with Pi ${latest.pi} is now current`), "the upgrade");

@@ -7,14 +7,13 @@
  * in the prefix, and of the same install without `current`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { registryLine, writeNpmrc } from "../support/npmrc";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { runInstall } from "../support/installed";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
+import { scratchHome } from "../support/home";
 import { treeWithTimes } from "../support/tree";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { BUNDLE_MANIFEST } from "../../src/install/offline/format";
@@ -22,13 +21,6 @@ import { BUNDLE_MANIFEST } from "../../src/install/offline/format";
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 const STEPS = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"];
-
-async function newHome(name: string): Promise<string> {
-  const home = join(scratchDir("gss-status-"), name);
-  await fs.mkdir(home, { recursive: true });
-  await writeNpmrc(home, [registryLine(f.registryUrl)]);
-  return home;
-}
 
 function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
   return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
@@ -44,7 +36,7 @@ function documentOf(r: { code: number | null; stdout: string; stderr: string }):
 
 describe("an empty home", () => {
   it("status says Gentle Shell is not installed here and exits 0, in lines and in JSON", async () => {
-    const home = await newHome("empty");
+    const home = await scratchHome({ name: "empty", registry: f.registryUrl });
     const lines = await setup(home, ["status"]);
     expect(lines.code, lines.stderr).toBe(0);
     expect(lines.stdout).toBe("Gentle Shell is not installed here (~/.gentle-shell does not exist).\n");
@@ -54,7 +46,7 @@ describe("an empty home", () => {
   });
 
   it("uninstall --json finds no install, exits 0 and creates nothing", async () => {
-    const home = await newHome("empty-uninstall");
+    const home = await scratchHome({ name: "empty-uninstall", registry: f.registryUrl });
     const doc = documentOf(await setup(home, ["uninstall", "--json", "--yes"]));
     expect(doc).toMatchObject({ command: "uninstall", ok: true, exitCode: 0, installed: false, prefix: null });
     await expect(fs.lstat(join(home, ".gentle-shell"))).rejects.toThrow();
@@ -63,7 +55,7 @@ describe("an empty home", () => {
 
 describe("install --json", () => {
   it("a dry run: the plan, no steps, the state as it is, and what to run next", async () => {
-    const home = await newHome("dry");
+    const home = await scratchHome({ name: "dry", registry: f.registryUrl });
     const r = await setup(home, ["install", "--json", "--dry-run", "--source", f.mirrorUrl]);
     const doc = documentOf(r);
     expect(doc).toMatchObject({ command: "install", ok: true, exitCode: 4, error: null, dryRun: true, prefix: "~/.gentle-shell", steps: [] });
@@ -76,14 +68,14 @@ describe("install --json", () => {
   });
 
   it("a usage error is a document too, with exit code 2", async () => {
-    const home = await newHome("usage");
+    const home = await scratchHome({ name: "usage", registry: f.registryUrl });
     const doc = documentOf(await setup(home, ["install", "--json", "--frobnicate"]));
     expect(doc).toMatchObject({ command: "install", ok: false, exitCode: 2 });
     expect(doc.error).toMatch(/--frobnicate/);
   });
 
   it("a failed install: the failed step with its detail, the error, exit 1, and home shown as ~", async () => {
-    const home = await newHome("failed");
+    const home = await scratchHome({ name: "failed", registry: f.registryUrl });
     const r = await runInstall(f, home, ["--json", "--no-setup", "--release", "99.0.0"]);
     const doc = documentOf(r);
     expect(doc).toMatchObject({ command: "install", ok: false, exitCode: 1, dryRun: false });
@@ -104,7 +96,7 @@ describe("a full install under --json, then status", () => {
   let stderr: string;
 
   beforeAll(async () => {
-    home = await newHome("full");
+    home = await scratchHome({ name: "full", registry: f.registryUrl });
     prefix = join(home, ".gentle-shell");
     const r = await runInstall(f, home, ["--json"]);
     stderr = r.stderr;
@@ -187,7 +179,7 @@ describe("a full install under --json, then status", () => {
 
 describe("bundle --json", () => {
   it("a bundle: its folder, release, files and size, with the progress on stderr", async () => {
-    const home = await newHome("bundler");
+    const home = await scratchHome({ name: "bundler", registry: f.registryUrl });
     const out = join(home, "gs-bundle");
     const r = await setup(home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell]);
     const doc = documentOf(r);
@@ -204,7 +196,7 @@ describe("bundle --json", () => {
   });
 
   it("a bundle that cannot be made: the error, exit 1", async () => {
-    const home = await newHome("bundler-fails");
+    const home = await scratchHome({ name: "bundler-fails", registry: f.registryUrl });
     const out = join(home, "failed-bundle");
     const r = await setup(home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell, "--target", "linux-x64,linux-arm64"]);
     const doc = documentOf(r);

@@ -11,16 +11,12 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { runCommand } from "../support/proc";
-import { installed as installFixture, type InstallOptions, type Installed } from "../support/installed";
+import { installed, type Installed } from "../support/installed";
+import { gs } from "../support/launch";
 import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
 const [older] = [f.releases[0]!];
-
-/** A real install (test/support/installed.ts). */
-function installed(options: InstallOptions = {}): Promise<Installed> {
-  return installFixture(f, options);
-}
 
 /** Everything under the scratch root but the prefix and the PATH file the receipt names. */
 async function outside(i: Installed): Promise<Awaited<ReturnType<typeof treeSnapshot>>> {
@@ -29,12 +25,12 @@ async function outside(i: Installed): Promise<Awaited<ReturnType<typeof treeSnap
 }
 
 function uninstall(i: Installed, args: string[]) {
-  return runCommand(i.gs, ["self-uninstall", ...args], { env: i.env, cwd: i.home });
+  return gs(i, ["self-uninstall", ...args]);
 }
 
 describe.concurrent("self-uninstall under real-world layouts", () => {
   it("keeps a config/ that is a link (a dotfiles folder), and deletes nothing through it, even with --include-shared", async () => {
-    const i = await installed();
+    const i = await installed(f);
     const dotfiles = join(i.root, "dotfiles", "gentle-shell-config");
     await fs.mkdir(join(dotfiles, ".git"), { recursive: true });
     await fs.mkdir(join(dotfiles, "sub"), { recursive: true });
@@ -54,7 +50,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   });
 
   it("never removes ~/.engram's memory when ~/.engram is a link into a folder of the prefix", async () => {
-    const i = await installed();
+    const i = await installed(f);
     const memory = join(i.prefix, "gentle-ai", "memory");
     await fs.mkdir(memory, { recursive: true });
     await fs.writeFile(join(memory, "engram.db"), "SQLite format 3\0my memories");
@@ -69,9 +65,9 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   });
 
   it("waits for an upgrade running in another terminal, then removes everything, with the launcher last", async () => {
-    const i = await installed({ release: older.shell });
+    const i = await installed(f, { release: older.shell });
     const before = await outside(i);
-    const upgrade = runCommand(i.gs, ["upgrade"], { env: i.env, cwd: i.home });
+    const upgrade = gs(i, ["upgrade"]);
     // The upgrade holds the install lock while it works.
     const lock = join(i.prefix, ".gentle-shell-setup.lock");
     for (let n = 0; n < 400 && !existsSync(lock); n++) await new Promise((r) => setTimeout(r, 25));
@@ -88,7 +84,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   });
 
   it("reports an entry it cannot remove, keeps the launcher, and a second run finishes", async () => {
-    const i = await installed();
+    const i = await installed(f);
     const stuck = join(i.prefix, "pnpm", "stuck");
     await fs.writeFile(stuck, "x");
     await runCommand("chattr", ["+i", stuck]);
@@ -110,7 +106,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   });
 
   it("under a symlinked HOME, finds its own PATH line and shows paths with ~", async () => {
-    const i = await installed({
+    const i = await installed(f, {
       home: async (root) => {
         await fs.mkdir(join(root, "realhome"));
         await fs.symlink(join(root, "realhome"), join(root, "linkhome"));
@@ -133,7 +129,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   });
 
   it("removes config/install-source and then the whole prefix when config/config.json exists and --include-shared is given", async () => {
-    const i = await installed();
+    const i = await installed(f);
     await fs.writeFile(join(i.prefix, "config", "config.json"), "{}\n");
     expect(existsSync(join(i.prefix, "config", "install-source"))).toBe(true);
     const before = await outside(i);
@@ -145,7 +141,7 @@ describe.concurrent("self-uninstall under real-world layouts", () => {
   });
 
   it("keeps a tool of the user's in bin/ and names it; only our marked launcher and guard go", async () => {
-    const i = await installed();
+    const i = await installed(f);
     await fs.writeFile(join(i.prefix, "bin", "my-tool"), "#!/bin/sh\necho mine\n", { mode: 0o755 });
     const before = await outside(i);
     const r = await uninstall(i, ["--yes", "--include-shared"]);

@@ -20,7 +20,8 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { packFixturePi } from "../support/fixture-pi";
 import { installed, type Installed } from "../support/installed";
-import { type RunResult, runCommand } from "../support/proc";
+import { gs, MEMORY_OFF, versionLines } from "../support/launch";
+import type { RunResult } from "../support/proc";
 import { type Registry, startRegistry } from "../support/registry";
 import { scratchDir } from "../support/scratch";
 
@@ -43,14 +44,9 @@ async function piScopeRegistry(i: Installed): Promise<Registry & { publishPi(ver
   });
 }
 
-/** The launcher, with memory off so no test starts the shared Engram server. */
-function gs(i: Installed, args: string[]): Promise<RunResult> {
-  return runCommand(i.gs, args, { env: homeEnv(i.home, { ENGRAM_STARTUP_POLICY: "disabled" }), cwd: i.home });
-}
-
-/** The launcher started in the background: its result, and its stdout so far. */
+/** The launcher started in the background, with memory off as every run here (so no test starts the shared Engram server): its result, and its stdout so far. */
 function gsStarted(i: Installed, args: string[]) {
-  const child = spawn(i.gs, args, { env: homeEnv(i.home, { ENGRAM_STARTUP_POLICY: "disabled" }), cwd: i.home, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(i.gs, args, { env: homeEnv(i.home, MEMORY_OFF), cwd: i.home, stdio: ["ignore", "pipe", "pipe"] });
   const seen = { stdout: "", stderr: "" };
   child.stdout.setEncoding("utf8").on("data", (d: string) => (seen.stdout += d));
   child.stderr.setEncoding("utf8").on("data", (d: string) => (seen.stderr += d));
@@ -70,7 +66,6 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
 
 const versions = async (i: Installed) => (await fs.readdir(join(i.prefix, "versions"))).sort();
 const current = (i: Installed) => fs.readlink(join(i.prefix, "current"));
-const versionLines = async (i: Installed) => (await gs(i, ["--version"])).stdout.split("\n").slice(0, 2);
 
 /**
  * The active gentle-pi's peer range for Pi set to `range` (the fixture declares "*"): its installed
@@ -91,7 +86,7 @@ describe.concurrent("gentle-shell update, edges", () => {
 
     // The registry's latest Pi is older than the active one (a mirror that lags): nothing is installed, exit 0.
     await scope.publishPi("1.5.0");
-    const older = await gs(i, ["update"]);
+    const older = await gs(i.home, ["update"], MEMORY_OFF);
     expect(older.stderr).toBe("");
     expect(older.code).toBe(0);
     expect(older.stdout).toBe(`The newest published stable Pi is 1.5.0, older than the active Pi ${active.pi}; nothing was changed.\n`);
@@ -100,7 +95,7 @@ describe.concurrent("gentle-shell update, edges", () => {
     // latest names a pre-release (spec: update selects the newest published *stable* Pi): the active Pi is that.
     await scope.publishPi(active.pi);
     await scope.publishPi("1.7.0-beta.1");
-    const pre = await gs(i, ["update"]);
+    const pre = await gs(i.home, ["update"], MEMORY_OFF);
     expect(pre.stderr).toBe("");
     expect(pre.code).toBe(0);
     expect(pre.stdout).toBe(
@@ -110,7 +105,7 @@ describe.concurrent("gentle-shell update, edges", () => {
 
     // A newer Pi whose --version reports another version: pnpm installs it, the launcher check (step 5) refuses it.
     await scope.publishPi("1.7.0", "1.6.9");
-    const broken = await gs(i, ["update"]);
+    const broken = await gs(i.home, ["update"], MEMORY_OFF);
     expect(broken.code).toBe(1);
     expect(broken.stdout).toContain(`Installing Gentle Shell ${active.shell} with Pi 1.7.0...`);
     expect(broken.stdout).not.toContain("is now current");
@@ -122,7 +117,7 @@ describe.concurrent("gentle-shell update, edges", () => {
     expect(await current(i)).toBe(`versions/${active.id}`);
     expect(await versions(i)).toEqual([active.id]);
     expect(existsSync(join(i.prefix, "tmp"))).toBe(false);
-    expect(await versionLines(i)).toEqual([`gentle-shell ${active.shell}`, `pi ${active.pi}`]);
+    expect(await versionLines(i.home, MEMORY_OFF)).toEqual([`gentle-shell ${active.shell}`, `pi ${active.pi}`]);
   });
 
   it("takes the newest stable Pi inside the active gentle-pi's peer range for Pi, and changes nothing when no release is inside it", async () => {
@@ -134,7 +129,7 @@ describe.concurrent("gentle-shell update, edges", () => {
 
     // A range no published stable Pi satisfies: one sentence, exit 1, nothing installed.
     await setPiPeer(i, ">=2.0.0");
-    const none = await gs(i, ["update"]);
+    const none = await gs(i.home, ["update"], MEMORY_OFF);
     expect(none.code).toBe(1);
     expect(none.stdout).toBe("");
     expect(none.stderr).toBe(
@@ -144,13 +139,13 @@ describe.concurrent("gentle-shell update, edges", () => {
 
     // ~1.6.0 allows 1.6.5 and not the newer 1.7.0 (which an update ignoring the range would take).
     await setPiPeer(i, "~1.6.0");
-    const up = await gs(i, ["update"]);
+    const up = await gs(i.home, ["update"], MEMORY_OFF);
     expect(up.stderr).toBe("");
     expect(up.code).toBe(0);
     expect(up.stdout).toContain(`Gentle Shell ${active.shell} with Pi 1.6.5 is now current (was ${active.id}).`);
     expect(up.stdout).not.toContain("1.7.0");
     expect(await current(i)).toBe(`versions/${active.shell}-1.6.5`);
-    expect(await versionLines(i)).toEqual([`gentle-shell ${active.shell}`, "pi 1.6.5"]);
+    expect(await versionLines(i.home, MEMORY_OFF)).toEqual([`gentle-shell ${active.shell}`, "pi 1.6.5"]);
   });
 
   it("a second update waits on the install lock and names who it waits for; it stops when current moved meanwhile, else it proceeds", async () => {

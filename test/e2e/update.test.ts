@@ -13,9 +13,9 @@ import { PI_PACKAGE } from "../../src/core/release-project";
 import { versionId } from "../../src/core/layout";
 import { FORCE_REFUSAL } from "../../src/core/pi-update";
 import { fixtures } from "../support/context";
-import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
+import { FIXTURE_NEXT_ENGINE } from "../support/fixtures";
 import { installed } from "../support/installed";
-import { runCommand } from "../support/proc";
+import { gs, MEMORY_OFF, versionLines } from "../support/launch";
 import { signedReleaseSource } from "../support/release-publish";
 import { scratchDir } from "../support/scratch";
 
@@ -46,18 +46,6 @@ async function installOld(): Promise<string> {
   return (await installed(f, { source: await source, release: SHELL })).home;
 }
 
-/** The launcher, with memory off so no test starts the shared Engram server. */
-function gs(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, {
-    env: homeEnv(home, { ENGRAM_STARTUP_POLICY: "disabled", ...extra }),
-    cwd: home,
-  });
-}
-
-async function versionLines(home: string) {
-  return (await gs(home, ["--version"])).stdout.split("\n").slice(0, 2);
-}
-
 async function versions(home: string) {
   return (await fs.readdir(join(home, ".gentle-shell", "versions"))).sort();
 }
@@ -67,32 +55,32 @@ describe.concurrent("gentle-shell update", () => {
     const [home, newest] = await Promise.all([installOld(), latest]);
     const NEW = versionId(SHELL, newest);
     expect(newest).not.toBe(OLD_PI);
-    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
+    expect(await versionLines(home, MEMORY_OFF)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
 
     // --force on a managed self update: one sentence, exit 2, nothing changed.
     for (const args of [
       ["update", "--force"],
       ["update", "--all", "--force"],
     ]) {
-      const r = await gs(home, args);
+      const r = await gs(home, args, MEMORY_OFF);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(`gentle-shell: ${FORCE_REFUSAL}\n`);
       expect(r.stdout).toBe("");
     }
     // Pi's own forms reach Pi unchanged: its answers, not ours, and nothing installed.
-    const target = await gs(home, ["update", "npm:not-installed-here"]);
+    const target = await gs(home, ["update", "npm:not-installed-here"], MEMORY_OFF);
     expect(target.code).toBe(1);
     expect(target.stderr).toContain("No matching package found for npm:not-installed-here");
-    const refused = await gs(home, ["update", "--latest", "--models"]);
+    const refused = await gs(home, ["update", "--latest", "--models"], MEMORY_OFF);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('Unknown option --latest for "update".');
-    const help = await gs(home, ["update", "--help"]);
+    const help = await gs(home, ["update", "--help"], MEMORY_OFF);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Update pi, installed packages, or model catalogs.");
     expect(await versions(home)).toEqual([OLD]);
 
     // No target: the newest stable Pi for the current Shell, installed beside the old pair, verified, switched.
-    const up = await gs(home, ["update"]);
+    const up = await gs(home, ["update"], MEMORY_OFF);
     expect(up.stderr).toBe("");
     expect(up.code).toBe(0);
     expect(up.stdout.split("\n").filter((l) => l.startsWith("Warning:"))).toEqual([
@@ -102,7 +90,7 @@ describe.concurrent("gentle-shell update", () => {
     expect(up.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD}). \`gentle-shell upgrade --rollback\` goes back.`);
     // Not an all form: Pi's extension update did not run.
     expect(up.stdout).not.toContain("Packages are already up to date");
-    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versionLines(home, MEMORY_OFF)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
     expect(await versions(home)).toEqual([NEW, OLD].sort());
     const prefix = join(home, ".gentle-shell");
     expect(await fs.readlink(join(prefix, "current"))).toBe(`versions/${NEW}`);
@@ -111,22 +99,22 @@ describe.concurrent("gentle-shell update", () => {
     expect(own).not.toContain(`${PI_PACKAGE}@${OLD_PI}`);
 
     // Already current: nothing changes.
-    const again = await gs(home, ["update", "--latest"]);
+    const again = await gs(home, ["update", "--latest"], MEMORY_OFF);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is already current, nothing was changed.`);
     expect(await versions(home)).toEqual([NEW, OLD].sort());
 
     // A later upgrade keeps the newer independently updated Pi (the release still pins Pi 1.5.2).
-    const upgrade = await gs(home, ["upgrade"]);
+    const upgrade = await gs(home, ["upgrade"], MEMORY_OFF);
     expect(upgrade.code, upgrade.stdout + upgrade.stderr).toBe(0);
     expect(upgrade.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is already current; nothing was changed.`);
-    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versionLines(home, MEMORY_OFF)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
 
     // The old pair was kept: rollback returns to it.
-    const back = await gs(home, ["upgrade", "--rollback"]);
+    const back = await gs(home, ["upgrade", "--rollback"], MEMORY_OFF);
     expect(back.code, back.stdout + back.stderr).toBe(0);
     expect(back.stdout).toContain(`Rolled back: ${OLD} is current again (was ${NEW}).`);
-    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
+    expect(await versionLines(home, MEMORY_OFF)).toEqual([`gentle-shell ${SHELL}`, `pi ${OLD_PI}`]);
 
     // The newest pair is still installed (rollback kept it): update checks it and switches to it, installing nothing.
     const kept = await fs.stat(join(prefix, "versions", NEW));
@@ -169,7 +157,7 @@ describe.concurrent("gentle-shell update", () => {
         "",
       ].join("\n"),
     );
-    const reuse = await gs(home, ["update"], { GSS_OLD_ENGINE: "1" });
+    const reuse = await gs(home, ["update"], { ...MEMORY_OFF, GSS_OLD_ENGINE: "1" });
     expect(reuse.stderr).toBe("");
     expect(reuse.code).toBe(0);
     expect(reuse.stdout).toContain(
@@ -178,7 +166,7 @@ describe.concurrent("gentle-shell update", () => {
     expect(reuse.stdout).not.toContain("Warning:");
     expect(reuse.stdout).not.toContain("Installing");
     expect(reuse.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD}).`);
-    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versionLines(home, MEMORY_OFF)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
     expect(await versions(home)).toEqual([NEW, OLD].sort());
     // The same folder and the same final marker: pnpm did not run in it again.
     expect((await fs.stat(join(prefix, "versions", NEW))).ino).toBe(kept.ino);
@@ -196,9 +184,9 @@ describe.concurrent("gentle-shell update", () => {
 
     // Today's engine: started once for steps 4-6 (serve answers its functions and launcher, then its Engram and its
     // Pi's --version while its launcher is checked, then writes that launcher after the switch).
-    expect((await gs(home, ["upgrade", "--rollback"])).code).toBe(0);
+    expect((await gs(home, ["upgrade", "--rollback"], MEMORY_OFF)).code).toBe(0);
     await fs.rm(asked);
-    const today = await gs(home, ["update"]);
+    const today = await gs(home, ["update"], MEMORY_OFF);
     expect(today.stderr).toBe("");
     expect(today.code).toBe(0);
     expect(today.stdout).toContain(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD}).`);
@@ -227,7 +215,7 @@ describe.concurrent("gentle-shell update", () => {
     const npmrcFile = join(prefix, "pnpm", "config", "npmrc");
     const npmrc = await fs.readFile(npmrcFile, "utf8");
     await fs.writeFile(npmrcFile, `${npmrc}@earendil-works:registry=http://127.0.0.1:9/\n`);
-    const failed = await gs(home, ["update", "--all"]);
+    const failed = await gs(home, ["update", "--all"], MEMORY_OFF);
     expect(failed.code).toBe(1);
     expect(failed.stderr.split("\n").filter((l) => l.startsWith("gentle-shell:"))).toHaveLength(1);
     expect(failed.stdout).toContain("Packages are already up to date");
@@ -235,20 +223,20 @@ describe.concurrent("gentle-shell update", () => {
     await fs.writeFile(npmrcFile, npmrc);
 
     // self with --extensions: the Pi update, then Pi's extension update with the new Pi.
-    const up = await gs(home, ["update", "pi", "--extensions"]);
+    const up = await gs(home, ["update", "pi", "--extensions"], MEMORY_OFF);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const lines = up.stdout.split("\n");
     const switched = lines.findIndex((l) => l.includes(`Gentle Shell ${SHELL} with Pi ${newest} is now current (was ${OLD})`));
     const extensions = lines.indexOf("Packages are already up to date");
     expect(switched).toBeGreaterThanOrEqual(0);
     expect(extensions).toBeGreaterThan(switched);
-    expect(await versionLines(home)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
+    expect(await versionLines(home, MEMORY_OFF)).toEqual([`gentle-shell ${SHELL}`, `pi ${newest}`]);
     expect(await versions(home)).toEqual([NEW, OLD].sort());
     // Pi's rule: an explicitly pinned extension stays pinned.
     expect((JSON.parse(await fs.readFile(settingsFile, "utf8")) as { packages: unknown }).packages).toEqual(pinned);
 
     // Already current: --all still sends the extension update.
-    const again = await gs(home, ["update", "--all"]);
+    const again = await gs(home, ["update", "--all"], MEMORY_OFF);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("is already current, nothing was changed.");
     expect(again.stdout).toContain("Packages are already up to date");

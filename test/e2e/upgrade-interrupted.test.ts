@@ -18,14 +18,10 @@ import { describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed } from "../support/installed";
-import { runCommand } from "../support/proc";
+import { gs } from "../support/launch";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
-
-function gs(home: string, args: string[]) {
-  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home), cwd: home });
-}
 
 const readTextSync = (path: string): string | null => {
   try {

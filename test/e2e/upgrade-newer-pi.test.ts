@@ -12,10 +12,10 @@ import { join } from "pathe";
 import { PI_PACKAGE } from "../../src/core/release-project";
 import { versionId } from "../../src/core/layout";
 import { fixtures } from "../support/context";
-import { FIXTURE_NEXT_ENGINE, FIXTURE_PI, homeEnv } from "../support/fixtures";
-import { runCommand } from "../support/proc";
+import { FIXTURE_NEXT_ENGINE, FIXTURE_PI } from "../support/fixtures";
 import { signedReleaseSource } from "../support/release-publish";
 import { installed } from "../support/installed";
+import { gs, versionLines } from "../support/launch";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
@@ -35,14 +35,6 @@ release.catch(() => undefined);
 /** The older release, a copy of the run's shared install of it (test/support/installed.ts). */
 async function installOlder(): Promise<string> {
   return (await installed(f, { release: older.shell })).home;
-}
-
-function gs(home: string, args: string[]) {
-  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home), cwd: home });
-}
-
-async function versionLines(home: string) {
-  return (await gs(home, ["--version"])).stdout.split("\n").slice(0, 2);
 }
 
 describe.concurrent("gentle-shell upgrade to a release with an older Pi", () => {

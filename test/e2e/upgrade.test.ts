@@ -10,6 +10,7 @@ import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
 import { installed, runInstall } from "../support/installed";
+import { gs, versionLines } from "../support/launch";
 import { sharedTree } from "../support/shared-install";
 import { treeSnapshot } from "../support/tree";
 
@@ -20,10 +21,6 @@ const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "pac
 /** The older release: a copy of the run's shared install of it, or a real install from another source. */
 async function installOlder(source = f.mirrorUrl) {
   return (await installed(f, { release: older.shell, ...(source === f.mirrorUrl ? {} : { source }) })).home;
-}
-
-function gs(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(join(home, ".gentle-shell", "bin", "gentle-shell"), args, { env: homeEnv(home, extra), cwd: home });
 }
 
 /** A copy of the older release's install upgraded to the latest (made once per run): rollback has a version to go back to. */
@@ -43,10 +40,6 @@ function prefixTree(home: string) {
   const prefix = join(home, ".gentle-shell");
   const caches = [older.id, latest.id].map((id) => join(prefix, "versions", id, ".gentle-shell", "compile-cache"));
   return treeSnapshot(prefix, { skip: caches });
-}
-
-async function versionLines(home: string) {
-  return (await gs(home, ["--version"])).stdout.split("\n").slice(0, 2);
 }
 
 describe.concurrent("gentle-shell upgrade", () => {

@@ -35,13 +35,12 @@ import { dirname, join } from "node:path";
 import type { Fixtures } from "../support/fixtures";
 import { startFixtures } from "../support/fixtures";
 import { runCommand } from "../support/proc";
-import { runLauncher } from "../support/launch";
+import { expectedVersion, firstLines, runLauncher } from "../support/launch";
 import { writeStubModelConfig } from "../support/stub-model";
 import { treeSnapshot } from "../support/tree";
 import { fetchArtifact } from "../../src/install/artifact-fetch";
 import { REPO_ROOT } from "../support/paths";
 import {
-  firstLines,
   hostArchivePins,
   LANE_FOLDERS,
   lanePlatform,
@@ -51,7 +50,6 @@ import {
   sha256File,
   startDownloadSite,
   sumsText,
-  versionLines,
   waitUntil,
   copyTree,
   type DownloadSite,
@@ -166,7 +164,7 @@ describe.each(Object.entries(LANE_FOLDERS))("the whole sequence in the %s folder
 
     const version = await launch(user, ["--version"]);
     expect(version.code, version.stdout + version.stderr).toBe(0);
-    expect(firstLines(version.stdout, 2)).toEqual(versionLines(older()));
+    expect(firstLines(version.stdout, 2)).toEqual(expectedVersion(older()));
 
     await writeStubModelConfig(user.agentDir, `${f.modelUrl}/v1`);
     const answer = await launch(user, ["-p", "say hi"], { PI_OFFLINE: "1", PI_TELEMETRY: "0", ENGRAM_STARTUP_POLICY: "disabled" });
@@ -176,12 +174,12 @@ describe.each(Object.entries(LANE_FOLDERS))("the whole sequence in the %s folder
     const up = await launch(user, ["upgrade"]);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     expect(up.stdout).toContain(`Gentle Shell ${latest().shell} with Pi ${latest().pi} is now current (was ${older().id})`);
-    expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(versionLines(latest()));
+    expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(expectedVersion(latest()));
 
     const back = await launch(user, ["upgrade", "--rollback"]);
     expect(back.code, back.stdout + back.stderr).toBe(0);
     expect(back.stdout).toContain(`Rolled back: ${older().id} is current again (was ${latest().id}).`);
-    expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(versionLines(older()));
+    expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(expectedVersion(older()));
 
     await uninstallAndWait(user, before);
     expect(await userPath.read()).toEqual(pathBefore);
@@ -213,7 +211,7 @@ describe("an offline bundle's launcher, from a copy of the bundle in the special
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     expect(ran.stdout).toContain(`gentle-pi ${latest().shell} with Pi ${latest().pi} installed in versions/${latest().id} offline`);
     expect(await fs.readFile(join(user.prefix, "config", "install-source"), "utf8")).toBe(`${stick}\n`);
-    expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(versionLines(latest()));
+    expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(expectedVersion(latest()));
 
     await uninstallAndWait(user, before);
     expect(await userPath.read()).toEqual(pathBefore);
@@ -266,7 +264,7 @@ if (win)
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(site.requests).toEqual(expect.arrayContaining(["install.ps1", "SHA256SUMS", binaryName]));
-      expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(versionLines(latest()));
+      expect(firstLines((await launch(user, ["--version"])).stdout, 2)).toEqual(expectedVersion(latest()));
       await uninstallAndWait(user, before);
       expect(await userPath.read()).toEqual(pathBefore);
     });

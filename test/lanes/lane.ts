@@ -79,15 +79,6 @@ export async function prepareLaneUser(user: LaneUser, registryUrl: string): Prom
   if (user.localAppData) await fs.mkdir(user.localAppData, { recursive: true });
 }
 
-/** `gentle-shell --version`'s first two lines for a release. */
-export function versionLines(release: { shell: string; pi: string }): string[] {
-  return [`gentle-shell ${release.shell}`, `pi ${release.pi}`];
-}
-
-export function firstLines(text: string, n: number): string[] {
-  return text.replace(/\r\n/g, "\n").split("\n").slice(0, n);
-}
-
 /**
  * The archives an install on this host takes from the mirror that the
  * fixtures do not make: on Linux none (the fixture Node archive is the

@@ -3,6 +3,7 @@
  * end-to-end tests that then break its layout on purpose:
  *
  *   const i = await installed(f, { release: "4.0.0" });   // i.home, i.prefix, i.gs (the launcher), i.env
+ *   const i = await installed(f, { extra: ["--no-setup"], stubModel: true }); // Pi then answers from the stub model
  *
  * An install into an ordinary home (the fixture registry, the fixture
  * mirror) is made once per run for each set of arguments and copied here
@@ -25,9 +26,11 @@ import { join } from "pathe";
 import { expect } from "vitest";
 import type { FixtureInfo } from "./fixtures";
 import { homeEnv } from "./fixtures";
+import { launcherIn } from "./launch";
 import { type RunResult, runCommand } from "./proc";
 import { scratchDir } from "./scratch";
 import { sharedTree } from "./shared-install";
+import { writeStubModelConfig } from "./stub-model";
 
 export interface Installed {
   /** The scratch folder the home lives in (pictured whole by the tests). */
@@ -53,28 +56,44 @@ export interface InstallOptions {
   files?: Record<string, string>;
   /** Install anew even where a copy of the run's shared install would do. */
   fresh?: boolean;
+  /** Variables of the install run, over homeEnv(home, { SHELL: "/bin/bash" }); an install with its own variables is made anew. */
+  env?: NodeJS.ProcessEnv;
+  /** The exit code the install must end with (default 0: it worked); another one is made anew (a failed setup step exits 3, and installs all the same). */
+  exitCode?: number;
+  /** Afterwards, point the agent home (~/.gentle-shell/agent) at the stub model, for a test that starts Pi. */
+  stubModel?: boolean;
 }
 
 export async function installed(f: FixtureInfo, options: InstallOptions = {}): Promise<Installed> {
   const args = [...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
-  if (!options.fresh && !options.home && !options.registry && !options.source) {
+  const shared = !options.fresh && !options.home && !options.registry && !options.source && !options.env && !options.exitCode;
+  let done: Installed;
+  if (shared) {
     const key = createHash("sha256")
       .update(JSON.stringify([args, Object.entries(options.files ?? {}).sort()]))
       .digest("hex")
       .slice(0, 16);
     const copy = await sharedTree(f, `install-${key}`, (root) => installInto(f, join(root, "home"), args, options));
-    return result(copy.root, join(copy.root, "home"), copy.output);
+    done = result(copy.root, join(copy.root, "home"), copy.output);
+  } else {
+    const root = scratchDir("gss-installed-");
+    const home = options.home ? await options.home(root) : join(root, "home");
+    const r = await installInto(f, home, args, options);
+    expect(r.code, r.stdout + r.stderr).toBe(options.exitCode ?? 0);
+    done = result(root, home, r.stdout + r.stderr);
   }
-  const root = scratchDir("gss-installed-");
-  const home = options.home ? await options.home(root) : join(root, "home");
-  const r = await installInto(f, home, args, options);
-  expect(r.code, r.stdout + r.stderr).toBe(0);
-  return result(root, home, r.stdout + r.stderr);
+  if (options.stubModel) await writeStubModelConfig(join(done.prefix, "agent"), `${f.modelUrl}/v1`);
+  return done;
 }
 
 /** `installed`'s install into `home`: the registry's line in its .npmrc and `files` first, then the install, waited on until it exits. */
 function installInto(f: FixtureInfo, home: string, args: string[], options: InstallOptions): Promise<RunResult> {
-  return runInstall(f, home, args, { npmrc: [registryLine(options.registry ?? f.registryUrl)], source: options.source, files: options.files });
+  return runInstall(f, home, args, {
+    npmrc: [registryLine(options.registry ?? f.registryUrl)],
+    source: options.source,
+    files: options.files,
+    env: options.env,
+  });
 }
 
 export interface InstallRunOptions {
@@ -125,5 +144,5 @@ export async function runInstall(f: FixtureInfo, home: string, args: readonly st
 
 function result(root: string, home: string, output: string): Installed {
   const prefix = join(home, ".gentle-shell");
-  return { root, home, prefix, gs: join(prefix, "bin", "gentle-shell"), env: homeEnv(home, { SHELL: "/bin/bash" }), output };
+  return { root, home, prefix, gs: launcherIn(home), env: homeEnv(home, { SHELL: "/bin/bash" }), output };
 }

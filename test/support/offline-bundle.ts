@@ -18,7 +18,7 @@ import { lockedPackages, tarballPath } from "../../src/core/lockfile";
 import { DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { fixtures } from "./context";
 import { homeEnv } from "./fixtures";
-import { registryLine, writeNpmrc } from "./npmrc";
+import { scratchHome } from "./home";
 import { runCommand, runChecked } from "./proc";
 import { listTree } from "./tarball";
 
@@ -32,12 +32,9 @@ export function offlineBundle() {
   const binaryName = "gentle-shell-setup-linux-x64";
   const releaseDir = `releases/v${release.shell}`;
 
-  async function newHome(name: string, options: { registry: boolean } = { registry: true }): Promise<string> {
-    const home = join(root, name);
-    await fs.mkdir(home, { recursive: true });
-    // The registry is named, as on the machine the stick came from; inside the namespace nothing answers.
-    if (options.registry) await writeNpmrc(home, [registryLine(f.registryUrl)]);
-    return home;
+  /** A home in the bundle's scratch folder; its ~/.npmrc names the registry, as on the machine the stick came from (inside the namespace nothing answers). */
+  function newHome(name: string, options: { registry: boolean } = { registry: true }): Promise<string> {
+    return scratchHome({ parent: root, name, registry: options.registry ? f.registryUrl : undefined });
   }
 
   /**

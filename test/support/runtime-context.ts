@@ -11,18 +11,14 @@ import type { RuntimeContext } from "../../src/install/runtime/recipe";
 import { fixtures } from "./context";
 import { homeEnv } from "./fixtures";
 import { mirrorClient } from "./mirror";
-import { scratchDir } from "./scratch";
+import { scratchHome } from "./home";
 
 // The mirror gzips the whole archive before it answers: the stall timeout leaves room for that.
 export const fast = { backoffMs: 5, stallMs: 20_000 };
 
-function newHome(): string {
-  return scratchDir("gss-acq-");
-}
-
 export async function context(options: { pins?: Pins; base?: string; home?: string } = {}): Promise<RuntimeContext & { layout: Layout }> {
   const f = fixtures();
-  const home = options.home ?? newHome();
+  const home = options.home ?? (await scratchHome({ scratch: "gss-acq-" }));
   const pins = options.pins ?? f.pins;
   const base = options.base ?? (await mirrorClient(f.mirrorUrl).scope()).url;
   return {
