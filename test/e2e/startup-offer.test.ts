@@ -87,6 +87,16 @@ async function updateNow(t: Terminal): Promise<void> {
   await t.keys("Enter");
 }
 
+/** At the offer, choose Skip this version ("3", seen selected, then Enter), wait for Pi's editor and close the terminal. */
+async function skipThisVersion(t: Terminal): Promise<void> {
+  await offerOn(t, "the offer", { offered, piOpen });
+  await t.keys("3");
+  await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
+  await t.keys("Enter");
+  await t.waitFor(piOpen, "Pi's editor");
+  await t.close();
+}
+
 const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is available (you have ${older.shell}).`);
 /** Pi's idle editor, by the detection rules (support/screen.ts). */
 const piOpen = (s: string) => classifyPiScreen(s, COLUMNS) === "idle" && !offered(s);
@@ -112,12 +122,7 @@ describe.concurrent("the startup update offer", () => {
     await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
     await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"keep":"me"}\n');
     const t = await openTerminal(home, [gs]);
-    await offerOn(t, "the offer", { offered, piOpen });
-    await t.keys("3");
-    await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
-    await t.keys("Enter");
-    await t.waitFor(piOpen, "Pi's editor");
-    await t.close();
+    await skipThisVersion(t);
     expect(JSON.parse(await fs.readFile(join(home, ".gentle-shell", "config", "config.json"), "utf8"))).toEqual({
       keep: "me",
       skippedStartupRelease: latest.shell,
@@ -135,12 +140,7 @@ describe.concurrent("the startup update offer", () => {
     await fs.rm(config, { recursive: true, force: true });
     const gs = launcherIn(home);
     const t = await openTerminal(home, [gs]);
-    await offerOn(t, "the offer", { offered, piOpen });
-    await t.keys("3");
-    await t.waitFor((s) => s.includes("❯ 3. Skip this version"), "the third row selected");
-    await t.keys("Enter");
-    await t.waitFor(piOpen, "Pi's editor");
-    await t.close();
+    await skipThisVersion(t);
     expect(JSON.parse(await fs.readFile(join(config, "config.json"), "utf8"))).toEqual({ skippedStartupRelease: latest.shell });
     expect((await fs.stat(config)).mode & 0o777).toBe(0o700);
     expect((await fs.stat(join(config, "config.json"))).mode & 0o777).toBe(0o600);

@@ -29,7 +29,7 @@ import { readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
-import { readBody, sendJson } from "./http-util";
+import { readBody, scopedPath, sendJson } from "./http-util";
 
 export type Fault = (
   | { kind: "status"; status: number; body?: string }
@@ -85,13 +85,7 @@ export async function startMirror(options: { root: string }): Promise<Mirror> {
 
   async function handle(port: "main" | "alt", req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://mirror");
-    let path = decodeURIComponent(url.pathname);
-    let scopeName = "";
-    const scoped = /^\/s\/([A-Za-z0-9_-]+)(\/.*)$/.exec(path);
-    if (scoped) {
-      scopeName = scoped[1]!;
-      path = scoped[2]!;
-    }
+    const { scopeName, path } = scopedPath(decodeURIComponent(url.pathname));
     const scope = scopes.get(scopeName);
     if (!scope) return text(res, 404, `unknown mirror scope ${scopeName}\n`);
 

@@ -17,7 +17,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import { readBody, sendJson } from "./http-util";
+import { readBody, scopedPath, sendJson } from "./http-util";
 
 export const STUB_ANSWER = "Hello from the stub model.";
 export const STUB_PROVIDER = "gss-stub";
@@ -61,13 +61,7 @@ export async function startStubModel(options: { answer?: string; port?: number }
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://stub");
-    let path = url.pathname;
-    let scopeName = "";
-    const scoped = /^\/s\/([A-Za-z0-9_-]+)(\/.*)$/.exec(path);
-    if (scoped) {
-      scopeName = scoped[1]!;
-      path = scoped[2]!;
-    }
+    const { scopeName, path } = scopedPath(url.pathname);
     const scope = scopes.get(scopeName);
     if (!scope) return sendJson(res, 404, { error: { message: `unknown stub scope ${scopeName}` } });
     const raw = await readBody(req);
