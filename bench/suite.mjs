@@ -22,7 +22,7 @@ export async function suiteSection() {
   return [
     HEADING,
     "",
-    `\`npm test\`'s vitest run (the unit and integration projects, fixtures included), recorded at ${run.commit} on ${run.date.slice(0, 10)} with \`GSS_RECORD_SUITE=1\`.`,
+    `\`npm test\`'s vitest run (the unit, integration and e2e projects, fixtures included), recorded at ${run.commit} on ${run.date.slice(0, 10)} with \`GSS_RECORD_SUITE=1\`.`,
     "",
     "| what | figure |",
     "|---|---|",

@@ -1,5 +1,5 @@
 /**
- * vitest setup file of the integration project: the file's one outer limit
+ * vitest setup file of the integration and e2e projects: the file's one outer limit
  * (./limits.ts). A file still running at FILE_LIMIT_MS has its worker end
  * with one line saying so; every wait inside it waits on a child's exit or
  * output, not on a clock.

@@ -1,5 +1,5 @@
 /**
- * The time limits of the integration project: one generous outer limit per
+ * The time limits of the integration and e2e projects: one generous outer limit per
  * test file, and no fixed limit of its own on a step that waits on an
  * install, npm or pnpm (it waits on the child's exit or output). Load makes
  * a step slower, never wrong, so a limit load can meet is a limit that fails
