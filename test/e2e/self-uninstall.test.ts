@@ -9,7 +9,7 @@ import { join } from "pathe";
 import { requires, setImmutable } from "../support/capabilities";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
-import { installed as installedCopy } from "../support/installed";
+import { installed as installedCopy, type Installed } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { Terminal } from "../support/tmux";
 import { treeSnapshot } from "../support/tree";
@@ -17,10 +17,8 @@ import { treeSnapshot } from "../support/tree";
 const f = fixtures();
 
 /** A copy of the run's shared install (test/support/installed.ts), with a profile of the user's in place first. */
-async function installed(profile?: { name: string; text: string }): Promise<{ home: string; gs: string; before: string | null; root: string }> {
-  const i = await installedCopy(f, profile ? { files: { [profile.name]: profile.text } } : {});
-  return { home: i.home, gs: i.gs, before: profile?.text ?? null, root: i.root };
-}
+const installed = (profile?: { name: string; text: string }): Promise<Installed> =>
+  installedCopy(f, profile ? { files: { [profile.name]: profile.text } } : {});
 
 /** Everything in the scratch folder but the prefix and the PATH file (checked on its own). */
 function outside(root: string, home: string) {
