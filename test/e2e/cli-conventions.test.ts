@@ -9,17 +9,11 @@ import { describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
-import { homeEnv } from "../support/fixtures";
-import { runInstall } from "../support/installed";
-import { runCommand } from "../support/proc";
+import { gentleShellSetup, runInstall } from "../support/installed";
 import { scratchHome } from "../support/home";
 import { gs, launcherIn } from "../support/launch";
 
 const f = fixtures();
-
-function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
-}
 
 describe("before anything is done", () => {
   it("a --source folder that does not exist, or a knob with a bad value, is one sentence and changes nothing", async () => {
@@ -41,7 +35,7 @@ describe("before anything is done", () => {
       ],
       [["uninstall", "--frobnicate"], {}, 2, "unknown option --frobnicate for gentle-shell-setup uninstall; see gentle-shell-setup uninstall --help"],
     ] as const) {
-      const r = await setup(home, [...args], env);
+      const r = await gentleShellSetup(f, home, [...args], env);
       expect(r.code, JSON.stringify(args)).toBe(code);
       expect(r.stdout).toBe("");
       expect(r.stderr.trim()).toBe(`gentle-shell-setup: ${message}`);
@@ -49,13 +43,13 @@ describe("before anything is done", () => {
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
     // The help documents the exit codes and the knobs, in plain text off a terminal.
     for (const args of [["--help"], ["install", "--help"]]) {
-      const help = await setup(home, args);
+      const help = await gentleShellSetup(f, home, args);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain("  4   nothing was changed: a dry run, a declined question, or blocked");
       expect(help.stdout).toContain("  GENTLE_SHELL_QUIET=1                  as --quiet");
       expect(help.stdout).not.toContain("\u001b[");
     }
-    const none = await setup(home, ["uninstall", "--yes"]);
+    const none = await gentleShellSetup(f, home, ["uninstall", "--yes"]);
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout.trim()).toBe("Gentle Shell is not installed (no launcher at ~/.gentle-shell/bin/gentle-shell); nothing to uninstall.");
     expect((await fs.readdir(home)).sort()).toEqual([".npmrc"]);
@@ -88,13 +82,13 @@ describe("an install through the knobs, then the launcher's strict commands and 
     expect(help.stdout.split("\n")[0]).toBe("usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]");
     expect(existsSync(launcherIn(home))).toBe(true);
 
-    const dry = await setup(home, ["uninstall", "--dry-run"]);
+    const dry = await gentleShellSetup(f, home, ["uninstall", "--dry-run"]);
     expect(dry.code, dry.stdout + dry.stderr).toBe(4);
     expect(dry.stdout).toContain("This removes Gentle Shell from ~/.gentle-shell:");
     expect(dry.stdout).toContain("Dry run: nothing was removed.");
     expect(existsSync(join(home, ".gentle-shell", "runtime"))).toBe(true);
 
-    const gone = await setup(home, ["uninstall", "--yes", "--include-shared"]);
+    const gone = await gentleShellSetup(f, home, ["uninstall", "--yes", "--include-shared"]);
     expect(gone.code, gone.stdout + gone.stderr).toBe(0);
     expect(gone.stdout).toContain("Gentle Shell is uninstalled.");
     expect(existsSync(join(home, ".gentle-shell"))).toBe(false);

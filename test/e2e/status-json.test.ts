@@ -11,7 +11,8 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
-import { runInstall } from "../support/installed";
+import { gentleShellSetup, runInstall } from "../support/installed";
+import { gs } from "../support/launch";
 import { runCommand } from "../support/proc";
 import { scratchHome } from "../support/home";
 import { treeWithTimes } from "../support/tree";
@@ -21,10 +22,6 @@ import { BUNDLE_MANIFEST } from "../../src/install/offline/format";
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 const STEPS = ["claim", "npm-settings", "runtime", "version", "activate", "launcher", "verify-launcher", "path", "setup"];
-
-function setup(home: string, args: string[], extra: NodeJS.ProcessEnv = {}) {
-  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
-}
 
 /** The run's one document: exactly one line on stdout, fitting the schema, whose exit code is the process's. */
 function documentOf(r: { code: number | null; stdout: string; stderr: string }): Record<string, unknown> {
@@ -37,17 +34,17 @@ function documentOf(r: { code: number | null; stdout: string; stderr: string }):
 describe("an empty home", () => {
   it("status says Gentle Shell is not installed here and exits 0, in lines and in JSON", async () => {
     const home = await scratchHome({ name: "empty", registry: f.registryUrl });
-    const lines = await setup(home, ["status"]);
+    const lines = await gentleShellSetup(f, home, ["status"]);
     expect(lines.code, lines.stderr).toBe(0);
     expect(lines.stdout).toBe("Gentle Shell is not installed here (~/.gentle-shell does not exist).\n");
-    const doc = documentOf(await setup(home, ["status", "--json"]));
+    const doc = documentOf(await gentleShellSetup(f, home, ["status", "--json"]));
     expect(doc).toMatchObject({ command: "status", ok: true, error: null, status: { installed: false, prefix: "~/.gentle-shell" } });
     await expect(fs.lstat(join(home, ".gentle-shell"))).rejects.toThrow();
   });
 
   it("uninstall --json finds no install, exits 0 and creates nothing", async () => {
     const home = await scratchHome({ name: "empty-uninstall", registry: f.registryUrl });
-    const doc = documentOf(await setup(home, ["uninstall", "--json", "--yes"]));
+    const doc = documentOf(await gentleShellSetup(f, home, ["uninstall", "--json", "--yes"]));
     expect(doc).toMatchObject({ command: "uninstall", ok: true, exitCode: 0, installed: false, prefix: null });
     await expect(fs.lstat(join(home, ".gentle-shell"))).rejects.toThrow();
   });
@@ -56,7 +53,7 @@ describe("an empty home", () => {
 describe("install --json", () => {
   it("a dry run: the plan, no steps, the state as it is, and what to run next", async () => {
     const home = await scratchHome({ name: "dry", registry: f.registryUrl });
-    const r = await setup(home, ["install", "--json", "--dry-run", "--source", f.mirrorUrl]);
+    const r = await gentleShellSetup(f, home, ["install", "--json", "--dry-run", "--source", f.mirrorUrl]);
     const doc = documentOf(r);
     expect(doc).toMatchObject({ command: "install", ok: true, exitCode: 4, error: null, dryRun: true, prefix: "~/.gentle-shell", steps: [] });
     expect((doc.plan as Array<{ id: string }>).map((p) => p.id)).toEqual(STEPS);
@@ -69,7 +66,7 @@ describe("install --json", () => {
 
   it("a usage error is a document too, with exit code 2", async () => {
     const home = await scratchHome({ name: "usage", registry: f.registryUrl });
-    const doc = documentOf(await setup(home, ["install", "--json", "--frobnicate"]));
+    const doc = documentOf(await gentleShellSetup(f, home, ["install", "--json", "--frobnicate"]));
     expect(doc).toMatchObject({ command: "install", ok: false, exitCode: 2 });
     expect(doc.error).toMatch(/--frobnicate/);
   });
@@ -117,17 +114,16 @@ describe("a full install under --json, then status", () => {
 
   it("status reports it healthy, from the installer and from the launcher, and writes nothing in the prefix", async () => {
     const before = await treeWithTimes(prefix);
-    const lines = await setup(home, ["status"], { ENGRAM_STARTUP_POLICY: "disabled" });
+    const lines = await gentleShellSetup(f, home, ["status"], { ENGRAM_STARTUP_POLICY: "disabled" });
     expect(lines.code, lines.stderr).toBe(0);
     expect(lines.stdout).toMatch(/^Gentle Shell in ~\/\.gentle-shell: healthy\n/);
     expect(lines.stdout).toContain(`active    ${latest.id} (gentle-pi ${latest.shell}, Pi ${latest.pi})`);
     expect(lines.stdout).toMatch(/^ {2}memory +disabled \(policy-disabled\)$/m);
-    const json = documentOf(await setup(home, ["status", "--json"]));
+    const json = documentOf(await gentleShellSetup(f, home, ["status", "--json"]));
     expect(json).toMatchObject({ ok: true, status: { healthy: true, launcher: { check: "passed" }, memory: { probed: false } } });
-    const launcher = join(prefix, "bin", "gentle-shell");
-    const engine = await runCommand(launcher, ["status", "--json"], { env: homeEnv(home), cwd: home });
+    const engine = await gs(home, ["status", "--json"]);
     expect(documentOf(engine)).toMatchObject({ command: "status", ok: true, status: { healthy: true, active: { id: latest.id } } });
-    const usage = await runCommand(launcher, ["status", "--json", "--bogus"], { env: homeEnv(home), cwd: home });
+    const usage = await gs(home, ["status", "--json", "--bogus"]);
     expect(documentOf(usage)).toMatchObject({ ok: false, exitCode: 2 });
     expect(await treeWithTimes(prefix)).toEqual(before);
   });
@@ -154,7 +150,7 @@ describe("a full install under --json, then status", () => {
 
   it("uninstall --json --dry-run: one document, the launcher's plan on stderr, nothing removed", async () => {
     const before = await treeWithTimes(prefix);
-    const r = await setup(home, ["uninstall", "--json", "--dry-run"]);
+    const r = await gentleShellSetup(f, home, ["uninstall", "--json", "--dry-run"]);
     expect(documentOf(r), r.stderr).toMatchObject({ command: "uninstall", ok: true, exitCode: 4, installed: true, prefix: "~/.gentle-shell", dryRun: true });
     expect(r.stderr).toContain("~/.gentle-shell");
     expect(await treeWithTimes(prefix)).toEqual(before);
@@ -165,11 +161,11 @@ describe("a full install under --json, then status", () => {
     const target = await fs.readlink(current);
     await fs.rm(current);
     try {
-      const lines = await setup(home, ["status", "--no-memory"]);
+      const lines = await gentleShellSetup(f, home, ["status", "--no-memory"]);
       expect(lines.code).toBe(1);
       expect(lines.stdout).toMatch(/^Gentle Shell in ~\/\.gentle-shell: broken\n/);
       expect(lines.stdout).toContain("problem: no current version: ~/.gentle-shell/current is missing");
-      const json = documentOf(await setup(home, ["status", "--json"]));
+      const json = documentOf(await gentleShellSetup(f, home, ["status", "--json"]));
       expect(json).toMatchObject({ ok: false, exitCode: 1, status: { installed: true, healthy: false, active: null } });
     } finally {
       await fs.symlink(target, current);
@@ -181,7 +177,7 @@ describe("bundle --json", () => {
   it("a bundle: its folder, release, files and size, with the progress on stderr", async () => {
     const home = await scratchHome({ name: "bundler", registry: f.registryUrl });
     const out = join(home, "gs-bundle");
-    const r = await setup(home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell]);
+    const r = await gentleShellSetup(f, home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell]);
     const doc = documentOf(r);
     expect(doc, r.stderr).toMatchObject({
       command: "bundle",
@@ -198,7 +194,18 @@ describe("bundle --json", () => {
   it("a bundle that cannot be made: the error, exit 1", async () => {
     const home = await scratchHome({ name: "bundler-fails", registry: f.registryUrl });
     const out = join(home, "failed-bundle");
-    const r = await setup(home, ["bundle", "--json", "--out", out, "--source", f.mirrorUrl, "--release", latest.shell, "--target", "linux-x64,linux-arm64"]);
+    const r = await gentleShellSetup(f, home, [
+      "bundle",
+      "--json",
+      "--out",
+      out,
+      "--source",
+      f.mirrorUrl,
+      "--release",
+      latest.shell,
+      "--target",
+      "linux-x64,linux-arm64",
+    ]);
     const doc = documentOf(r);
     expect(doc).toMatchObject({ command: "bundle", ok: false, exitCode: 1 });
     expect(doc.error).toMatch(/Node 24\.21\.0 \(linux-arm64\)/);

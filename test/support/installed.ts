@@ -142,6 +142,11 @@ export async function runInstall(f: FixtureInfo, home: string, args: readonly st
   return runCommand(c.command, c.args, { env: c.env, cwd: c.cwd });
 }
 
+/** The fixture binary, `gentle-shell-setup <args>`, run in `home` as its user runs it (homeEnv with SHELL=/bin/bash, `extra` over it); waited on until it exits, asserted on by the caller. */
+export function gentleShellSetup(f: FixtureInfo, home: string, args: string[], extra: NodeJS.ProcessEnv = {}): Promise<RunResult> {
+  return runCommand(f.binary!, args, { env: homeEnv(home, { SHELL: "/bin/bash", ...extra }), cwd: home });
+}
+
 function result(root: string, home: string, output: string): Installed {
   const prefix = join(home, ".gentle-shell");
   return { root, home, prefix, gs: launcherIn(home), env: homeEnv(home, { SHELL: "/bin/bash" }), output };
