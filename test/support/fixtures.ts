@@ -211,29 +211,12 @@ export async function startFixtures(options: StartFixturesOptions = {}): Promise
       }
     });
 
-    const settled = await Promise.allSettled([
-      registryStart,
-      modelStart,
-      engramStart,
-      nodeStart,
-      pnpmStart,
-      pinsReady,
-      binaryBuild,
-      distributions,
-      engines,
-      signed,
-    ]);
+    // Every part settles before any is read: a failure is thrown once nothing is still starting.
+    const read = [registryStart, modelStart, engramStart, nodeStart, pnpmStart, pinsReady, binaryBuild] as const;
+    const settled = await Promise.allSettled([...read, distributions, engines, signed]);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
-    const [registry, model, engram, node, pnpmEntry, pins, binary] = await Promise.all([
-      registryStart,
-      modelStart,
-      engramStart,
-      nodeStart,
-      pnpmStart,
-      pinsReady,
-      binaryBuild,
-    ]);
+    const [registry, model, engram, node, pnpmEntry, pins, binary] = await Promise.all(read);
 
     const mirror = await track(startMirror({ root: mirrorRoot }));
     timings.total = (Date.now() - started) / 1000;
