@@ -8,12 +8,15 @@ import { RELEASE_HOME, RELEASE_TAG_PREFIX } from "./source";
 import { withSetting, type LauncherConfig } from "./launcher-settings";
 import { compareVersions, isExactVersion } from "./versions";
 import type { PiLaunch } from "./pi-launch";
+import { underCi } from "./terminal-style";
 
 export type Env = Record<string, string | undefined>;
 
-/** A launch that may check: in a terminal, online as Pi reads it, outside a Gentle Shell session, plain startup or --continue/--resume. */
+/** A launch that may check: in a terminal, not under CI, online as Pi reads it, outside a Gentle Shell session, plain startup or --continue/--resume. */
 export function offerAllowed(launch: Pick<PiLaunch, "offline" | "insideSession" | "plainSession">, env: Env, terminal: boolean): boolean {
   if (!terminal) return false;
+  // A CI service's run (issue 41): a terminal there is nobody's, and its output is a log.
+  if (underCi(env)) return false;
   if (env.GENTLE_SHELL_STARTUP_HANDOFF) return false;
   if (launch.offline) return false;
   // Inside a Gentle Shell session (a subagent, the agent's shell): never prompt.
@@ -25,6 +28,11 @@ export function offerAllowed(launch: Pick<PiLaunch, "offline" | "insideSession" 
 export function shouldOffer(current: string, latest: unknown, config: LauncherConfig): latest is string {
   if (!isExactVersion(latest) || compareVersions(latest, current) <= 0) return false;
   return config.settings.skippedStartupRelease !== latest;
+}
+
+/** `notify` (the update policy): the offer's one line, on stderr, instead of the panel; nothing is installed. */
+export function notifyLine(current: string, latest: string): string {
+  return `gentle-shell: Gentle Shell ${latest} is available (you have ${current}); run gentle-shell upgrade to install it.`;
 }
 
 /** Skip this version: only skippedStartupRelease changes, everything else is kept. */

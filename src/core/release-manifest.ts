@@ -7,11 +7,15 @@
  * manifest's exact bytes. The public keys are compiled in with the pins (a
  * list, so a key can be rotated); a build without one trusts no release.
  *
- *   gentle-shell-release.json       { schema: 1, shell, pi, assets: { <name>: { sha256, size } } }
+ *   gentle-shell-release.json       { schema: 1, shell, pi, published?, assets: { <name>: { sha256, size } } }
  *   gentle-shell-release.json.sig   `ed25519 <key id> <base64 signature>` and a newline
  *
  * The key id is the first 16 hex digits of the sha256 of the raw 32-byte
- * public key. Pure: node:crypto only, no file system or network.
+ * public key. `published` is the time the release was signed (UTC, to the
+ * second: 2026-12-04T21:30:00Z); the update policy's minimumReleaseAge reads
+ * it. A manifest signed before the field existed has none (null): such a
+ * release is never old enough for a minimum age (src/core/update-policy.ts).
+ * Pure: node:crypto only, no file system or network.
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
 import type { ReleaseKey } from "../pins/types";
@@ -34,6 +38,8 @@ export interface AssetEntry {
 export interface SignedRelease {
   shell: string;
   pi: string;
+  /** When the release was signed, as the manifest says; null in a manifest from before the field. */
+  published: string | null;
   assets: Record<string, AssetEntry>;
   /** The id of the compiled-in key the signature verified under. */
   key: string;
@@ -48,10 +54,22 @@ export function sha256Of(bytes: Buffer | string): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** The manifest's text: fixed key order, assets sorted by name, newline-terminated. */
-export function releaseManifestText(release: { shell: string; pi: string; assets: Record<string, AssetEntry> }): string {
+/** A manifest's published time: UTC, to the second. */
+const PUBLISHED = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** `date` as a manifest's published time. */
+export function publishedTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** The manifest's text: fixed key order, assets sorted by name, newline-terminated; `published` only when given. */
+export function releaseManifestText(release: { shell: string; pi: string; published?: string | null; assets: Record<string, AssetEntry> }): string {
   const shell = assertExactVersion("the release's gentle-pi version", release.shell);
   const pi = assertExactVersion("the release's Pi version", release.pi);
+  const { published } = release;
+  if (published != null && (!PUBLISHED.test(published) || !Number.isFinite(Date.parse(published)))) {
+    throw new Error(`the release's published time must read like 2026-12-04T21:30:00Z; got ${JSON.stringify(published)}`);
+  }
   const assets: Record<string, AssetEntry> = {};
   for (const name of Object.keys(release.assets).sort()) {
     const entry = release.assets[name]!;
@@ -62,7 +80,7 @@ export function releaseManifestText(release: { shell: string; pi: string; assets
     assets[name] = { sha256: entry.sha256, size: entry.size };
   }
   for (const name of REQUIRED_ASSETS) if (!assets[name]) throw new Error(`a release manifest must list ${name}`);
-  return JSON.stringify({ schema: 1, shell, pi, assets }, null, 2) + "\n";
+  return JSON.stringify({ schema: 1, shell, pi, ...(published != null ? { published } : {}), assets }, null, 2) + "\n";
 }
 
 function publicKeyObject(key: ReleaseKey): KeyObject {
@@ -112,13 +130,17 @@ export function readSignedRelease(manifest: Buffer, signature: Buffer, keys: rea
   } catch {
     throw new Error(`${RELEASE_MANIFEST} from ${where} is not valid JSON`);
   }
-  const d = data as { schema?: unknown; shell?: unknown; pi?: unknown; assets?: unknown };
+  const d = data as { schema?: unknown; shell?: unknown; pi?: unknown; published?: unknown; assets?: unknown };
   if (typeof data !== "object" || data === null || d.schema !== 1) throw new Error(`${RELEASE_MANIFEST} from ${where} is not a schema 1 release manifest`);
   const release = {
     shell: assertExactVersion("the manifest's gentle-pi version", d.shell),
     pi: assertExactVersion("the manifest's Pi version", d.pi),
+    published: typeof d.published === "string" ? d.published : d.published === undefined ? null : JSON.stringify(d.published),
     assets: (typeof d.assets === "object" && d.assets !== null ? d.assets : {}) as Record<string, AssetEntry>,
   };
+  if (release.published !== null && !PUBLISHED.test(release.published)) {
+    throw new Error(`${RELEASE_MANIFEST} from ${where} has a published time that is not like 2026-12-04T21:30:00Z`);
+  }
   // Re-render: a signed manifest must be exactly what releaseManifestText writes.
   if (releaseManifestText(release) !== manifest.toString("utf8")) throw new Error(`${RELEASE_MANIFEST} from ${where} is not in the form this installer reads`);
   return { ...release, key: m[1]! };

@@ -23,6 +23,7 @@ export const SHELL_COMMANDS = [
     name: "upgrade",
     help: [
       ["upgrade", "Install the newest Gentle Shell release and make it current"],
+      ["upgrade --to", "Install that exact release; an older one is confirmed first"],
       ["upgrade --rollback", "Go back to the version that was current before the last upgrade"],
     ],
   },

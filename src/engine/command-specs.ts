@@ -27,10 +27,12 @@ export type Parsed = { kind: "help"; lines: string[] } | { kind: "refuse"; messa
 
 export const UPGRADE: ShellCommandSpec<"upgrade"> = {
   name: "upgrade",
-  options: { "--rollback": "flag", "--source": "value", "--channel": "value" },
-  synopsis: "[--rollback] [--source <mirror or folder>]",
-  what: "Install the newest Gentle Shell release beside the active one, check it, then make it current; --rollback goes back to the version that was current before.",
-  exits: "0 done (also when it is already current); 1 failed, with current unchanged; 2 usage (an unknown option or argument)",
+  options: { "--rollback": "flag", "--source": "value", "--channel": "value", "--to": "value", "--yes": "flag" },
+  aliases: { "-y": "--yes" },
+  synopsis: "[--to <version> [--yes]] [--rollback] [--source <mirror or folder>]",
+  what: "Install the newest Gentle Shell release (or --to that exact one) beside the active one, check it, then make it current; an older --to is a downgrade, confirmed first (--yes without a terminal); --rollback goes back to the version that was current before.",
+  exits:
+    "0 done (also when it is already current); 1 failed, with current unchanged; 2 usage (an unknown option or argument); 4 nothing was changed: updates are off by the update policy, or a downgrade was not confirmed",
 };
 
 export const SELF_UNINSTALL: ShellCommandSpec<"self-uninstall"> = {

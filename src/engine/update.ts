@@ -33,6 +33,8 @@ import { ENGINE_PATH } from "../install/engine-start";
 import { rememberedSource } from "../install/install-source";
 import { besidePnpm, lockActiveVersion, verifyAndSwitch } from "./version-switch";
 import type { BundledInstall } from "./bundled";
+import { policyRefusal } from "../core/update-policy";
+import { updatePolicyOf } from "./update-gate";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
 export async function updateCommand(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err">): Promise<number | null> {
@@ -45,6 +47,12 @@ export async function updateCommand(install: BundledInstall, args: string[], hos
     return EXIT.usage;
   }
   const { layout } = install;
+  // The update policy (issue 41): off stops Shell's forms, the all forms' extensions with them, before anything runs.
+  const refusal = policyRefusal(await updatePolicyOf(layout, env), "gentle-shell update");
+  if (refusal) {
+    io.err(`gentle-shell: ${refusal}.`);
+    return EXIT.unchanged;
+  }
   let failed = false;
   try {
     const lock = await lockActiveVersion(layout, install.id, io.out);

@@ -9,7 +9,12 @@ import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { rememberedSource } from "../install/install-source";
 import { tildifyText } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
-import { compareVersions } from "../core/versions";
+import { compareVersions, isExactVersion } from "../core/versions";
+import { answeredYes } from "../core/answers";
+import { parseSource } from "../core/source";
+import { oldEnough, policyRefusal, tooYoungClause, type UpdatePolicy } from "../core/update-policy";
+import type { Host } from "../io/host";
+import { releaseChoice, shellDocument, updatePolicyOf } from "./update-gate";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import { redactText } from "../core/secrets";
 import { readTextOrNull } from "../io/files";
@@ -21,7 +26,6 @@ import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
 import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-source";
 import type { Pins } from "../pins/index";
-import type { Host } from "../io/host";
 import { versionState } from "../install/version-install";
 import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import { openVersionModule } from "./module-session";
@@ -32,7 +36,15 @@ import { checkSourceReachable } from "../install/source-check";
 export interface UpgradeArgs {
   rollback: boolean;
   source?: string;
+  /** --to: that exact release, also an older one (a downgrade, confirmed first); no minimum age applies. */
+  to?: string;
+  /** --yes: a downgrade without the question. */
+  yes?: boolean;
 }
+
+/** What upgrade says and, for a downgrade, asks: the Host's terminal and question when there is one. */
+/** What upgrade asks of the Host: its environment, pins and lines, and (for a downgrade) its terminal and question. */
+export type UpgradeIo = Pick<Host, "env" | "pins" | "out" | "err"> & Partial<Pick<Host, "terminal" | "ask">>;
 
 export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
   const parsed = parseShellCommand(UPGRADE, args);
@@ -49,18 +61,34 @@ export function upgradeOptions(given: ReadonlyMap<string, string | true>): Upgra
   if (given.has("--rollback") && source !== undefined) {
     return `--rollback switches to a version that is already installed and takes no --source; ${usageLine(UPGRADE)}`;
   }
-  return { rollback: given.has("--rollback"), ...(source === undefined ? {} : { source }) };
+  const to = given.get("--to") as string | undefined;
+  if (to !== undefined && given.has("--rollback")) return `--rollback and --to each choose the version to switch to; give one; ${usageLine(UPGRADE)}`;
+  if (to !== undefined && !isExactVersion(to)) return `--to takes an exact release such as 4.1.0, not ${JSON.stringify(to)}; ${usageLine(UPGRADE)}`;
+  if (given.has("--yes") && to === undefined) return `--yes confirms a downgrade, so it goes with --to; ${usageLine(UPGRADE)}`;
+  return {
+    rollback: given.has("--rollback"),
+    ...(source === undefined ? {} : { source }),
+    ...(to === undefined ? {} : { to }),
+    ...(given.has("--yes") ? { yes: true } : {}),
+  };
 }
 
-/** `upgrade` or `upgrade --rollback` on the engine's Host (its environment, pins and lines); the exit code. */
-export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs, host: Pick<Host, "env" | "pins" | "out" | "err">): Promise<number> {
+/** `upgrade`, `upgrade --to` or `upgrade --rollback` on the engine's Host (its environment, pins, lines and question); the exit code. */
+export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs, host: UpgradeIo): Promise<number> {
   const { layout } = install;
   const { env, pins } = host;
   const out = host.out;
   let lock: Lock | null = null;
   try {
+    // The update policy (issue 41): off stops upgrade (never --rollback) before anything is asked or locked.
+    const policy = args.rollback ? null : await updatePolicyOf(layout, env);
+    const refusal = policy ? policyRefusal(policy, `gentle-shell upgrade${args.to ? ` --to ${args.to}` : ""}`) : null;
+    if (refusal) {
+      host.err(`gentle-shell: ${refusal}.`);
+      return EXIT.unchanged;
+    }
     lock = await lockActiveVersion(layout, install.id, out);
-    return args.rollback ? await rollback(install, env, out) : await upgrade(install, { env, pins, out }, args);
+    return policy ? await upgrade(install, host, args, policy) : await rollback(install, env, out);
   } catch (error) {
     host.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
     return EXIT.failure;
@@ -73,9 +101,9 @@ export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs,
   }
 }
 
-async function upgrade(install: BundledInstall, on: { env: Env; pins: Pins; out: (l: string) => void }, args: UpgradeArgs): Promise<number> {
+async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs, policy: UpdatePolicy): Promise<number> {
   const { layout } = install;
-  const { env, pins, out } = on;
+  const { env, pins, out } = io;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const sourceArg = args.source ?? (await rememberedSource(layout));
   // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
@@ -84,9 +112,9 @@ async function upgrade(install: BundledInstall, on: { env: Env; pins: Pins; out:
   const origin = await releaseOrigin(sourceArg, hostTarget());
   const bundle = origin.kind === "bundle" ? origin.bundle : null;
   const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);
-  // 1. The latest release (or the bundle's) and its two assets, checked by readDistribution.
-  const latest = await newestRelease(origin, { registry, npmrc, env });
-  if (compareVersions(latest, install.shell) < 0) {
+  // 1. The release asked for, else the latest (or the bundle's) and its two assets, checked by readDistribution.
+  let latest = args.to ?? (await newestRelease(origin, { registry, npmrc, env }));
+  if (!args.to && compareVersions(latest, install.shell) < 0) {
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return EXIT.ok;
   }
@@ -98,8 +126,23 @@ async function upgrade(install: BundledInstall, on: { env: Env; pins: Pins; out:
       throw new Error(`the offline bundle is not the signed release it claims: ${check.problems[0]}${more}; nothing was changed`);
     }
   }
+  // A plain upgrade under a minimum age: the newest release old enough, by its signed manifest's published time.
+  const aged = !args.to && policy.minimumReleaseAge > 0 && compareVersions(latest, install.shell) > 0;
+  if (aged && !bundle) {
+    const source = parseSource(sourceArg, registry);
+    const choice = await releaseChoice({ policy, latest, active: install.shell, source, document: () => shellDocument(registry, npmrc, env) });
+    if (choice.kind === "none") return tooYoung(latest, choice.published, policy, out);
+    if (choice.skipped)
+      out(`Gentle Shell ${latest} ${tooYoungClause(choice.skipped.published, policy)}; upgrading to ${choice.shell}, the newest release old enough.`);
+    latest = choice.shell;
+  }
   // The signed manifest first; the assets and the release's own engine are checked against it.
   const opened = await openReleaseHere(origin, latest, pins, registry);
+  if (aged && bundle && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumReleaseAge)) {
+    return tooYoung(latest, opened.release.signed.published, policy, out);
+  }
+  // --to an older release: a downgrade, said first and confirmed (a terminal's question, or --yes).
+  if (args.to && compareVersions(args.to, install.shell) < 0 && !(await downgradeConfirmed(args.to, install.shell, args, io))) return EXIT.unchanged;
   const { release } = opened;
   const { distribution } = release;
   // The release's pair, or its gentle-pi with the active Pi when that Pi is newer (kept, no release lockfile).
@@ -142,6 +185,28 @@ async function upgrade(install: BundledInstall, on: { env: Env; pins: Pins; out:
   });
   out(`Gentle Shell ${shell} with Pi ${pi} is now current (was ${install.id}). \`gentle-shell upgrade --rollback\` goes back.`);
   return EXIT.ok;
+}
+
+function tooYoung(latest: string, published: string | null, policy: UpdatePolicy, out: (l: string) => void): number {
+  out(`Gentle Shell ${latest} ${tooYoungClause(published, policy)}; nothing was changed. \`gentle-shell upgrade --to ${latest}\` installs it now.`);
+  return EXIT.ok;
+}
+
+async function downgradeConfirmed(to: string, active: string, args: UpgradeArgs, io: UpgradeIo): Promise<boolean> {
+  io.out(
+    `Warning: Gentle Shell ${to} is older than the active ${active}, so this is a downgrade; what the newer one wrote (settings, sessions) stays, and ${to} may not read all of it. \`gentle-shell upgrade --rollback\` comes back.`,
+  );
+  if (args.yes) return true;
+  if (!io.terminal || !io.ask) {
+    io.err(
+      `gentle-shell: upgrade --to ${to} is a downgrade from ${active}, and there is no terminal to confirm it; add --yes to downgrade. Nothing was changed.`,
+    );
+    return false;
+  }
+  const reply = await io.ask(`Downgrade to Gentle Shell ${to}? [y/N] `);
+  if (answeredYes("answer" in reply ? reply.answer : null, "no")) return true;
+  io.out("Nothing was changed.");
+  return false;
 }
 
 async function rollback(install: BundledInstall, env: Env, out: (l: string) => void): Promise<number> {

@@ -16,6 +16,7 @@ import {
   keyId,
   missingKeyMessage,
   publicKeyOf,
+  publishedTime,
   RELEASE_MANIFEST,
   RELEASE_SIGNATURE,
   readSignedRelease,
@@ -40,6 +41,8 @@ export async function signRelease(options: {
   keyFile: string;
   pins: Pins;
   shell?: string;
+  /** The manifest's published time (the update policy's minimumReleaseAge reads it); default now. */
+  now?: Date;
 }): Promise<{ shell: string; pi: string; key: string; assets: string[] }> {
   const keys = options.pins.release.keys;
   if (!keys?.length) throw new Error(missingKeyMessage("what it would sign"));
@@ -85,7 +88,7 @@ export async function signRelease(options: {
   if (options.shell && options.shell !== shell) throw new Error(`the assets are for Gentle Shell ${shell}, not ${options.shell}`);
   const assets: Record<string, AssetEntry> = {};
   for (const [name, data] of bytes) assets[name] = { sha256: sha256Of(data), size: data.byteLength };
-  const manifest = releaseManifestText({ shell, pi, assets });
+  const manifest = releaseManifestText({ shell, pi, published: publishedTime(options.now ?? new Date()), assets });
   const signature = signManifest(manifest, pem);
   // What every installer will do: verify under the compiled-in keys.
   const signed = readSignedRelease(Buffer.from(manifest), Buffer.from(signature), keys, "the new release");

@@ -72,7 +72,7 @@ describe("an install through the knobs, then the launcher's strict commands and 
     expect(stray.code).toBe(2);
     expect(stray.stdout).toBe("");
     expect(stray.stderr.trim()).toBe(
-      "gentle-shell: unknown option --frobnicate for gentle-shell upgrade; usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]",
+      "gentle-shell: unknown option --frobnicate for gentle-shell upgrade; usage: gentle-shell upgrade [--to <version> [--yes]] [--rollback] [--source <mirror or folder>]",
     );
     const word = await gs(home, ["self-uninstall", "everything"]);
     expect(word.code).toBe(2);

@@ -7,7 +7,7 @@
 import { copyFile, link, mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
-import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE, releaseManifestText, sha256Of, signManifest } from "../../src/core/release-manifest";
+import { ENGINE_ASSET, publishedTime, RELEASE_MANIFEST, RELEASE_SIGNATURE, releaseManifestText, sha256Of, signManifest } from "../../src/core/release-manifest";
 import { prefixLayout } from "../../src/core/layout";
 import { buildDistribution } from "../../src/install/distribution-build";
 import type { FixtureInfo } from "./fixtures";
@@ -22,6 +22,8 @@ export interface PublishOptions {
   /** Further assets listed (not copied): name → file, e.g. the setup binaries. */
   listed?: Record<string, string>;
   privateKeyPem?: string;
+  /** The manifest's published time; default now (a fixture release is published "today"). */
+  published?: string | null;
 }
 
 /** Writes the engine, the manifest and its signature into `dir` (which holds the two distribution assets). */
@@ -41,7 +43,8 @@ export async function publishSignedRelease(dir: string, options: PublishOptions)
     const bytes = await readFile(file);
     assets[name] = { sha256: sha256Of(bytes), size: bytes.byteLength };
   }
-  const manifest = releaseManifestText({ shell: options.shell, pi: options.pi, assets });
+  const published = options.published === undefined ? publishedTime(new Date()) : options.published;
+  const manifest = releaseManifestText({ shell: options.shell, pi: options.pi, published, assets });
   await writeFile(join(dir, RELEASE_MANIFEST), manifest);
   await writeFile(join(dir, RELEASE_SIGNATURE), signManifest(manifest, options.privateKeyPem ?? FIXTURE_RELEASE_KEY.privateKeyPem));
   return { manifest };

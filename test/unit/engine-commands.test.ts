@@ -36,7 +36,7 @@ describe("the launcher's command table", () => {
     const { lines } = host;
     const code = await runEngineCommand(findEngineCommand(classifyLaunch(["upgrade", "--help"], {}))!, { install: noInstall, host });
     expect(code).toBe(0);
-    expect(lines.out[0]).toBe("usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]");
+    expect(lines.out[0]).toBe("usage: gentle-shell upgrade [--to <version> [--yes]] [--rollback] [--source <mirror or folder>]");
     expect(lines.err).toEqual([]);
   });
 

@@ -7,7 +7,7 @@ import { parseUpgradeArgs } from "../../src/engine/upgrade";
 import { parseUninstallArgs } from "../../src/engine/self-uninstall/removal-plan";
 import { HELP_ROWS } from "../../src/engine/help";
 
-const UPGRADE_USAGE = "usage: gentle-shell upgrade [--rollback] [--source <mirror or folder>]";
+const UPGRADE_USAGE = "usage: gentle-shell upgrade [--to <version> [--yes]] [--rollback] [--source <mirror or folder>]";
 const UNINSTALL_USAGE = "usage: gentle-shell self-uninstall [--dry-run] [--yes] [--include-shared]";
 
 /** The strict command the launcher's command table finds for `args`, with the words after its name; null for any other. */

@@ -11,6 +11,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
       "setup",
       "status",
       "upgrade",
+      "upgrade --to",
       "upgrade --rollback",
       "update",
       "self-uninstall",

@@ -1,0 +1,80 @@
+/**
+ * The update policy's sources on disk and in the environment (issue 41; the
+ * decision is src/core/update-policy.ts):
+ *
+ *   - the machine-wide policy file: /etc/gentle-shell/policy.json on macOS and
+ *     Linux, %ProgramData%\gentle-shell\policy.json on Windows (ProgramData
+ *     from the environment, else %SystemDrive%\ProgramData, else C:\ProgramData);
+ *   - GENTLE_SHELL_UPDATES;
+ *   - the launcher's config.json (GENTLE_SHELL_CONFIG, else config/config.json in the prefix).
+ *
+ * `root` moves the machine-wide file under another folder (a test's; a
+ * release build never passes one, so no variable a user sets can move it).
+ */
+import { promises as fs } from "node:fs";
+import { errnoCode } from "../core/errno";
+import { envValue, type Env } from "../core/environment";
+import { tildify, type Layout, type Platform } from "../core/layout";
+import { join } from "../core/native-path";
+import { mergePolicy, type PolicySource, UPDATES_VARIABLE, type UpdatePolicy } from "../core/update-policy";
+import { readLauncherConfig } from "./launcher-config-file";
+
+/** A policy file is a few settings: anything larger is not one. */
+const POLICY_MAX_BYTES = 64 * 1024;
+
+/** Where the machine-wide policy file is; under `root` when a test gives one. */
+export function machinePolicyPath(platform: Platform, env: Env, root?: string): string {
+  if (platform !== "win32") return join(root ?? "/", "etc", "gentle-shell", "policy.json");
+  const programData =
+    root ??
+    envValue(env, "ProgramData", "win32", { emptyIsUnset: true }) ??
+    `${envValue(env, "SystemDrive", "win32", { emptyIsUnset: true }) ?? "C:"}\\ProgramData`;
+  return join(programData, "gentle-shell", "policy.json");
+}
+
+/** One policy file: absent, its object, or why it cannot be read (a sentence's clause). */
+export async function readPolicySource(path: string): Promise<PolicySource> {
+  let text: string;
+  try {
+    const stat = await fs.stat(path);
+    if (!stat.isFile()) return { kind: "unreadable", reason: "it is not a regular file" };
+    if (stat.size > POLICY_MAX_BYTES) return { kind: "unreadable", reason: `it is larger than ${POLICY_MAX_BYTES} bytes` };
+    text = await fs.readFile(path, "utf8");
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "absent" };
+    return { kind: "unreadable", reason: code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? (error as Error).message) };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: "unreadable", reason: "it is not valid JSON" };
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { kind: "unreadable", reason: "it is not a JSON object" };
+  return { kind: "read", settings: parsed as Record<string, unknown> };
+}
+
+/** The launcher's config.json as a policy source: its settings, or why it cannot be read. */
+async function configSource(layout: Layout, env: Env): Promise<{ path: string; source: PolicySource }> {
+  try {
+    const file = await readLauncherConfig(layout, env);
+    // A missing file reads as no settings; one that is not JSON, or not a file, is said.
+    if (file.config.unsavable) return { path: file.path, source: { kind: "unreadable", reason: file.config.unsavable } };
+    return { path: file.path, source: { kind: "read", settings: file.config.settings } };
+  } catch (error) {
+    const code = errnoCode(error);
+    return { path: "config.json", source: { kind: "unreadable", reason: code === "EACCES" ? "permission denied" : (code ?? (error as Error).message) } };
+  }
+}
+
+/** The policy that holds for this install now, its sources named as the user would type them (under ~). */
+export async function readUpdatePolicy(layout: Layout, env: Env, options: { root?: string } = {}): Promise<UpdatePolicy> {
+  const machinePath = machinePolicyPath(layout.platform, env, options.root);
+  const [machine, config] = await Promise.all([readPolicySource(machinePath), configSource(layout, env)]);
+  return mergePolicy({
+    machine: { path: machinePath, source: machine },
+    env: envValue(env, UPDATES_VARIABLE, layout.platform),
+    config: { path: tildify(config.path, layout.home), source: config.source },
+  });
+}

@@ -1,0 +1,209 @@
+/**
+ * The update policy (issue 41): the pure merge of its three sources
+ * (src/core/update-policy.ts), the files read from disk with the machine-wide
+ * path under a test's root (src/install/update-policy-file.ts), the signed
+ * manifest's published time, and the launches the offer never checks in.
+ */
+import { mkdtempSync, promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { notifyLine, offerAllowed } from "../../src/core/offer-rules";
+import { prefixLayout } from "../../src/core/layout";
+import { classifyLaunch } from "../../src/core/pi-launch";
+import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signManifest, ENGINE_ASSET } from "../../src/core/release-manifest";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
+import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
+import { newerReleases } from "../../src/engine/update-gate";
+import { upgradeOptions } from "../../src/engine/upgrade";
+import { parseShellCommand, UPGRADE } from "../../src/engine/command-specs";
+import { machinePolicyPath, readPolicySource, readUpdatePolicy } from "../../src/install/update-policy-file";
+import { productionPins } from "../../src/pins/production";
+import { FIXTURE_RELEASE_KEY } from "../support/release-key";
+
+const MACHINE = "/etc/gentle-shell/policy.json";
+const CONFIG = "~/.gentle-shell/config/config.json";
+const absent: PolicySource = { kind: "absent" };
+const read = (settings: Record<string, unknown>): PolicySource => ({ kind: "read", settings });
+const inputs = (machine: PolicySource, env: string | undefined, config: PolicySource): PolicyInputs => ({
+  machine: { path: MACHINE, source: machine },
+  env,
+  config: { path: CONFIG, source: config },
+});
+
+describe("the update policy's merge", () => {
+  it("is on with no minimum age when nothing sets it", () => {
+    expect(mergePolicy(inputs(absent, undefined, absent))).toEqual({
+      updates: "on",
+      from: { kind: "default" },
+      minimumReleaseAge: 0,
+      ageFrom: { kind: "default" },
+      problem: null,
+    });
+    expect(mergePolicy(inputs(absent, "", read({ skippedStartupRelease: "4.1.0" }))).updates).toBe("on");
+  });
+
+  it("takes the machine-wide file over the environment, and the environment over config.json", () => {
+    const off = mergePolicy(inputs(read({ updates: "off" }), "on", read({ updates: "on" })));
+    expect(off).toMatchObject({ updates: "off", from: { kind: "machine", path: MACHINE }, problem: null });
+    expect(policyRefusal(off, "gentle-shell upgrade")).toBe(
+      `gentle-shell upgrade was not run: updates are off by the machine-wide policy ${MACHINE}; nothing was changed`,
+    );
+    const env = mergePolicy(inputs(absent, "Notify", read({ updates: "off" })));
+    expect(env).toMatchObject({ updates: "notify", from: { kind: "env" } });
+    expect(policyRefusal(env, "x")).toBeNull();
+    const config = mergePolicy(inputs(read({ minimumReleaseAge: 3 }), undefined, read({ updates: "off", minimumReleaseAge: 9 })));
+    expect(config).toMatchObject({ updates: "off", from: { kind: "config", path: CONFIG }, minimumReleaseAge: 3, ageFrom: { kind: "machine" } });
+    expect(policyRefusal(config, "gentle-shell update")).toBe(`gentle-shell update was not run: updates are off by ${CONFIG}; nothing was changed`);
+    expect(policyRefusal(mergePolicy(inputs(absent, "off", absent)), "gentle-shell update")).toContain("off by the environment variable GENTLE_SHELL_UPDATES");
+    expect(mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: 2.5 })))).toMatchObject({ updates: "on", minimumReleaseAge: 2.5 });
+  });
+
+  it.each([
+    ["is not JSON", { kind: "unreadable", reason: "it is not valid JSON" } as PolicySource, "cannot be read (it is not valid JSON)"],
+    ["cannot be read", { kind: "unreadable", reason: "permission denied" } as PolicySource, "cannot be read (permission denied)"],
+    ["names an unknown setting", read({ update: "off" }), 'names "update", which is not a policy setting'],
+    ["has a value it does not know", read({ updates: "false" }), 'sets updates to "false", not "on", "notify" or "off"'],
+    ["has a negative minimum age", read({ updates: "on", minimumReleaseAge: -1 }), "sets minimumReleaseAge to -1, not a number of days from 0 to 3650"],
+  ])("counts a machine-wide file that %s as off, whatever the user sets, and says why", (_what, source, said) => {
+    const policy = mergePolicy(inputs(source, "on", read({ updates: "on" })));
+    expect(policy.updates).toBe("off");
+    expect(policy.from).toEqual({ kind: "machine", path: MACHINE });
+    expect(policy.problem).toBe(`the machine-wide policy ${MACHINE} ${said}`);
+    expect(policyRefusal(policy, "gentle-shell upgrade")).toBe(
+      `gentle-shell upgrade was not run: the machine-wide policy ${MACHINE} ${said}, so updates count as off; nothing was changed`,
+    );
+  });
+
+  it("never reads a value it does not know as on: an invalid environment or config.json is off from there", () => {
+    expect(mergePolicy(inputs(absent, "disabled", absent))).toMatchObject({ updates: "off", from: { kind: "env" } });
+    expect(mergePolicy(inputs(absent, undefined, read({ updates: 0 })))).toMatchObject({ updates: "off", from: { kind: "config" } });
+    expect(mergePolicy(inputs(absent, undefined, { kind: "unreadable", reason: "it is not valid JSON" })).problem).toBe(
+      `${CONFIG} cannot be read (it is not valid JSON)`,
+    );
+    // config.json holds other settings too: those are not the policy's.
+    expect(mergePolicy(inputs(absent, undefined, read({ channel: "release", updates: "notify" }))).updates).toBe("notify");
+    // A stronger source that says what it means still wins over a broken weaker one.
+    expect(mergePolicy(inputs(absent, "on", read({ updates: "sometimes" }))).updates).toBe("on");
+  });
+});
+
+describe("minimumReleaseAge", () => {
+  const now = Date.parse("2026-12-04T12:00:00Z");
+  it("lets a release in once it is that many days old, by its published time", () => {
+    expect(oldEnough("2026-12-04T11:00:00Z", now, 0)).toBe(true);
+    expect(oldEnough("2026-12-04T11:00:00Z", now, 1)).toBe(false);
+    expect(oldEnough("2026-12-03T12:00:00Z", now, 1)).toBe(true);
+    expect(oldEnough("2026-11-27T12:00:01Z", now, 7)).toBe(false);
+  });
+
+  it("treats a manifest without a published time as not old enough, only when an age is asked for", () => {
+    expect(oldEnough(null, now, 0)).toBe(true);
+    expect(oldEnough(null, now, 1)).toBe(false);
+    const policy = mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: 7 })));
+    expect(tooYoungClause(null, policy)).toBe(`has no published time in its signed manifest, and ${CONFIG} asks for releases at least 7 days old`);
+    expect(tooYoungClause("2026-12-04T11:00:00Z", policy)).toMatch(/^was published 2026-12-04T11:00:00Z, and /);
+  });
+
+  it("looks at the stable releases between the active one and the latest, newest first", () => {
+    const document = { versions: { "4.0.0": {}, "4.0.1": {}, "4.1.0-rc.1": {}, "4.1.0": {}, "4.2.0": {}, "3.9.0": {} } };
+    expect(newerReleases(document, "4.0.0", "4.1.0")).toEqual(["4.1.0", "4.0.1"]);
+    expect(newerReleases(null, "4.0.0", "4.1.0")).toEqual([]);
+  });
+});
+
+describe("the signed manifest's published time", () => {
+  const entry = (text: string) => ({ sha256: sha256Of(text), size: Buffer.byteLength(text) });
+  const assets = { [ENGINE_ASSET]: entry("e"), [DISTRIBUTION_JSON]: entry("j"), [DISTRIBUTION_LOCK]: entry("l") };
+  const keys = [FIXTURE_RELEASE_KEY.key];
+  const signed = (text: string) => readSignedRelease(Buffer.from(text), Buffer.from(signManifest(text, FIXTURE_RELEASE_KEY.privateKeyPem)), keys, "the mirror");
+
+  it("is written after the versions, to the second, and read back verified", () => {
+    expect(publishedTime(new Date("2026-12-04T21:30:00.123Z"))).toBe("2026-12-04T21:30:00Z");
+    const text = releaseManifestText({ shell: "4.1.0", pi: "1.6.0", published: "2026-12-04T21:30:00Z", assets });
+    expect(Object.keys(JSON.parse(text))).toEqual(["schema", "shell", "pi", "published", "assets"]);
+    expect(signed(text).published).toBe("2026-12-04T21:30:00Z");
+  });
+
+  it("is null in a manifest from before the field, and one that is not a time is refused", () => {
+    expect(signed(releaseManifestText({ shell: "4.1.0", pi: "1.6.0", assets })).published).toBeNull();
+    expect(() => releaseManifestText({ shell: "4.1.0", pi: "1.6.0", published: "yesterday", assets })).toThrow("published time must read like");
+    const odd = releaseManifestText({ shell: "4.1.0", pi: "1.6.0", published: "2026-12-04T21:30:00Z", assets }).replace("21:30:00Z", "21:30:00+01:00");
+    expect(() => signed(odd)).toThrow("has a published time that is not like 2026-12-04T21:30:00Z");
+  });
+});
+
+describe("the policy files on disk", () => {
+  const root = mkdtempSync(join(tmpdir(), "gss-policy-"));
+
+  it("puts the machine-wide file in /etc on macOS and Linux, under ProgramData on Windows", () => {
+    expect(machinePolicyPath("linux", {})).toBe("/etc/gentle-shell/policy.json");
+    expect(machinePolicyPath("darwin", {})).toBe("/etc/gentle-shell/policy.json");
+    expect(machinePolicyPath("linux", {}, "/tmp/r")).toBe("/tmp/r/etc/gentle-shell/policy.json");
+    expect(machinePolicyPath("win32", { ProgramData: "D:\\PD" })).toBe("D:/PD/gentle-shell/policy.json");
+    expect(machinePolicyPath("win32", { PROGRAMDATA: "E:\\Data" })).toBe("E:/Data/gentle-shell/policy.json");
+    expect(machinePolicyPath("win32", { SystemDrive: "F:" })).toBe("F:/ProgramData/gentle-shell/policy.json");
+    expect(machinePolicyPath("win32", { ProgramData: "" })).toBe("C:/ProgramData/gentle-shell/policy.json");
+  });
+
+  it("reads an absent file as absent, and a folder, a non-object or broken JSON as unreadable", async () => {
+    const dir = join(root, "files");
+    await fs.mkdir(join(dir, "folder.json"), { recursive: true });
+    await fs.writeFile(join(dir, "list.json"), "[1]");
+    await fs.writeFile(join(dir, "broken.json"), "{updates: off}");
+    await fs.writeFile(join(dir, "ok.json"), '{"updates":"notify"}');
+    expect(await readPolicySource(join(dir, "none.json"))).toEqual({ kind: "absent" });
+    expect(await readPolicySource(join(dir, "ok.json", "below"))).toEqual({ kind: "absent" });
+    expect(await readPolicySource(join(dir, "folder.json"))).toEqual({ kind: "unreadable", reason: "it is not a regular file" });
+    expect(await readPolicySource(join(dir, "list.json"))).toEqual({ kind: "unreadable", reason: "it is not a JSON object" });
+    expect(await readPolicySource(join(dir, "broken.json"))).toEqual({ kind: "unreadable", reason: "it is not valid JSON" });
+    expect(await readPolicySource(join(dir, "ok.json"))).toEqual({ kind: "read", settings: { updates: "notify" } });
+  });
+
+  it("merges the file under the root, the environment and the launcher's config.json, naming config.json under ~", async () => {
+    const home = join(root, "home");
+    const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+    await fs.mkdir(layout.config, { recursive: true });
+    await fs.writeFile(join(layout.config, "config.json"), '{"updates":"on","minimumReleaseAge":2}\n');
+    expect(await readUpdatePolicy(layout, { GENTLE_SHELL_UPDATES: "notify" }, { root })).toMatchObject({
+      updates: "notify",
+      from: { kind: "env" },
+      minimumReleaseAge: 2,
+      ageFrom: { kind: "config", path: "~/.gentle-shell/config/config.json" },
+    });
+    await fs.mkdir(join(root, "etc", "gentle-shell"), { recursive: true });
+    await fs.writeFile(join(root, "etc", "gentle-shell", "policy.json"), '{"updates":"off"}\n');
+    expect(await readUpdatePolicy(layout, { GENTLE_SHELL_UPDATES: "on" }, { root })).toMatchObject({
+      updates: "off",
+      from: { kind: "machine", path: join(root, "etc", "gentle-shell", "policy.json") },
+    });
+  });
+});
+
+describe("the launches and options the policy meets", () => {
+  it("never checks under CI, other than CI=false or 0", () => {
+    const offered = (env: Record<string, string>) => offerAllowed(classifyLaunch([], env), env, true);
+    expect(offered({})).toBe(true);
+    expect(offered({ CI: "true" })).toBe(false);
+    expect(offered({ CI: "1" })).toBe(false);
+    expect(offered({ CI: "false" })).toBe(true);
+    expect(offered({ CI: "0" })).toBe(true);
+  });
+
+  it("says notify's one line on stderr's terms: the gentle-shell prefix, both versions and the command", () => {
+    expect(notifyLine("4.0.0", "4.1.0")).toBe("gentle-shell: Gentle Shell 4.1.0 is available (you have 4.0.0); run gentle-shell upgrade to install it.");
+  });
+
+  it("reads upgrade --to as an exact release, with --yes for a downgrade, and never with --rollback", () => {
+    const options = (args: string[]) => {
+      const parsed = parseShellCommand(UPGRADE, args);
+      if (parsed.kind !== "ok") throw new Error(parsed.kind);
+      return upgradeOptions(parsed.given);
+    };
+    expect(options(["--to", "4.0.0", "-y"])).toEqual({ rollback: false, to: "4.0.0", yes: true });
+    expect(options(["--to=4.1.0"])).toEqual({ rollback: false, to: "4.1.0" });
+    expect(options(["--to", "latest"])).toMatch(/^--to takes an exact release such as 4\.1\.0, not "latest"; usage: gentle-shell upgrade /);
+    expect(options(["--to", "4.0.0", "--rollback"])).toMatch(/^--rollback and --to each choose the version/);
+    expect(options(["--yes"])).toMatch(/^--yes confirms a downgrade, so it goes with --to/);
+  });
+});
