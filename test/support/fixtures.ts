@@ -334,7 +334,8 @@ export async function makeHome(dir: string, info: Pick<FixtureInfo, "registryUrl
   return { home: dir, agentDir, npmrc, env: homeEnv(dir) };
 }
 
-const FOREIGN = /^(npm_|pnpm_|PNPM_HOME$|COREPACK_|NODE_OPTIONS$|NODE_PATH$|XDG_|PI_|GENTLE_|ENGRAM_|npm_config_)/i;
+/** CI too: a CI service's own CI=true would keep the startup offer from checking (issue 41); a test that means CI sets it. */
+const FOREIGN = /^(npm_|pnpm_|PNPM_HOME$|COREPACK_|NODE_OPTIONS$|NODE_PATH$|XDG_|PI_|GENTLE_|ENGRAM_|npm_config_|CI$|GSS_TEST_POLICY_ROOT$)/i;
 
 /**
  * This process's environment for a child in `home`: HOME set, and no npm,

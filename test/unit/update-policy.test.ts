@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { notifyLine, offerAllowed } from "../../src/core/offer-rules";
+import { bundledSetupEnv } from "../../src/core/environment";
 import { prefixLayout } from "../../src/core/layout";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signManifest, ENGINE_ASSET } from "../../src/core/release-manifest";
@@ -205,5 +206,12 @@ describe("the launches and options the policy meets", () => {
     expect(options(["--to", "latest"])).toMatch(/^--to takes an exact release such as 4\.1\.0, not "latest"; usage: gentle-shell upgrade /);
     expect(options(["--to", "4.0.0", "--rollback"])).toMatch(/^--rollback and --to each choose the version/);
     expect(options(["--yes"])).toMatch(/^--yes confirms a downgrade, so it goes with --to/);
+  });
+
+  it("leaves setup no update check of its own, whatever the user's environment says", () => {
+    const layout = prefixLayout({ home: "/h", platform: "linux", pins: productionPins });
+    const install = { layout, piCli: "/h/pi/cli.js", versionDir: "/h/.gentle-shell/versions/x" };
+    const env = bundledSetupEnv(install, { PATH: "/usr/bin", GENTLE_SHELL_UPDATES: "on", GENTLE_AI_NO_SELF_UPDATE: "0", PI_SKIP_VERSION_CHECK: "" }, false);
+    expect(env).toMatchObject({ GENTLE_AI_NO_SELF_UPDATE: "1", PI_SKIP_VERSION_CHECK: "1" });
   });
 });
