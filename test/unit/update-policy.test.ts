@@ -5,6 +5,8 @@
  * manifest's published time, and the launches the offer never checks in.
  */
 import { mkdtempSync, promises as fs } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -16,11 +18,15 @@ import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signMa
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
 import { newerReleases } from "../../src/engine/update-gate";
-import { upgradeOptions } from "../../src/engine/upgrade";
 import { parseShellCommand, UPGRADE } from "../../src/engine/command-specs";
 import { machinePolicyPath, readPolicySource, readUpdatePolicy } from "../../src/install/update-policy-file";
 import { productionPins } from "../../src/pins/production";
 import { FIXTURE_RELEASE_KEY } from "../support/release-key";
+import { testHost } from "../support/host";
+import type { BundledInstall } from "../../src/engine/bundled";
+import { upgradeBundled, upgradeOptions } from "../../src/engine/upgrade";
+import { updateCommand } from "../../src/engine/update";
+import { startupOffer } from "../../src/engine/startup-offer";
 
 const MACHINE = "/etc/gentle-shell/policy.json";
 const CONFIG = "~/.gentle-shell/config/config.json";
@@ -213,5 +219,55 @@ describe("the launches and options the policy meets", () => {
     const install = { layout, piCli: "/h/pi/cli.js", versionDir: "/h/.gentle-shell/versions/x" };
     const env = bundledSetupEnv(install, { PATH: "/usr/bin", GENTLE_SHELL_UPDATES: "on", GENTLE_AI_NO_SELF_UPDATE: "0", PI_SKIP_VERSION_CHECK: "" }, false);
     expect(env).toMatchObject({ GENTLE_AI_NO_SELF_UPDATE: "1", PI_SKIP_VERSION_CHECK: "1" });
+  });
+});
+
+describe("each update path asks the policy first", () => {
+  it("upgrade, upgrade --to and update refuse in one sentence, --rollback does not, and the offer does not ask the registry", async () => {
+    const home = mkdtempSync(join(tmpdir(), "gss-policy-paths-"));
+    const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+    await fs.mkdir(layout.config, { recursive: true });
+    await fs.writeFile(join(layout.config, "config.json"), '{"updates":"off"}\n');
+    // No registry, no version folder: a path that got past the policy would fail on them, not refuse.
+    const install = { layout, id: "4.0.0-1.6.0", shell: "4.0.0", pi: "1.6.0" } as BundledInstall;
+    const said = (command: string) => `gentle-shell: ${command} was not run: updates are off by ~/.gentle-shell/config/config.json; nothing was changed.`;
+    for (const [args, command] of [
+      [{ rollback: false }, "gentle-shell upgrade"],
+      [{ rollback: false, to: "4.1.0" }, "gentle-shell upgrade --to 4.1.0"],
+    ] as const) {
+      const host = testHost({ home });
+      expect(await upgradeBundled(install, {}, args, host)).toBe(4);
+      expect(host.lines.err).toEqual([said(command)]);
+      expect(host.lines.out).toEqual([]);
+    }
+    const update = testHost({ home });
+    expect(await updateCommand(install, {}, ["--all"], update)).toBe(4);
+    expect(update.lines.err).toEqual([said("gentle-shell update")]);
+    // Pi's own forms stay Pi's.
+    expect(await updateCommand(install, {}, ["npm:some-package"], testHost({ home }))).toBeNull();
+    // --rollback is not asked about the policy: it gets as far as the versions (there are none here).
+    const back = testHost({ home });
+    await upgradeBundled(install, {}, { rollback: true }, back);
+    expect(back.lines.err.join("\n")).not.toContain("was not run");
+    // The offer: off returns at once, saying nothing, before the registry the prefix npmrc names is asked;
+    // the control: on from GENTLE_SHELL_UPDATES (stronger than config.json) asks it.
+    let asked = 0;
+    const registry = createServer((_req, res) => {
+      asked++;
+      res.writeHead(200, { "content-type": "application/json" }).end('{"dist-tags":{"latest":"4.0.0"}}');
+    });
+    await new Promise<void>((resolve) => registry.listen(0, "127.0.0.1", resolve));
+    try {
+      await fs.mkdir(layout.pnpm.config, { recursive: true });
+      await fs.writeFile(layout.pnpm.npmrc, `registry=http://127.0.0.1:${(registry.address() as AddressInfo).port}/\n`);
+      const offer = testHost({ home, terminal: true });
+      expect(await startupOffer(install, offer, [])).toBeNull();
+      expect([...offer.lines.out, ...offer.lines.err]).toEqual([]);
+      expect(asked).toBe(0);
+      expect(await startupOffer(install, testHost({ home, terminal: true, env: { GENTLE_SHELL_UPDATES: "on" } }), [])).toBeNull();
+      expect(asked).toBe(1);
+    } finally {
+      registry.close();
+    }
   });
 });
