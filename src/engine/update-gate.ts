@@ -65,20 +65,21 @@ export async function releaseChoice(options: {
   policy: UpdatePolicy;
   latest: string;
   active: string;
-  source: Source;
+  /** A release's verified published time (publishedOf at the install's source); rejects when it has no signed manifest there. */
+  published: (shell: string) => Promise<string | null>;
   /** The registry's gentle-pi document, for the releases between; null for a source with one release (a bundle). */
   document: () => Promise<unknown>;
   now?: number;
 }): Promise<ReleaseChoice> {
-  const { policy, latest, source } = options;
+  const { policy, latest } = options;
   const days = policy.minimumReleaseAge;
   if (days <= 0) return { kind: "take", shell: latest, skipped: null };
   const now = options.now ?? Date.now();
-  const newest = await publishedOf(source, latest);
+  const newest = await options.published(latest);
   if (oldEnough(newest, now, days)) return { kind: "take", shell: latest, skipped: null };
   const others = newerReleases(await options.document().catch(() => null), options.active, latest).filter((v) => v !== latest);
   for (const shell of others) {
-    const published = await publishedOf(source, shell).catch(() => undefined);
+    const published = await options.published(shell).catch(() => undefined);
     if (published !== undefined && oldEnough(published, now, days)) return { kind: "take", shell, skipped: { shell: latest, published: newest } };
   }
   return { kind: "none", published: newest };

@@ -14,7 +14,7 @@ import { answeredYes } from "../core/answers";
 import { parseSource } from "../core/source";
 import { oldEnough, policyRefusal, tooYoungClause, type UpdatePolicy } from "../core/update-policy";
 import type { Host } from "../io/host";
-import { releaseChoice, shellDocument, updatePolicyOf } from "./update-gate";
+import { publishedOf, releaseChoice, shellDocument, updatePolicyOf } from "./update-gate";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import { redactText } from "../core/secrets";
 import { readTextOrNull } from "../io/files";
@@ -130,7 +130,13 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
   const aged = !args.to && policy.minimumReleaseAge > 0 && compareVersions(latest, install.shell) > 0;
   if (aged && !bundle) {
     const source = parseSource(sourceArg, registry);
-    const choice = await releaseChoice({ policy, latest, active: install.shell, source, document: () => shellDocument(registry, npmrc, env) });
+    const choice = await releaseChoice({
+      policy,
+      latest,
+      active: install.shell,
+      published: (shell) => publishedOf(source, shell),
+      document: () => shellDocument(registry, npmrc, env),
+    });
     if (choice.kind === "none") return tooYoung(latest, choice.published, policy, out);
     if (choice.skipped)
       out(`Gentle Shell ${latest} ${tooYoungClause(choice.skipped.published, policy)}; upgrading to ${choice.shell}, the newest release old enough.`);

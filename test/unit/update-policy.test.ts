@@ -17,7 +17,7 @@ import { classifyLaunch } from "../../src/core/pi-launch";
 import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signManifest, ENGINE_ASSET } from "../../src/core/release-manifest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
-import { newerReleases } from "../../src/engine/update-gate";
+import { newerReleases, releaseChoice } from "../../src/engine/update-gate";
 import { parseShellCommand, UPGRADE } from "../../src/engine/command-specs";
 import { machinePolicyPath, readPolicySource, readUpdatePolicy } from "../../src/install/update-policy-file";
 import { productionPins } from "../../src/pins/production";
@@ -110,6 +110,32 @@ describe("minimumReleaseAge", () => {
     const policy = mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: 7 })));
     expect(tooYoungClause(null, policy)).toBe(`has no published time in its signed manifest, and ${CONFIG} asks for releases at least 7 days old`);
     expect(tooYoungClause("2026-12-04T11:00:00Z", policy)).toMatch(/^was published 2026-12-04T11:00:00Z, and /);
+  });
+
+  it("takes, for a plain upgrade, the newest release old enough by its own manifest, or none", async () => {
+    const times: Record<string, string | null> = {
+      "4.3.0": "2026-12-04T00:00:00Z",
+      "4.2.0": "2026-12-01T00:00:00Z",
+      "4.1.0": "2026-11-01T00:00:00Z",
+      "4.0.5": null,
+    };
+    const asked: string[] = [];
+    const published = async (shell: string) => {
+      asked.push(shell);
+      if (!(shell in times)) throw new Error(`Gentle Shell ${shell} has no published release`);
+      return times[shell]!;
+    };
+    const document = async () => ({ versions: { "4.0.0": {}, "4.0.5": {}, "4.1.0": {}, "4.2.0": {}, "4.2.1": {}, "4.3.0": {} } });
+    const policy = (days: number) => mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: days })));
+    const choose = (days: number) => releaseChoice({ policy: policy(days), latest: "4.3.0", active: "4.0.0", published, document, now });
+    expect(await choose(0)).toEqual({ kind: "take", shell: "4.3.0", skipped: null });
+    expect(asked).toEqual([]);
+    // 4.2.1 has no signed manifest at the source: passed over. 4.2.0 is three days old.
+    expect(await choose(2)).toEqual({ kind: "take", shell: "4.2.0", skipped: { shell: "4.3.0", published: "2026-12-04T00:00:00Z" } });
+    expect(asked).toEqual(["4.3.0", "4.2.1", "4.2.0"]);
+    expect(await choose(10)).toEqual({ kind: "take", shell: "4.1.0", skipped: { shell: "4.3.0", published: "2026-12-04T00:00:00Z" } });
+    // 4.0.5's manifest has no time: never old enough.
+    expect(await choose(100)).toEqual({ kind: "none", published: "2026-12-04T00:00:00Z" });
   });
 
   it("looks at the stable releases between the active one and the latest, newest first", () => {
