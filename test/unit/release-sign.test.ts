@@ -51,6 +51,8 @@ describe("release sign", () => {
     if (has("posix-modes")) expect((await fs.stat(join(dir, RELEASE_MANIFEST))).mode & 0o777).toBe(0o644);
     const release = readSignedRelease(await fs.readFile(join(dir, RELEASE_MANIFEST)), await fs.readFile(join(dir, RELEASE_SIGNATURE)), pins.release.keys, "x");
     expect(Object.keys(release.assets)).not.toContain("SHA256SUMS");
+    // Its published time, for the update policy's minimumReleaseAge (issue 41): when it was signed, to the second.
+    expect(Date.now() - Date.parse(release.published!)).toBeLessThan(60_000);
     expect((await checkSignedFolder(dir, pins)).assets).toHaveLength(6);
   });
 
