@@ -2,7 +2,10 @@
  * The startup update offer on the terminal (spec: "Startup update offer").
  * Before Pi opens in a terminal, the registry's gentle-pi `latest` is asked
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
- * No update runs without an explicit choice.
+ * No update runs without an explicit choice. The update policy (issue 41,
+ * ./update-gate.ts) comes first: `off` asks nothing, `notify` turns the panel
+ * into one line on stderr, and minimumReleaseAge keeps a release whose signed
+ * manifest says it is too young from being offered.
  */
 import { EXIT, type ExitAtOnce, exitAtOnce } from "../core/errors";
 import type { Env } from "../core/environment";
