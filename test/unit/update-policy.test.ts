@@ -17,7 +17,7 @@ import { classifyLaunch } from "../../src/core/pi-launch";
 import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signManifest, ENGINE_ASSET } from "../../src/core/release-manifest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
-import { newerReleases, releaseChoice } from "../../src/engine/update-gate";
+import { newerReleases, policyRoot, releaseChoice } from "../../src/engine/update-gate";
 import { parseShellCommand, UPGRADE } from "../../src/engine/command-specs";
 import { machinePolicyPath, readPolicySource, readUpdatePolicy } from "../../src/install/update-policy-file";
 import { productionPins } from "../../src/pins/production";
@@ -177,6 +177,11 @@ describe("the policy files on disk", () => {
     expect(machinePolicyPath("win32", { PROGRAMDATA: "E:\\Data" })).toBe("E:/Data/gentle-shell/policy.json");
     expect(machinePolicyPath("win32", { SystemDrive: "F:" })).toBe("F:/ProgramData/gentle-shell/policy.json");
     expect(machinePolicyPath("win32", { ProgramData: "" })).toBe("C:/ProgramData/gentle-shell/policy.json");
+  });
+
+  it("is moved by GSS_TEST_POLICY_ROOT only in a test build: the release build's pins ignore it", () => {
+    expect(productionPins.kind).toBe("production");
+    expect(policyRoot({ GSS_TEST_POLICY_ROOT: root })).toBeUndefined();
   });
 
   it("reads an absent file as absent, and a folder, a non-object or broken JSON as unreadable", async () => {
