@@ -25,7 +25,6 @@ import { verifyBundle } from "../install/offline/verify";
 import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
 import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-source";
-import type { Pins } from "../pins/index";
 import { versionState } from "../install/version-install";
 import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
 import { openVersionModule } from "./module-session";
@@ -76,7 +75,7 @@ export function upgradeOptions(given: ReadonlyMap<string, string | true>): Upgra
 /** `upgrade`, `upgrade --to` or `upgrade --rollback` on the engine's Host (its environment, pins, lines and question); the exit code. */
 export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs, host: UpgradeIo): Promise<number> {
   const { layout } = install;
-  const { env, pins } = host;
+  const { env } = host;
   const out = host.out;
   let lock: Lock | null = null;
   try {

@@ -267,18 +267,18 @@ describe("each update path asks the policy first", () => {
       [{ rollback: false, to: "4.1.0" }, "gentle-shell upgrade --to 4.1.0"],
     ] as const) {
       const host = testHost({ home });
-      expect(await upgradeBundled(install, {}, args, host)).toBe(4);
+      expect(await upgradeBundled(install, args, host)).toBe(4);
       expect(host.lines.err).toEqual([said(command)]);
       expect(host.lines.out).toEqual([]);
     }
     const update = testHost({ home });
-    expect(await updateCommand(install, {}, ["--all"], update)).toBe(4);
+    expect(await updateCommand(install, ["--all"], update)).toBe(4);
     expect(update.lines.err).toEqual([said("gentle-shell update")]);
     // Pi's own forms stay Pi's.
-    expect(await updateCommand(install, {}, ["npm:some-package"], testHost({ home }))).toBeNull();
+    expect(await updateCommand(install, ["npm:some-package"], testHost({ home }))).toBeNull();
     // --rollback is not asked about the policy: it gets as far as the versions (there are none here).
     const back = testHost({ home });
-    await upgradeBundled(install, {}, { rollback: true }, back);
+    await upgradeBundled(install, { rollback: true }, back);
     expect(back.lines.err.join("\n")).not.toContain("was not run");
     // The offer: off returns at once, saying nothing, before the registry the prefix npmrc names is asked;
     // the control: on from GENTLE_SHELL_UPDATES (stronger than config.json) asks it.
