@@ -13,6 +13,7 @@ import { uninstallCommand } from "./uninstall";
 import { helpEpilogue } from "./conventions";
 import { strayArgument, type ArgDef } from "./stray-arguments";
 import { statusCommand } from "./status";
+import { doctorCommand } from "./doctor";
 import { jsonCommand, runWithJson } from "./json";
 import { commandData } from "./command-host";
 
@@ -34,6 +35,7 @@ const main = defineCommand({
     release: releaseCommand,
     verify: verifyCommand,
     status: statusCommand,
+    doctor: doctorCommand,
   },
 });
 

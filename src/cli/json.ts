@@ -12,7 +12,7 @@ import { tildifyText } from "../core/layout";
 import { resultDocument, resultText, type ResultCommand } from "../core/json-result";
 import type { Host } from "../io/host";
 
-const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status", "uninstall"];
+const JSON_COMMANDS: readonly ResultCommand[] = ["install", "bundle", "status", "uninstall", "doctor"];
 
 /** The command --json asks a document of (the first argument is the command), or null: no --json, help, or another command. */
 export function jsonCommand(args: readonly string[]): ResultCommand | null {

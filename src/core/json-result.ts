@@ -9,7 +9,7 @@ import { redactText } from "./secrets";
 
 export const RESULT_SCHEMA_VERSION = 1;
 
-export type ResultCommand = "install" | "bundle" | "status" | "uninstall";
+export type ResultCommand = "install" | "bundle" | "status" | "uninstall" | "doctor";
 
 export interface ResultEnvelope {
   schema: typeof RESULT_SCHEMA_VERSION;

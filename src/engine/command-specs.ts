@@ -44,6 +44,14 @@ export const SELF_UNINSTALL: ShellCommandSpec<"self-uninstall"> = {
   exits: "0 removed; 1 failed; 2 usage (an unknown option or argument); 4 nothing was removed (a dry run, a declined question, or no terminal to ask)",
 };
 
+export const DOCTOR: ShellCommandSpec<"doctor"> = {
+  name: "doctor",
+  options: { "--fix": "flag", "--json": "flag" },
+  synopsis: "[--fix] [--json]",
+  what: "Check the install (its versions, runtimes, launcher, Pi's npm and tools, setup, leftovers of an interrupted run, PATH and free space), one line each; --fix repairs what is Gentle Shell's own and names the command for the rest; without --fix nothing is changed.",
+  exits: "0 healthy (warnings too); 1 something is broken; 2 usage (an unknown option or argument)",
+};
+
 export const MEMORY_MIGRATE: ShellCommandSpec<"memory migrate"> = {
   name: "memory migrate",
   options: { "--confirm-quiescent": "flag" },

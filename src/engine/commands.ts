@@ -15,7 +15,7 @@ import type { PiLaunch } from "../core/pi-launch";
 import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import type { BundledInstall } from "./bundled";
-import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./command-specs";
+import { DOCTOR, MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./command-specs";
 
 export interface EngineContext {
   install: BundledInstall;
@@ -69,6 +69,24 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
         return usage(host, options);
       }
       return runStatus({ layout: install.layout, pins: host.pins, env, probes: hostStatusProbes(install.layout, env) }, options, host);
+    },
+  },
+  // issue 41: reads only, unless --fix (./doctor/).
+  doctor: {
+    spec: DOCTOR,
+    refusesItself: true,
+    async run({ install, host }, rest, given) {
+      const { runDoctor, doctorUsageDocument } = await import("./doctor/command");
+      const { hostStatusProbes } = await import("./status/probes");
+      if (!given) {
+        const parsed = parseShellCommand(DOCTOR, rest);
+        const message = parsed.kind === "refuse" ? parsed.message : "unreadable arguments";
+        if (rest.includes("--json")) host.out(doctorUsageDocument(message));
+        return usage(host, message);
+      }
+      const { layout } = install;
+      const context = { layout, pins: buildPins(), env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell" as const };
+      return runDoctor(context, { json: given.has("--json"), fix: given.has("--fix") }, host);
     },
   },
   // What setup is given goes to Gentle AI untouched.

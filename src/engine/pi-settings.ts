@@ -47,7 +47,7 @@ export function withNpmCommand(text: string | null, command: string[]): { text: 
 }
 
 /** The npm our Node bundles, which our npm entry loads. */
-function npmCliOf(layout: Layout): string {
+export function npmCliOf(layout: Layout): string {
   return layout.platform === "win32"
     ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
     : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");

@@ -1,6 +1,6 @@
 /**
  * The --json document's schema (src/cli/schema/result.schema.json, with
- * status.schema.json for what status reports), compiled
+ * status.schema.json for what status reports, doctor.schema.json for doctor), compiled
  * with ajv's draft 2020-12 validator in strict mode: validate(doc) gives the
  * errors, [] when the document fits.
  */
@@ -11,6 +11,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 const read = (name: string) => JSON.parse(readFileSync(join(import.meta.dirname, "..", "..", "src", "cli", "schema", name), "utf8"));
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 ajv.addSchema(read("status.schema.json"));
+ajv.addSchema(read("doctor.schema.json"));
 const check = ajv.compile(read("result.schema.json"));
 
 export function schemaErrors(document: unknown): string[] {

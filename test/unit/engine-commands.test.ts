@@ -15,7 +15,7 @@ const noInstall = {} as BundledInstall;
 describe("the launcher's command table", () => {
   it("runs each command of the one table, under its name, and no other", () => {
     const names = SHELL_COMMANDS.map((c) => c.name);
-    expect(names).toEqual(["setup", "status", "upgrade", "update", "self-uninstall", "memory migrate"]);
+    expect(names).toEqual(["setup", "status", "doctor", "upgrade", "update", "self-uninstall", "memory migrate"]);
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(ENGINE_COMMANDS).sort()).toEqual([...names].sort());
     // A strict command's spec carries the name of its entry.
@@ -27,7 +27,9 @@ describe("the launcher's command table", () => {
     expect(findEngineCommand(classifyLaunch(["memory", "migrate"], {}))?.name).toBe("memory migrate");
     expect(findEngineCommand(classifyLaunch(["status", "--json"], {}))).toMatchObject({ name: "status", command: ENGINE_COMMANDS.status, rest: ["--json"] });
     expect(findEngineCommand(classifyLaunch(["self-uninstall", "-y"], {}))?.rest).toEqual(["-y"]);
-    for (const args of [[], ["memory"], ["-p", "upgrade"], ["list"], ["--help"], ["upgrades"]])
+    // issue 41: `doctor` is Shell's; after `--` the word is Pi's, as it was before doctor existed.
+    expect(findEngineCommand(classifyLaunch(["doctor", "--fix"], {}))).toMatchObject({ name: "doctor", rest: ["--fix"] });
+    for (const args of [[], ["memory"], ["-p", "upgrade"], ["list"], ["--help"], ["upgrades"], ["--", "doctor"]])
       expect(findEngineCommand(classifyLaunch(args, {})), JSON.stringify(args)).toBeNull();
   });
 

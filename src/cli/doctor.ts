@@ -1,0 +1,42 @@
+/**
+ * `gentle-shell-setup doctor [--fix] [--json]` (issue 41): the engine's
+ * doctor (src/engine/doctor/) run by the installer on this machine's
+ * install, for an install whose launcher is gone or will not start. On
+ * Windows the install is in the private folder the installer chose
+ * (installedLayout); doctor looks, and never claims.
+ */
+import { defineCommand } from "citty";
+import { doctorReport, runDoctor } from "../engine/doctor/command";
+import { doctorDocument } from "../engine/doctor/plan";
+import { hostStatusProbes } from "../engine/status/probes";
+import { documentError } from "./json";
+import { hostOf } from "./command-host";
+import { installContext, installedLayout } from "./install-run";
+
+export const doctorCommand = defineCommand({
+  meta: { name: "doctor", description: "Check the install, one line each; --fix repairs what is Gentle Shell's own (without it, nothing is changed)" },
+  args: {
+    fix: { type: "boolean", description: "Repair what is ours (the launcher, the PATH line, leftovers of an interrupted run), each in one line" },
+    json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (README: --json)" },
+  },
+  async run({ args, data }) {
+    const host = installContext(hostOf(data));
+    const layout = installedLayout(host);
+    const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell-setup" as const };
+    const options = { json: Boolean(args.json), fix: Boolean(args.fix) };
+    const fields = host.document?.fields;
+    if (fields) {
+      // The document is ./json.ts's to write: the report goes into its fields.
+      const report = await doctorReport(context, options);
+      if ("refused" in report) {
+        documentError(host, report.refused);
+        return 1;
+      }
+      const doc = doctorDocument(report);
+      fields.doctor = doc.doctor;
+      if (typeof doc.error === "string") documentError(host, doc.error);
+      return Number(doc.exitCode);
+    }
+    return await runDoctor(context, options, host);
+  },
+});

@@ -1,0 +1,52 @@
+/**
+ * `gentle-shell doctor [--fix] [--json]` and the installer's
+ * `gentle-shell-setup doctor` (issue 41): the checks of ./gather.ts, then,
+ * with --fix, the repairs of ./fix.ts and the checks again, printed by
+ * ./plan.ts. Without --fix nothing is written.
+ */
+import { EXIT, type Output } from "../../core/errors";
+import { resultDocument, resultText } from "../../core/json-result";
+import { tildify } from "../../core/layout";
+import { doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "./plan";
+import { FixRefused, runFixes } from "./fix";
+import { gatherDoctor, type DoctorContext } from "./gather";
+
+export interface DoctorArgs {
+  json: boolean;
+  fix: boolean;
+}
+
+/** The report: the checks, and with --fix the repairs done and the checks after them. A refused --fix is its sentence. */
+export async function doctorReport(ctx: DoctorContext, args: DoctorArgs): Promise<DoctorReport | { refused: string }> {
+  const prefix = tildify(ctx.layout.prefix, ctx.layout.home);
+  let { status, checks } = await gatherDoctor(ctx);
+  if (!status.installed) return { installed: false, prefix, checks: [], repaired: [] };
+  let repaired: string[] = [];
+  if (args.fix) {
+    try {
+      repaired = await runFixes(ctx.layout, ctx.env, checks);
+    } catch (error) {
+      if (error instanceof FixRefused) return { refused: error.message };
+      throw error;
+    }
+    if (repaired.length) ({ checks } = await gatherDoctor(ctx));
+  }
+  return { installed: true, prefix, checks, repaired };
+}
+
+export async function runDoctor(ctx: DoctorContext, args: DoctorArgs, io: Pick<Output, "out" | "err">): Promise<number> {
+  const report = await doctorReport(ctx, args);
+  if ("refused" in report) {
+    if (args.json) io.out(resultText(resultDocument("doctor", EXIT.failure, report.refused)).trimEnd());
+    else io.err(`${ctx.program}: ${report.refused}`);
+    return EXIT.failure;
+  }
+  if (args.json) io.out(resultText(doctorDocument(report)).trimEnd());
+  else for (const line of doctorLines(report, `${ctx.program} doctor --fix`)) io.out(line);
+  return doctorExitCode(report);
+}
+
+/** A usage error of `doctor --json`: still one document on stdout. */
+export function doctorUsageDocument(message: string): string {
+  return resultText(resultDocument("doctor", EXIT.usage, message)).trimEnd();
+}

@@ -1,0 +1,14 @@
+/** What doctor's checks read with (issue 41): the install's layout and pins, the environment, and status's probes. */
+import type { Env } from "../../core/environment";
+import type { Layout } from "../../core/layout";
+import type { Pins } from "../../pins/types";
+import type { StatusProbes } from "../status/gather";
+
+export interface DoctorContext {
+  layout: Layout;
+  pins: Pins;
+  env: Env;
+  probes: StatusProbes;
+  /** How the user runs this program's commands: "gentle-shell" or "gentle-shell-setup". */
+  program: "gentle-shell" | "gentle-shell-setup";
+}

@@ -1,0 +1,256 @@
+/**
+ * `doctor`'s checks (issue 41), read and never written: what status gathers
+ * (../status/gather.ts: markers, the active version, runtimes, the launcher's
+ * check, the PATH receipt), then what status does not read: the launcher's
+ * and the guard's bytes against what this version writes, Pi's npm entry and
+ * npmCommand, the fd and rg placed in the agent home, the setup marker,
+ * leftovers of an interrupted run (./leftovers.ts), the PATH line or link
+ * the receipt names, every other gentle-shell on PATH (./on-path.ts) and
+ * free space. Each becomes one Check of ./plan.ts.
+ */
+import { tildify, type Layout } from "../../core/layout";
+import { join } from "../../core/native-path";
+import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
+import { showBytes } from "../../core/space-need";
+import { freeSpace } from "../../io/disk";
+import { lstatOrNull, readTextOrNull } from "../../io/files";
+import { cmdLauncher, GUARD_MARKER, guardScript, posixLauncher } from "../../install/launcher";
+import { toolPresence } from "../../install/runtime/pi-tools-presence";
+import { gatherStatus, type StatusReport } from "../status/gather";
+import { agentHomeIsOurs, npmCliOf, piNpmCommandInPlace } from "../pi-settings";
+import { setupMarkerPath } from "../setup-marker";
+import type { Check } from "./plan";
+import type { DoctorContext } from "./context";
+
+export type { DoctorContext };
+import { leftoverChecks } from "./leftovers";
+import { pathChecks } from "./path-entry";
+import { onPathChecks } from "./on-path";
+
+/** Below this, an upgrade or an update would not fit (a release's packages and a runtime). */
+export const LOW_SPACE = 512 * 1024 * 1024;
+
+export function reinstallSentence(): string {
+  return "run the Gentle Shell installer again (gentle-shell-setup install); the finished steps are reused";
+}
+
+function installChecks(status: StatusReport): Check[] {
+  const out: Check[] = [];
+  const active = status.active;
+  if (!active) {
+    out.push({
+      group: "install",
+      id: "install.active",
+      status: "broken",
+      line: `no active version (${status.prefix}/current is missing or unreadable)`,
+      repair: { kind: "command", sentence: reinstallSentence() },
+    });
+  } else if (active.state !== "valid" || !active.shell || !active.pi) {
+    out.push({
+      group: "install",
+      id: "install.active",
+      status: "broken",
+      line: `current names versions/${active.id}, which is not a finished install (${active.state})`,
+      repair: { kind: "command", sentence: reinstallSentence() },
+    });
+  } else {
+    out.push({ group: "install", id: "install.active", status: "ok", line: `active version ${active.id} (gentle-pi ${active.shell}, Pi ${active.pi})` });
+  }
+  for (const v of status.kept.filter((k) => k.state === "valid" || k.state === "foreign")) {
+    const ok = v.state === "valid";
+    out.push({
+      group: "install",
+      id: `install.kept:${v.id}`,
+      status: ok ? "ok" : "warn",
+      line: ok ? `kept version ${v.id}` : `versions/${v.id} is not ours (no version marker); it is left as it is`,
+    });
+  }
+  for (const r of status.runtimes) {
+    const id = `runtimes.${r.name}`;
+    if (r.state === "marked") out.push({ group: "runtimes", id, status: "ok", line: `${r.name} ${r.version} (${r.folder})` });
+    else {
+      const what = r.state === "missing" ? "is missing" : "is not marked as ours";
+      out.push({
+        group: "runtimes",
+        id,
+        status: r.required ? "broken" : "warn",
+        line: `${r.name} ${r.version} ${what} (${r.folder})`,
+        repair: { kind: "command", sentence: reinstallSentence() },
+      });
+    }
+  }
+  return out;
+}
+
+async function launcherChecks(ctx: DoctorContext, status: StatusReport): Promise<Check[]> {
+  const { layout } = ctx;
+  const l = status.launcher;
+  if (!l) return [];
+  const fix = `${ctx.program} doctor --fix`;
+  const out: Check[] = [];
+  if (l.file === "missing") {
+    out.push({
+      group: "launcher",
+      id: "launcher.bytes",
+      status: "broken",
+      line: `${l.path} is missing`,
+      repair: { kind: "fix", sentence: `${fix} writes it again` },
+      action: { do: "launcher" },
+    });
+  } else if (l.file === "foreign") {
+    out.push({
+      group: "launcher",
+      id: "launcher.bytes",
+      status: "broken",
+      line: `${l.path} is not Gentle Shell's launcher (a file of someone else's stands there); it is never replaced`,
+      repair: { kind: "command", sentence: `move it away (mv ${l.path} ${l.path}.old), then run gentle-shell-setup doctor --fix` },
+    });
+  } else {
+    const expected = layout.platform === "win32" ? cmdLauncher(layout) : posixLauncher(layout);
+    const same = (await readTextOrNull(layout.launcher)) === expected;
+    out.push(
+      same
+        ? { group: "launcher", id: "launcher.bytes", status: "ok", line: `${l.path} is exactly what this version writes` }
+        : {
+            group: "launcher",
+            id: "launcher.bytes",
+            status: "broken",
+            line: `${l.path} was edited: its bytes differ from what this version writes`,
+            repair: { kind: "fix", sentence: `${fix} writes it again` },
+            action: { do: "launcher" },
+          },
+    );
+  }
+  if (l.file === "ours") {
+    if (l.check === "passed") out.push({ group: "launcher", id: "launcher.check", status: "ok", line: `gentle-shell --version reports ${l.detail}` });
+    else if (l.check === "failed")
+      out.push({
+        group: "launcher",
+        id: "launcher.check",
+        status: "broken",
+        line: `gentle-shell --version ${l.detail}`,
+        repair: { kind: "command", sentence: reinstallSentence() },
+      });
+  }
+  if (layout.platform !== "win32") {
+    const guard = tildify(layout.guard, layout.home);
+    const stat = await lstatOrNull(layout.guard);
+    const text = stat?.isFile() ? await readTextOrNull(layout.guard) : null;
+    if (text === guardScript())
+      out.push({ group: "launcher", id: "launcher.guard", status: "ok", line: `the Engram guard ${guard} is exactly what this version writes` });
+    else if (stat && !text?.split("\n").includes(GUARD_MARKER))
+      out.push({
+        group: "launcher",
+        id: "launcher.guard",
+        status: "broken",
+        line: `${guard} is not Gentle Shell's Engram guard; it is never replaced`,
+        repair: { kind: "command", sentence: `move it away (mv ${guard} ${guard}.old), then run ${fix}` },
+      });
+    else
+      out.push({
+        group: "launcher",
+        id: "launcher.guard",
+        status: "broken",
+        line: `the Engram guard ${guard} is ${stat ? "edited" : "missing"}`,
+        repair: { kind: "fix", sentence: `${fix} writes it again` },
+        action: { do: "guard" },
+      });
+  }
+  return out;
+}
+
+async function piChecks(ctx: DoctorContext): Promise<Check[]> {
+  const { layout, pins } = ctx;
+  const out: Check[] = [];
+  const fix = `${ctx.program} doctor --fix`;
+  const entry = await lstatOrNull(layout.npmEntry);
+  const cli = await lstatOrNull(npmCliOf(layout));
+  if (!entry?.isFile() || !cli?.isFile()) {
+    const missing = tildify(entry?.isFile() ? npmCliOf(layout) : layout.npmEntry, layout.home);
+    out.push({
+      group: "pi",
+      id: "pi.npm-entry",
+      status: "broken",
+      line: `Pi's npm is incomplete: ${missing} is missing`,
+      repair: { kind: "command", sentence: reinstallSentence() },
+    });
+  } else {
+    out.push({ group: "pi", id: "pi.npm-entry", status: "ok", line: `Pi's npm entry ${tildify(layout.npmEntry, layout.home)}` });
+    const home = await agentHomeIsOurs(layout);
+    if (piNpmCommandInPlace(layout)) out.push({ group: "pi", id: "pi.npm-command", status: "ok", line: "Pi's npmCommand names our Node and npm" });
+    else if (home !== null) out.push({ group: "pi", id: "pi.npm-command", status: "warn", line: `Pi's npmCommand is not ours to set: ${home}` });
+    else
+      out.push({
+        group: "pi",
+        id: "pi.npm-command",
+        status: "warn",
+        line: "Pi's npmCommand (agent/settings.json) does not name our Node and npm",
+        repair: { kind: "fix", sentence: `${fix} sets it (only that key), as each launch does` },
+        action: { do: "npm-command" },
+      });
+  }
+  for (const tool of PI_TOOLS) {
+    const pin = toolPin(pins, tool);
+    if (!pin) continue;
+    const presence = await toolPresence(layout, tool);
+    const shown = tildify(join(layout.agentBin, tool.exe), layout.home);
+    const line =
+      presence === "ours"
+        ? `${tool.name} ${pin.version} placed at ${shown}`
+        : presence === "absent"
+          ? `${tool.name} is not in ${tildify(layout.agentBin, layout.home)}; the next gentle-shell places it`
+          : presence === "ours-outdated"
+            ? `${shown} is an older ${tool.name} of ours; the next gentle-shell keeps using it`
+            : `${shown} is not the ${tool.name} we placed (Pi uses it as it is)`;
+    out.push({ group: "pi", id: `pi.tool:${tool.name}`, status: presence === "ours" || presence === "other" ? "ok" : "warn", line });
+  }
+  const setup = await lstatOrNull(setupMarkerPath(layout));
+  out.push(
+    setup
+      ? { group: "pi", id: "pi.setup", status: "ok", line: "setup has run (config/setup.json)" }
+      : {
+          group: "pi",
+          id: "pi.setup",
+          status: "warn",
+          line: "setup has not run here (config/setup.json is missing): the next gentle-shell runs first-use setup",
+          repair: { kind: "command", sentence: "gentle-shell setup runs it now and records it" },
+        },
+  );
+  return out;
+}
+
+async function spaceCheck(layout: Layout): Promise<Check> {
+  const free = await freeSpace(layout.prefix);
+  if (free === null) return { group: "machine", id: "machine.space", status: "warn", line: "free space could not be read" };
+  const where = tildify(layout.prefix, layout.home);
+  if (free < LOW_SPACE)
+    return {
+      group: "machine",
+      id: "machine.space",
+      status: "warn",
+      line: `only ${showBytes(free)} free for ${where}: an upgrade or update may not fit`,
+      repair: { kind: "command", sentence: "free some space on that disk" },
+    };
+  return { group: "machine", id: "machine.space", status: "ok", line: `${showBytes(free)} free for ${where}` };
+}
+
+export interface Gathered {
+  status: StatusReport;
+  checks: Check[];
+}
+
+/** Every check, in the plan's groups; reads only. */
+export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
+  const status = await gatherStatus({ layout: ctx.layout, pins: ctx.pins, env: ctx.env, probes: ctx.probes, memory: false });
+  if (!status.installed) return { status, checks: [] };
+  const checks = [
+    ...installChecks(status),
+    ...(await launcherChecks(ctx, status)),
+    ...(await piChecks(ctx)),
+    ...(await leftoverChecks(ctx.layout, ctx.program)),
+    ...(await pathChecks(ctx, status)),
+    ...(await onPathChecks(ctx.layout, ctx.env)),
+    await spaceCheck(ctx.layout),
+  ];
+  return { status, checks };
+}
