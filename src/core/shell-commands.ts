@@ -19,7 +19,7 @@ export interface ShellCommandEntry {
 export const SHELL_COMMANDS = [
   { name: "setup", help: [["setup", "Set up Gentle AI for Pi in this Shell, with the verified Engram"]] },
   { name: "status", help: [["status", "Show what is installed and whether it is healthy (--json)"]] },
-  { name: "doctor", help: [["doctor", "Check the install and name each break; --fix repairs what is ours (--json)"]] },
+  { name: "doctor", help: [["doctor", "Name each break in the install; --fix repairs what is ours"]] },
   {
     name: "upgrade",
     help: [

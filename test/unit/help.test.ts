@@ -10,6 +10,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
     expect(rows.map((l) => /^ {2}gentle-shell (\S+(?: \S+)?) {2,}\S/.exec(l)?.[1])).toEqual([
       "setup",
       "status",
+      "doctor",
       "upgrade",
       "upgrade --to",
       "upgrade --rollback",
