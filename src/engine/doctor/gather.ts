@@ -43,7 +43,8 @@ function installChecks(status: StatusReport): Check[] {
       id: "install.active",
       status: "broken",
       line: `no active version (${status.prefix}/current is missing or unreadable)`,
-      repair: { kind: "command", sentence: reinstallSentence() },
+      // A self-uninstall killed partway leaves no active version too (src/install/launcher.ts's hint).
+      repair: { kind: "command", sentence: `${reinstallSentence()}; if Gentle Shell was being removed, finish removing it with gentle-shell-setup uninstall` },
     });
   } else if (active.state !== "valid" || !active.shell || !active.pi) {
     out.push({

@@ -162,6 +162,17 @@ describe.skipIf(process.platform === "win32")("doctor over a prefix built by han
     expect((await fs.readdir(layout.versions)).sort()).toEqual([ID, "4.2.0-0.71.0"].sort());
   });
 
+  it("no current: broken, with the installer's command and the uninstall that finishes a removal killed partway", async () => {
+    await fs.rm(layout.current);
+    const r = await doctor({ fix: true });
+    expect(r.code).toBe(1);
+    expect(r.text).toContain("  broken no active version (~/.gentle-shell/current is missing or unreadable)");
+    expect(r.text).toContain(
+      "         run: run the Gentle Shell installer again (gentle-shell-setup install); the finished steps are reused; if Gentle Shell was being removed, finish removing it with gentle-shell-setup uninstall",
+    );
+    await expect(fs.lstat(layout.current)).rejects.toThrow();
+  });
+
   it("nothing installed: one closing line, exit 0, nothing created", async () => {
     await fs.rm(layout.prefix, { recursive: true });
     const r = await doctor({ fix: true });
