@@ -8,11 +8,9 @@
  * the receipt names, every other gentle-shell on PATH (./on-path.ts) and
  * free space. Each becomes one Check of ./plan.ts.
  */
-import { tildify, type Layout } from "../../core/layout";
+import { tildify } from "../../core/layout";
 import { join } from "../../core/native-path";
 import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
-import { showBytes } from "../../core/space-need";
-import { freeSpace } from "../../io/disk";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { cmdLauncher, GUARD_MARKER, guardScript, posixLauncher } from "../../install/launcher";
 import { toolPresence } from "../../install/runtime/pi-tools-presence";
@@ -26,9 +24,7 @@ export type { DoctorContext };
 import { leftoverChecks } from "./leftovers";
 import { pathChecks } from "./path-entry";
 import { onPathChecks } from "./on-path";
-
-/** Below this, an upgrade or an update would not fit (a release's packages and a runtime). */
-export const LOW_SPACE = 512 * 1024 * 1024;
+import { machineChecks } from "./machine";
 
 export function reinstallSentence(): string {
   return "run the Gentle Shell installer again (gentle-shell-setup install); the finished steps are reused";
@@ -220,21 +216,6 @@ async function piChecks(ctx: DoctorContext): Promise<Check[]> {
   return out;
 }
 
-async function spaceCheck(layout: Layout): Promise<Check> {
-  const free = await freeSpace(layout.prefix);
-  if (free === null) return { group: "machine", id: "machine.space", status: "warn", line: "free space could not be read" };
-  const where = tildify(layout.prefix, layout.home);
-  if (free < LOW_SPACE)
-    return {
-      group: "machine",
-      id: "machine.space",
-      status: "warn",
-      line: `only ${showBytes(free)} free for ${where}: an upgrade or update may not fit`,
-      repair: { kind: "command", sentence: "free some space on that disk" },
-    };
-  return { group: "machine", id: "machine.space", status: "ok", line: `${showBytes(free)} free for ${where}` };
-}
-
 export interface Gathered {
   status: StatusReport;
   checks: Check[];
@@ -251,7 +232,7 @@ export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
     ...(await leftoverChecks(ctx.layout, ctx.program)),
     ...(await pathChecks(ctx, status)),
     ...(await onPathChecks(ctx.layout, ctx.env)),
-    await spaceCheck(ctx.layout),
+    ...(await machineChecks(ctx)),
   ];
   return { status, checks };
 }

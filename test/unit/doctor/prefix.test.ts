@@ -173,6 +173,18 @@ describe.skipIf(process.platform === "win32")("doctor over a prefix built by han
     await expect(fs.lstat(layout.current)).rejects.toThrow();
   });
 
+  it("the install's remembered source: a folder gone is a warning, and offline it is not asked", async () => {
+    await fs.writeFile(join(layout.config, "install-source"), `${join(home, "bundle-gone")}\n`);
+    const r = await doctor();
+    expect(r.code).toBe(0);
+    expect(r.text).toContain("  warn   the install source folder ~/bundle-gone does not exist");
+    ctx = { ...ctx, env: { ...ctx.env, PI_OFFLINE: "1" } };
+    expect((await doctor()).text).toContain("  ok     the install source ~/bundle-gone was not asked (offline)");
+    await fs.mkdir(join(home, "bundle-gone"));
+    ctx = { ...ctx, env: { ...ctx.env, PI_OFFLINE: "" } };
+    expect((await doctor()).text).toContain("  ok     the install source ~/bundle-gone answers");
+  });
+
   it("nothing installed: one closing line, exit 0, nothing created", async () => {
     await fs.rm(layout.prefix, { recursive: true });
     const r = await doctor({ fix: true });
