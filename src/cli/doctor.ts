@@ -18,12 +18,13 @@ export const doctorCommand = defineCommand({
   args: {
     fix: { type: "boolean", description: "Repair what is ours (the launcher, the PATH line, leftovers of an interrupted run), each in one line" },
     json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (README: --json)" },
+    source: { type: "string", description: "With --fix: download a runtime from this mirror or offline bundle folder instead of the install's own source" },
   },
   async run({ args, data }) {
     const host = installContext(hostOf(data));
     const layout = installedLayout(host);
     const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell-setup" as const };
-    const options = { json: Boolean(args.json), fix: Boolean(args.fix) };
+    const options = { json: Boolean(args.json), fix: Boolean(args.fix), source: typeof args.source === "string" ? args.source : undefined };
     const fields = host.document?.fields;
     if (fields) {
       // The document is ./json.ts's to write: the report goes into its fields.

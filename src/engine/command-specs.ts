@@ -46,8 +46,8 @@ export const SELF_UNINSTALL: ShellCommandSpec<"self-uninstall"> = {
 
 export const DOCTOR: ShellCommandSpec<"doctor"> = {
   name: "doctor",
-  options: { "--fix": "flag", "--json": "flag" },
-  synopsis: "[--fix] [--json]",
+  options: { "--fix": "flag", "--json": "flag", "--source": "value" },
+  synopsis: "[--fix [--source <mirror or folder>]] [--json]",
   what: "Check the install (its versions, runtimes, launcher, Pi's npm and tools, setup, leftovers of an interrupted run, PATH and free space), one line each; --fix repairs what is Gentle Shell's own and names the command for the rest; without --fix nothing is changed.",
   exits: "0 healthy (warnings too); 1 something is broken; 2 usage (an unknown option or argument)",
 };

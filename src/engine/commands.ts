@@ -86,7 +86,8 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
       }
       const { layout } = install;
       const context = { layout, pins: buildPins(), env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell" as const };
-      return runDoctor(context, { json: given.has("--json"), fix: given.has("--fix") }, host);
+      const source = given.get("--source");
+      return runDoctor(context, { json: given.has("--json"), fix: given.has("--fix"), source: typeof source === "string" ? source : undefined }, host);
     },
   },
   // What setup is given goes to Gentle AI untouched.

@@ -4,27 +4,36 @@
  * with --fix, the repairs of ./fix.ts and the checks again, printed by
  * ./plan.ts. Without --fix nothing is written.
  */
+import { resolve } from "node:path";
 import { EXIT, type Output } from "../../core/errors";
 import { resultDocument, resultText } from "../../core/json-result";
 import { tildify } from "../../core/layout";
 import { doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "./plan";
 import { FixRefused, runFixes } from "./fix";
+import { checkSourceReachable } from "../../install/source-check";
 import { gatherDoctor, type DoctorContext } from "./gather";
 
 export interface DoctorArgs {
   json: boolean;
   fix: boolean;
+  /** Where --fix downloads a runtime from: a mirror or an offline bundle; default the install's own source. */
+  source?: string;
 }
 
 /** The report: the checks, and with --fix the repairs done and the checks after them. A refused --fix is its sentence. */
-export async function doctorReport(ctx: DoctorContext, args: DoctorArgs): Promise<DoctorReport | { refused: string }> {
+export async function doctorReport(ctx: DoctorContext, given: DoctorArgs): Promise<DoctorReport | { refused: string }> {
+  // A folder --source is read from where the command was started.
+  const args = given.source !== undefined && !/^https?:\/\//i.test(given.source) ? { ...given, source: resolve(given.source) } : given;
   const prefix = tildify(ctx.layout.prefix, ctx.layout.home);
   let { status, checks } = await gatherDoctor(ctx);
   if (!status.installed) return { installed: false, prefix, checks: [], repaired: [] };
   let repaired: string[] = [];
   if (args.fix) {
     try {
-      repaired = await runFixes(ctx.layout, ctx.env, checks);
+      // A --source that cannot be read is said before anything is repaired.
+      if (args.source !== undefined)
+        await checkSourceReachable(args.source, { env: ctx.env }).catch((error: Error) => Promise.reject(new FixRefused(error.message)));
+      repaired = await runFixes(ctx.layout, ctx.env, checks, args.source);
     } catch (error) {
       if (error instanceof FixRefused) return { refused: error.message };
       throw error;

@@ -8,6 +8,9 @@
  * back through the install's own append, a leftover is removed only while
  * its process is still gone.
  *
+ * A runtime of ours that is missing or incomplete is acquired again by the
+ * install's own recipe (./runtimes.ts), from --source or the install's source.
+ *
  * A kill at any moment leaves something the next run converges from: a
  * version folder is first renamed to a staging name of this process (one
  * rename), then removed, so a half-removed folder is never one without a
@@ -31,6 +34,7 @@ import { readPathReceipt, writePathReceipt } from "../../install/path/receipt-fi
 import { profileFiles } from "../../install/path/shells";
 import { ensurePiNpmCommand } from "../pi-settings";
 import type { Check, FixAction } from "./plan";
+import { repairRuntime, repairSource } from "./runtimes";
 
 /** How long --fix waits for another installer before it says so. */
 export const FIX_LOCK_WAIT_MS = 10_000;
@@ -73,8 +77,10 @@ async function relink(layout: Layout, action: Extract<FixAction, { do: "link" }>
   return `made the link ${tildify(action.path, layout.home)} to our launcher again`;
 }
 
-async function repair(layout: Layout, env: Env, action: FixAction): Promise<string | null> {
+async function repair(layout: Layout, env: Env, action: FixAction, source: string | undefined): Promise<string | null> {
   switch (action.do) {
+    case "runtime":
+      return repairRuntime(layout, env, action, await repairSource(layout, source));
     case "launcher":
     case "guard": {
       // ensureLauncher writes both, each only over our own file and only when it differs.
@@ -107,7 +113,7 @@ async function repair(layout: Layout, env: Env, action: FixAction): Promise<stri
  * line for each thing changed (a second run returns none). A repair that
  * cannot be done is said in its line, and the others still run.
  */
-export async function runFixes(layout: Layout, env: Env, checks: readonly Check[]): Promise<string[]> {
+export async function runFixes(layout: Layout, env: Env, checks: readonly Check[], source?: string): Promise<string[]> {
   const actions = checks.filter((c) => c.status !== "ok" && c.action).map((c) => c.action!);
   if (!actions.length) return [];
   let lock: Lock;
@@ -123,7 +129,7 @@ export async function runFixes(layout: Layout, env: Env, checks: readonly Check[
       if ((action.do === "launcher" || action.do === "guard") && wroteLauncher) continue;
       wroteLauncher ||= action.do === "launcher" || action.do === "guard";
       try {
-        const line = await repair(layout, env, action);
+        const line = await repair(layout, env, action, source);
         if (line) done.push(line);
       } catch (error) {
         done.push(`could not repair: ${tildifyText((error as Error).message, layout.home)}`);

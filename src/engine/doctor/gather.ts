@@ -25,6 +25,7 @@ import { leftoverChecks } from "./leftovers";
 import { pathChecks } from "./path-entry";
 import { onPathChecks } from "./on-path";
 import { machineChecks } from "./machine";
+import { runtimeChecks } from "./runtimes";
 
 export function reinstallSentence(): string {
   return "run the Gentle Shell installer again (gentle-shell-setup install); the finished steps are reused";
@@ -61,20 +62,6 @@ function installChecks(status: StatusReport): Check[] {
       status: ok ? "ok" : "warn",
       line: ok ? `kept version ${v.id}` : `versions/${v.id} is not ours (no version marker); it is left as it is`,
     });
-  }
-  for (const r of status.runtimes) {
-    const id = `runtimes.${r.name}`;
-    if (r.state === "marked") out.push({ group: "runtimes", id, status: "ok", line: `${r.name} ${r.version} (${r.folder})` });
-    else {
-      const what = r.state === "missing" ? "is missing" : "is not marked as ours";
-      out.push({
-        group: "runtimes",
-        id,
-        status: r.required ? "broken" : "warn",
-        line: `${r.name} ${r.version} ${what} (${r.folder})`,
-        repair: { kind: "command", sentence: reinstallSentence() },
-      });
-    }
   }
   return out;
 }
@@ -227,6 +214,7 @@ export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
   if (!status.installed) return { status, checks: [] };
   const checks = [
     ...installChecks(status),
+    ...(await runtimeChecks(ctx.layout, status, `${ctx.program} doctor --fix`, reinstallSentence())),
     ...(await launcherChecks(ctx, status)),
     ...(await piChecks(ctx)),
     ...(await leftoverChecks(ctx.layout, ctx.program)),

@@ -21,7 +21,9 @@ export type FixAction =
   | { do: "link"; path: string; target: string }
   | { do: "remove"; path: string; pid: number | null }
   | { do: "lock" }
-  | { do: "npm-command" };
+  | { do: "npm-command" }
+  /** Acquire a runtime of ours again; `aside`: its marked folder is incomplete and is moved aside first. */
+  | { do: "runtime"; name: "node" | "pnpm" | "engram"; aside: boolean };
 
 export interface Repair {
   /** fix: `doctor --fix` does it; command: the user runs `sentence`'s command. */

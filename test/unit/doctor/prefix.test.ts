@@ -52,9 +52,13 @@ async function version(id: string, marker = `${id}\n`) {
 async function healthyPrefix() {
   await version(ID);
   await fs.symlink(`versions/${ID}`, layout.current);
-  for (const dir of [layout.nodeDir, layout.pnpmDir]) {
+  for (const dir of [layout.nodeDir, layout.pnpmDir, layout.engramDir]) {
     await fs.mkdir(dir, { recursive: true });
     await fs.writeFile(join(dir, RUNTIME_MARKER), "ours\n");
+  }
+  for (const file of [layout.node, layout.pnpmEntry, layout.engram]) {
+    await fs.mkdir(dirname(file), { recursive: true });
+    await fs.writeFile(file, "", { mode: 0o755 });
   }
   await fs.mkdir(join(layout.nodeDir, "gentle-shell"), { recursive: true });
   await fs.writeFile(layout.npmEntry, "// npm\n");
@@ -160,6 +164,20 @@ describe.skipIf(process.platform === "win32")("doctor over a prefix built by han
     expect(r.text).toContain(`is in use by process ${process.ppid}`);
     expect(r.out.filter((l) => l.startsWith("repaired: "))).toEqual([]);
     expect((await fs.readdir(layout.versions)).sort()).toEqual([ID, "4.2.0-0.71.0"].sort());
+  });
+
+  it("a runtime of ours incomplete or missing is named with --fix's repair; an unmarked one is named, never replaced", async () => {
+    await fs.rm(layout.pnpmEntry);
+    await fs.rm(join(layout.engramDir, RUNTIME_MARKER));
+    const r = await doctor();
+    expect(r.code).toBe(1);
+    expect(r.text).toContain(
+      "  broken pnpm 11.1.1 is incomplete: ~/.gentle-shell/runtime/pnpm-11.1.1/package/bin/pnpm.mjs is gone (runtime/pnpm-11.1.1)\n         fix: gentle-shell doctor --fix downloads it again from the install's source (or --source), checked against its pin",
+    );
+    expect(r.text).toContain("  warn   engram 3.5.2 is not marked as ours (runtime/engram-3.5.2); it is never replaced");
+    expect(r.text).toContain("run: move runtime/engram-3.5.2 out of the Gentle Shell folder, then run the Gentle Shell installer again");
+    await fs.rm(layout.nodeDir, { recursive: true });
+    expect((await doctor()).text).toContain("  broken node 24.21.0 is missing (runtime/node-24.21.0)");
   });
 
   it("no current: broken, with the installer's command and the uninstall that finishes a removal killed partway", async () => {
