@@ -1,0 +1,44 @@
+/**
+ * `gentle-shell doctor`'s words (issue 41): its help from its spec, and a
+ * usage error refused in one line with exit 2 before anything is read,
+ * still one JSON document on stdout under --json.
+ */
+import { describe, expect, it } from "vitest";
+import type { BundledInstall } from "../../../src/engine/bundled";
+import { classifyLaunch } from "../../../src/core/pi-launch";
+import { findEngineCommand, runEngineCommand } from "../../../src/engine/commands";
+import { onlyDocument, schemaErrors } from "../../support/result-schema";
+import { testHost } from "../../support/host";
+
+// Nothing is read: a refused or helped doctor never looks at the install.
+const noInstall = {} as BundledInstall;
+
+async function doctor(args: string[]) {
+  const host = testHost();
+  const code = await runEngineCommand(findEngineCommand(classifyLaunch(["doctor", ...args], {}))!, { install: noInstall, host });
+  return { code, out: host.lines.out, err: host.lines.err };
+}
+
+describe("gentle-shell doctor's words", () => {
+  it("--help prints its usage and exit codes, exit 0", async () => {
+    const r = await doctor(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.out[0]).toBe("usage: gentle-shell doctor [--fix [--source <mirror or folder>]] [--json]");
+    expect(r.out.at(-1)).toBe("Exit codes: 0 healthy (warnings too); 1 something is broken; 2 usage (an unknown option or argument).");
+  });
+
+  it("an unknown option: one line, exit 2; under --json also one document fitting the schema", async () => {
+    const r = await doctor(["--frobnicate"]);
+    expect(r).toEqual({
+      code: 2,
+      out: [],
+      err: ["gentle-shell: unknown option --frobnicate for gentle-shell doctor; usage: gentle-shell doctor [--fix [--source <mirror or folder>]] [--json]"],
+    });
+    const json = await doctor(["--json", "extra"]);
+    expect(json.code).toBe(2);
+    const doc = onlyDocument(`${json.out.join("\n")}\n`);
+    expect(schemaErrors(doc)).toEqual([]);
+    expect(doc).toMatchObject({ command: "doctor", ok: false, exitCode: 2 });
+    expect(doc.error).toMatch(/^unexpected argument "extra" for gentle-shell doctor/);
+  });
+});
