@@ -88,7 +88,7 @@ const MARK: Record<CheckStatus, string> = { ok: "ok", warn: "warn", broken: "bro
 /** One line per check under its group's name, each repair's sentence under its check, then the closing line. */
 export function doctorLines(report: DoctorReport, fixCommand: string): string[] {
   const lines: string[] = [];
-  for (const line of report.repaired) lines.push(`repaired: ${line}`);
+  for (const line of report.repaired) lines.push(line.startsWith("could not repair: ") ? line : `repaired: ${line}`);
   for (const [group, checks] of grouped(report.checks)) {
     lines.push(group);
     for (const c of checks) {

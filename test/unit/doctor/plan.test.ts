@@ -46,6 +46,8 @@ describe("the plan's lines", () => {
   it("what --fix did comes first, one line each", () => {
     const lines = doctorLines(report([ok], ["wrote ~/.gentle-shell/bin/gentle-shell again"]), "gentle-shell doctor --fix");
     expect(lines[0]).toBe("repaired: wrote ~/.gentle-shell/bin/gentle-shell again");
+    const failed = doctorLines(report([edited], ["could not repair: the disk is full"]), "gentle-shell doctor --fix");
+    expect(failed[0]).toBe("could not repair: the disk is full");
     expect(lines.at(-1)).toBe("Gentle Shell in ~/.gentle-shell is healthy (1 check: 0 broken, 0 warnings).");
   });
 
