@@ -8,7 +8,7 @@
  * the receipt names, every other gentle-shell on PATH (./on-path.ts) and
  * free space. Each becomes one Check of ./plan.ts.
  */
-import { tildify } from "../../core/layout";
+import { tildify, type Layout } from "../../core/layout";
 import { join } from "../../core/native-path";
 import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
@@ -161,14 +161,17 @@ async function piChecks(ctx: DoctorContext): Promise<Check[]> {
   } else {
     out.push({ group: "pi", id: "pi.npm-entry", status: "ok", line: `Pi's npm entry ${tildify(layout.npmEntry, layout.home)}` });
     const home = await agentHomeIsOurs(layout);
+    const set = await npmCommandSet(layout);
     if (piNpmCommandInPlace(layout)) out.push({ group: "pi", id: "pi.npm-command", status: "ok", line: "Pi's npmCommand names our Node and npm" });
     else if (home !== null) out.push({ group: "pi", id: "pi.npm-command", status: "warn", line: `Pi's npmCommand is not ours to set: ${home}` });
+    // Each launch sets it before Pi starts: before the first one, its absence is the ordinary state.
+    else if (!set) out.push({ group: "pi", id: "pi.npm-command", status: "ok", line: "Pi's npmCommand is not set yet; the next gentle-shell sets it" });
     else
       out.push({
         group: "pi",
         id: "pi.npm-command",
         status: "warn",
-        line: "Pi's npmCommand (agent/settings.json) does not name our Node and npm",
+        line: "Pi's npmCommand (agent/settings.json) names another npm than ours",
         repair: { kind: "fix", sentence: `${fix} sets it (only that key), as each launch does` },
         action: { do: "npm-command" },
       });
@@ -201,6 +204,16 @@ async function piChecks(ctx: DoctorContext): Promise<Check[]> {
         },
   );
   return out;
+}
+
+/** Whether Pi's settings hold an npmCommand at all (whatever it names). */
+async function npmCommandSet(layout: Layout): Promise<boolean> {
+  try {
+    const settings = JSON.parse((await readTextOrNull(join(layout.agent, "settings.json"))) ?? "{}") as Record<string, unknown> | null;
+    return settings !== null && typeof settings === "object" && "npmCommand" in settings;
+  } catch {
+    return true;
+  }
 }
 
 export interface Gathered {

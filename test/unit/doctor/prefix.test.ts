@@ -180,6 +180,17 @@ describe.skipIf(process.platform === "win32")("doctor over a prefix built by han
     expect((await doctor()).text).toContain("  broken node 24.21.0 is missing (runtime/node-24.21.0)");
   });
 
+  it("Pi's npmCommand: unset before the first launch is fine; another npm is named, and --fix sets ours, only that key", async () => {
+    const settings = join(layout.agent, "settings.json");
+    await fs.writeFile(settings, JSON.stringify({ theme: "dark" }));
+    const unset = await doctor();
+    expect(unset.text).toContain("  ok     Pi's npmCommand is not set yet; the next gentle-shell sets it");
+    await fs.writeFile(settings, JSON.stringify({ theme: "dark", npmCommand: ["npm"] }));
+    const other = await doctor({ fix: true });
+    expect(other.text).toContain("repaired: set Pi's npmCommand to our Node and npm");
+    expect(JSON.parse(await fs.readFile(settings, "utf8"))).toEqual({ theme: "dark", npmCommand: bundledNpmCommand(layout) });
+  });
+
   it("no current: broken, with the installer's command and the uninstall that finishes a removal killed partway", async () => {
     await fs.rm(layout.current);
     const r = await doctor({ fix: true });
