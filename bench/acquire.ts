@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { prefixLayout } from "../src/core/layout";
 import { ensureRuntimes } from "../src/install/runtime/index";
+import { httpClient } from "../src/io/http-client";
 import type { Pins } from "../src/pins/types";
 
 interface Args {
@@ -29,7 +30,14 @@ async function main() {
       const layout = prefixLayout({ home, platform: "linux", pins: args.pins });
       const started = performance.now();
       const r = await ensureRuntimes(
-        { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: { PATH: process.env.PATH, HOME: home } },
+        {
+          http: httpClient({ role: "installer", env: process.env }),
+          layout,
+          pins: args.pins,
+          source: { kind: "mirror", base: args.base },
+          target: "linux-x64",
+          env: { PATH: process.env.PATH, HOME: home },
+        },
         { pnpm: false },
       );
       times.push(performance.now() - started);

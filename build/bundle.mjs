@@ -135,6 +135,12 @@ const FULL_ENGINE_ONLY = [
   "src/engine/companion/ensure.ts",
   "src/engine/companion/pi-io.ts",
   "src/install/runtime/pi-tool-runtime.ts",
+  // The Host's HTTP client (src/io/http-client.ts) loads these at its first request, and a launch the part takes to
+  // the end makes none (the offer, first use and Pi's tools go on in the full engine).
+  "src/io/http-get.ts",
+  "src/io/transport.ts",
+  "src/io/download.ts",
+  "src/io/bounded-fetch.ts",
 ];
 /** Packages the launch part never loads: progress bars are for downloads. */
 const FULL_ENGINE_ONLY_PACKAGES = ["cli-progress"];

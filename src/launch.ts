@@ -34,7 +34,7 @@ function fullEngine(): void {
 
 async function launch(): Promise<void> {
   if (args[0] !== ENGINE_FLAG) return fullEngine();
-  host = processHost();
+  host = processHost(undefined, undefined, "engine");
   // Node's proxy support, before any request (./io/env-proxy.ts; the full engine finds it done).
   const proxyRefused = useEnvProxy();
   if (proxyRefused !== null) throw new UserError(proxyRefused, EXIT.usage);
@@ -51,5 +51,5 @@ async function launch(): Promise<void> {
 }
 
 launch().catch((error: unknown) => {
-  process.exitCode = reportFailure(error, "gentle-shell", host ?? processHost());
+  process.exitCode = reportFailure(error, "gentle-shell", host ?? processHost(undefined, undefined, "engine"));
 });

@@ -17,7 +17,7 @@ const speaker = args[0] === ENGINE_FLAG || args[0] === INTERNAL_FLAG ? "gentle-s
 /** Node's proxy support, before any request (./io/env-proxy.ts); a variable Node cannot use is refused below. */
 const proxyRefused = useEnvProxy();
 // The one Host, passed down to every command (src/io/host.ts); a failure is reported on it too.
-const host = processHost();
+const host = processHost(undefined, undefined, speaker === "gentle-shell" ? "engine" : "installer");
 
 async function main(): Promise<void> {
   if (proxyRefused !== null && (args[0] === INTERNAL_FLAG || args[0] === ENGINE_FLAG)) throw new UserError(proxyRefused, EXIT.usage);

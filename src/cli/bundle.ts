@@ -48,7 +48,7 @@ export const bundleCommand = defineCommand({
     const { source, sourceFrom, release, quiet } = settle(args, rawArgs, hostOf(data).env);
     const host = hostOf(data).withMode({ quiet });
     const { env, home, platform, pins, out } = host;
-    await checkSourceReachable(source, { from: sourceFrom, env: host.env });
+    await checkSourceReachable(source, { from: sourceFrom }, host);
     // Quiet: the notes and the result only.
     const detail = quiet ? () => undefined : out;
     const found = await findInstallerBinaries(targets, here, { executable: process.execPath, isSingleExecutable: isSingleExecutable() });
@@ -60,6 +60,7 @@ export const bundleCommand = defineCommand({
         out: args.out,
         pins,
         env,
+        http: host.http,
         home,
         platform,
         hostTarget: here,

@@ -23,7 +23,14 @@ export const doctorCommand = defineCommand({
   async run({ args, data }) {
     const host = installContext(hostOf(data));
     const layout = installedLayout(host);
-    const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell-setup" as const };
+    const context = {
+      layout,
+      pins: host.pins,
+      env: host.env,
+      probes: hostStatusProbes(layout, host.env),
+      program: "gentle-shell-setup" as const,
+      http: host.http,
+    };
     const options = { json: Boolean(args.json), fix: Boolean(args.fix), source: typeof args.source === "string" ? args.source : undefined };
     const fields = host.document?.fields;
     if (fields) {

@@ -43,7 +43,7 @@ export async function installerStart(args: KnobFlags, rawArgs: readonly string[]
   const knobs = settle(args, rawArgs, hostOf(data).env);
   const host = installContext(hostOf(data).withMode({ quiet: knobs.quiet }));
   checkPrefix(host);
-  await checkSourceReachable(knobs.source, { from: knobs.sourceFrom, env: host.env });
+  await checkSourceReachable(knobs.source, { from: knobs.sourceFrom }, host);
   return { host, knobs };
 }
 

@@ -23,8 +23,9 @@ export async function readMigrationRelease(
   const registry = npmrcRegistry(npmrc, env);
   const origin: ReleaseOrigin = { kind: "online", source: parseSource(source, "") };
   if (origin.source.kind === "folder") return null;
-  const shell = release ?? (registry ? await newestRelease(origin, { registry, npmrc, env }) : null);
+  const { http } = host;
+  const shell = release ?? (registry ? await newestRelease(origin, { registry, npmrc, env, http }) : null);
   if (!shell) return null;
-  const { release: fetched } = await openReleaseHere(origin, shell, pins, registry ?? "");
+  const { release: fetched } = await openReleaseHere(origin, shell, pins, registry ?? "", http);
   return { shell: fetched.signed.shell, pi: fetched.signed.pi };
 }

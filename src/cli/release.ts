@@ -20,6 +20,7 @@ function context(host: Host, source: string | undefined): ReleaseContext {
     target: hostTarget(),
     platform: host.platform,
     env: host.env,
+    http: host.http,
     home: host.home,
     source,
     say: (line) => host.out(`  ${line}`),

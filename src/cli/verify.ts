@@ -17,9 +17,9 @@ export const verifyCommand = defineCommand({
     bundle: { type: "positional", required: true, description: "The offline bundle's folder" },
   },
   async run({ args, data }) {
-    const { out, pins } = hostOf(data);
+    const { out, pins, http } = hostOf(data);
     if (!args.bundle) throw new UserError("verify needs the bundle's folder: gentle-shell-setup verify <folder>", EXIT.usage);
-    const result = await verifyBundle(args.bundle, pins);
+    const result = await verifyBundle(args.bundle, pins, http);
     for (const line of result.lines) out(`✔ ${line}`);
     for (const problem of result.problems) out(`✖ ${problem}`);
     if (!result.ok) {

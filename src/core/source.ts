@@ -5,9 +5,7 @@
  * mirror is any base URL with the same layout; an offline bundle is a folder
  * with it. Whatever the source, the bytes are checked against the same pins.
  */
-export type Source =
-  /** `registryCa`: the authorities the user's npm settings name for the registry (ca, cafile), for what is fetched from it. */
-  { kind: "official"; registry: string; registryCa?: readonly string[] } | { kind: "mirror"; base: string } | { kind: "folder"; root: string };
+export type Source = { kind: "official"; registry: string } | { kind: "mirror"; base: string } | { kind: "folder"; root: string };
 
 /** Hosts GitHub sends release downloads on to. */
 export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
@@ -59,16 +57,14 @@ export function artifactLocation(source: Source, path: string): string {
   }
 }
 
-/** The authorities a request for `path` trusts in place of Node's roots: the registry's from the npm settings, for what comes from the registry (pnpm). */
-export function authoritiesFor(source: Source, path: string): readonly string[] | undefined {
-  return source.kind === "official" && path.split("/")[0] === "pnpm" ? source.registryCa : undefined;
-}
-
-/** GitHub release assets (ours, Engram, fd, ripgrep) may follow GitHub's redirect; other runtimes never redirect. */
-export function redirectHostsFor(source: Source, path: string): string[] {
-  if (source.kind !== "official") return [];
-  const top = path.split("/")[0];
-  return top === "releases" || top === "engram" || top === "fd" || top === "ripgrep" ? RELEASE_REDIRECT_HOSTS : [];
+/**
+ * The redirect policy of our HTTP client (src/io/http-client.ts): the official GitHub release assets (ours, Engram,
+ * fd, ripgrep) may follow GitHub's redirect to its asset hosts; nothing else is sent on anywhere (the other runtimes'
+ * hosts, the registry and a mirror never redirect).
+ */
+export function releaseRedirectHosts(url: string): readonly string[] {
+  const official = [SHELL_RELEASES, ENGRAM_RELEASES, FD_RELEASES, RIPGREP_RELEASES].some((home) => url.startsWith(`${home}/`));
+  return official ? RELEASE_REDIRECT_HOSTS : [];
 }
 
 export function parseSource(value: string | undefined, registry: string): Source {

@@ -85,7 +85,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
         return usage(host, message);
       }
       const { layout } = install;
-      const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell" as const };
+      const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell" as const, http: host.http };
       const source = given.get("--source");
       return runDoctor(context, { json: given.has("--json"), fix: given.has("--fix"), source: typeof source === "string" ? source : undefined }, host);
     },

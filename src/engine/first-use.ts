@@ -58,7 +58,12 @@ export async function firstUseSetup(install: BundledInstall, host: Host, launch:
   const { setupRun } = await import("./setup");
   let reason: string | undefined;
   try {
-    const result = await setupRun(install, [], { env: setupEnvironment(layout, { env, id: install.id }), out: io.out, err: io.err }, { firstUse: true });
+    const result = await setupRun(
+      install,
+      [],
+      { env: setupEnvironment(layout, { env, id: install.id }), out: io.out, err: io.err, http: host.http },
+      { firstUse: true },
+    );
     if (result.code !== 0) reason = result.reason ?? `it exited with code ${result.code}`;
   } catch (error) {
     reason = (error as Error).message;

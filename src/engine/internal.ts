@@ -70,7 +70,7 @@ function launcherScript(layout: Layout): { script: string; name: string } {
  * publish (memory stays off behind the guard); a download that fails verification stops.
  */
 async function engramStatus(host: Host, layout: Layout, source: Source): Promise<string> {
-  const outcome = await ensureEngram(hostRuntimeContext(layout, source, host.env));
+  const outcome = await ensureEngram(hostRuntimeContext(layout, source, host.env, host.http));
   return outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
 }
 
@@ -128,7 +128,7 @@ async function ownRuntime(rest: string[], host: Host, layout: Layout) {
   const versionDir = dirname(dirname(realpathSync(__filename)));
   await ensureEngineFiles(versionDir, readFileSync(join(versionDir, ENGINE_PATH)));
   const sourceIndex = rest.indexOf("--source");
-  return ensureVersionRuntime(layout, host.env, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
+  return ensureVersionRuntime(layout, host, sourceIndex >= 0 ? rest[sourceIndex + 1] : undefined);
 }
 
 /** ensure-runtime: this version's runtime, and with each flag one more answer (see the top of this file). */

@@ -47,7 +47,6 @@ import { EXIT } from "../core/errors";
 import { systemStoreOptions, type Env } from "../core/environment";
 import { piStartPlan } from "../core/pi-start";
 import { handBackEnvProxy } from "../io/env-proxy";
-import { closeIdleConnections } from "../io/idle-connections";
 import type { Host } from "../io/host";
 import type { Platform } from "../core/layout";
 
@@ -70,7 +69,7 @@ export interface PiStartRequest {
 type Execve = (file: string, args: string[], env: Env) => never;
 
 /** What the hand-over needs of the Host: a line for a failure, and its streams to give back to Pi. */
-export type PiStartHost = Pick<Host, "err" | "releaseStreams">;
+export type PiStartHost = Pick<Host, "err" | "releaseStreams" | "http">;
 
 export async function startPi(request: PiStartRequest, io: PiStartHost): Promise<number | HandedToPi> {
   const execve = (process as unknown as { execve?: Execve }).execve;
@@ -122,13 +121,16 @@ export interface PiProcessParts {
   exitCode?: number | string | null | undefined;
 }
 
-/** `host`: the Host whose EPIPE guard comes off this process's streams. */
-export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[], host: Pick<Host, "releaseStreams">): void {
+/**
+ * `host`: the Host whose EPIPE guard comes off this process's streams, and whose HTTP client's idle connections
+ * (the startup offer's question to the registry) close, so that none holds Pi's exit back.
+ */
+export function becomePiProcess(target: PiProcessParts, env: Env, argv: string[], host: Pick<Host, "releaseStreams" | "http">): void {
   for (const key of Object.keys(target.env)) if (env[key] === undefined) delete target.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) target.env[key] = value;
   target.argv = argv;
   target.exitCode = undefined;
-  closeIdleConnections();
+  host.http.closeIdleConnections();
   host.releaseStreams();
   handBackEnvProxy();
 }

@@ -15,6 +15,8 @@ import { tildifyText, type Layout } from "../core/layout";
 import { PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
 import { parseSource, type Source } from "../core/source";
 import { hostRuntimeContext } from "../install/runtime/host-context";
+import type { Host } from "../io/host";
+import type { HttpClient } from "../io/http-client";
 import type { Pins, Target } from "../pins/types";
 import { join } from "../core/native-path";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
@@ -27,6 +29,7 @@ import { rememberedSource } from "../install/install-source";
 import { rm } from "../io/locked-retry";
 
 export interface PiToolsContext {
+  http: HttpClient;
   layout: Layout;
   pins: Pins;
   source: Source;
@@ -72,6 +75,7 @@ export async function ensurePiTools(ctx: PiToolsContext): Promise<PiToolReport[]
   const homeOurs = (await agentHomeIsOurs(layout)) === null;
   const mayFetch = mayFetchFor(ctx);
   const runtime: RuntimeContext = {
+    http: ctx.http,
     layout,
     pins,
     source: ctx.source,
@@ -124,11 +128,11 @@ async function failedRecently(layout: Layout, now: number): Promise<boolean> {
 }
 
 /** The tools' context for a launch or setup; `quiet` after a launch's recent failed download. */
-async function toolsContext(install: BundledInstall, env: Env, offline: boolean, options: { launch: boolean }, now: number) {
+async function toolsContext(install: BundledInstall, env: Env, http: HttpClient, offline: boolean, options: { launch: boolean }, now: number) {
   const { layout } = install;
   const quiet = options.launch && (await failedRecently(layout, now));
   const source = parseSource(await rememberedSource(layout), "");
-  const ctx: PiToolsContext = { ...hostRuntimeContext(layout, quiet ? { kind: "official", registry: "" } : source, env), offline: offline || quiet };
+  const ctx: PiToolsContext = { ...hostRuntimeContext(layout, quiet ? { kind: "official", registry: "" } : source, env, http), offline: offline || quiet };
   return { ctx, quiet };
 }
 
@@ -137,9 +141,9 @@ async function toolsContext(install: BundledInstall, env: Env, offline: boolean,
  * Reads only; a question it cannot answer counts as yes, so the full engine
  * reports it. The launch part (./launch-part.ts) asks before anything changes.
  */
-export async function piToolsWouldChange(install: BundledInstall, env: Env, offline: boolean): Promise<boolean> {
+export async function piToolsWouldChange(install: BundledInstall, env: Env, offline: boolean, http: HttpClient): Promise<boolean> {
   try {
-    const { ctx } = await toolsContext(install, env, offline, { launch: true }, Date.now());
+    const { ctx } = await toolsContext(install, env, http, offline, { launch: true }, Date.now());
     const homeOurs = (await agentHomeIsOurs(ctx.layout)) === null;
     const mayFetch = mayFetchFor(ctx);
     const decisions = await Promise.all(PI_TOOLS.map((tool) => decideTool(ctx, tool, homeOurs, mayFetch)));
@@ -160,12 +164,12 @@ export async function provisionPiTools(
   install: BundledInstall,
   env: Env,
   offline: boolean,
-  io: Pick<Output, "err">,
+  io: Pick<Output, "err"> & Pick<Host, "http">,
   options: { launch: boolean },
 ): Promise<void> {
   const { layout } = install;
   const now = Date.now();
-  const { ctx, quiet } = await toolsContext(install, env, offline, options, now);
+  const { ctx, quiet } = await toolsContext(install, env, io.http, offline, options, now);
   const reports = await ensurePiTools(ctx);
   const failed = reports.some((r) => r.outcome === "failed");
   if (failed && !quiet) {

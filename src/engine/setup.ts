@@ -6,10 +6,10 @@
  * with pi findable on PATH, Gentle AI's isolation variables, and the
  * persona files it may rewrite restored afterwards.
  */
-import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { spawn } from "node:child_process";
 import type { Output } from "../core/errors";
+import type { Host } from "../io/host";
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "../core/native-path";
 import { tildify, tildifyText, type Platform } from "../core/layout";
@@ -144,7 +144,7 @@ export interface SetupResult {
   reason?: string;
 }
 
-export async function runSetup(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err">): Promise<number> {
+export async function runSetup(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http">): Promise<number> {
   return (await setupRun(install, args, host)).code;
 }
 
@@ -155,11 +155,11 @@ export async function runSetup(install: BundledInstall, args: string[], host: Pi
 export async function setupRun(
   install: BundledInstall,
   args: string[],
-  host: Pick<Host, "env" | "out" | "err">,
+  host: Pick<Host, "env" | "out" | "err" | "http">,
   options: SetupOptions = {},
 ): Promise<SetupResult> {
   const { env } = host;
-  const io: Output = host;
+  const io: SetupHost = host;
   const err = (line: string) => io.err(`gentle-shell: ${line}`);
   const fail = (message: string, reason: string): SetupResult => {
     if (!options.firstUse) err(message);
@@ -188,12 +188,15 @@ export async function setupRun(
   return result;
 }
 
+/** What setup speaks through, and the HTTP client its downloads (Engram, Pi's tools) go through: the Host's. */
+export type SetupHost = Output & Pick<Host, "http">;
+
 interface Say {
   err: (line: string) => void;
   fail: (message: string, reason: string) => SetupResult;
 }
 
-async function setupLocked(install: BundledInstall, env: Env, args: string[], { err, fail }: Say, io: Output): Promise<SetupResult> {
+async function setupLocked(install: BundledInstall, env: Env, args: string[], { err, fail }: Say, io: SetupHost): Promise<SetupResult> {
   const { layout } = install;
   // A dry run and Gentle AI's help only look: nothing is published, downloaded or created for them.
   const looksOnly = args.some((a) => a === "--dry-run" || a === "--help" || a === "-h");
@@ -201,7 +204,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   const sourceArg = await rememberedSource(layout);
   const source = parseSource(sourceArg, "");
   if (!looksOnly) {
-    const engram = await ensureEngram(hostRuntimeContext(layout, source, env)).catch((error: Error) => ({
+    const engram = await ensureEngram(hostRuntimeContext(layout, source, env, io.http)).catch((error: Error) => ({
       available: false as const,
       reason: error.message,
     }));

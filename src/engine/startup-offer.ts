@@ -8,7 +8,6 @@
  * manifest says it is too young from being offered.
  */
 import { EXIT, type ExitAtOnce, exitAtOnce } from "../core/errors";
-import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
 import { keyPress, notifyLine, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
 import { oldEnough, type UpdatePolicy } from "../core/update-policy";
@@ -36,28 +35,29 @@ const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFE
  * npm's default, which is read from its record and asked of npm (within the
  * same budget) only when what it depends on changed.
  */
-export async function latestWithin(install: BundledInstall, env: Env, ms: number, policy?: UpdatePolicy): Promise<string | null> {
+export async function latestWithin(install: BundledInstall, host: Pick<Host, "env" | "http">, ms: number, policy?: UpdatePolicy): Promise<string | null> {
   // One limit for the whole check: npm stopped at its own limit can still be waited on past it (a process
   // it started holds its output), and reading the prefix's files takes time too.
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
   try {
-    return await Promise.race([askRegistry(install, env, ms, policy).catch(() => null), timeout]);
+    return await Promise.race([askRegistry(install, host, ms, policy).catch(() => null), timeout]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function askRegistry(install: BundledInstall, env: Env, ms: number, policy?: UpdatePolicy): Promise<string | null> {
+async function askRegistry(install: BundledInstall, host: Pick<Host, "env" | "http">, ms: number, policy?: UpdatePolicy): Promise<string | null> {
+  const { env, http } = host;
   // Only a launch that may offer asks the registry: the download code loads then, not on every start.
   const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/npm-registry"), import("../install/release-fetch")]);
   const npmrc = (await readTextOrNull(install.layout.pnpm.npmrc)) ?? "";
   const registry = await recordedRegistry(install.layout, npmrc, env, ms);
-  const latest = registry ? await latestRelease(registry, npmrc, env) : null;
+  const latest = registry ? await latestRelease({ registry, npmrc, env, http }) : null;
   // minimumReleaseAge: a newer release is offered once its signed manifest says it is old enough.
   if (!latest || !policy || policy.minimumReleaseAge <= 0 || compareVersions(latest, install.shell) <= 0) return latest;
   const [{ rememberedSource }, { parseSource }] = await Promise.all([import("../install/install-source"), import("../core/source")]);
-  const published = await publishedOf(parseSource(await rememberedSource(install.layout), registry!), latest);
+  const published = await publishedOf(parseSource(await rememberedSource(install.layout), registry!), latest, http);
   return oldEnough(published, Date.now(), policy.minimumReleaseAge) ? latest : null;
 }
 
@@ -101,7 +101,7 @@ export async function startupOffer(install: BundledInstall, host: Host, args: re
   const policy = await updatePolicyOf(install.layout, env);
   if (policy.problem) io.err(`gentle-shell: ${policy.problem}, so updates count as off.`);
   if (policy.updates === "off") return null;
-  const latest = await latestWithin(install, env, OFFER_BUDGET_MS, policy);
+  const latest = await latestWithin(install, host, OFFER_BUDGET_MS, policy);
   if (!shouldOffer(install.shell, latest, config)) return null;
   if (policy.updates === "notify") {
     io.err(notifyLine(install.shell, latest));

@@ -9,6 +9,8 @@
  * release's own published time, from its signed manifest, verified under the
  * compiled-in keys before it is believed (`releaseChoice`).
  */
+import type { HttpClient } from "../io/http-client";
+import type { RegistryAccess } from "../install/release-fetch";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import type { Source } from "../core/source";
@@ -34,9 +36,9 @@ export function updatePolicyOf(layout: Layout, env: Env): Promise<UpdatePolicy> 
 }
 
 /** A release's verified published time (null: its manifest has none), or a rejection when it has no signed manifest there. */
-export async function publishedOf(source: Source, shell: string): Promise<string | null> {
+export async function publishedOf(source: Source, shell: string, http: HttpClient): Promise<string | null> {
   const { fetchSignedManifest } = await import("../install/release-fetch");
-  return (await fetchSignedManifest(source, shell, buildPins())).signed.published;
+  return (await fetchSignedManifest(http, source, shell, buildPins())).signed.published;
 }
 
 /** At most this many releases are looked at, newest first, for one old enough. */
@@ -86,7 +88,7 @@ export async function releaseChoice(options: {
 }
 
 /** The registry's gentle-pi package document (its versions), for releaseChoice. */
-export async function shellDocument(registry: string, npmrc: string, env: Env): Promise<unknown> {
+export async function shellDocument(access: RegistryAccess): Promise<unknown> {
   const { packageDocument } = await import("../install/release-fetch");
-  return packageDocument(registry, npmrc, env, SHELL_PACKAGE);
+  return packageDocument(access, SHELL_PACKAGE);
 }

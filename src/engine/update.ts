@@ -7,13 +7,13 @@
  * "all" forms then send `update --extensions` to Pi through the launcher's
  * normal Pi path, also when the Pi update failed. Every other form is Pi's.
  */
-import type { Host } from "../io/host";
 import { EXIT } from "../core/errors";
 import { promises as fs } from "node:fs";
 import { join } from "../core/native-path";
 import { tildifyText } from "../core/layout";
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
+import type { Host } from "../io/host";
 import { redactText } from "../core/secrets";
 import { compareVersions } from "../core/versions";
 import { PI_PACKAGE } from "../core/release-project";
@@ -37,9 +37,9 @@ import { policyRefusal } from "../core/update-policy";
 import { updatePolicyOf } from "./update-gate";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
-export async function updateCommand(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err">): Promise<number | null> {
+export async function updateCommand(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http">): Promise<number | null> {
   const { env } = host;
-  const io: Output = host;
+  const io = host;
   const form = classifyUpdate(args);
   if (form.kind === "pass") return null;
   if (form.kind === "refuse") {
@@ -57,7 +57,7 @@ export async function updateCommand(install: BundledInstall, args: string[], hos
   try {
     const lock = await lockActiveVersion(layout, install.id, io.out);
     try {
-      await updatePi(install, env, io.out);
+      await updatePi(install, env, io);
     } finally {
       // A staged launcher check: ours, under the lock.
       await removeOwnFolder(layout.tmp).catch(() => undefined);
@@ -73,8 +73,9 @@ export async function updateCommand(install: BundledInstall, args: string[], hos
   return failed ? EXIT.failure : extensions;
 }
 
-async function updatePi(install: BundledInstall, env: Env, out: (line: string) => void): Promise<void> {
+async function updatePi(install: BundledInstall, env: Env, io: Pick<Host, "out" | "http">): Promise<void> {
   const { layout, shell } = install;
+  const { out, http } = io;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   // The registry pnpm installs Pi from: its scope's, else the configured one.
   const configured = await configuredRegistry(layout, npmrc, env);
@@ -82,7 +83,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   // Only a Pi the active gentle-pi's peer range allows (read before the registry: a range nothing
   // satisfies, or a gentle-pi that cannot be read, changes nothing).
   const peer = await activePiPeer(layout, install.id, shell);
-  const newest = newestStablePi(await packageDocument(registry, npmrc, env, PI_PACKAGE), peer);
+  const newest = newestStablePi(await packageDocument({ registry, npmrc, env, http }, PI_PACKAGE), peer);
   if (newest === install.pi) {
     out(`Pi ${newest} is the newest published Pi; Gentle Shell ${shell} with Pi ${newest} is already current, nothing was changed.`);
     return;
@@ -105,7 +106,7 @@ async function updatePi(install: BundledInstall, env: Env, out: (line: string) =
   const sourceArg = await rememberedSource(layout);
   // Our pinned runtime first (with Go on Windows), as upgrade's step 3: gentle-pi never builds with the user's Go.
   if (!reuse)
-    await ensureVersionRuntime(layout, env, sourceArg, configured).catch((error: Error) => {
+    await ensureVersionRuntime(layout, { env, http: io.http }, sourceArg, configured).catch((error: Error) => {
       throw new Error(`${error.message}; nothing was changed`);
     });
   // Its module starts beside pnpm (upgrade's step 4, begun early).

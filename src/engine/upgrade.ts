@@ -43,7 +43,7 @@ export interface UpgradeArgs {
 
 /** What upgrade says and, for a downgrade, asks: the Host's terminal and question when there is one. */
 /** What upgrade asks of the Host: its environment, pins and lines, and (for a downgrade) its terminal and question. */
-export type UpgradeIo = Pick<Host, "env" | "pins" | "out" | "err"> & Partial<Pick<Host, "terminal" | "ask">>;
+export type UpgradeIo = Pick<Host, "env" | "pins" | "out" | "err" | "http"> & Partial<Pick<Host, "terminal" | "ask">>;
 
 export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
   const parsed = parseShellCommand(UPGRADE, args);
@@ -102,24 +102,24 @@ export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs,
 
 async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs, policy: UpdatePolicy): Promise<number> {
   const { layout } = install;
-  const { env, pins, out } = io;
+  const { env, pins, out, http } = io;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
   const sourceArg = args.source ?? (await rememberedSource(layout));
   // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
-  if (sourceArg) await checkSourceReachable(sourceArg, { from: args.source ? "--source" : "remembered install source", env });
+  if (sourceArg) await checkSourceReachable(sourceArg, { from: args.source ? "--source" : "remembered install source" }, { env, http });
   // An offline bundle names its release: no registry is asked, and pnpm installs from its verified store.
   const origin = await releaseOrigin(sourceArg, hostTarget());
   const bundle = origin.kind === "bundle" ? origin.bundle : null;
   const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);
   // 1. The release asked for, else the latest (or the bundle's) and its two assets, checked by readDistribution.
-  let latest = args.to ?? (await newestRelease(origin, { registry, npmrc, env }));
+  let latest = args.to ?? (await newestRelease(origin, { registry, npmrc, env, http }));
   if (!args.to && compareVersions(latest, install.shell) < 0) {
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return EXIT.ok;
   }
   // A bundle gets the whole check of `gentle-shell-setup verify`, from this installed (trusted) engine.
   if (bundle) {
-    const check = await verifyBundle(bundle.root, pins);
+    const check = await verifyBundle(bundle.root, pins, http);
     if (!check.ok) {
       const more = check.problems.length > 1 ? ` (and ${check.problems.length - 1} more)` : "";
       throw new Error(`the offline bundle is not the signed release it claims: ${check.problems[0]}${more}; nothing was changed`);
@@ -133,8 +133,8 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
       policy,
       latest,
       active: install.shell,
-      published: (shell) => publishedOf(source, shell),
-      document: () => shellDocument(registry, npmrc, env),
+      published: (shell) => publishedOf(source, shell, http),
+      document: () => shellDocument({ registry, npmrc, env, http }),
     });
     if (choice.kind === "none") return tooYoung(latest, choice.published, policy, out);
     if (choice.skipped)
@@ -142,7 +142,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
     latest = choice.shell;
   }
   // The signed manifest first; the assets and the release's own engine are checked against it.
-  const opened = await openReleaseHere(origin, latest, pins, registry);
+  const opened = await openReleaseHere(origin, latest, pins, registry, http);
   if (aged && bundle && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumReleaseAge)) {
     return tooYoung(latest, opened.release.signed.published, policy, out);
   }
@@ -167,7 +167,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
   );
   const go = layout.platform === "win32";
   // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
-  if (!bundle) await ensureVersionRuntime(layout, env, sourceArg, registry);
+  if (!bundle) await ensureVersionRuntime(layout, { env, http }, sourceArg, registry);
   // 4 begins beside pnpm: the new version's module starts once its engine is in the folder.
   const early = besidePnpm({ layout, env, npmrc, sourceArg, id });
   const installed = await installRelease(opened, { layout, env, go, project: pairProject(pair, distribution), alongside: early }).catch((error: Error) => {

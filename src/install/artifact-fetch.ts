@@ -1,8 +1,14 @@
-/** Getting one artifact from a source into a folder of ours, verified. */
+/**
+ * Getting one artifact from a source into a folder of ours, verified. A URL is
+ * asked through the Host's HTTP client (../io/http-client.ts), whose policy
+ * says where it may be redirected and which authorities it trusts; a folder is
+ * read without it.
+ */
 import { createWriteStream, promises as fs } from "node:fs";
 import { pipeline } from "node:stream/promises";
-import { artifactLocation, authoritiesFor, redirectHostsFor, type Source } from "../core/source";
-import { verifiedDownload, verifyFile, type DownloadOptions, type Expected } from "../io/download";
+import { artifactLocation, type Source } from "../core/source";
+import { verifyFile, type DownloadOptions, type Expected } from "../io/download";
+import type { HttpClient } from "../io/http-client";
 import { stagingPath } from "../io/staging";
 import { openSourceFile, readSourceFile } from "../io/own-dir";
 import { rm } from "../io/locked-retry";
@@ -13,7 +19,14 @@ export interface FetchOptions {
 }
 
 /** Fetch `path` from `source` into a new file in `dir`; returns its path. Nothing unverified stays. */
-export async function fetchArtifact(source: Source, path: string, dir: string, expected: Expected, options: FetchOptions = {}): Promise<string> {
+export async function fetchArtifact(
+  http: HttpClient,
+  source: Source,
+  path: string,
+  dir: string,
+  expected: Expected,
+  options: FetchOptions = {},
+): Promise<string> {
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   const dest = stagingPath(dir, "download");
   const location = artifactLocation(source, path);
@@ -30,7 +43,7 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
       });
       options.download?.progress?.done();
     } else {
-      await verifiedDownload(location, dest, expected, { ...remoteRules(source, path), headers: options.headers, ...options.download });
+      await http.download(location, dest, expected, { headers: options.headers, ...options.download });
     }
     return dest;
   } catch (error) {
@@ -40,19 +53,10 @@ export async function fetchArtifact(source: Source, path: string, dir: string, e
 }
 
 /** Fetch a small asset's exact bytes with a size cap; the caller checks them (the signed release manifest). */
-export async function fetchBytes(source: Source, path: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<Buffer> {
+export async function fetchBytes(http: HttpClient, source: Source, path: string, name: string, maxBytes: number, options: FetchOptions = {}): Promise<Buffer> {
   const location = artifactLocation(source, path);
   if (source.kind === "folder") {
     return readSourceFile(source.root, location, name, maxBytes);
   }
-  const { fetchBoundedBytes } = await import("../io/bounded-fetch");
-  return fetchBoundedBytes(location, { name, maxBytes, ...remoteRules(source, path), headers: options.headers });
-}
-
-/**
- * What a request for `path` from a mirror or the official source may follow and trust, the same for a download and
- * a small fetch: the hosts its redirects may go to, and the authorities of the npm settings for what the registry serves.
- */
-function remoteRules(source: Source, path: string): { redirectHosts: string[]; ca: readonly string[] | undefined } {
-  return { redirectHosts: redirectHostsFor(source, path), ca: authoritiesFor(source, path) };
+  return http.fetchBytes(location, { name, maxBytes, headers: options.headers });
 }

@@ -46,7 +46,7 @@ export interface InstallOptions {
    * This process (src/io/host.ts): its environment, its lines, its download progress (none when quiet), and the
    * stdout the setup step's child gets (stderr's under --json).
    */
-  host: Pick<Host, "env" | "out" | "err" | "progress" | "stdoutForChild">;
+  host: Pick<Host, "env" | "out" | "err" | "progress" | "stdoutForChild" | "http">;
   /** --source: "official" (default), a mirror URL or an offline folder. */
   source?: string;
   /** --release: an exact Gentle Shell version; default the registry's latest. */
@@ -112,12 +112,12 @@ function found<T>(value: T | null, step: StepId): T {
 
 export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
   const { layout, pins, host, target } = options;
-  const { env } = host;
+  const { env, http } = host;
   const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null, registryRecorded: null };
   /** Open the release (asked for, else the newest), its signed manifest first; the migration's gate hears of it at once. */
   const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
-    const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env }));
-    const opened = await openRelease(from, shell, { pins, target, ownEngine: options.engine, registry });
+    const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env, http }));
+    const opened = await openRelease(from, shell, { pins, target, ownEngine: options.engine, registry, http });
     await options.onRelease?.(opened.release.signed.shell, opened.release.signed.pi);
     return opened;
   };
@@ -158,13 +158,14 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       before?.catch(() => undefined);
       let source: Source = from.kind === "bundle" ? parseSource(options.source, "") : from.source;
       let asked: Promise<Source> | null = null;
-      // pnpm itself comes from the registry: with the authorities the npm settings name for it (ca, cafile).
+      // pnpm itself comes from the registry: the HTTP client trusts the authorities the npm settings name for it (ca, cafile).
       const official = (): Promise<Source> =>
-        (asked ??= Promise.all([configuredRegistry(layout, npmrc, env), registryAuthorities(npmrc, env)]).then(
-          ([registry, registryCa]): Source => ({ kind: "official", registry, registryCa }),
-        ));
+        (asked ??= Promise.all([configuredRegistry(layout, npmrc, env), registryAuthorities(npmrc, env)]).then(([registry, ca]): Source => {
+          http.trustRegistry(registry, ca);
+          return { kind: "official", registry };
+        }));
       const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-      const runtimeCtx = () => ({ layout, pins, source, target, env });
+      const runtimeCtx = () => ({ http, layout, pins, source, target, env });
       const progress = host.progress();
       try {
         const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });

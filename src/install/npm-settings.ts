@@ -11,6 +11,7 @@ import { envValue, type Env } from "../core/environment";
 import { writeFileAtomic } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { filterNpmrc, npmrcTrust, registryCredentialsToAuth } from "../core/npmrc";
+import type { HttpClient } from "../io/http-client";
 
 export const NPMRC_MAX_BYTES = 1024 * 1024;
 
@@ -74,4 +75,14 @@ export async function registryAuthorities(npmrc: string, env: Env): Promise<stri
     certificates.push(...found);
   }
   return certificates.length ? certificates : undefined;
+}
+
+/**
+ * The HTTP client (../io/http-client.ts) trusts `registries` (the default registry, a scope's own) with the
+ * authorities the npm settings name, for every URL under them from now on, as npm sends its ca and cafile with
+ * every registry request.
+ */
+export async function trustRegistries(http: Pick<HttpClient, "trustRegistry">, registries: readonly string[], npmrc: string, env: Env): Promise<void> {
+  const ca = await registryAuthorities(npmrc, env);
+  for (const registry of registries) http.trustRegistry(registry, ca);
 }

@@ -29,7 +29,8 @@ import { runLauncher } from "../io/process";
 import { activateVersion } from "./activate";
 import { buildDistribution } from "./distribution-build";
 import { ensureLauncher } from "./launcher";
-import { userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
+import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
+import type { HttpClient } from "../io/http-client";
 import { configuredRegistry } from "./npm-registry";
 import { acquireGo } from "./runtime/go";
 import { ensureRuntimes } from "./runtime/index";
@@ -41,6 +42,8 @@ export interface ReleaseContext {
   target: Target;
   platform: Platform;
   env: Env;
+  /** The Host's HTTP client, which the runtimes' downloads go through. */
+  http: HttpClient;
   /** The user's home: its npm settings name the registry (User npm settings). */
   home: string;
   /** Where runtimes come from: official (default), a mirror URL or a folder. */
@@ -63,8 +66,13 @@ async function withTemporaryPrefix<T>(ctx: ReleaseContext, work: (layout: Layout
     await writeNpmrcAuth(layout, npmrc);
     let source = parseSource(ctx.source, "");
     // The official source's pnpm comes from the registry npm's configuration names, asked of our npm once Node is there.
-    const official = async () => ({ kind: "official" as const, registry: npmrcRegistry(npmrc, ctx.env) ?? (await configuredRegistry(layout, npmrc, ctx.env)) });
-    const runtimeCtx = { layout, pins: ctx.pins, source, target: ctx.target, env: ctx.env };
+    // Its pnpm with the authorities the npm settings name for the registry (ca, cafile), as an install's.
+    const official = async () => {
+      const registry = npmrcRegistry(npmrc, ctx.env) ?? (await configuredRegistry(layout, npmrc, ctx.env));
+      await trustRegistries(ctx.http, [registry], npmrc, ctx.env);
+      return { kind: "official" as const, registry };
+    };
+    const runtimeCtx = { http: ctx.http, layout, pins: ctx.pins, source, target: ctx.target, env: ctx.env };
     const { node, pnpm } = await ensureRuntimes(runtimeCtx, { pnpmSource: source.kind === "official" ? official : source });
     if (source.kind === "official") source = await official();
     ctx.say?.(`${node.name} and ${pnpm.name} verified in a temporary prefix`);

@@ -25,33 +25,43 @@ import { assertExactVersion } from "../core/versions";
 import { npmrcAuthHeader } from "../core/npmrc";
 import type { Env } from "../core/environment";
 import type { Pins } from "../pins/types";
-import { fetchBoundedText } from "../io/bounded-fetch";
+import type { HttpClient } from "../io/http-client";
 import { fetchBytes } from "./artifact-fetch";
-import { registryAuthorities } from "./npm-settings";
+import { trustRegistries } from "./npm-settings";
 
-export async function latestRelease(registry: string, npmrc: string, env: Env): Promise<string> {
-  return assertExactVersion(`the registry's latest ${SHELL_PACKAGE}`, await latestTag(registry, npmrc, env, SHELL_PACKAGE));
+/** Where the registry is asked from: its URL, the user's npm settings for it, the environment, and the Host's HTTP client. */
+export interface RegistryAccess {
+  registry: string;
+  npmrc: string;
+  env: Env;
+  http: HttpClient;
+}
+
+export async function latestRelease(access: RegistryAccess): Promise<string> {
+  return assertExactVersion(`the registry's latest ${SHELL_PACKAGE}`, await latestTag(access, SHELL_PACKAGE));
 }
 
 /** The registry's dist-tags.latest of `name`, as is (the caller checks it), asked with the npmrc's credentials for that URL. */
-export async function latestTag(registry: string, npmrc: string, env: Env, name: string): Promise<unknown> {
-  const document = await packageDocument(registry, npmrc, env, name);
+export async function latestTag(access: RegistryAccess, name: string): Promise<unknown> {
+  const document = await packageDocument(access, name);
   return (document as { "dist-tags"?: { latest?: unknown } } | null)?.["dist-tags"]?.latest;
 }
 
 /** The registry's abbreviated package document of `name` (its versions and dist-tags), parsed, unchecked. */
-export async function packageDocument(registry: string, npmrc: string, env: Env, name: string): Promise<unknown> {
+export async function packageDocument(access: RegistryAccess, name: string): Promise<unknown> {
+  const { registry, npmrc, env, http } = access;
   const url = `${registry.replace(/\/+$/, "")}/${name.replace("/", "%2f")}`;
   const auth = npmrcAuthHeader(npmrc, url, env);
   const headers: Record<string, string> = { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8" };
   if (auth) headers.authorization = auth;
-  const ca = await registryAuthorities(npmrc, env);
-  const text = await fetchBoundedText(url, { name: `the ${name} release list`, maxBytes: 32 * 1024 * 1024, headers, ca });
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new Error(`the registry's answer for ${name} is not JSON`);
-  }
+  // The registry's authorities from the npm settings (ca, cafile), for this request and every later one under it.
+  await trustRegistries(http, [registry], npmrc, env);
+  return http.fetchJson(url, {
+    name: `the ${name} release list`,
+    maxBytes: 32 * 1024 * 1024,
+    headers,
+    notJson: `the registry's answer for ${name} is not JSON`,
+  });
 }
 
 /** How a source is named in a sentence about what it served. */
@@ -79,7 +89,12 @@ const LOCK_MAX = 16 * 1024 * 1024;
 const ENGINE_MAX = 64 * 1024 * 1024;
 
 /** The signed manifest of `shell` from `source`, verified before anything else of the release is read. */
-export async function fetchSignedManifest(source: Source, shell: string, pins: Pins): Promise<{ signed: SignedRelease; manifest: Buffer; signature: Buffer }> {
+export async function fetchSignedManifest(
+  http: HttpClient,
+  source: Source,
+  shell: string,
+  pins: Pins,
+): Promise<{ signed: SignedRelease; manifest: Buffer; signature: Buffer }> {
   assertExactVersion("the release", shell);
   const where = describeSource(source);
   // A build without a key stops here, before any request.
@@ -87,8 +102,8 @@ export async function fetchSignedManifest(source: Source, shell: string, pins: P
   let manifest: Buffer;
   let signature: Buffer;
   try {
-    manifest = await fetchBytes(source, releasePath(shell, RELEASE_MANIFEST), RELEASE_MANIFEST, MANIFEST_MAX_BYTES);
-    signature = await fetchBytes(source, releasePath(shell, RELEASE_SIGNATURE), RELEASE_SIGNATURE, SIGNATURE_MAX_BYTES);
+    manifest = await fetchBytes(http, source, releasePath(shell, RELEASE_MANIFEST), RELEASE_MANIFEST, MANIFEST_MAX_BYTES);
+    signature = await fetchBytes(http, source, releasePath(shell, RELEASE_SIGNATURE), RELEASE_SIGNATURE, SIGNATURE_MAX_BYTES);
   } catch (error) {
     if ((error as { status?: number }).status === 404) {
       // GitHub serves no asset of a draft: a release that is not published reads the same as none.
@@ -103,14 +118,14 @@ export async function fetchSignedManifest(source: Source, shell: string, pins: P
   return { signed, manifest, signature };
 }
 
-/** The release from `source`: signature first, then each asset checked against it. */
-export async function fetchRelease(source: Source, shell: string, pins: Pins, ownEngine: () => string | null): Promise<FetchedRelease> {
-  const { signed, manifest, signature } = await fetchSignedManifest(source, shell, pins);
+/** The release from `source`, through `http` (a folder's read without it): signature first, then each asset checked against it. */
+export async function fetchRelease(http: HttpClient, source: Source, shell: string, pins: Pins, ownEngine: () => string | null): Promise<FetchedRelease> {
+  const { signed, manifest, signature } = await fetchSignedManifest(http, source, shell, pins);
   const where = describeSource(source);
   const asset = async (name: string, max: number): Promise<Buffer> => {
     let bytes: Buffer;
     try {
-      bytes = await fetchBytes(source, releasePath(shell, name), name, Math.max(max, signed.assets[name]?.size ?? 0));
+      bytes = await fetchBytes(http, source, releasePath(shell, name), name, Math.max(max, signed.assets[name]?.size ?? 0));
     } catch (error) {
       if ((error as { status?: number }).status === 404)
         throw new Error(`Gentle Shell ${shell} lists ${name}, but ${where} does not serve it; nothing was changed`);

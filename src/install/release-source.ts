@@ -18,7 +18,8 @@ import { parseSource, type Source } from "../core/source";
 import type { Pins, Target } from "../pins/types";
 import { installBundleVersion } from "./offline/install";
 import { bundlePackageFiles, openBundle, readBundleRelease, type OfflineBundle } from "./offline/open";
-import { type FetchedRelease, fetchRelease, latestRelease } from "./release-fetch";
+import { type FetchedRelease, fetchRelease, latestRelease, type RegistryAccess } from "./release-fetch";
+import type { HttpClient } from "../io/http-client";
 import { installVersion, type Alongside, type InstallVersionOutcome } from "./version-install";
 import type { Echo } from "../io/process";
 import { ownScript } from "../io/self";
@@ -37,18 +38,13 @@ export async function releaseOrigin(value: string | undefined, target: Target): 
   return { kind: "online", source };
 }
 
-/** Where the registry is asked from: its URL, the user's npm settings for it, and the environment (proxies). */
-export interface RegistryAccess {
-  registry: string;
-  npmrc: string;
-  env: Env;
-}
+export type { RegistryAccess };
 
 /** The newest release the origin offers: a bundle's own, else the registry's latest gentle-pi. */
 export async function newestRelease(origin: ReleaseOrigin, access: RegistryAccess | null): Promise<string> {
   if (origin.kind === "bundle") return origin.bundle.manifest.shell;
   if (!access) throw new Error("the registry to ask for the latest release is not known yet");
-  return latestRelease(access.registry, access.npmrc, access.env);
+  return latestRelease(access);
 }
 
 /** Throws unless the bundle holds release `shell` (said before anything of it is read). */
@@ -73,20 +69,20 @@ export interface OpenedRelease {
 export async function openRelease(
   origin: ReleaseOrigin,
   shell: string,
-  options: { pins: Pins; target: Target; ownEngine: () => string | null; registry?: string },
+  options: { pins: Pins; target: Target; ownEngine: () => string | null; registry?: string; http: HttpClient },
 ): Promise<OpenedRelease> {
   if (origin.kind === "bundle") {
     bundleHolds(origin.bundle, shell);
-    const release = await readBundleRelease(origin.bundle, options.pins, options.ownEngine);
+    const release = await readBundleRelease(origin.bundle, options.pins, options.ownEngine, options.http);
     return { origin, release, packages: await bundlePackageFiles(origin.bundle, release, options.target) };
   }
   const source: Source = origin.source.kind === "official" ? { kind: "official", registry: options.registry ?? "" } : origin.source;
-  return { origin, release: await fetchRelease(source, shell, options.pins, options.ownEngine), packages: null };
+  return { origin, release: await fetchRelease(options.http, source, shell, options.pins, options.ownEngine), packages: null };
 }
 
 /** Open release `shell` for this machine (its target, this engine as the fallback engine): an upgrade's or a migration's. */
-export function openReleaseHere(origin: ReleaseOrigin, shell: string, pins: Pins, registry: string): Promise<OpenedRelease> {
-  return openRelease(origin, shell, { pins, target: hostTarget(), ownEngine: ownScript, registry });
+export function openReleaseHere(origin: ReleaseOrigin, shell: string, pins: Pins, registry: string, http: HttpClient): Promise<OpenedRelease> {
+  return openRelease(origin, shell, { pins, target: hostTarget(), ownEngine: ownScript, registry, http });
 }
 
 export interface InstalledRelease {

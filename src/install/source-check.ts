@@ -11,20 +11,20 @@ import { EXIT, UserError } from "../core/errors";
 import { redactUrl } from "../core/secrets";
 import { parseSource } from "../core/source";
 import { proxyFor } from "../core/proxy";
-import type { Env } from "../core/environment";
-import { answersAtAll } from "../io/transport";
+import type { Host } from "../io/host";
 import { proxyAuthRequired, untrustedCertificate } from "../io/http-get";
 
 export interface ReachOptions {
   /** Where the value came from: --source or GENTLE_SHELL_SOURCE. */
   from?: string;
   timeoutMs?: number;
-  /** The environment whose proxy variables the request follows (Node's proxy support, ../io/env-proxy.ts): the Host's. */
-  env: Env;
 }
 
-/** Resolves when `value` (a --source) can be read; throws one sentence (a UserError) when it cannot. */
-export async function checkSourceReachable(value: string | undefined, options: ReachOptions): Promise<void> {
+/**
+ * Resolves when `value` (a --source) can be read; throws one sentence (a UserError) when it cannot. A mirror is asked
+ * through the Host's HTTP client, following the proxy variables of its environment (Node's proxy support, ../io/env-proxy.ts).
+ */
+export async function checkSourceReachable(value: string | undefined, options: ReachOptions, host: Pick<Host, "env" | "http">): Promise<void> {
   const source = parseSource(value, "");
   const from = options.from ?? "--source";
   if (source.kind === "official") return;
@@ -39,11 +39,11 @@ export async function checkSourceReachable(value: string | undefined, options: R
   }
   const shown = redactUrl(source.base);
   // A request through a proxy that fails may be the proxy's fault: say which way it went.
-  const { env } = options;
+  const { env } = host;
   const proxy = proxyFor(source.base, env);
   const via = proxy ? ` through the proxy ${redactUrl(proxy)}` : "";
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const answer = await answersAtAll(source.base, timeoutMs);
+  const answer = await host.http.answersAtAll(source.base, timeoutMs);
   if ("answered" in answer) return;
   if (answer.failed === "timeout")
     throw new UserError(`the ${from} mirror ${shown} did not answer${via} within ${Number((timeoutMs / 1000).toFixed(1))} s; nothing was changed`);

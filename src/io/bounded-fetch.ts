@@ -4,32 +4,28 @@
  * retry policy as verifiedDownload (./transport); the body is kept in memory,
  * at most `maxBytes`, and a 404 is its own sentence.
  */
-import { attemptsOf, gatedGet, TransferError, transferPhrases, withRetries } from "./transport";
+import { attemptsOf, gatedGet, TransferError, transferPhrases, withRetries, type Wire } from "./transport";
 
 export interface TextFetchOptions {
   name: string;
   maxBytes: number;
-  redirectHosts?: string[];
   headers?: Record<string, string>;
-  /** The authorities the user's npm settings name for the registry (ca, cafile), in place of Node's roots. */
-  ca?: readonly string[];
   timeoutMs?: number;
   attempts?: number;
   backoffMs?: number;
 }
 
-export async function fetchBoundedText(url: string, options: TextFetchOptions): Promise<string> {
-  return (await fetchBoundedBytes(url, options)).toString("utf8");
+export async function fetchBoundedText(wire: Wire, url: string, options: TextFetchOptions): Promise<string> {
+  return (await fetchBoundedBytes(wire, url, options)).toString("utf8");
 }
 
 /** The whole body, at most `maxBytes`, identity-encoded, retried on transient failures; for small assets checked by their caller. */
-export async function fetchBoundedBytes(url: string, options: TextFetchOptions): Promise<Buffer> {
+export async function fetchBoundedBytes(wire: Wire, url: string, options: TextFetchOptions): Promise<Buffer> {
   const rules = {
+    wire,
     phrases: transferPhrases(options.name, options.maxBytes, true),
     maxBytes: options.maxBytes,
-    redirectHosts: options.redirectHosts,
     headers: options.headers,
-    ca: options.ca,
     timeoutMs: options.timeoutMs ?? 30_000,
   };
   const collect = async (chunks: AsyncIterable<Uint8Array>) => {

@@ -10,12 +10,13 @@
  * - a timeout per request and a stall timeout between chunks;
  * - bounded retries with backoff for connect errors, 5xx and truncation; none
  *   for 4xx or a hash mismatch;
- * - redirects refused unless the caller lists the hosts they may go to.
+ * - redirects refused unless the HTTP client's policy lists the hosts they may
+ *   go to (./http-client.ts).
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import type { DownloadProgress } from "./progress";
-import { attemptsOf, causeText, gatedGet, TransferError, transferPhrases, withRetries } from "./transport";
+import { attemptsOf, causeText, gatedGet, TransferError, transferPhrases, withRetries, type Wire } from "./transport";
 import { rm } from "./locked-retry";
 
 export interface Expected {
@@ -29,11 +30,7 @@ export interface Expected {
 }
 
 export interface DownloadOptions {
-  /** Hosts a redirect may lead to (release assets); empty: redirects refused. */
-  redirectHosts?: string[];
   headers?: Record<string, string>;
-  /** The authorities the user's npm settings name for the registry (ca, cafile), in place of Node's roots. */
-  ca?: readonly string[];
   timeoutMs?: number;
   stallMs?: number;
   attempts?: number;
@@ -51,18 +48,17 @@ export function hasPin(expected: Expected): boolean {
   return Boolean(expected.sha256 || expected.integrity);
 }
 
-/** Download `url` to `dest`, verified against `expected`. */
-export async function verifiedDownload(url: string, dest: string, expected: Expected, options: DownloadOptions = {}): Promise<void> {
+/** Download `url` to `dest` through `wire` (the HTTP client), verified against `expected`. */
+export async function verifiedDownload(wire: Wire, url: string, dest: string, expected: Expected, options: DownloadOptions = {}): Promise<void> {
   if (!hasPin(expected)) {
     throw new TransferError(`${expected.name} has no known checksum in this build, so it is not downloaded`, false);
   }
   const rules = {
+    wire,
     phrases: transferPhrases(expected.name, expected.maxBytes, false),
     maxBytes: expected.maxBytes,
     size: expected.size,
-    redirectHosts: options.redirectHosts,
     headers: options.headers,
-    ca: options.ca,
     timeoutMs: options.timeoutMs ?? 10 * 60_000,
     stallMs: options.stallMs ?? 30_000,
     cancel: options.cancel,

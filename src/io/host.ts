@@ -4,7 +4,8 @@
  * Process. It carries the environment, the platform and the home; the lines
  * out (its own channel, ./console.ts, every line masked); the one question,
  * the one progress reporter, the offer's panel and the one colour decision;
- * and the run's mode, quiet or --json. A --json run is a Host whose questions
+ * and the run's mode, quiet or --json; and its one HTTP client (./http-client.ts),
+ * built at its first use, so a launch that makes no request builds none. A --json run is a Host whose questions
  * go to stderr, with its channel's document mode (documentStdout) keeping
  * stdout for the document alone. The channel, its EPIPE guard and its
  * document mode belong to the Host instance (and are shared by its modes).
@@ -23,6 +24,7 @@ import { homeOf, hostPlatform } from "../core/machine";
 import { fancyOutput } from "../core/terminal-style";
 import { buildPins, type Pins } from "../pins";
 import { type DocumentStdout, outputChannel } from "./console";
+import { type HttpClient, httpClient, type HttpRole } from "./http-client";
 import { askLine, type Reply } from "./prompt";
 import { type BarStream, progressFor, type ProgressReporter } from "./progress";
 import { type PanelKeys, terminalPanel } from "./terminal-panel";
@@ -52,6 +54,8 @@ export interface Host extends Output, HostMode {
   readonly terminal: boolean;
   /** The one colour decision for what goes to stdout (a terminal, and neither NO_COLOR nor CI). */
   readonly color: boolean;
+  /** This process's one HTTP client (./http-client.ts), the same in every mode; built at its first use. */
+  readonly http: HttpClient;
   /** One question on the terminal, one reply; on stdout unless `on` says stderr (and always stderr under --json). */
   ask(question: string, on?: "stdout" | "stderr"): Promise<Reply>;
   /** Download progress: bars on a terminal's stderr, indented lines otherwise, nothing when quiet. */
@@ -96,14 +100,18 @@ function processStreams(): HostStreams {
   };
 }
 
-/** This process: its environment, its terminal, and a channel of its own over `streams` (the process's unless a test gives others). */
-export function processHost(mode: HostMode = { quiet: false, json: false }, streams: HostStreams = processStreams()): Host {
+/**
+ * This process: its environment, its terminal, and a channel of its own over `streams` (the process's unless a test
+ * gives others); `role`, which of our programs it runs (src/main.ts decides), names its HTTP requests.
+ */
+export function processHost(mode: HostMode = { quiet: false, json: false }, streams: HostStreams = processStreams(), role: HttpRole = "installer"): Host {
   const env = process.env as Env;
   const platform = hostPlatform();
   const channel = outputChannel(streams);
   // Read at first use, not when the Host is built: os.homedir() throws where HOME is unset and the user has no
   // passwd entry, and that must be a command's one-sentence failure, reported on this Host, not a stack at start.
   let home: string | undefined;
+  let http: HttpClient | undefined;
   const make = (mode: HostMode, document: JsonDocument | null): Host => {
     const doc = mode.json ? (document ?? { fields: {}, error: null }) : null;
     return {
@@ -114,6 +122,10 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, stre
         return home;
       },
       pins: buildPins(),
+      get http() {
+        http ??= httpClient({ role, env });
+        return http;
+      },
       ...mode,
       // fd 0 asked directly: reading process.stdin.isTTY would make the stdin stream, which a launch may never use.
       terminal: isatty(0) && Boolean(streams.stdout.isTTY),

@@ -17,25 +17,25 @@
  * HTTPS_PROXY and NO_PROXY, as it does fetch's dispatcher. We therefore use
  * the global agents (read when each request is made) and pass no agent of
  * our own.
+ *
+ * This module holds no state: the User-Agent, the npm authorities and whether
+ * the system's store was added are the HTTP client's (./http-client.ts), which
+ * loads this module at its first request.
  */
 import { errnoCode } from "../core/errno";
 import { globalAgent as httpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { globalAgent as httpsAgent, request as httpsRequest } from "node:https";
 import type { Readable } from "node:stream";
 import * as tls from "node:tls";
-import { ENGINE_FLAG, INTERNAL_FLAG } from "../core/engine-flags";
 import { redactUrl, splitUrlCredentials, urlHasCredentials } from "../core/secrets";
 import { proxyFor } from "../core/proxy";
 import type { Env } from "../core/environment";
-import { hostTarget } from "../core/machine";
-import { SETUP_VERSION } from "../core/installer-version";
-import { onCloseIdleConnections } from "./idle-connections";
 
-// The global agents' idle connections end when Pi takes this process over (./idle-connections.ts).
-onCloseIdleConnections(() => {
+/** The global agents' idle keep-alive connections end (before Pi takes this process over, src/engine/pi-handover.ts). */
+export function closeGlobalAgents(): void {
   httpAgent.destroy();
   httpsAgent.destroy();
-});
+}
 
 export interface HttpResponse {
   status: number;
@@ -50,37 +50,52 @@ export interface HttpResponse {
 /** The request was never sent (a malformed URL or header, an unknown scheme): no retry mends it. */
 export class RequestNotMade extends Error {}
 
+/** Whether the system's certificate store is among Node's roots: not asked yet, added, or none to add (one client's, ./http-client.ts). */
+export interface SystemStoreTrust {
+  systemStore: "unasked" | "added" | "none";
+}
+
+/** How one request is made: who asks, and which roots it trusts. */
+export interface GetTrust {
+  userAgent: string;
+  /** The authorities the user's npm settings name for the registry, in place of Node's roots (the registry's URLs only). */
+  ca?: readonly string[];
+  /** The client's system-store decision, made at most once for it. */
+  store: SystemStoreTrust;
+}
+
 /**
  * One GET for the exact bytes: identity encoding asked for, no redirect
  * followed (the caller decides which hosts they may go to), no retries.
  * Resolves at the response's headers; a failure on the way rejects with the
  * socket's, DNS's or TLS's own error (with its code).
  */
-export async function identityGet(
-  url: string,
-  headers: Record<string, string> | undefined,
-  signal: AbortSignal,
-  ca?: readonly string[],
-): Promise<HttpResponse> {
-  const madeWith = systemStore;
+export async function identityGet(url: string, headers: Record<string, string> | undefined, signal: AbortSignal, trust: GetTrust): Promise<HttpResponse> {
+  const madeWith = trust.store.systemStore;
   try {
-    return await getOnce(url, headers, signal, ca);
+    return await getOnce(url, headers, signal, trust.userAgent, trust.ca);
   } catch (error) {
     // The authorities the user's npm settings name replace Node's roots for this request, as npm uses them: no store is added.
-    if (ca) throw error;
-    // A certificate Node's own roots do not vouch for: once per process, the system's store is added and
+    if (trust.ca) throw error;
+    // A certificate Node's own roots do not vouch for: once per client, the system's store is added and
     // the request made again (a network that inspects TLS has its root there). Only more roots, never fewer checks.
     // A request made before the store was added asks again too, also when another request beside it added the store.
-    if (!isCertificateError(error) || madeWith !== "unasked" || !trustSystemStore()) throw error;
-    return getOnce(url, headers, signal);
+    if (!isCertificateError(error) || madeWith !== "unasked" || !trustSystemStore(trust.store)) throw error;
+    return getOnce(url, headers, signal, trust.userAgent);
   }
 }
 
-function getOnce(url: string, headers: Record<string, string> | undefined, signal: AbortSignal, ca?: readonly string[]): Promise<HttpResponse> {
+function getOnce(
+  url: string,
+  headers: Record<string, string> | undefined,
+  signal: AbortSignal,
+  userAgent: string,
+  ca?: readonly string[],
+): Promise<HttpResponse> {
   // Credentials written into the URL (npm accepts `http://user:password@host/`) go in a Basic
   // header, as npm sends them, and never in the request line.
   const split = splitUrlCredentials(url);
-  const sent: Record<string, string> = { "accept-encoding": "identity", "user-agent": userAgent(), ...(headers ?? {}) };
+  const sent: Record<string, string> = { "accept-encoding": "identity", "user-agent": userAgent, ...(headers ?? {}) };
   if (split.authorization && !Object.keys(sent).some((k) => k.toLowerCase() === "authorization")) sent.authorization = split.authorization;
   return new Promise((resolve, reject) => {
     let target: URL;
@@ -149,16 +164,6 @@ export function deadline(ms: number): Deadline {
   };
 }
 
-/**
- * Who is asking, on every request (as rustup and uv name themselves): the
- * installer or the launcher's engine, its version, Node's version and the
- * target. Proxies and repository managers log it; GitHub's API requires one.
- */
-export function userAgent(argv: readonly string[] = process.argv): string {
-  const engine = argv[2] === ENGINE_FLAG || argv[2] === INTERNAL_FLAG;
-  return `${engine ? "gentle-shell" : "gentle-shell-setup"}/${SETUP_VERSION} node/${process.versions.node} ${hostTarget()}`;
-}
-
 /** TLS failures that mean the chain ends at a root this Node does not trust (not an expired or misnamed certificate). */
 const UNTRUSTED = new Set([
   "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
@@ -191,7 +196,7 @@ export function untrustedCertificate(url: string): string {
  * or a CONNECT tunnel it refused with 407): which proxy (its credentials
  * masked), and where they go. Never retried: asking again changes nothing.
  */
-export function proxyAuthRequired(url: string, env: Env = process.env as Env): string {
+export function proxyAuthRequired(url: string, env: Env): string {
   const proxy = proxyFor(url, env);
   const variable = url.startsWith("https:") ? "HTTPS_PROXY" : "HTTP_PROXY";
   if (!proxy) return `a proxy on the way to ${redactUrl(url)} asks for a user name and password (HTTP 407); name it with its credentials in ${variable}`;
@@ -211,20 +216,21 @@ export function untrustedByNpmSettings(url: string): string {
   return `the certificate of ${urlHost(url)} is not signed by the authority that ca= or cafile= in your npm settings names, which is the only one trusted for the registry (as npm does); put your network's root certificate in that file, or remove the setting`;
 }
 
-/** Whether the system's certificate store is among Node's roots: not asked yet, added, or none to add. */
-let systemStore: "unasked" | "added" | "none" = "unasked";
-
-/** Adds the system's certificate store to Node's roots, once; true when it is among them now (added by this call or an earlier one). */
-function trustSystemStore(): boolean {
-  if (systemStore !== "unasked") return systemStore === "added";
-  systemStore = "none";
+/**
+ * Adds the system's certificate store to Node's roots, once for `trust`'s client; true when it is among them now
+ * (added by this call or an earlier one). Node's roots are the process's: a second client adding them again adds
+ * nothing new.
+ */
+function trustSystemStore(trust: SystemStoreTrust): boolean {
+  if (trust.systemStore !== "unasked") return trust.systemStore === "added";
+  trust.systemStore = "none";
   const t = tls as typeof tls & { getCACertificates?: (kind: string) => string[]; setDefaultCACertificates?: (certs: string[]) => void };
   if (!t.getCACertificates || !t.setDefaultCACertificates) return false;
   try {
     const system = t.getCACertificates("system");
     if (system.length === 0) return false;
     t.setDefaultCACertificates([...t.getCACertificates("default"), ...system]);
-    systemStore = "added";
+    trust.systemStore = "added";
     return true;
   } catch {
     return false;

@@ -12,21 +12,36 @@
  *   before reading; the body is cut at the cap, and one shorter than its
  *   Content-Length is a truncation worth another try;
  * - a deadline per request, and, where asked, a stall limit between chunks.
+ *
+ * Who asks, what is trusted and where a redirect may go are the HTTP client's
+ * (./http-client.ts): every GET goes through its `Wire`.
  */
 import { errnoCode } from "../core/errno";
 import type { Readable } from "node:stream";
+import type { Env } from "../core/environment";
 import { redactText, redactUrl } from "../core/secrets";
 import {
   deadline,
   failedInTransit,
   type HttpResponse,
-  identityGet,
   isCertificateError,
   isProxyAuthError,
   proxyAuthRequired,
   untrustedByNpmSettings,
   untrustedCertificate,
 } from "./http-get";
+
+/** What the transport asks of the HTTP client (./http-client.ts) for each GET. */
+export interface Wire {
+  /** The environment whose proxy variables the requests follow (a 407's sentence names the proxy). */
+  readonly env: Env;
+  /** One identity GET with the client's User-Agent and trust (./http-get.ts identityGet). */
+  get(url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse>;
+  /** The npm settings' authorities trusted for `url` in place of Node's roots (a registry's URL), or undefined. */
+  authoritiesFor(url: string): readonly string[] | undefined;
+  /** The hosts a redirect from `url` may lead to (over https); empty: redirects refused. */
+  redirectHostsFor(url: string): readonly string[];
+}
 
 /** A transfer that failed: `retryable` says whether the retry policy may try again. */
 export class TransferError extends Error {
@@ -88,20 +103,18 @@ export function transferPhrases(name: string, maxBytes: number, fetch: boolean):
 }
 
 export interface GateRules {
+  /** The client every hop is asked through: its User-Agent, its trust and its redirect policy. */
+  wire: Wire;
   phrases: Phrases;
   maxBytes: number;
   /** The exact size, where it is pinned. */
   size?: number | null;
-  /** Hosts a redirect may lead to; empty: redirects refused. */
-  redirectHosts?: string[];
   headers?: Record<string, string>;
   timeoutMs: number;
   /** The longest wait between two chunks; none when absent. */
   stallMs?: number;
   /** Aborting it ends the transfer at once, and the retry policy tries no more. */
   cancel?: AbortSignal;
-  /** The authorities the user's npm settings name for the registry (ca, cafile): they replace Node's roots, as npm uses them. */
-  ca?: readonly string[];
   /** Ask for the body from this byte on (`Range: bytes=<n>-`); a server that answers 200 sends it whole. */
   rangeFrom?: number;
 }
@@ -119,14 +132,9 @@ export interface RequestFailure {
 }
 
 /** The first response to one GET, or why there was none. */
-async function request(
-  url: string,
-  headers: Record<string, string> | undefined,
-  signal: AbortSignal,
-  ca?: readonly string[],
-): Promise<HttpResponse | RequestFailure> {
+async function request(wire: Wire, url: string, headers: Record<string, string> | undefined, signal: AbortSignal): Promise<HttpResponse | RequestFailure> {
   try {
-    return await identityGet(url, headers, signal, ca);
+    return await wire.get(url, headers, signal);
   } catch (error) {
     const cause = redactText(causeText(error));
     if (isCertificateError(error)) return { failed: "certificate", cause };
@@ -140,10 +148,10 @@ async function request(
  * mirror's base URL may well be a 404), and its body is not read. No redirect
  * is followed and nothing is retried: a question asked before any download.
  */
-export async function answersAtAll(url: string, timeoutMs: number): Promise<{ answered: true } | RequestFailure | { failed: "timeout" }> {
+export async function answersAtAll(wire: Wire, url: string, timeoutMs: number): Promise<{ answered: true } | RequestFailure | { failed: "timeout" }> {
   const time = deadline(timeoutMs);
   try {
-    const response = await request(url, undefined, time.signal);
+    const response = await request(wire, url, undefined, time.signal);
     if (time.expired) return { failed: "timeout" };
     if (!("status" in response)) return response;
     response.discard();
@@ -157,17 +165,19 @@ export async function answersAtAll(url: string, timeoutMs: number): Promise<{ an
 
 /** One gated GET, redirects followed within the rules, no retry; the body goes to `sink`. */
 export async function gatedGet<T>(url: string, rules: GateRules, sink: BodySink<T>): Promise<T> {
+  // The hosts the first URL may be sent on to, for every hop of its chain.
+  const redirectHosts = rules.wire.redirectHostsFor(url);
   let current = url;
   for (let redirects = 0; ; redirects++) {
-    const hop = await oneHop(current, rules, sink);
+    const hop = await oneHop(current, rules, redirectHosts, sink);
     if (!("next" in hop)) return hop.value;
     if (redirects >= 5) throw new TransferError(rules.phrases.redirected(redactUrl(current), hop.next.host), false);
     current = hop.next.toString();
   }
 }
 
-async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Promise<{ value: T } | { next: URL }> {
-  const { phrases } = rules;
+async function oneHop<T>(url: string, rules: GateRules, redirectHosts: readonly string[], sink: BodySink<T>): Promise<{ value: T } | { next: URL }> {
+  const { phrases, wire } = rules;
   const shown = redactUrl(url);
   const controller = new AbortController();
   let why: string | null = null;
@@ -188,13 +198,13 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
   watchStall();
   try {
     const asked = rules.rangeFrom ? { ...rules.headers, range: `bytes=${rules.rangeFrom}-` } : rules.headers;
-    const got = await request(url, asked, controller.signal, rules.ca);
+    const got = await request(wire, url, asked, controller.signal);
     if (!("status" in got)) {
       const response = got;
       if (why) throw new TransferError(phrases.stopped(shown, why), true);
       // No retry mends a certificate nobody here trusts: say whose it is and how to trust it.
-      if (response.failed === "certificate") throw new TransferError(rules.ca ? untrustedByNpmSettings(url) : untrustedCertificate(url), false);
-      if (response.failed === "proxy-auth") throw new TransferError(proxyAuthRequired(url), false);
+      if (response.failed === "certificate") throw new TransferError(wire.authoritiesFor(url) ? untrustedByNpmSettings(url) : untrustedCertificate(url), false);
+      if (response.failed === "proxy-auth") throw new TransferError(proxyAuthRequired(url, wire.env), false);
       if (response.failed === "not-made") throw new TransferError(phrases.notMade(shown, response.cause), false);
       throw new TransferError(phrases.unreachable(shown, response.cause), true);
     }
@@ -203,14 +213,14 @@ async function oneHop<T>(url: string, rules: GateRules, sink: BodySink<T>): Prom
       const location = response.header("location");
       response.discard();
       const next = location ? new URL(location, url) : null;
-      if (next?.protocol !== "https:" || !(rules.redirectHosts ?? []).includes(next.host)) {
+      if (next?.protocol !== "https:" || !redirectHosts.includes(next.host)) {
         throw new TransferError(phrases.redirected(shown, next?.host ?? "nowhere"), false);
       }
       return { next };
     }
     if (response.status === 407) {
       response.discard();
-      throw new TransferError(proxyAuthRequired(url), false, 407);
+      throw new TransferError(proxyAuthRequired(url, wire.env), false, 407);
     }
     // The rest of a body asked for by a Range request: exactly from the byte asked, or it is asked for whole again.
     const start = rules.rangeFrom && response.status === 206 ? rangeStart(response.header("content-range")) : 0;

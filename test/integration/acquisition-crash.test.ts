@@ -20,6 +20,7 @@ import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { bundleChild } from "../support/child-bundle";
 import { runCommand } from "../support/proc";
+import { testHost } from "../support/host";
 
 const f = fixtures();
 const release = f.releases[f.releases.length - 1]!;
@@ -29,6 +30,7 @@ const CHILD = `
 import { promises as fs } from "node:fs";
 import { prefixLayout } from "../../src/core/layout";
 import { ensureRuntimes } from "../../src/install/runtime/index";
+import { httpClient } from "../../src/io/http-client";
 
 const args = JSON.parse(process.argv[2]);
 setInterval(() => {}, 1000); // stay alive until killed
@@ -41,7 +43,7 @@ const beforePublish =
     : undefined;
 const layout = prefixLayout({ home: args.home, platform: "linux", pins: args.pins });
 ensureRuntimes(
-  { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { stallMs: 120000 } }, beforePublish },
+  { http: httpClient({ role: "installer", env: process.env }), layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { stallMs: 120000 } }, beforePublish },
   { pnpm: false },
 ).then(
   () => { console.log("published"); process.exit(0); },
@@ -117,7 +119,7 @@ async function crashAndRecover(hang: "download" | "publish") {
 
   await scope.clearFaults();
   const next = await ensureRuntimes(
-    { layout, pins: f.pins, source: { kind: "mirror", base: scope.url }, target: "linux-x64", env: homeEnv(home) },
+    { http: testHost({ env: homeEnv(home) }).http, layout, pins: f.pins, source: { kind: "mirror", base: scope.url }, target: "linux-x64", env: homeEnv(home) },
     { pnpm: false },
   );
   expect(next.node.status).toBe("installed");

@@ -35,12 +35,13 @@ const f = fixtures();
 const PNPM_PATH = f.pins.pnpm.file.path;
 
 const CHILD = `
-import { verifiedDownload } from "../../src/io/download";
+import { httpClient } from "../../src/io/http-client";
 import { useEnvProxy } from "../../src/io/env-proxy";
 const refused = useEnvProxy();
 if (refused) throw new Error(refused);
 const args = JSON.parse(process.argv[2]);
-verifiedDownload(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000, redirectHosts: args.redirectHosts ?? [] }).then(
+const http = httpClient({ role: "installer", env: process.env, redirectHosts: () => args.redirectHosts ?? [] });
+http.download(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000 }).then(
   () => { console.log("verified"); },
   (error) => { console.error(error.message); process.exitCode = 1; },
 );

@@ -50,6 +50,7 @@ const OURS_CHILD = `
 import { WriteStream } from "node:fs";
 import { prefixLayout } from "../../src/core/layout";
 import { ensureRuntimes } from "../../src/install/runtime/index";
+import { httpClient } from "../../src/io/http-client";
 
 const realWrite = WriteStream.prototype.write;
 WriteStream.prototype.write = function (chunk, ...rest) {
@@ -60,8 +61,9 @@ WriteStream.prototype.write = function (chunk, ...rest) {
 };
 const args = JSON.parse(process.argv[2]);
 const layout = prefixLayout({ home: args.home, platform: "linux", pins: args.pins });
+const http = httpClient({ role: "installer", env: process.env });
 ensureRuntimes(
-  { layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { attempts: 2, backoffMs: 10 } } },
+  { http, layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { attempts: 2, backoffMs: 10 } } },
   { pnpm: false },
 ).then(
   () => { console.log("published"); },

@@ -12,6 +12,7 @@ import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleChild } from "../support/child-bundle";
 import { fetchArtifact } from "../../src/install/artifact-fetch";
+import { httpClient } from "../../src/io/http-client";
 import { ensureRuntimes } from "../../src/install/runtime/index";
 import { context } from "../support/runtime-context";
 import { fixtures } from "../support/context";
@@ -93,9 +94,10 @@ describe("a mirror whose certificate a private CA signed", () => {
     // Three requests at once, each failing on Node's own roots; whichever adds the system store, all three then succeed.
     const script = join(scratchDir("gss-ca-child-"), "concurrent.cjs");
     await bundleChild(
-      `import { identityGet } from "../../src/io/http-get";
+      `import { httpClient } from "../../src/io/http-client";
        const url = process.argv[2];
-       Promise.all([0, 1, 2].map(() => identityGet(url, undefined, new AbortController().signal)))
+       const http = httpClient({ role: "installer", env: process.env });
+       Promise.all([0, 1, 2].map(() => http.get(url, undefined, new AbortController().signal)))
          .then((responses) => { for (const r of responses) r.discard(); console.log(responses.map((r) => r.status).join(" ")); })
          .catch((error) => { console.log("failed: " + (error.code ?? error.message)); process.exitCode = 1; });`,
       script,
@@ -165,10 +167,13 @@ describe("pnpm from the official source, when the registry's CA is named only by
     try {
       const dir = scratchDir("gss-pnpm-ca-");
       const registryCa = [readFileSync(ca.caFile, "utf8")];
-      const file = await fetchArtifact({ kind: "official", registry: url, registryCa }, pnpmPath, dir, expected, { download: { attempts: 1 } });
+      const trusting = httpClient({ role: "installer", env: process.env });
+      trusting.trustRegistry(url, registryCa);
+      const file = await fetchArtifact(trusting, { kind: "official", registry: url }, pnpmPath, dir, expected, { download: { attempts: 1 } });
       expect(readFileSync(file).equals(tarball)).toBe(true);
       // Without them this process's own roots decide (this machine's CA settings do not name the test CA).
-      await expect(fetchArtifact({ kind: "official", registry: url }, pnpmPath, dir, expected, { download: { attempts: 1 } })).rejects.toThrow(
+      const plain = httpClient({ role: "installer", env: process.env });
+      await expect(fetchArtifact(plain, { kind: "official", registry: url }, pnpmPath, dir, expected, { download: { attempts: 1 } })).rejects.toThrow(
         /the certificate of 127\.0\.0\.1:\d+ is signed by an authority this machine's Node does not trust/,
       );
     } finally {

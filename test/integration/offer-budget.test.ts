@@ -17,6 +17,7 @@ import { compiledPins } from "../../src/pins/compiled";
 import type { BundledInstall } from "../../src/engine/bundled";
 import { latestWithin, OFFER_TIMEOUT_MS, startupOffer } from "../../src/engine/startup-offer";
 import type { Host } from "../../src/io/host";
+import { testHost } from "../support/host";
 import { requires } from "../support/capabilities";
 import { scratchDir } from "../support/scratch";
 
@@ -101,7 +102,7 @@ describe("the startup offer's registry budget", () => {
     const r = await registry("2.0.0", true);
     const install = await installAsking(r.url);
     const started = Date.now();
-    expect(await latestWithin(install, env, OFFER_TIMEOUT_MS)).toBeNull();
+    expect(await latestWithin(install, testHost({ env }), OFFER_TIMEOUT_MS)).toBeNull();
     expect(Date.now() - started).toBeGreaterThanOrEqual(OFFER_TIMEOUT_MS - 50);
     // It was the wait that ended it: the registry was asked and still holds its answer.
     expect(r.asked()).toBeGreaterThanOrEqual(1);
@@ -111,7 +112,7 @@ describe("the startup offer's registry budget", () => {
     const r = await registry("2.0.0", false);
     const install = await installAsking(r.url);
     // A budget no loaded machine misses: this test is about the answer, the one above about the limit.
-    expect(await latestWithin(install, env, 60_000)).toBe("2.0.0");
+    expect(await latestWithin(install, testHost({ env }), 60_000)).toBe("2.0.0");
     expect(r.asked()).toBe(1);
   });
 

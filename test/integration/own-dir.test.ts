@@ -19,6 +19,7 @@ import { ensureRuntimes } from "../../src/install/runtime/index";
 import { fetchArtifact, fetchBytes } from "../../src/install/artifact-fetch";
 import { openBundle } from "../../src/install/offline/open";
 import { scratchDir } from "../support/scratch";
+import { testHost } from "../support/host";
 
 async function setup(links: string[]) {
   const dir = scratchDir("gss-owndir-");
@@ -88,9 +89,9 @@ describe("the install steps over a link in the prefix", () => {
   it("the runtime step refuses a linked runtime/ before any download", async () => {
     const { layout, untouched } = await setup(["runtime"]);
     const source = { kind: "folder" as const, root: join(layout.home, "no-such-source") };
-    await expect(ensureRuntimes({ layout, pins: productionPins, source, target: "linux-x64", env: {} }, { pnpmSource: source })).rejects.toThrow(
-      `${layout.runtime} is a link`,
-    );
+    await expect(
+      ensureRuntimes({ http: testHost().http, layout, pins: productionPins, source, target: "linux-x64", env: {} }, { pnpmSource: source }),
+    ).rejects.toThrow(`${layout.runtime} is a link`);
     await untouched();
   });
 });
@@ -127,20 +128,22 @@ describe("a folder source is read without following links", () => {
   it("refuses a text file that is a link, and a folder on its way that is a link", async () => {
     const { root, outside, src } = await source();
     await fs.symlink(join(outside, "SHA256SUMS"), join(root, "SHA256SUMS"));
-    await expect(fetchBytes(src, "SHA256SUMS", "SHA256SUMS", 1024)).rejects.toThrow(
+    await expect(fetchBytes(testHost().http, src, "SHA256SUMS", "SHA256SUMS", 1024)).rejects.toThrow(
       `SHA256SUMS in ${root} is a link; a folder source is read without following links`,
     );
     await fs.symlink(outside, join(root, "linked"));
-    await expect(fetchBytes(src, "linked/SHA256SUMS", "SHA256SUMS", 1024)).rejects.toThrow(`${join(root, "linked")} in the source folder ${root} is a link`);
+    await expect(fetchBytes(testHost().http, src, "linked/SHA256SUMS", "SHA256SUMS", 1024)).rejects.toThrow(
+      `${join(root, "linked")} in the source folder ${root} is a link`,
+    );
     await fs.copyFile(join(outside, "SHA256SUMS"), join(root, "node", "SHA256SUMS"));
-    expect((await fetchBytes(src, "node/SHA256SUMS", "SHA256SUMS", 1024)).toString()).toContain("0000");
+    expect((await fetchBytes(testHost().http, src, "node/SHA256SUMS", "SHA256SUMS", 1024)).toString()).toContain("0000");
   });
 
   it("refuses an artifact that is a link, leaving nothing in the folder it was fetched into", async () => {
     const { root, outside, into, src } = await source();
     await fs.symlink(join(outside, "a.bin"), join(root, "node", "a.bin"));
     const expected = { name: "the artifact", sha256: "0".repeat(64), maxBytes: 1024 };
-    await expect(fetchArtifact(src, "node/a.bin", into, expected)).rejects.toThrow(`the artifact in ${root} is a link`);
+    await expect(fetchArtifact(testHost().http, src, "node/a.bin", into, expected)).rejects.toThrow(`the artifact in ${root} is a link`);
     expect(await fs.readdir(into)).toEqual([]);
   });
 

@@ -16,12 +16,15 @@ import { fixtures } from "../support/context";
 import { mirrorClient } from "../support/mirror";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { scratchDir } from "../support/scratch";
+import { testHost } from "../support/host";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
 const target = hostTarget();
-const access = { registry: f.registryUrl, npmrc: `${registryLine(f.registryUrl)}\n`, env: {} };
-const open = (origin: ReleaseOrigin, shell: string) => openRelease(origin, shell, { pins: f.pins, target, ownEngine: () => null, registry: f.registryUrl });
+const { http } = testHost();
+const access = { registry: f.registryUrl, npmrc: `${registryLine(f.registryUrl)}\n`, env: {}, http };
+const open = (origin: ReleaseOrigin, shell: string) =>
+  openRelease(origin, shell, { pins: f.pins, target, ownEngine: () => null, registry: f.registryUrl, http });
 const assetPath = (name: string) => `releases/v${latest.shell}/${name}`;
 let bundleDir: string;
 
@@ -34,6 +37,7 @@ beforeAll(async () => {
     out: bundleDir,
     pins: f.pins,
     env: { HOME: home, PATH: process.env.PATH },
+    http,
     home,
     platform: hostPlatform(),
     hostTarget: target,

@@ -35,6 +35,7 @@ import { dirname, join } from "node:path";
 import type { Fixtures } from "../support/fixtures";
 import { startFixtures } from "../support/fixtures";
 import { runCommand } from "../support/proc";
+import { testHost } from "../support/host";
 import { expectedVersion, firstLines, runLauncher } from "../support/launch";
 import { writeStubModelConfig } from "../support/stub-model";
 import { treeSnapshot } from "../support/tree";
@@ -81,7 +82,7 @@ beforeAll(async () => {
       )
     )
       continue;
-    const file = await fetchArtifact({ kind: "official", registry: f.registryUrl }, pin.path, dirname(dest), {
+    const file = await fetchArtifact(testHost().http, { kind: "official", registry: f.registryUrl }, pin.path, dirname(dest), {
       name,
       sha256: pin.sha256!,
       size: pin.size,

@@ -10,6 +10,7 @@ import type { Reply } from "../../src/io/prompt";
 import { type Host, type HostMode, type JsonDocument, processHost } from "../../src/io/host";
 import { silentProgress } from "../../src/io/progress";
 import { buildPins } from "../../src/pins";
+import { type HttpClient, httpClient } from "../../src/io/http-client";
 
 export interface TestHost extends Host {
   lines: { out: string[]; err: string[]; asked: string[]; document: string[] };
@@ -24,6 +25,8 @@ export function testHost(
   const answers = [...(given.answers ?? [])];
   // One document for every mode of this host, made when a mode first asks for --json.
   const document: JsonDocument = { fields: {}, error: null };
+  // One HTTP client for every mode of this host, the installer's, built at its first use.
+  let http: HttpClient | undefined;
   const make = (mode: HostMode): TestHost => ({
     env: given.env ?? {},
     platform: given.platform ?? "linux",
@@ -31,6 +34,10 @@ export function testHost(
     pins: given.pins ?? buildPins(),
     terminal: given.terminal ?? false,
     color: given.color ?? false,
+    get http() {
+      http ??= httpClient({ role: "installer", env: given.env ?? {} });
+      return http;
+    },
     ...mode,
     lines,
     out: (line) => void lines.out.push(line),

@@ -10,6 +10,7 @@ import type { Pins } from "../../src/pins/types";
 import type { RuntimeContext } from "../../src/install/runtime/recipe";
 import { fixtures } from "./context";
 import { homeEnv } from "./fixtures";
+import { testHost } from "./host";
 import { mirrorClient } from "./mirror";
 import { scratchHome } from "./home";
 
@@ -22,6 +23,7 @@ export async function context(options: { pins?: Pins; base?: string; home?: stri
   const pins = options.pins ?? f.pins;
   const base = options.base ?? (await mirrorClient(f.mirrorUrl).scope()).url;
   return {
+    http: testHost({ env: homeEnv(home) }).http,
     layout: prefixLayout({ home, platform: "linux", pins }),
     pins,
     source: { kind: "mirror", base },

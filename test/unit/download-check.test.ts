@@ -13,6 +13,7 @@ import { scratchDir } from "../support/scratch";
 import { startMirror, type Mirror } from "../support/mirror";
 import type { Expected } from "../../src/io/download";
 import { barProgress, lineProgress } from "../../src/io/progress";
+import { testHost } from "../support/host";
 import { fetchArtifact } from "../../src/install/artifact-fetch";
 
 const PATH = "node/v24.21.0/node-v24.21.0-linux-x64.tar.gz";
@@ -41,11 +42,11 @@ afterAll(async () => {
 });
 
 /** fetchArtifact with plain progress lines; the lines and the final sentence. */
-async function fetched(source: Parameters<typeof fetchArtifact>[0], expected: Expected) {
+async function fetched(source: Parameters<typeof fetchArtifact>[1], expected: Expected) {
   const lines: string[] = [];
   const progress = lineProgress((l) => lines.push(l)).start(NAME);
   const dir = join(scratchDir("gss-check-"), "runtime");
-  const error = await fetchArtifact(source, PATH, dir, expected, { download: { ...fast, progress } }).then(
+  const error = await fetchArtifact(testHost().http, source, PATH, dir, expected, { download: { ...fast, progress } }).then(
     () => null,
     (e: unknown) => e as Error,
   );

@@ -10,10 +10,14 @@ import { createServer, type Server } from "node:net";
 import { join } from "pathe";
 import { requires } from "../support/capabilities";
 import { scratchDir } from "../support/scratch";
-import { sameBytes, verifiedDownload, type Expected } from "../../src/io/download";
+import { sameBytes, type Expected } from "../../src/io/download";
+import { httpClient } from "../../src/io/http-client";
 import { Writable } from "node:stream";
 import { lineProgress, progressFor } from "../../src/io/progress";
 import { fetchArtifact } from "../../src/install/artifact-fetch";
+
+/** The client these downloads go through: the installer's, its default redirect policy (none for the mirror). */
+const http = httpClient({ role: "installer", env: {} });
 import { startMirror, type Mirror } from "../support/mirror";
 
 const PATH = "node/v24.21.0/node-v24.21.0-linux-x64.tar.gz";
@@ -48,7 +52,7 @@ async function fetchInto(expected = pin(), download = {}) {
   work = scratchDir("gss-download-");
   const dir = join(work, "runtime");
   try {
-    const file = await fetchArtifact({ kind: "mirror", base: mirror.url }, PATH, dir, expected, { download: { ...fast, ...download } });
+    const file = await fetchArtifact(http, { kind: "mirror", base: mirror.url }, PATH, dir, expected, { download: { ...fast, ...download } });
     return { file, dir };
   } catch (error) {
     expect(await fs.readdir(dir)).toEqual([]);
@@ -173,7 +177,9 @@ describe("verifiedDownload from the mirror", () => {
     mirror.setFault(PATH, { kind: "redirect" });
     const alt = new URL(mirror.altUrl).host;
     work = scratchDir("gss-download-");
-    await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "f"), pin(), { ...fast, redirectHosts: [alt] })).rejects.toThrow(/not an allowed host/);
+    await expect(
+      httpClient({ role: "installer", env: {}, redirectHosts: () => [alt] }).download(`${mirror.url}/${PATH}`, join(work, "f"), pin(), fast),
+    ).rejects.toThrow(/not an allowed host/);
     expect(mirror.requests.filter((r) => r.port === "alt")).toEqual([]);
   });
 
@@ -210,7 +216,7 @@ describe("verifiedDownload from the mirror", () => {
 
   it("a file that cannot be written: refused at once, no retry, no hang", async () => {
     work = scratchDir("gss-download-");
-    await expect(verifiedDownload(`${mirror.url}/${PATH}`, join(work, "missing", "f"), pin(), fast)).rejects.toThrow(
+    await expect(http.download(`${mirror.url}/${PATH}`, join(work, "missing", "f"), pin(), fast)).rejects.toThrow(
       /^could not write Node 24\.21\.0 \(linux-x64\) to .* \(ENOENT\)$/,
     );
     expect(requests()).toHaveLength(1);
@@ -226,7 +232,7 @@ describe("verifiedDownload from the mirror", () => {
     try {
       work = scratchDir("gss-download-");
       const expected = { name: "big", sha256: createHash("sha256").update(big).digest("hex"), size: big.length, maxBytes: big.length };
-      await verifiedDownload(`${mirror.url}/big/a.bin`, join(work, "f"), expected, fast);
+      await http.download(`${mirror.url}/big/a.bin`, join(work, "f"), expected, fast);
       await new Promise((r) => setImmediate(r));
       expect(warnings).toEqual([]);
     } finally {
@@ -242,7 +248,7 @@ describe("verifiedDownload from the mirror", () => {
     sockets.on("connection", () => accepted++);
     work = scratchDir("gss-download-");
     try {
-      await expect(verifiedDownload(`http://127.0.0.1:${port}/${PATH}`, join(work, "f"), pin(), { ...fast, attempts: 3 })).rejects.toThrow(
+      await expect(http.download(`http://127.0.0.1:${port}/${PATH}`, join(work, "f"), pin(), { ...fast, attempts: 3 })).rejects.toThrow(
         /^Node 24\.21\.0 \(linux-x64\): could not reach http:\/\/127\.0\.0\.1:\d+\/.* \((ECONNRESET|other side closed)\).*gave up after 3 attempts/,
       );
       expect(accepted).toBe(3);
@@ -263,7 +269,7 @@ describe("fetchArtifact from an offline folder", () => {
     await mutate?.(file);
     const dir = join(work, "runtime");
     try {
-      return await fetchArtifact({ kind: "folder", root: folder }, PATH, dir, expected);
+      return await fetchArtifact(http, { kind: "folder", root: folder }, PATH, dir, expected);
     } catch (error) {
       expect(await fs.readdir(dir)).toEqual([]);
       throw error;
@@ -385,7 +391,7 @@ describe("a server that does not honour ranges", () => {
     try {
       work = scratchDir("gss-download-");
       const dest = join(work, "node.tar.gz");
-      await verifiedDownload(`http://127.0.0.1:${(server.address() as { port: number }).port}/${PATH}`, dest, pin(), fast);
+      await http.download(`http://127.0.0.1:${(server.address() as { port: number }).port}/${PATH}`, dest, pin(), fast);
       expect(sameBytes(await fs.readFile(dest), body)).toBe(true);
       // The Range asks for the rest from what had arrived and been written (at most the 60% sent).
       expect(seen).toHaveLength(2);

@@ -3,13 +3,13 @@
  * trusts (issue 28; io/http-get.ts).
  */
 import { describe, expect, it } from "vitest";
-import { isCertificateError, isProxyAuthError, proxyAuthRequired, untrustedCertificate, userAgent } from "../../src/io/http-get";
+import { isCertificateError, isProxyAuthError, proxyAuthRequired, untrustedCertificate } from "../../src/io/http-get";
+import { userAgentFor } from "../../src/io/http-client";
 
 describe("the User-Agent", () => {
   it("names the installer, or the launcher's engine, with the version, Node's version and the target", () => {
-    expect(userAgent(["node", "gentle-shell-setup", "install"])).toMatch(/^gentle-shell-setup\/\S+ node\/\d+\.\d+\.\d+ (linux|darwin|win)-(x64|arm64)$/);
-    expect(userAgent(["node", "engine.cjs", "--gentle-shell-engine", "upgrade"])).toMatch(/^gentle-shell\/\S+ node\//);
-    expect(userAgent(["node", "engine.cjs", "--gentle-shell-engine-internal", "functions"])).toMatch(/^gentle-shell\/\S+ node\//);
+    expect(userAgentFor("installer")).toMatch(/^gentle-shell-setup\/\S+ node\/\d+\.\d+\.\d+ (linux|darwin|win)-(x64|arm64)$/);
+    expect(userAgentFor("engine")).toMatch(/^gentle-shell\/\S+ node\//);
   });
 });
 

@@ -28,6 +28,7 @@ import { removeOwnTool, toolPresence, toolRuntimeFile } from "../../src/install/
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { productionPins } from "../../src/pins/production";
 import { has, requires } from "../support/capabilities";
+import { testHost } from "../support/host";
 import type { Pins } from "../../src/pins/types";
 
 const [fd, rg] = PI_TOOLS as [(typeof PI_TOOLS)[0], (typeof PI_TOOLS)[0]];
@@ -116,6 +117,7 @@ async function withRuntime(tools = PI_TOOLS) {
 }
 
 const ctx = (extra: Partial<Parameters<typeof ensurePiTools>[0]> = {}) => ({
+  http: testHost().http,
   layout,
   pins,
   source: { kind: "official" as const, registry: "" },
@@ -268,7 +270,7 @@ describe("removeOwnTool", () => {
 
 describe("the source layout of fd and ripgrep", () => {
   it("maps fd/v<v>/… and ripgrep/<v>/… to the projects' GitHub releases, where Pi itself downloads them", async () => {
-    const { artifactLocation, redirectHostsFor } = await import("../../src/core/source");
+    const { artifactLocation, releaseRedirectHosts } = await import("../../src/core/source");
     const official = { kind: "official" as const, registry: "" };
     const fdPin = productionPins.tools.fd.archives["linux-x64"]!;
     const rgPin = productionPins.tools.ripgrep.archives["win-arm64"]!;
@@ -279,8 +281,8 @@ describe("the source layout of fd and ripgrep", () => {
       "https://github.com/BurntSushi/ripgrep/releases/download/15.1.0/ripgrep-15.1.0-aarch64-pc-windows-msvc.zip",
     );
     expect(artifactLocation({ kind: "mirror", base: "http://m/" }, fdPin.path)).toBe(`http://m/${fdPin.path}`);
-    expect(redirectHostsFor(official, fdPin.path)).toContain("objects.githubusercontent.com");
-    expect(redirectHostsFor({ kind: "mirror", base: "http://m" }, fdPin.path)).toEqual([]);
+    expect(releaseRedirectHosts(artifactLocation(official, fdPin.path))).toContain("objects.githubusercontent.com");
+    expect(releaseRedirectHosts(artifactLocation({ kind: "mirror", base: "http://m" }, fdPin.path))).toEqual([]);
     // Production pins stay null until verify-pins records them from the releases.
     for (const tool of ["fd", "ripgrep"] as const) {
       for (const pin of Object.values(productionPins.tools[tool].archives)) expect([pin.sha256, pin.size]).toEqual([null, null]);

@@ -13,6 +13,10 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { checkSourceReachable, type ReachOptions } from "../../src/install/source-check";
 import { EXIT } from "../../src/core/errors";
+import { testHost } from "../support/host";
+
+/** The Host a check asks through: this process's environment (its proxy variables), its own HTTP client. */
+const host = testHost({ env: process.env });
 
 let root: string;
 let answering: Server;
@@ -35,7 +39,7 @@ afterAll(async () => {
 });
 
 async function refusal(value: string, options: Partial<ReachOptions> = {}): Promise<{ message: string; code: number }> {
-  const error = await checkSourceReachable(value, { env: process.env, ...options }).then(
+  const error = await checkSourceReachable(value, options, host).then(
     () => null,
     (e: Error & { exitCode: number }) => e,
   );
@@ -45,10 +49,10 @@ async function refusal(value: string, options: Partial<ReachOptions> = {}): Prom
 
 describe("checkSourceReachable", () => {
   it("passes the official source, a real folder and a mirror that answers (a 404 too)", async () => {
-    await expect(checkSourceReachable(undefined, { env: process.env })).resolves.toBeUndefined();
-    await expect(checkSourceReachable("official", { env: process.env })).resolves.toBeUndefined();
-    await expect(checkSourceReachable(root, { env: process.env })).resolves.toBeUndefined();
-    await expect(checkSourceReachable(`${url(answering)}/mirror/`, { env: process.env })).resolves.toBeUndefined();
+    await expect(checkSourceReachable(undefined, {}, host)).resolves.toBeUndefined();
+    await expect(checkSourceReachable("official", {}, host)).resolves.toBeUndefined();
+    await expect(checkSourceReachable(root, {}, host)).resolves.toBeUndefined();
+    await expect(checkSourceReachable(`${url(answering)}/mirror/`, {}, host)).resolves.toBeUndefined();
   });
 
   it("names a folder that does not exist, or is a file, with the flag or knob it came from (exit 2)", async () => {

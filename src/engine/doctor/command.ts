@@ -31,9 +31,8 @@ export async function doctorReport(ctx: DoctorContext, given: DoctorArgs): Promi
   if (args.fix) {
     try {
       // A --source that cannot be read is said before anything is repaired.
-      if (args.source !== undefined)
-        await checkSourceReachable(args.source, { env: ctx.env }).catch((error: Error) => Promise.reject(new FixRefused(error.message)));
-      repaired = await runFixes(ctx.layout, ctx.env, checks, args.source);
+      if (args.source !== undefined) await checkSourceReachable(args.source, {}, ctx).catch((error: Error) => Promise.reject(new FixRefused(error.message)));
+      repaired = await runFixes(ctx.layout, ctx.env, checks, args.source, ctx.http);
     } catch (error) {
       if (error instanceof FixRefused) return { refused: error.message };
       throw error;

@@ -2,6 +2,7 @@
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import type { Pins } from "../../pins/types";
+import type { HttpClient } from "../../io/http-client";
 import type { StatusProbes } from "../status/gather";
 
 export interface DoctorContext {
@@ -11,4 +12,6 @@ export interface DoctorContext {
   probes: StatusProbes;
   /** How the user runs this program's commands: "gentle-shell" or "gentle-shell-setup". */
   program: "gentle-shell" | "gentle-shell-setup";
+  /** The Host's HTTP client: the source check and --fix's downloads. */
+  http: HttpClient;
 }

@@ -22,6 +22,7 @@ import { promises as fs } from "node:fs";
 import { dirname } from "../../core/native-path";
 import { tildify, tildifyText, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
+import type { HttpClient } from "../../io/http-client";
 import { errnoCode } from "../../core/errno";
 import { isAlive } from "../../io/alive";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
@@ -77,10 +78,10 @@ async function relink(layout: Layout, action: Extract<FixAction, { do: "link" }>
   return `made the link ${tildify(action.path, layout.home)} to our launcher again`;
 }
 
-async function repair(layout: Layout, env: Env, action: FixAction, source: string | undefined): Promise<string | null> {
+async function repair(layout: Layout, env: Env, action: FixAction, source: string | undefined, http: HttpClient): Promise<string | null> {
   switch (action.do) {
     case "runtime":
-      return repairRuntime(layout, env, action, await repairSource(layout, source));
+      return repairRuntime(layout, env, action, await repairSource(layout, source), http);
     case "launcher":
     case "guard": {
       // ensureLauncher writes both, each only over our own file and only when it differs.
@@ -113,7 +114,7 @@ async function repair(layout: Layout, env: Env, action: FixAction, source: strin
  * line for each thing changed (a second run returns none). A repair that
  * cannot be done is said in its line, and the others still run.
  */
-export async function runFixes(layout: Layout, env: Env, checks: readonly Check[], source?: string): Promise<string[]> {
+export async function runFixes(layout: Layout, env: Env, checks: readonly Check[], source: string | undefined, http: HttpClient): Promise<string[]> {
   const actions = checks.filter((c) => c.status !== "ok" && c.action).map((c) => c.action!);
   if (!actions.length) return [];
   let lock: Lock;
@@ -129,7 +130,7 @@ export async function runFixes(layout: Layout, env: Env, checks: readonly Check[
       if ((action.do === "launcher" || action.do === "guard") && wroteLauncher) continue;
       wroteLauncher ||= action.do === "launcher" || action.do === "guard";
       try {
-        const line = await repair(layout, env, action, source);
+        const line = await repair(layout, env, action, source, http);
         if (line) done.push(line);
       } catch (error) {
         done.push(`could not repair: ${tildifyText((error as Error).message, layout.home)}`);

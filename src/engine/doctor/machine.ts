@@ -39,7 +39,7 @@ async function sourceCheck(ctx: DoctorContext): Promise<Check | null> {
   const shown = redactUrl(tildify(value, ctx.layout.home));
   if (piOfflineByEnv(ctx.env)) return { group: "machine", id: "machine.source", status: "ok", line: `the install source ${shown} was not asked (offline)` };
   try {
-    await checkSourceReachable(value, { from: "install source", env: ctx.env, timeoutMs: 10_000 });
+    await checkSourceReachable(value, { from: "install source", timeoutMs: 10_000 }, ctx);
     return { group: "machine", id: "machine.source", status: "ok", line: `the install source ${shown} answers` };
   } catch (error) {
     const why = tildifyText((error as Error).message, ctx.layout.home).replace(/; nothing was changed$/, "");

@@ -10,6 +10,7 @@
  * with one rename. A folder without our marker is never touched.
  */
 import type { Env } from "../../core/environment";
+import type { HttpClient } from "../../io/http-client";
 import { tildify, type Layout } from "../../core/layout";
 import { npmrcRegistry } from "../../core/npmrc";
 import { parseSource, type Source } from "../../core/source";
@@ -83,7 +84,13 @@ export async function repairSource(layout: Layout, given: string | undefined): P
 }
 
 /** Acquire one runtime again, by the install's own recipe; the line of what was done. */
-export async function repairRuntime(layout: Layout, env: Env, action: Extract<FixAction, { do: "runtime" }>, source: Source): Promise<string | null> {
+export async function repairRuntime(
+  layout: Layout,
+  env: Env,
+  action: Extract<FixAction, { do: "runtime" }>,
+  source: Source,
+  http: HttpClient,
+): Promise<string | null> {
   const dir = runtimeDir(layout, action.name);
   if (action.aside) {
     if (!(await lstatOrNull(dir))?.isDirectory()) return null;
@@ -92,7 +99,7 @@ export async function repairRuntime(layout: Layout, env: Env, action: Extract<Fi
     await rename(dir, aside);
     await rm(aside, { recursive: true, force: true });
   } else if (await lstatOrNull(dir)) return null;
-  const ctx = hostRuntimeContext(layout, source, env);
+  const ctx = hostRuntimeContext(layout, source, env, http);
   if (action.name === "engram") {
     const engram = await ensureEngram(ctx);
     if (!engram.available) throw new Error(`Engram could not be published: ${engram.reason}`);

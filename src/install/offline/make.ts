@@ -34,7 +34,8 @@ import { fetchArtifact } from "../artifact-fetch";
 import { ensureRuntimes } from "../runtime/index";
 import { newestRelease, openRelease, type ReleaseOrigin } from "../release-source";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
-import { userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
+import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
+import type { HttpClient } from "../../io/http-client";
 import { configuredRegistry } from "../npm-registry";
 import { downloadPackages } from "./package-download";
 import { BUNDLE_LAUNCHERS } from "./launchers";
@@ -45,6 +46,8 @@ export interface MakeBundleOptions {
   out: string;
   pins: Pins;
   env: Env;
+  /** The Host's HTTP client, which every download of the bundle goes through. */
+  http: HttpClient;
   /** The user's home, for their npm settings (registry, proxy, auth) only. */
   home: string;
   platform: Platform;
@@ -136,7 +139,7 @@ async function listFiles(root: string, dir = root): Promise<string[]> {
 
 /** gentle-shell-setup bundle: everything an offline install needs, in one folder. */
 export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle> {
-  const { pins, env, log } = options;
+  const { pins, env, http, log } = options;
   const out = resolve(options.out);
   const targets = [...new Set(options.targets)];
   if (!targets.length) throw new Error("no target for the bundle");
@@ -172,7 +175,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
       const dest = join(staging, pin.path);
       await fs.mkdir(dirname(dest), { recursive: true, mode: 0o755 });
       const handle = options.progress?.start(expected.name);
-      const file = await fetchArtifact(from, pin.path, dirname(dest), expected, handle ? { download: { progress: handle } } : {});
+      const file = await fetchArtifact(http, from, pin.path, dirname(dest), expected, handle ? { download: { progress: handle } } : {});
       await rename(file, dest);
       await fs.chmod(dest, 0o644);
     };
@@ -203,8 +206,10 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
 
     // 2. Our Node for this machine (from the bundle when it is one of the targets), then the registry npm's configuration names.
     const hostSource: Source = targets.includes(options.hostTarget) ? { kind: "folder", root: staging } : source;
-    await ensureRuntimes({ layout, pins, source: hostSource, target: options.hostTarget, env }, { pnpm: false });
+    await ensureRuntimes({ http, layout, pins, source: hostSource, target: options.hostTarget, env }, { pnpm: false });
     const registry = npmrcRegistry(npmrc, env) ?? (await configuredRegistry(layout, npmrc, env));
+    // What comes from the registry (pnpm, the release list, the packages) with the authorities the npm settings name for it.
+    await trustRegistries(http, [registry], npmrc, env);
 
     // 3. pnpm into the bundle.
     const pnpmSource: Source = source.kind === "official" ? { kind: "official", registry } : source;
@@ -212,8 +217,8 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
 
     // 4. The release, through its signed manifest: the manifest, its signature, the two assets and the engine byte for byte.
     const origin: ReleaseOrigin = { kind: "online", source };
-    const shell = options.release ?? (await newestRelease(origin, { registry, npmrc, env }));
-    const { release: assets } = await openRelease(origin, shell, { pins, target: options.hostTarget, ownEngine: options.ownEngine, registry });
+    const shell = options.release ?? (await newestRelease(origin, { registry, npmrc, env, http }));
+    const { release: assets } = await openRelease(origin, shell, { pins, target: options.hostTarget, ownEngine: options.ownEngine, registry, http });
     const { manifest: release } = assets.distribution;
     await fs.mkdir(join(staging, "releases", `v${shell}`), { recursive: true, mode: 0o755 });
     for (const [name, bytes] of [
@@ -235,6 +240,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
       registry,
       npmrc,
       env,
+      http,
       into: staging,
       onDone: (done, total) => {
         if (done === total || done - last >= 25) {

@@ -8,6 +8,7 @@ import { join } from "../../core/native-path";
 import { sha256Hex } from "../../core/release-project";
 import type { Pins, Target } from "../../pins/types";
 import { fetchRelease, type FetchedRelease } from "../release-fetch";
+import type { HttpClient } from "../../io/http-client";
 import { lockedPackages, packagesForTargets, tarballPath } from "../../core/lockfile";
 import { lstatOrNull } from "../../io/files";
 import { verifyFile } from "../../io/download";
@@ -56,8 +57,8 @@ export async function openBundle(root: string, target: Target | null): Promise<O
  * source (checked before the packages or anything else of the bundle is read);
  * it must be the release the bundle's own manifest names.
  */
-export async function readBundleRelease(bundle: OfflineBundle, pins: Pins, ownEngine: () => string | null): Promise<FetchedRelease> {
-  const release = await fetchRelease({ kind: "folder", root: bundle.root }, bundle.manifest.shell, pins, ownEngine).catch((error: Error) => {
+export async function readBundleRelease(bundle: OfflineBundle, pins: Pins, ownEngine: () => string | null, http: HttpClient): Promise<FetchedRelease> {
+  const release = await fetchRelease(http, { kind: "folder", root: bundle.root }, bundle.manifest.shell, pins, ownEngine).catch((error: Error) => {
     throw new Error(`${error.message.replace(/; nothing was (changed|installed from it)$/, "")}; nothing was installed from the offline bundle`);
   });
   if (release.distribution.manifest.id !== bundle.manifest.id) {

@@ -9,10 +9,10 @@ import { promises as fs } from "node:fs";
 import { dirname, join } from "../../core/native-path";
 import { lockedPackages, packagesForTargets, tarballPath, type LockedPackage } from "../../core/lockfile";
 import { npmrcAuthHeader, npmrcEntries } from "../../core/npmrc";
-import { registryAuthorities } from "../npm-settings";
+import { trustRegistries } from "../npm-settings";
 import type { Env } from "../../core/environment";
 import type { Target } from "../../pins/types";
-import { verifiedDownload } from "../../io/download";
+import type { HttpClient } from "../../io/http-client";
 import { BUNDLE_PACKAGES, PACKAGE_MAX } from "./format";
 
 export interface PackageDownloadOptions {
@@ -22,6 +22,8 @@ export interface PackageDownloadOptions {
   registry: string;
   npmrc: string;
   env: Env;
+  /** The Host's HTTP client: each tarball through it, the registries trusted with the npm settings' authorities. */
+  http: HttpClient;
   /** The bundle's staging folder. */
   into: string;
   /** How many downloads run at once. */
@@ -44,7 +46,9 @@ export async function downloadPackages(options: PackageDownloadOptions): Promise
   const paths: string[] = [];
   let next = 0;
   let done = 0;
-  const ca = await registryAuthorities(options.npmrc, options.env);
+  // Each registry a tarball comes from (a scope's own too) with the authorities the npm settings name, as npm sends them.
+  const registries = new Set(packages.map((pkg) => registryFor(pkg, options.npmrc, options.registry)));
+  await trustRegistries(options.http, [...registries], options.npmrc, options.env);
   const worker = async () => {
     while (next < packages.length) {
       const pkg = packages[next++]!;
@@ -53,11 +57,11 @@ export async function downloadPackages(options: PackageDownloadOptions): Promise
       const dest = join(options.into, rel);
       await fs.mkdir(dirname(dest), { recursive: true, mode: 0o755 });
       const auth = npmrcAuthHeader(options.npmrc, url, options.env);
-      await verifiedDownload(
+      await options.http.download(
         url,
         dest,
         { name: `${pkg.name}@${pkg.version}`, integrity: pkg.integrity, maxBytes: PACKAGE_MAX },
-        { ...(auth ? { headers: { authorization: auth } } : {}), ca },
+        auth ? { headers: { authorization: auth } } : {},
       );
       await fs.chmod(dest, 0o644);
       paths.push(rel);

@@ -28,6 +28,7 @@ import { verifyFile, type Expected } from "../../io/download";
 import { BUNDLE_MANIFEST, BUNDLE_PACKAGES, BUNDLE_README, BUNDLE_SUMS, installerName, PACKAGE_MAX } from "./format";
 import { BUNDLE_LAUNCHERS } from "./launchers";
 import { openBundle, readBundleRelease } from "./open";
+import type { HttpClient } from "../../io/http-client";
 
 export interface BundleCheck {
   ok: boolean;
@@ -50,13 +51,14 @@ function pinExpected(name: string, pin: FilePin, integrity?: string | null): Exp
   return { name, sha256: pin.sha256, size: pin.size, maxBytes: pin.maxBytes, ...(integrity ? { integrity } : {}) };
 }
 
-export async function verifyBundle(root: string, pins: Pins): Promise<BundleCheck> {
+/** `http`: the Host's client, which a bundle's folder never needs (its release is read as a folder source). */
+export async function verifyBundle(root: string, pins: Pins, http: HttpClient): Promise<BundleCheck> {
   const lines: string[] = [];
   const problems: string[] = [];
   const bundle = await openBundle(root, null);
   if (!bundle) throw new Error(`${root} is not an offline bundle (it has no ${BUNDLE_MANIFEST})`);
   // 1. The signed release, before anything else is read.
-  const release = await readBundleRelease(bundle, pins, () => null);
+  const release = await readBundleRelease(bundle, pins, () => null, http);
   const { shell, pi } = release.signed;
   lines.push(`signed release: Gentle Shell ${shell} with Pi ${pi}, signature verified (key ${release.signed.key})`);
   lines.push(`${DISTRIBUTION_JSON}, ${DISTRIBUTION_LOCK} and ${ENGINE_ASSET}: as the signed manifest lists them`);

@@ -5,10 +5,10 @@
  * pinned Go, so gentle-pi's build never runs the user's own go.exe. Each is
  * reused when its marked folder is there, else acquired and verified.
  */
-import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { parseSource, type Source } from "../../core/source";
 import { hostRuntimeContext } from "./host-context";
+import type { Host } from "../../io/host";
 import { readTextOrNull } from "../../io/files";
 import { configuredRegistry } from "../npm-registry";
 import { acquireGo } from "./go";
@@ -20,16 +20,17 @@ import { ensureRuntimes, type RuntimesOutcome } from "./index";
  */
 export async function ensureVersionRuntime(
   layout: Layout,
-  env: Env,
+  host: Pick<Host, "env" | "http">,
   sourceArg: string | undefined,
   registry?: string,
 ): Promise<RuntimesOutcome & { source: Source }> {
+  const { env, http } = host;
   let source = parseSource(sourceArg, registry ?? "");
   const official = async () => ({
     kind: "official" as const,
     registry: registry ?? (await configuredRegistry(layout, (await readTextOrNull(layout.pnpm.npmrc)) ?? "", env)),
   });
-  const ctx = hostRuntimeContext(layout, source, env);
+  const ctx = hostRuntimeContext(layout, source, env, http);
   const outcome = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
   if (source.kind === "official") source = await official();
   if (layout.platform === "win32") await acquireGo({ ...ctx, source });

@@ -10,7 +10,9 @@ import { hostTarget } from "../../core/machine";
 import type { Source } from "../../core/source";
 import { buildPins } from "../../pins/index";
 import type { RuntimeContext } from "./recipe";
+import type { HttpClient } from "../../io/http-client";
 
-export function hostRuntimeContext(layout: Layout, source: Source, env: Env): RuntimeContext {
-  return { layout, pins: buildPins(), source, target: hostTarget(), env };
+/** `http`: the Host's HTTP client, which every download of the context goes through. */
+export function hostRuntimeContext(layout: Layout, source: Source, env: Env, http: HttpClient): RuntimeContext {
+  return { http, layout, pins: buildPins(), source, target: hostTarget(), env };
 }

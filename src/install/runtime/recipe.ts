@@ -27,6 +27,7 @@ import { publishByRename, stagingPath, sweepAbandoned } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import type { Expected } from "../../io/download";
 import { fetchArtifact, type FetchOptions } from "../artifact-fetch";
+import type { HttpClient } from "../../io/http-client";
 import { ensureOwnDir } from "../../io/own-dir";
 import { existingRuntime, RUNTIME_MARKER } from "./marker";
 import { rm } from "../../io/locked-retry";
@@ -36,6 +37,8 @@ export { existingRuntime, RUNTIME_MARKER };
 export const MiB = 1024 * 1024;
 
 export interface RuntimeContext {
+  /** The Host's HTTP client: every download goes through it (its redirect policy and trust). */
+  http: HttpClient;
   layout: Layout;
   pins: Pins;
   source: Source;
@@ -87,7 +90,7 @@ export interface PendingArchive {
 export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, expected: Expected, dir: string): PendingArchive {
   const handle = ctx.progress?.start(expected.name);
   const cancel = new AbortController();
-  const promise = fetchArtifact(source, pin.path, dir, expected, {
+  const promise = fetchArtifact(ctx.http, source, pin.path, dir, expected, {
     ...ctx.fetch,
     download: { ...ctx.fetch?.download, ...(handle ? { progress: handle } : {}), cancel: cancel.signal },
   });

@@ -8,6 +8,7 @@
  * launcher should be is named, never replaced. The real installs are
  * test/e2e/doctor.test.ts's.
  */
+import { testHost } from "../../support/host";
 import { beforeEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
@@ -88,7 +89,14 @@ beforeEach(async () => {
   home = join(scratchDir("gss-doctor-"), "home");
   await fs.mkdir(home, { recursive: true });
   layout = prefixLayout({ home, platform: "linux", pins: productionPins });
-  ctx = { layout, pins: productionPins, env: { SHELL: "/bin/bash", PATH: `${layout.bin}:/usr/bin:/bin` }, probes: probes(), program: "gentle-shell" };
+  ctx = {
+    layout,
+    pins: productionPins,
+    env: { SHELL: "/bin/bash", PATH: `${layout.bin}:/usr/bin:/bin` },
+    probes: probes(),
+    program: "gentle-shell",
+    http: testHost().http,
+  };
 });
 
 describe.skipIf(process.platform === "win32")("doctor over a prefix built by hand", () => {
