@@ -68,9 +68,9 @@ async function installAsking(url: string | null, node?: string): Promise<Bundled
   return { layout, id: "1.0.0", versionDir: "", shell: "1.0.0", pi: "", piRoot: "", piCli: "", gentlePiRoot: "", verifyOnly: false };
 }
 
-/** What startupOffer reads of the host before an offer (none is made here). */
+/** The host startupOffer asks the registry through, with its HTTP client (no offer is made here). */
 function offerHost(): Host {
-  return { env, color: false, out: () => undefined, err: () => undefined } as unknown as Host;
+  return testHost({ env });
 }
 
 /**
