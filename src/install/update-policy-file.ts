@@ -10,19 +10,35 @@
  *
  * `root` moves the machine-wide file under another folder (a test's; a
  * release build never passes one, so no variable a user sets can move it).
+ *
+ * A policy a user cannot override is one a user cannot write: on macOS and
+ * Linux the file and its folder must belong to root (or, under a test's root,
+ * to this process's user) and be writable by no group or other user; one that
+ * is not counts as unreadable, so updates are off until an administrator fixes
+ * it. On Windows, %ProgramData% is read from the environment, which a user can
+ * change: the default C:\ProgramData is therefore asked first, and a file
+ * there wins over one under another ProgramData. (Windows ACLs are not read.)
  */
 import { promises as fs } from "node:fs";
 import { errnoCode } from "../core/errno";
 import { envValue, type Env } from "../core/environment";
 import { tildify, type Layout, type Platform } from "../core/layout";
-import { join } from "../core/native-path";
+import { dirname, join } from "../core/native-path";
 import { mergePolicy, type PolicySource, UPDATES_VARIABLE, type UpdatePolicy } from "../core/update-policy";
 import { readLauncherConfig } from "./launcher-config-file";
 
 /** A policy file is a few settings: anything larger is not one. */
 const POLICY_MAX_BYTES = 64 * 1024;
 
-/** Where the machine-wide policy file is; under `root` when a test gives one. */
+/** Where the machine-wide policy file may be, strongest first (see above); under `root` when a test gives one. */
+export function machinePolicyPaths(platform: Platform, env: Env, root?: string): string[] {
+  const named = machinePolicyPath(platform, env, root);
+  if (platform !== "win32" || root !== undefined) return [named];
+  const fixed = join("C:\\ProgramData", "gentle-shell", "policy.json");
+  return named.toLowerCase() === fixed.toLowerCase() ? [fixed] : [fixed, named];
+}
+
+/** Where %ProgramData% (or /etc) puts the machine-wide policy file; under `root` when a test gives one. */
 export function machinePolicyPath(platform: Platform, env: Env, root?: string): string {
   if (platform !== "win32") return join(root ?? "/", "etc", "gentle-shell", "policy.json");
   const programData =
@@ -32,12 +48,27 @@ export function machinePolicyPath(platform: Platform, env: Env, root?: string): 
   return join(programData, "gentle-shell", "policy.json");
 }
 
-/** One policy file: absent, its object, or why it cannot be read (a sentence's clause). */
-export async function readPolicySource(path: string): Promise<PolicySource> {
+/** Why a file or folder can be changed by someone other than `owners`, or null (POSIX modes and owners). */
+function writableByOthers(what: "it" | "its folder", stat: { uid: number; mode: number }, owners: readonly number[]): string | null {
+  if (!owners.includes(stat.uid)) return `${what} belongs to uid ${stat.uid}, not to root`;
+  const mode = (stat.mode & 0o777).toString(8).padStart(4, "0");
+  if ((stat.mode & 0o022) !== 0) return `${what} has mode ${mode}, which lets other users change it`;
+  return null;
+}
+
+/**
+ * One policy file: absent, its object, or why it cannot be read (a sentence's clause). With `owners` (POSIX), the
+ * file and its folder must belong to one of them and be writable by nobody else, or the file counts as unreadable.
+ */
+export async function readPolicySource(path: string, owners?: readonly number[]): Promise<PolicySource> {
   let text: string;
   try {
     const stat = await fs.stat(path);
     if (!stat.isFile()) return { kind: "unreadable", reason: "it is not a regular file" };
+    if (owners) {
+      const why = writableByOthers("it", stat, owners) ?? writableByOthers("its folder", await fs.stat(dirname(path)), owners);
+      if (why) return { kind: "unreadable", reason: why };
+    }
     if (stat.size > POLICY_MAX_BYTES) return { kind: "unreadable", reason: `it is larger than ${POLICY_MAX_BYTES} bytes` };
     text = await fs.readFile(path, "utf8");
   } catch (error) {
@@ -70,8 +101,20 @@ async function configSource(layout: Layout, env: Env): Promise<{ path: string; s
 
 /** The policy that holds for this install now, its sources named as the user would type them (under ~). */
 export async function readUpdatePolicy(layout: Layout, env: Env, options: { root?: string } = {}): Promise<UpdatePolicy> {
-  const machinePath = machinePolicyPath(layout.platform, env, options.root);
-  const [machine, config] = await Promise.all([readPolicySource(machinePath), configSource(layout, env)]);
+  // Root's, or under a test's root this user's too (a test cannot make root's files as another user).
+  const own = process.getuid?.();
+  const owners = layout.platform === "win32" ? undefined : options.root !== undefined && own !== undefined ? [0, own] : [0];
+  let machinePath = "";
+  let machine: PolicySource = { kind: "absent" };
+  for (const path of machinePolicyPaths(layout.platform, env, options.root)) {
+    machinePath ||= path;
+    machine = await readPolicySource(path, owners);
+    if (machine.kind !== "absent") {
+      machinePath = path;
+      break;
+    }
+  }
+  const config = await configSource(layout, env);
   return mergePolicy({
     machine: { path: machinePath, source: machine },
     env: envValue(env, UPDATES_VARIABLE, layout.platform),

@@ -19,7 +19,8 @@ import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-pro
 import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
 import { newerReleases, policyRoot, releaseChoice } from "../../src/engine/update-gate";
 import { parseShellCommand, UPGRADE } from "../../src/engine/command-specs";
-import { machinePolicyPath, readPolicySource, readUpdatePolicy } from "../../src/install/update-policy-file";
+import { requires } from "../support/capabilities";
+import { machinePolicyPath, machinePolicyPaths, readPolicySource, readUpdatePolicy } from "../../src/install/update-policy-file";
 import { productionPins } from "../../src/pins/production";
 import { FIXTURE_RELEASE_KEY } from "../support/release-key";
 import { testHost } from "../support/host";
@@ -177,6 +178,42 @@ describe("the policy files on disk", () => {
     expect(machinePolicyPath("win32", { PROGRAMDATA: "E:\\Data" })).toBe("E:/Data/gentle-shell/policy.json");
     expect(machinePolicyPath("win32", { SystemDrive: "F:" })).toBe("F:/ProgramData/gentle-shell/policy.json");
     expect(machinePolicyPath("win32", { ProgramData: "" })).toBe("C:/ProgramData/gentle-shell/policy.json");
+  });
+
+  it("asks C:\\ProgramData first on Windows, so a ProgramData a user points elsewhere cannot hide the administrator's file", () => {
+    expect(machinePolicyPaths("win32", { ProgramData: "D:\\Mine" })).toEqual(["C:/ProgramData/gentle-shell/policy.json", "D:/Mine/gentle-shell/policy.json"]);
+    expect(machinePolicyPaths("win32", { ProgramData: "c:\\programdata" })).toEqual(["C:/ProgramData/gentle-shell/policy.json"]);
+    expect(machinePolicyPaths("linux", { ProgramData: "/x" })).toEqual(["/etc/gentle-shell/policy.json"]);
+  });
+
+  it("counts a file a user other than its owners could change as unreadable, so updates are off (POSIX modes)", async (ctx) => {
+    requires(ctx, "posix-modes");
+    const own = process.getuid!();
+    const dir = join(root, "owned");
+    await fs.mkdir(dir, { recursive: true, mode: 0o755 });
+    await fs.chmod(dir, 0o755);
+    const file = join(dir, "policy.json");
+    await fs.writeFile(file, '{"updates":"on"}');
+    await fs.chmod(file, 0o644);
+    expect(await readPolicySource(file, [own])).toEqual({ kind: "read", settings: { updates: "on" } });
+    // Owned by someone not trusted (here: this user, when only another uid is).
+    expect(await readPolicySource(file, [own + 1])).toEqual({ kind: "unreadable", reason: `it belongs to uid ${own}, not to root` });
+    await fs.chmod(file, 0o666);
+    expect(await readPolicySource(file, [own])).toEqual({ kind: "unreadable", reason: "it has mode 0666, which lets other users change it" });
+    await fs.chmod(file, 0o644);
+    await fs.chmod(dir, 0o775);
+    expect(await readPolicySource(file, [own])).toEqual({ kind: "unreadable", reason: "its folder has mode 0775, which lets other users change it" });
+    await fs.chmod(dir, 0o755);
+    const home = join(root, "home-owned");
+    const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
+    const etc = join(root, "owned-root");
+    await fs.mkdir(join(etc, "etc", "gentle-shell"), { recursive: true });
+    await fs.writeFile(join(etc, "etc", "gentle-shell", "policy.json"), '{"updates":"on"}', { mode: 0o666 });
+    await fs.chmod(join(etc, "etc", "gentle-shell", "policy.json"), 0o666);
+    expect(await readUpdatePolicy(layout, {}, { root: etc })).toMatchObject({
+      updates: "off",
+      problem: expect.stringContaining("lets other users change it"),
+    });
   });
 
   it("is moved by GSS_TEST_POLICY_ROOT only in a test build: the release build's pins ignore it", () => {
