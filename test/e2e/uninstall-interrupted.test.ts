@@ -33,9 +33,9 @@ async function install() {
   return { i, layout, plan };
 }
 
-/** What a kill after the PATH entry and the first `k` of the plan's entries leaves. */
-async function interruptedAt(k: number) {
-  const { i, layout, plan } = await install();
+/** What a kill after the PATH entry and the first `k` of the plan's entries leaves (in `copy`, else a fresh copy). */
+async function interruptedAt(k: number, copy?: Awaited<ReturnType<typeof install>>) {
+  const { i, layout, plan } = copy ?? (await install());
   const outside = () => treeSnapshot(i.root, { skip: [layout.prefix, join(i.home, ".bashrc")] });
   const before = await outside();
   expect(plan.path, "the install has a PATH entry to take back").not.toBeNull();
@@ -72,7 +72,9 @@ async function finish(k: number, i: Awaited<ReturnType<typeof interruptedAt>>["i
 
 describe("an interrupted self-uninstall", () => {
   it("is finished from every point of its removal order by the command the launcher prints, and nothing outside the prefix changes", async () => {
-    const { plan } = await install();
+    // The first copy gives the removal order, then serves as point 0's.
+    const first = await install();
+    const { plan } = first;
     expect(plan.remove.length, "a removal order of many points").toBeGreaterThanOrEqual(10);
     expect(plan.remove.at(-1)!.last).toBe(true);
     // 0 (only the PATH entry went), one point among the entries before the launch group (the launcher still runs
@@ -81,14 +83,17 @@ describe("an interrupted self-uninstall", () => {
     const points = [0, Math.floor(firstLast / 2), ...Array.from({ length: plan.remove.length - firstLast }, (_, n) => firstLast + n)];
     const by = new Set<string>();
     const seen = new Set<string>();
-    for (const k of points) {
-      const { i, layout, before, outside } = await interruptedAt(k);
-      by.add(await finish(k, i, seen));
-      expect(existsSync(layout.prefix), `point ${k} left ${(await fs.readdir(layout.prefix).catch(() => [])).join(", ")}`).toBe(false);
-      expect(await fs.readFile(join(i.home, ".bashrc"), "utf8")).toBe(PROFILE);
-      expect(await outside(), `point ${k}`).toEqual(before);
-      await fs.rm(i.root, { recursive: true, force: true });
-    }
+    // Every point at once, each on its own copy (its own HOME and prefix): the points share nothing.
+    await Promise.all(
+      points.map(async (k, n) => {
+        const { i, layout, before, outside } = await interruptedAt(k, n === 0 ? first : undefined);
+        by.add(await finish(k, i, seen));
+        expect(existsSync(layout.prefix), `point ${k} left ${(await fs.readdir(layout.prefix).catch(() => [])).join(", ")}`).toBe(false);
+        expect(await fs.readFile(join(i.home, ".bashrc"), "utf8")).toBe(PROFILE);
+        expect(await outside(), `point ${k}`).toEqual(before);
+        await fs.rm(i.root, { recursive: true, force: true });
+      }),
+    );
     expect([...by].sort()).toEqual(["launcher", "setup binary"]);
     // The launcher's own refusal was met (here every point where the launcher stops starting meets it).
     expect([...seen]).toContain("no active version");
