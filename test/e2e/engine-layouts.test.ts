@@ -86,7 +86,9 @@ describe.concurrent("the engine under real-world layouts", () => {
 
   it("upgrade goes through HTTP_PROXY: a dead proxy stops it with nothing changed, a live one carries the release", async () => {
     const scope = await mirrorClient(f.mirrorUrl).scope();
-    const i = await installed(f, { release: older.shell, source: scope.url });
+    // A copy of the run's shared install, remembering the scope (which serves the mirror's files) as an install from it would.
+    const i = await installed(f, { release: older.shell });
+    await fs.writeFile(join(i.prefix, "config", "install-source"), `${scope.url}\n`, { mode: 0o600 });
     const deadProxy = `http://127.0.0.1:${await freePort()}`;
     const dead = await gs(i, ["upgrade"], { HTTP_PROXY: deadProxy, HTTPS_PROXY: deadProxy, NO_PROXY: "" });
     expect(dead.code).toBe(1);

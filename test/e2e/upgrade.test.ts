@@ -18,9 +18,15 @@ const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
 const packageVersion = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
 
-/** The older release: a copy of the run's shared install of it, or a real install from another source. */
+/**
+ * The older release: a copy of the run's shared install of it. With another `source` (a scope of the fixture
+ * mirror, which serves the same files), the copy remembers that source instead, as an install from it would
+ * (config/install-source is the one file that names where an install came from).
+ */
 async function installOlder(source = f.mirrorUrl) {
-  return (await installed(f, { release: older.shell, ...(source === f.mirrorUrl ? {} : { source }) })).home;
+  const home = (await installed(f, { release: older.shell })).home;
+  if (source !== f.mirrorUrl) await fs.writeFile(join(home, ".gentle-shell", "config", "install-source"), `${source}\n`, { mode: 0o600 });
+  return home;
 }
 
 /** A copy of the older release's install upgraded to the latest (made once per run): rollback has a version to go back to. */

@@ -11,6 +11,7 @@
  * offline.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installed } from "../support/installed";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { homeEnv } from "../support/fixtures";
@@ -218,12 +219,8 @@ describe("gentle-shell-setup install --source <bundle> with no network", () => {
 describe("gentle-shell upgrade --source <bundle> with no network", () => {
   it("upgrades to the bundle's release without asking any registry, and publishes the bundle's Engram", async () => {
     const older = f.releases[0]!;
-    const home = await newHome("home-upgrade");
-    const installed = await runCommand(f.binary!, ["install", "--yes", "--source", f.mirrorUrl, "--release", older.shell], {
-      env: homeEnv(home, { SHELL: "/bin/bash" }),
-      cwd: home,
-    });
-    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    // A copy of the run's shared install of the older release (installed() asserts that install exited 0).
+    const { home } = await installed(f, { release: older.shell });
     // First from a bundle with one flipped package: the whole `verify` check refuses it, and nothing changes.
     const refused = await offline(tamperedPackage, home, 'exec "$HOME/.gentle-shell/bin/gentle-shell" upgrade --source "$1"');
     expect(refused.code).toBe(1);

@@ -5,10 +5,10 @@
  *   const i = await installed(f, { release: "4.0.0" });   // i.home, i.prefix, i.gs (the launcher), i.env
  *   const i = await installed(f, { extra: ["--no-setup"], stubModel: true }); // Pi then answers from the stub model
  *
- * An install into an ordinary home (the fixture registry, the fixture
- * mirror) is made once per run for each set of arguments and copied here
- * (./shared-install.ts); `fresh: true`, another registry or source, or a
- * home of the test's own make install anew.
+ * An install into an ordinary home (the fixture registry) is made once per
+ * run for each set of arguments and source and copied here
+ * (./shared-install.ts); `fresh: true`, another registry, or a home of the
+ * test's own make install anew.
  *
  * A test whose subject is the install run itself (its exit code and
  * output, a kill, a full disk, odd arguments, variables or .npmrc) starts it
@@ -66,11 +66,12 @@ export interface InstallOptions {
 
 export async function installed(f: FixtureInfo, options: InstallOptions = {}): Promise<Installed> {
   const args = [...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
-  const shared = !options.fresh && !options.home && !options.registry && !options.source && !options.env && !options.exitCode;
+  // Another source (a folder) is part of the key: the copy remembers it (config/install-source).
+  const shared = !options.fresh && !options.home && !options.registry && !options.env && !options.exitCode;
   let done: Installed;
   if (shared) {
     const key = createHash("sha256")
-      .update(JSON.stringify([args, Object.entries(options.files ?? {}).sort()]))
+      .update(JSON.stringify([args, Object.entries(options.files ?? {}).sort(), ...(options.source ? [options.source] : [])]))
       .digest("hex")
       .slice(0, 16);
     const copy = await sharedTree(f, `install-${key}`, (root) => installInto(f, join(root, "home"), args, options));
