@@ -47,11 +47,17 @@ function npmEnv(root: string, home: string): NodeJS.ProcessEnv {
  * install takes minutes under load), each test working on its own copy (support/shared-install.ts).
  */
 async function npmGlobal(version: string): Promise<GlobalHome> {
-  const { root } = await sharedTree(f, `migration-npm-global-${version}`, async (root) => {
-    const home = await newHome(root);
-    // Waited on until it exits: the file's outer limit is the only one.
-    return runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env: npmEnv(root, home), cwd: home });
-  });
+  const { root } = await sharedTree(
+    f,
+    `migration-npm-global-${version}`,
+    async (root) => {
+      const home = await newHome(root);
+      // Waited on until it exits: the file's outer limit is the only one.
+      return runCommand("npm", ["install", "-g", `gentle-pi@${version}`], { env: npmEnv(root, home), cwd: home });
+    },
+    // The package folder (gentle-pi with Pi and every dependency) is hard-linked, not copied: npm uninstall -g removes it whole.
+    { linked: ["npm-global/lib/node_modules/gentle-pi"] },
+  );
   const home = join(root, "ho me");
   return { root, home, globalBin: join(root, "npm-global", "bin"), env: npmEnv(root, home), manager: "npm", prefix: join(home, ".gentle-shell") };
 }

@@ -91,7 +91,11 @@ describe("the startup offer with npm's default registry", () => {
     });
     // npm, from here on, only leaves a trace when it is started (its path and version, which the record depends on, unchanged).
     const trace = join(i.root, "npm-started");
-    await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`);
+    // A new file with the same mode, not written through: the copy's runtime files are hard links to the shared install's.
+    const cli = join(npmDir, "bin", "npm-cli.js");
+    const { mode } = await fs.stat(cli);
+    await fs.rm(cli);
+    await fs.writeFile(cli, `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`, { mode: mode & 0o777 });
     const first = await openShell(i.home, i.gs);
     await offerOn(first, "the offer from the install's record", { offered, piOpen });
     await first.keys("Escape");

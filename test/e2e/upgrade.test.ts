@@ -9,7 +9,7 @@ import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
 import { runCommand } from "../support/proc";
-import { installed, runInstall } from "../support/installed";
+import { INSTALL_LINKED, installed, runInstall } from "../support/installed";
 import { gs, versionLines } from "../support/launch";
 import { sharedTree } from "../support/shared-install";
 import { treeSnapshot } from "../support/tree";
@@ -31,11 +31,16 @@ async function installOlder(source = f.mirrorUrl) {
 
 /** A copy of the older release's install upgraded to the latest (made once per run): rollback has a version to go back to. */
 async function upgradedInstall(): Promise<string> {
-  const copy = await sharedTree(f, `upgraded-${older.id}-${latest.id}`, async (root) => {
-    const home = join(root, "home");
-    const install = await runInstall(f, home, ["--release", older.shell]);
-    return install.code === 0 ? gs(home, ["upgrade"]) : install;
-  });
+  const copy = await sharedTree(
+    f,
+    `upgraded-${older.id}-${latest.id}`,
+    async (root) => {
+      const home = join(root, "home");
+      const install = await runInstall(f, home, ["--release", older.shell]);
+      return install.code === 0 ? gs(home, ["upgrade"]) : install;
+    },
+    { linked: INSTALL_LINKED },
+  );
   const home = join(copy.root, "home");
   expect(await fs.readlink(join(home, ".gentle-shell", "current"))).toBe(`versions/${latest.id}`);
   return home;

@@ -64,6 +64,12 @@ export interface InstallOptions {
   stubModel?: boolean;
 }
 
+/**
+ * The folders of an install whose files a copy hard-links to the template's (./shared-install.ts): the runtimes,
+ * pnpm's store and each version's node_modules (hard links into that store already). Nothing writes them in place.
+ */
+export const INSTALL_LINKED = ["home/.gentle-shell/runtime", "home/.gentle-shell/pnpm/store", "home/.gentle-shell/versions/*/node_modules"];
+
 export async function installed(f: FixtureInfo, options: InstallOptions = {}): Promise<Installed> {
   const args = [...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
   // Another source (a folder) is part of the key: the copy remembers it (config/install-source).
@@ -74,7 +80,7 @@ export async function installed(f: FixtureInfo, options: InstallOptions = {}): P
       .update(JSON.stringify([args, Object.entries(options.files ?? {}).sort(), ...(options.source ? [options.source] : [])]))
       .digest("hex")
       .slice(0, 16);
-    const copy = await sharedTree(f, `install-${key}`, (root) => installInto(f, join(root, "home"), args, options));
+    const copy = await sharedTree(f, `install-${key}`, (root) => installInto(f, join(root, "home"), args, options), { linked: INSTALL_LINKED });
     done = result(copy.root, join(copy.root, "home"), copy.output);
   } else {
     const root = scratchDir("gss-installed-");

@@ -18,6 +18,14 @@
  *   - each copy is checked afterwards: none of those files or links still
  *     names the template.
  *
+ * A tree may name folders whose files nothing writes in place (`linked`:
+ * an install's runtimes, pnpm's store and the node_modules linked from it):
+ * their files are hard links to the template's, not copies, which saves most
+ * of a copy's cost (a copy of an install is about 350 MB). A file there that
+ * is relocated is replaced by a new file, never written through. A test that
+ * changes such a file replaces it too (rm, or a rename over it), as it must
+ * already for pnpm's files, which are hard links into its store.
+ *
  * A test that exercises the install itself (its output as it happens, a kill
  * during it, an odd HOME) still runs its own install.
  */
@@ -36,6 +44,8 @@ interface Template {
   files: string[];
   /** Links under the root whose target holds it. */
   links: string[];
+  /** Folders under the root whose files each copy hard-links instead of copying (relative, none inside another). */
+  linked: string[];
   /** Set when the build failed: every test that wanted the tree fails with its output. */
   error?: string;
 }
@@ -47,27 +57,44 @@ export interface SharedCopy {
   output: string;
 }
 
+export interface SharedTreeOptions {
+  /**
+   * Folders under the root (relative; a `*` stands for any one name) whose files nothing writes in place:
+   * each copy hard-links them to the template's instead of copying them.
+   */
+  linked?: string[];
+}
+
 /**
  * A copy of the tree `build` makes in an empty root, built once per run for
  * each `name`. `build` returns the result of the command that made it; when
  * that exited non-zero (or `build` threw), every copy fails with its output.
  */
-export async function sharedTree(f: FixtureInfo, name: string, build: (root: string) => Promise<RunResult>): Promise<SharedCopy> {
-  const template = await templateFor(f, name, build);
+export async function sharedTree(
+  f: FixtureInfo,
+  name: string,
+  build: (root: string) => Promise<RunResult>,
+  options: SharedTreeOptions = {},
+): Promise<SharedCopy> {
+  const template = await templateFor(f, name, build, options.linked ?? []);
   const root = scratchDir(SHARED_ROOT_PREFIX);
   if (Buffer.byteLength(root) !== Buffer.byteLength(template.root)) {
     throw new Error(`shared tree: ${root} and ${template.root} differ in length; a copy cannot be relocated in place`);
   }
-  // cp -a keeps modes, times and the hard links pnpm made between its store and node_modules.
-  const cp = await runCommand("cp", ["-a", "--", `${template.root}/.`, root]);
-  if (cp.code !== 0) throw new Error(`shared tree: cp -a failed: ${cp.stderr}`);
+  await copyTree(template.root, root, "", template.linked);
   const from = Buffer.from(template.root);
   const to = Buffer.from(root);
   for (const rel of template.files) {
     const file = join(root, rel);
     const bytes = await fs.readFile(file);
     if (replaceInPlace(bytes, from, to) === 0) continue; // a hard link of a file already relocated
-    await fs.writeFile(file, bytes);
+    if (template.linked.some((dir) => rel.startsWith(`${dir}/`))) {
+      // The template's own file: a new file takes its place in this copy, with its mode.
+      const { mode } = await fs.stat(file);
+      await fs.writeFile(`${file}.relocated`, bytes, { mode: mode & 0o7777 });
+      await fs.chmod(`${file}.relocated`, mode & 0o7777);
+      await fs.rename(`${file}.relocated`, file);
+    } else await fs.writeFile(file, bytes);
   }
   for (const rel of template.links) {
     const link = join(root, rel);
@@ -85,6 +112,56 @@ export async function sharedTree(f: FixtureInfo, name: string, build: (root: str
   return { root, output: template.output.split(template.root).join(root) };
 }
 
+/**
+ * Copy `from/rel` into `to/rel` as cp -a would (modes, owners, times, and the hard links among the files of one
+ * cp), but with the files of the `linked` folders hard-linked to the template's (cp -al). A folder on the way to
+ * a linked one is made here and given its template's mode, owner and times once filled.
+ */
+async function copyTree(from: string, to: string, rel: string, linked: readonly string[]): Promise<void> {
+  const copied: string[] = [];
+  const hardLinked: string[] = [];
+  const entries = await fs.readdir(join(from, rel), { withFileTypes: true });
+  for (const entry of entries) {
+    const sub = rel ? `${rel}/${entry.name}` : entry.name;
+    if (linked.includes(sub)) hardLinked.push(join(from, sub));
+    else if (entry.isDirectory() && linked.some((dir) => dir.startsWith(`${sub}/`))) {
+      await fs.mkdir(join(to, sub));
+      await copyTree(from, to, sub, linked);
+    } else copied.push(join(from, sub));
+  }
+  // One cp for all the copied entries of a folder, so the hard links among them stay hard links.
+  for (const [flags, paths] of [
+    ["-a", copied],
+    ["-al", hardLinked],
+  ] as const) {
+    if (paths.length === 0) continue;
+    const cp = await runCommand("cp", [flags, "--", ...paths, join(to, rel)]);
+    if (cp.code !== 0) throw new Error(`shared tree: cp ${flags} failed: ${cp.stderr}`);
+  }
+  const stat = await fs.lstat(join(from, rel));
+  await fs.chown(join(to, rel), stat.uid, stat.gid);
+  await fs.chmod(join(to, rel), stat.mode & 0o7777);
+  await fs.utimes(join(to, rel), stat.atime, stat.mtime);
+}
+
+/** The folders under `root` that `patterns` name (a `*` segment: any one name), that exist there. */
+async function expandLinked(root: string, patterns: readonly string[]): Promise<string[]> {
+  const found: string[] = [];
+  for (const pattern of patterns) {
+    let paths = [""];
+    for (const part of pattern.split("/")) {
+      const next: string[] = [];
+      for (const path of paths) {
+        if (part !== "*") next.push(path ? `${path}/${part}` : part);
+        else for (const name of await fs.readdir(join(root, path)).catch(() => [] as string[])) next.push(path ? `${path}/${name}` : name);
+      }
+      paths = next;
+    }
+    for (const path of paths) if ((await fs.lstat(join(root, path)).catch(() => null))?.isDirectory()) found.push(path);
+  }
+  return found;
+}
+
 /** Replace every occurrence of `from` in `bytes` by `to` (same length); returns how many. */
 function replaceInPlace(bytes: Buffer, from: Buffer, to: Buffer): number {
   let count = 0;
@@ -95,7 +172,7 @@ function replaceInPlace(bytes: Buffer, from: Buffer, to: Buffer): number {
   return count;
 }
 
-async function templateFor(f: FixtureInfo, name: string, build: (root: string) => Promise<RunResult>): Promise<Template> {
+async function templateFor(f: FixtureInfo, name: string, build: (root: string) => Promise<RunResult>, linked: readonly string[]): Promise<Template> {
   const dir = sharedInstallsFolder(f.runDir);
   await fs.mkdir(dir, { recursive: true });
   const record = join(dir, `${name}.json`);
@@ -117,7 +194,7 @@ async function templateFor(f: FixtureInfo, name: string, build: (root: string) =
       continue;
     }
     await fs.writeFile(join(lock, "pid"), String(process.pid));
-    const template = await makeTemplate(dir, build);
+    const template = await makeTemplate(dir, build, linked);
     await fs.writeFile(`${record}.tmp`, JSON.stringify(template));
     await fs.rename(`${record}.tmp`, record);
     await fs.rm(lock, { recursive: true, force: true });
@@ -133,7 +210,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function makeTemplate(dir: string, build: (root: string) => Promise<RunResult>): Promise<Template> {
+async function makeTemplate(dir: string, build: (root: string) => Promise<RunResult>, linked: readonly string[]): Promise<Template> {
   // Not a scratch folder of this file: other files copy it after this one ends; the global teardown removes it.
   const root = mkdtempSync(join(tmpdir(), SHARED_ROOT_PREFIX));
   await fs.writeFile(join(dir, `${relative(tmpdir(), root)}.root`), root);
@@ -146,8 +223,8 @@ async function makeTemplate(dir: string, build: (root: string) => Promise<RunRes
   } catch (thrown) {
     error = (thrown as Error).stack ?? String(thrown);
   }
-  if (error) return { root, output, files: [], links: [], error };
-  return { root, output, ...(await pathsHolding(root, root)) };
+  if (error) return { root, output, files: [], links: [], linked: [], error };
+  return { root, output, ...(await pathsHolding(root, root)), linked: await expandLinked(root, linked) };
 }
 
 /** Every file under `root` whose bytes hold `text`, and every link whose target does (paths relative to `root`). */
