@@ -29,6 +29,7 @@
  * A test that exercises the install itself (its output as it happens, a kill
  * during it, an odd HOME) still runs its own install.
  */
+import { createHash } from "node:crypto";
 import { promises as fs, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -46,6 +47,8 @@ interface Template {
   links: string[];
   /** Folders under the root whose files each copy hard-links instead of copying (relative, none inside another). */
   linked: string[];
+  /** The digest of the linked files' list (path, size, mtime, mode) as the build left them; their list is in `<name>.linked`. */
+  linkedDigest?: string;
   /** Set when the build failed: every test that wanted the tree fails with its output. */
   error?: string;
 }
@@ -77,6 +80,7 @@ export async function sharedTree(
   options: SharedTreeOptions = {},
 ): Promise<SharedCopy> {
   const template = await templateFor(f, name, build, options.linked ?? []);
+  if (template.linked.length > 0) await checkLinkedUnchanged(f, name, template);
   const root = scratchDir(SHARED_ROOT_PREFIX);
   if (Buffer.byteLength(root) !== Buffer.byteLength(template.root)) {
     throw new Error(`shared tree: ${root} and ${template.root} differ in length; a copy cannot be relocated in place`);
@@ -144,6 +148,32 @@ async function copyTree(from: string, to: string, rel: string, linked: readonly 
   await fs.utimes(join(to, rel), stat.atime, stat.mtime);
 }
 
+/** Each file of the linked folders under `root`, one line each: its path, size, mtime and mode, sorted. */
+async function linkedList(root: string, linked: readonly string[]): Promise<string> {
+  const r = await runCommand("find", [...linked, "-type", "f", "-printf", "%p\t%s\t%T@\t%m\n"], { cwd: root });
+  if (r.code !== 0) throw new Error(`shared tree: find failed: ${r.stderr}`);
+  return r.stdout.split("\n").filter(Boolean).sort().join("\n");
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * The guard of the linked files: a test that wrote through one of them (or changed its mode) changed the
+ * template and every copy. Said here, naming the file, instead of as a strange failure of some later test.
+ */
+async function checkLinkedUnchanged(f: FixtureInfo, name: string, template: Template): Promise<void> {
+  const now = await linkedList(template.root, template.linked);
+  if (digest(now) === template.linkedDigest) return;
+  const then = new Set((await fs.readFile(join(sharedInstallsFolder(f.runDir), `${name}.linked`), "utf8")).split("\n"));
+  const changed = now
+    .split("\n")
+    .filter((line) => !then.has(line))
+    .map((line) => line.split("\t")[0]);
+  throw new Error(
+    `shared tree ${name}: ${changed.slice(0, 5).join(", ") || "a file"} of the template (${template.root}) changed since it was made: a test wrote through a hard link of a copy (or changed its mode); replace such a file (rm, or a rename over it), never write through it`,
+  );
+}
+
 /** The folders under `root` that `patterns` name (a `*` segment: any one name), that exist there. */
 async function expandLinked(root: string, patterns: readonly string[]): Promise<string[]> {
   const found: string[] = [];
@@ -194,7 +224,7 @@ async function templateFor(f: FixtureInfo, name: string, build: (root: string) =
       continue;
     }
     await fs.writeFile(join(lock, "pid"), String(process.pid));
-    const template = await makeTemplate(dir, build, linked);
+    const template = await makeTemplate(dir, name, build, linked);
     await fs.writeFile(`${record}.tmp`, JSON.stringify(template));
     await fs.rename(`${record}.tmp`, record);
     await fs.rm(lock, { recursive: true, force: true });
@@ -210,7 +240,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function makeTemplate(dir: string, build: (root: string) => Promise<RunResult>, linked: readonly string[]): Promise<Template> {
+async function makeTemplate(dir: string, name: string, build: (root: string) => Promise<RunResult>, linked: readonly string[]): Promise<Template> {
   // Not a scratch folder of this file: other files copy it after this one ends; the global teardown removes it.
   const root = mkdtempSync(join(tmpdir(), SHARED_ROOT_PREFIX));
   await fs.writeFile(join(dir, `${relative(tmpdir(), root)}.root`), root);
@@ -224,7 +254,11 @@ async function makeTemplate(dir: string, build: (root: string) => Promise<RunRes
     error = (thrown as Error).stack ?? String(thrown);
   }
   if (error) return { root, output, files: [], links: [], linked: [], error };
-  return { root, output, ...(await pathsHolding(root, root)), linked: await expandLinked(root, linked) };
+  const folders = await expandLinked(root, linked);
+  if (folders.length === 0) return { root, output, ...(await pathsHolding(root, root)), linked: folders };
+  const list = await linkedList(root, folders);
+  await fs.writeFile(join(dir, `${name}.linked`), list);
+  return { root, output, ...(await pathsHolding(root, root)), linked: folders, linkedDigest: digest(list) };
 }
 
 /** Every file under `root` whose bytes hold `text`, and every link whose target does (paths relative to `root`). */
