@@ -31,6 +31,13 @@ const offered = (s: string) => s.includes(`Gentle Shell ${latest.shell} is avail
 /** Pi's idle editor: a plain upper border of 20 or more ─ (the panel's own border is told apart by its text). */
 const piOpen = (s: string) => /─{20,}/.test(s) && !offered(s);
 
+/** `path` replaced by a new file with its mode, not written through: a copy's runtime files are hard links to the shared install's. */
+async function replaceFile(path: string, text: string): Promise<void> {
+  const { mode } = await fs.stat(path);
+  await fs.rm(path);
+  await fs.writeFile(path, text, { mode: mode & 0o777 });
+}
+
 describe("the startup offer with npm's default registry", () => {
   it("offers the newer release from the registry npm reports, then reuses npm's answer until npm's config changes", async () => {
     const i = await installed(f, { release: older.shell });
@@ -53,7 +60,7 @@ describe("the startup offer with npm's default registry", () => {
     expect((await fs.stat(record)).mode & 0o777).toBe(0o600);
 
     // npm is not asked again while nothing it reads changed: with npm broken, the offer still comes.
-    await fs.writeFile(join(npmDir, "bin", "npm-cli.js"), "process.exit(1);\n");
+    await replaceFile(join(npmDir, "bin", "npm-cli.js"), "process.exit(1);\n");
     const second = await openShell(i.home, i.gs);
     await offerOn(second, "the offer from the recorded registry", { offered, piOpen });
     await second.keys("Escape");
@@ -91,11 +98,7 @@ describe("the startup offer with npm's default registry", () => {
     });
     // npm, from here on, only leaves a trace when it is started (its path and version, which the record depends on, unchanged).
     const trace = join(i.root, "npm-started");
-    // A new file with the same mode, not written through: the copy's runtime files are hard links to the shared install's.
-    const cli = join(npmDir, "bin", "npm-cli.js");
-    const { mode } = await fs.stat(cli);
-    await fs.rm(cli);
-    await fs.writeFile(cli, `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`, { mode: mode & 0o777 });
+    await replaceFile(join(npmDir, "bin", "npm-cli.js"), `require("node:fs").appendFileSync(${JSON.stringify(trace)}, "started\\n");\nprocess.exit(1);\n`);
     const first = await openShell(i.home, i.gs);
     await offerOn(first, "the offer from the install's record", { offered, piOpen });
     await first.keys("Escape");

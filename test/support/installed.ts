@@ -66,9 +66,10 @@ export interface InstallOptions {
 
 /**
  * The folders of an install whose files a copy hard-links to the template's (./shared-install.ts): the runtimes,
- * pnpm's store and each version's node_modules (hard links into that store already). Nothing writes them in place.
+ * the files of pnpm's store and each version's node_modules (hard links into those files already). Nothing writes
+ * them in place. The store's index.db is not among them: pnpm writes that database in place.
  */
-export const INSTALL_LINKED = ["home/.gentle-shell/runtime", "home/.gentle-shell/pnpm/store", "home/.gentle-shell/versions/*/node_modules"];
+export const INSTALL_LINKED = ["home/.gentle-shell/runtime", "home/.gentle-shell/pnpm/store/*/files", "home/.gentle-shell/versions/*/node_modules"];
 
 export async function installed(f: FixtureInfo, options: InstallOptions = {}): Promise<Installed> {
   const args = [...(options.release ? ["--release", options.release] : []), ...(options.extra ?? [])];
