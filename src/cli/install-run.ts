@@ -11,9 +11,6 @@ import { prefixLayout, unusablePrefix, type Layout } from "../core/layout";
 import { hostTarget } from "../core/machine";
 import { envValue } from "../core/environment";
 import type { Host } from "../io/host";
-import { checkSourceReachable } from "../install/source-check";
-import { hostOf } from "./command-host";
-import { type KnobFlags, type Settled, settle } from "./knobs";
 import { parseSource } from "../core/source";
 import { isExactVersion } from "../core/versions";
 import { EXIT, UserError } from "../core/errors";
@@ -33,18 +30,6 @@ export interface InstallContext extends Host {
 /** The host, as the installer's commands see it: the default layout of its home, under the Host's pins. */
 export function installContext(host: Host): InstallContext {
   return { ...host, layout: prefixLayout({ home: host.home, platform: host.platform, pins: host.pins }) };
-}
-
-/**
- * What install and migrate do first, in this order: the knobs settled (flags over GENTLE_SHELL_* variables), the
- * Host in the mode they ask, a prefix no install can live in refused, and a source that is gone said at once.
- */
-export async function installerStart(args: KnobFlags, rawArgs: readonly string[], data: unknown): Promise<{ host: InstallContext; knobs: Settled }> {
-  const knobs = settle(args, rawArgs, hostOf(data).env);
-  const host = installContext(hostOf(data).withMode({ quiet: knobs.quiet }));
-  checkPrefix(host);
-  await checkSourceReachable(knobs.source, { from: knobs.sourceFrom }, host);
-  return { host, knobs };
 }
 
 /** A prefix no install can live in (core/layout.ts unusablePrefix) is refused before the plan is printed. */

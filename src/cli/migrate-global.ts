@@ -9,7 +9,8 @@ import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
-import { installerStart, installHere, SHARED_ARGS } from "./install-run";
+import { installHere, SHARED_ARGS } from "./install-run";
+import { installerStart } from "./installer-start";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { readMigrationRelease } from "./migration-release";
 
