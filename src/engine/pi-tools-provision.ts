@@ -13,11 +13,10 @@ import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
 import { tildifyText, type Layout } from "../core/layout";
 import { PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
-import { parseSource, type Source } from "../core/source";
+import { parseSource } from "../core/source";
 import { hostRuntimeContext } from "../install/runtime/host-context";
 import type { Host } from "../io/host";
 import type { HttpClient } from "../io/http-client";
-import type { Pins, Target } from "../pins/types";
 import { join } from "../core/native-path";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import type { RuntimeContext } from "../install/runtime/recipe";
@@ -28,13 +27,8 @@ import { agentHomeIsOurs } from "./pi-settings";
 import { rememberedSource } from "../install/install-source";
 import { rm } from "../io/locked-retry";
 
-export interface PiToolsContext {
-  http: HttpClient;
-  layout: Layout;
-  pins: Pins;
-  source: Source;
-  target: Target;
-  env: Env;
+/** A runtime context's client, layout, pins, source, target and environment, and what a launch adds. */
+export interface PiToolsContext extends Pick<RuntimeContext, "http" | "layout" | "pins" | "source" | "target" | "env"> {
   /** The launch is offline (PI_OFFLINE, --offline): only a folder source may be read. */
   offline: boolean;
   /** Use only what is verified under runtime/ already (a launch after a recent failed download). */
