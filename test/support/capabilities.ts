@@ -47,7 +47,8 @@ export type Capability =
   | "undeletable-files"
   | "replace-open-files"
   | "short-names"
-  | "noexec-mounts";
+  | "noexec-mounts"
+  | "openssl";
 
 const REASONS: Record<Capability, string> = {
   symlinks: "needs symbolic links, and this machine cannot make one",
@@ -63,6 +64,7 @@ const REASONS: Record<Capability, string> = {
   "replace-open-files": "needs to rename a file over one that is open, which this file system refuses (Windows)",
   "short-names": "needs 8.3 short names (RUNNER~1), which this file system does not give",
   "noexec-mounts": "needs a mount namespace of its own (unshare -m) in which a folder is mounted noexec, and this process cannot make one",
+  openssl: "needs the openssl command to make a test certificate authority (test/support/test-ca.ts), which this machine lacks",
 };
 
 /**
@@ -146,6 +148,7 @@ const PROBES: Record<Capability, () => boolean> = {
       return (statSync(file).mode & 0o777) === 0o640;
     }, false),
   "posix-shell": () => existsSync("/bin/sh") && spawnSync("/bin/sh", ["-c", "exit 7"]).status === 7,
+  openssl: () => spawnSync("openssl", ["version"]).status === 0,
   fifos: () =>
     inScratch((dir) => {
       const fifo = join(dir, "fifo");

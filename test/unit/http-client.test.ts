@@ -13,6 +13,7 @@ import { processHost } from "../../src/io/host";
 import { RELEASE_REDIRECT_HOSTS, SHELL_RELEASES } from "../../src/core/source";
 import { streamHost, testHost } from "../support/host";
 import { makeTestCa } from "../support/test-ca";
+import { requires } from "../support/capabilities";
 
 /** A loopback HTTP server: what each request's User-Agent was, the sockets it holds, and a redirect at /away. */
 const agents: string[] = [];
@@ -110,7 +111,8 @@ describe("the npm authorities, for the registry's URLs only", () => {
     expect(underRegistry("https://github.com/x", "")).toBe(false);
   });
 
-  it("trusts the registry's authority for its URLs, and Node's roots alone elsewhere on the same server", async () => {
+  it("trusts the registry's authority for its URLs, and Node's roots alone elsewhere on the same server", async (ctx) => {
+    requires(ctx, "openssl");
     const ca = makeTestCa();
     const tls = createHttpsServer({ key: ca.key, cert: ca.cert }, (_req, res) => res.writeHead(200, { "content-length": 2 }).end("ok"));
     await new Promise<void>((r) => tls.listen(0, "127.0.0.1", () => r()));
