@@ -17,7 +17,8 @@ export interface Lock {
   release(): Promise<void>;
 }
 
-function holderPid(text: string | null): number {
+/** The pid a lock (or its breaker) names: the first word of its text. */
+export function lockHolderPid(text: string | null): number {
   return Number(text?.trim().split(/\s+/)[0]);
 }
 
@@ -35,7 +36,7 @@ async function takeOverStale(lock: string, staleText: string | null): Promise<vo
   const breaker = `${lock}.break`;
   const mine = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
   if (!(await tryCreate(breaker, mine))) {
-    const holder = holderPid(await readTextOrNull(breaker));
+    const holder = lockHolderPid(await readTextOrNull(breaker));
     if (Number.isFinite(holder) && !isAlive(holder)) await moveAsideIf(breaker, await readTextOrNull(breaker));
     // Someone else is breaking it (or just did): look at the lock again.
     await new Promise((r) => setTimeout(r, 20));
@@ -90,7 +91,7 @@ export async function acquireInstallLock(layout: Layout, waitMs = 60_000, onWait
     }
     const text = await readTextOrNull(layout.lock);
     if (text === null) continue;
-    const holder = holderPid(text);
+    const holder = lockHolderPid(text);
     if (!isAlive(holder)) {
       await takeOverStale(layout.lock, text);
       continue;

@@ -31,8 +31,12 @@ export function stagingPath(dir: string, kind: string, options: { label?: string
   return join(dir, stagingName(kind, options));
 }
 
-/** The owner's pid of a staging name of one of `kinds`, or null for any other name. */
-export function stagingOwner(name: string, kinds: readonly string[]): number | null {
+/** The owner's pid of a staging name of one of `kinds` (of any kind when none are named), or null for any other name. */
+export function stagingOwner(name: string, kinds?: readonly string[]): number | null {
+  if (kinds === undefined) {
+    const m = /^\..+-(\d+)-[0-9a-f]{8}(?:\.[A-Za-z0-9.]+)?$/.exec(name);
+    return m ? Number(m[1]) : null;
+  }
   for (const kind of kinds) {
     if (!name.startsWith(`.${kind}-`)) continue;
     const m = /^(?:.*?-)?(\d+)-[0-9a-f]{8}(?:\.[A-Za-z0-9.]+)?$/.exec(name.slice(kind.length + 2));

@@ -22,24 +22,15 @@ import { tildify, type Layout } from "../../core/layout";
 import { isAlive } from "../../io/alive";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { versionState } from "../../install/version-install";
+import { lockHolderPid } from "../../install/lock";
+import { stagingOwner } from "../../io/staging";
 import type { Check } from "./plan";
 
-/** A name we give a staging entry or a temporary file: its owner's pid is the number before the last 8 hex digits. */
-const STAGING = /^\..+-(\d+)-[0-9a-f]{8}(?:\.[A-Za-z0-9.]+)?$/;
 const ID = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
-
-export function stagingPid(name: string): number | null {
-  const m = STAGING.exec(name);
-  return m ? Number(m[1]) : null;
-}
 
 /** The folders of ours a run stages in. */
 function stagingFolders(layout: Layout): string[] {
   return [layout.prefix, layout.bin, layout.runtime, layout.versions, layout.agentBin, layout.tmp, layout.config, layout.npm.prefix];
-}
-
-function pidOf(text: string | null): number {
-  return Number(text?.trim().split(/\s+/)[0]);
 }
 
 export function migrationMarkerPath(layout: Layout): string {
@@ -73,7 +64,7 @@ export async function leftoverChecks(layout: Layout, program: string): Promise<C
     const stat = await lstatOrNull(dir);
     if (!stat?.isDirectory()) continue;
     for (const name of await fs.readdir(dir).catch(() => [] as string[])) {
-      const pid = stagingPid(name);
+      const pid = stagingOwner(name);
       if (pid === null || pid === process.pid) continue;
       const path = join(dir, name);
       if (isAlive(pid)) {
@@ -92,7 +83,7 @@ export async function leftoverChecks(layout: Layout, program: string): Promise<C
   }
   const lockText = (await lstatOrNull(layout.lock))?.isFile() ? await readTextOrNull(layout.lock) : null;
   if (lockText !== null) {
-    const pid = pidOf(lockText);
+    const pid = lockHolderPid(lockText);
     if (isAlive(pid))
       out.push({
         group: "leftovers",
@@ -112,7 +103,7 @@ export async function leftoverChecks(layout: Layout, program: string): Promise<C
   }
   const breaker = `${layout.lock}.break`;
   if (await lstatOrNull(breaker)) {
-    const pid = pidOf(await readTextOrNull(breaker));
+    const pid = lockHolderPid(await readTextOrNull(breaker));
     if (!isAlive(pid))
       out.push({
         group: "leftovers",

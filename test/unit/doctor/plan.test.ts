@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { closingLine, type Check, doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "../../../src/engine/doctor/plan";
 import { managerOf } from "../../../src/engine/doctor/on-path";
-import { stagingPid } from "../../../src/engine/doctor/leftovers";
+import { stagingOwner } from "../../../src/io/staging";
 import { schemaErrors } from "../../support/result-schema";
 
 const ok: Check = { group: "install", id: "install.active", status: "ok", line: "active version 4.1.0-0.70.2" };
@@ -96,11 +96,11 @@ describe("what the checks read from names", () => {
   });
 
   it("the owner's pid of a staging name, and none for any other name", () => {
-    expect(stagingPid(".staging-node-4242-0123abcd")).toBe(4242);
-    expect(stagingPid(".download-17-deadbeef.tar.gz")).toBe(17);
-    expect(stagingPid(".path-entry.json.tmp-99-00ff00ff")).toBe(99);
-    expect(stagingPid(".gentle-shell-setup.lock")).toBeNull();
-    expect(stagingPid("node-24.21.0")).toBeNull();
-    expect(stagingPid(".gentle-shell-runtime")).toBeNull();
+    expect(stagingOwner(".staging-node-4242-0123abcd")).toBe(4242);
+    expect(stagingOwner(".download-17-deadbeef.tar.gz")).toBe(17);
+    expect(stagingOwner(".path-entry.json.tmp-99-00ff00ff")).toBe(99);
+    expect(stagingOwner(".gentle-shell-setup.lock")).toBeNull();
+    expect(stagingOwner("node-24.21.0")).toBeNull();
+    expect(stagingOwner(".gentle-shell-runtime")).toBeNull();
   });
 });
