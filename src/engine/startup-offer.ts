@@ -98,7 +98,7 @@ export async function startupOffer(install: BundledInstall, host: Host, args: re
   const file = await readLauncherConfig(install.layout, env);
   const { config, path: configPath } = file;
   // The update policy (issue 41): off never checks; notify says one line on stderr and installs nothing.
-  const policy = await updatePolicyOf(install.layout, env);
+  const policy = await updatePolicyOf(install.layout, env, file);
   if (policy.problem) io.err(`gentle-shell: ${policy.problem}, so updates count as off.`);
   if (policy.updates === "off") return null;
   const latest = await latestWithin(install, host, OFFER_BUDGET_MS, policy);

@@ -18,6 +18,7 @@ import { oldEnough, type UpdatePolicy } from "../core/update-policy";
 import { compareVersions, isExactVersion } from "../core/versions";
 import { SHELL_PACKAGE } from "../core/release-project";
 import { readUpdatePolicy } from "../install/update-policy-file";
+import type { LauncherConfigFile } from "../install/launcher-config-file";
 import { buildPins } from "../pins/index";
 
 /**
@@ -31,8 +32,9 @@ export function policyRoot(env: Env): string | undefined {
   return buildPins().kind === "fixture" ? env[TEST_POLICY_ROOT] || undefined : undefined;
 }
 
-export function updatePolicyOf(layout: Layout, env: Env): Promise<UpdatePolicy> {
-  return readUpdatePolicy(layout, env, { root: policyRoot(env) });
+/** The policy in force; `configFile` is the launcher's config.json when the caller has read it already (the startup offer). */
+export function updatePolicyOf(layout: Layout, env: Env, configFile?: LauncherConfigFile): Promise<UpdatePolicy> {
+  return readUpdatePolicy(layout, env, { root: policyRoot(env), configFile });
 }
 
 /** A release's verified published time (null: its manifest has none), or a rejection when it has no signed manifest there. */

@@ -25,7 +25,7 @@ import { envValue, type Env } from "../core/environment";
 import { tildify, type Layout, type Platform } from "../core/layout";
 import { dirname, join } from "../core/native-path";
 import { mergePolicy, type PolicySource, UPDATES_VARIABLE, type UpdatePolicy } from "../core/update-policy";
-import { readLauncherConfig } from "./launcher-config-file";
+import { type LauncherConfigFile, readLauncherConfig } from "./launcher-config-file";
 
 /** A policy file is a few settings: anything larger is not one. */
 const POLICY_MAX_BYTES = 64 * 1024;
@@ -86,10 +86,10 @@ export async function readPolicySource(path: string, owners?: readonly number[])
   return { kind: "read", settings: parsed as Record<string, unknown> };
 }
 
-/** The launcher's config.json as a policy source: its settings, or why it cannot be read. */
-async function configSource(layout: Layout, env: Env): Promise<{ path: string; source: PolicySource }> {
+/** The launcher's config.json as a policy source (read here unless the caller has read it): its settings, or why it cannot be read. */
+async function configSource(layout: Layout, env: Env, given?: LauncherConfigFile): Promise<{ path: string; source: PolicySource }> {
   try {
-    const file = await readLauncherConfig(layout, env);
+    const file = given ?? (await readLauncherConfig(layout, env));
     // A missing file reads as no settings; one that is not JSON, or not a file, is said.
     if (file.config.unsavable) return { path: file.path, source: { kind: "unreadable", reason: file.config.unsavable } };
     return { path: file.path, source: { kind: "read", settings: file.config.settings } };
@@ -100,7 +100,7 @@ async function configSource(layout: Layout, env: Env): Promise<{ path: string; s
 }
 
 /** The policy that holds for this install now, its sources named as the user would type them (under ~). */
-export async function readUpdatePolicy(layout: Layout, env: Env, options: { root?: string } = {}): Promise<UpdatePolicy> {
+export async function readUpdatePolicy(layout: Layout, env: Env, options: { root?: string; configFile?: LauncherConfigFile } = {}): Promise<UpdatePolicy> {
   // Root's, or under a test's root this user's too (a test cannot make root's files as another user).
   const own = process.getuid?.();
   const owners = layout.platform === "win32" ? undefined : options.root !== undefined && own !== undefined ? [0, own] : [0];
@@ -114,7 +114,7 @@ export async function readUpdatePolicy(layout: Layout, env: Env, options: { root
       break;
     }
   }
-  const config = await configSource(layout, env);
+  const config = await configSource(layout, env, options.configFile);
   return mergePolicy({
     machine: { path: machinePath, source: machine },
     env: envValue(env, UPDATES_VARIABLE, layout.platform),
