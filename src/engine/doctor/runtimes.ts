@@ -1,9 +1,13 @@
 /**
  * The runtimes (issue 41): each pinned runtime's folder, its marker, and the
  * file the install runs from it (node and npm's entry, pnpm's entry, the
- * engram binary). Node, pnpm and Engram are ours to repair with the install's
- * own acquisition (src/install/runtime/): a marked folder whose file is gone
- * is first moved aside with one rename (a staging name of this process, so a
+ * engram binary), and each file against the record written when it was
+ * extracted from its pinned archive (src/install/runtime/file-record.ts):
+ * a file gone, resized or with other bytes. Files not in the record (npm's
+ * entry, written after publishing; what a user added) are not breakage.
+ * Node, pnpm and Engram are ours to repair with the install's own
+ * acquisition (src/install/runtime/): a marked folder whose file is gone or
+ * changed is first moved aside with one rename (a staging name of this process, so a
  * kill leaves a leftover doctor removes, never a half folder with our
  * marker), then the pinned archive is downloaded from the install's source
  * (or --source, an offline bundle), checked against its pin and published
@@ -22,6 +26,8 @@ import { configuredRegistry } from "../../install/npm-registry";
 import { ensureRuntimes } from "../../install/runtime/index";
 import { ensureEngram } from "../../install/runtime/engram";
 import { hostRuntimeContext } from "../../install/runtime/host-context";
+import { checkFileRecord } from "../../install/runtime/file-record";
+import { differencesPhrase } from "../../core/file-record";
 import type { StatusReport } from "../status/gather";
 import { npmCliOf } from "../pi-settings";
 import type { Check, FixAction } from "./plan";
@@ -65,9 +71,9 @@ export async function runtimeChecks(layout: Layout, status: StatusReport, fixCom
     } else if (r.state === "missing") {
       out.push(ours ? fix("is missing") : { group: "runtimes", id, status: "warn", line: `${r.name} ${r.version} is not installed (${r.folder})` });
     } else {
-      const gone = ours ? await firstMissing(runtimeFiles(layout, name)) : null;
-      if (gone) out.push(fix(`is incomplete: ${tildify(gone, layout.home)} is gone`));
-      else out.push({ group: "runtimes", id, status: "ok", line: `${r.name} ${r.version} (${r.folder})` });
+      const found = ours ? await markedRuntime(layout, name) : { broken: null, checked: "" };
+      if (found.broken) out.push(fix(found.broken));
+      else out.push({ group: "runtimes", id, status: "ok", line: `${r.name} ${r.version} (${r.folder})${found.checked}` });
     }
   }
   return out;
@@ -76,6 +82,29 @@ export async function runtimeChecks(layout: Layout, status: StatusReport, fixCom
 async function firstMissing(files: string[]): Promise<string | null> {
   for (const f of files) if (!(await lstatOrNull(f))?.isFile()) return f;
   return null;
+}
+
+/**
+ * A marked runtime of ours: `broken`, what is wrong with it (the rest of a
+ * doctor line), or null; `checked`, how far its files were checked, for the
+ * ok line. A folder without a record was published by an earlier
+ * gentle-shell-setup: its files can only be checked for presence. That is
+ * ok, not warn: nothing is known to be wrong, and neither `--fix` (which
+ * downloads nothing just for a record) nor a reinstall (which reuses a
+ * marked folder) would change it, so a warning would stand on every run
+ * with nothing to do about it.
+ */
+async function markedRuntime(layout: Layout, name: OurRuntime): Promise<{ broken: string | null; checked: string }> {
+  const gone = await firstMissing(runtimeFiles(layout, name));
+  if (gone) return { broken: `is incomplete: ${tildify(gone, layout.home)} is gone`, checked: "" };
+  const record = await checkFileRecord(runtimeDir(layout, name));
+  if (record.kind === "unreadable") return { broken: "has an unreadable file record, so its files cannot be checked", checked: "" };
+  if (record.kind === "checked" && record.differences.length) {
+    return { broken: `differs from its pinned archive: ${differencesPhrase(record.differences)}`, checked: "" };
+  }
+  if (record.kind === "checked") return { broken: null, checked: `, ${record.files} files as extracted from its pinned archive` };
+  if (record.kind === "newer") return { broken: null, checked: ", files checked for presence only: a later gentle-shell-setup recorded them" };
+  return { broken: null, checked: ", files checked for presence only: it was installed before gentle-shell-setup recorded them" };
 }
 
 /** The source a repair downloads from: --source, else the one the install remembers. */
@@ -94,7 +123,7 @@ export async function repairRuntime(
   const dir = runtimeDir(layout, action.name);
   if (action.aside) {
     if (!(await lstatOrNull(dir))?.isDirectory()) return null;
-    if (!(await firstMissing(runtimeFiles(layout, action.name)))) return null;
+    if (!(await markedRuntime(layout, action.name)).broken) return null;
     const aside = stagingPath(layout.runtime, "removing", { label: action.name });
     await rename(dir, aside);
     await rm(aside, { recursive: true, force: true });

@@ -57,6 +57,7 @@ export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> 
     name,
     dir: layout.engramDir,
     tag: `engram-${pins.engram.version}`,
+    recordFiles: true,
     archive,
     async unpack(file, staging) {
       if (win || pin.path.endsWith(".zip")) {

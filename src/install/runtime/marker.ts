@@ -29,3 +29,6 @@ export async function existingRuntime(dir: string, label: string, runtimeRoot: s
   }
   return true;
 }
+
+/** Beside the marker: the runtime's file record (./file-record.ts), written before the folder is published. */
+export const RUNTIME_FILES = ".gentle-shell-files";

@@ -113,6 +113,7 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
       return `node ${pins.node.version} npm ${npmVersionWanted} sha256 ${pin.sha256}\n`;
     },
     after: () => ensureNpmShim(layout),
+    recordFiles: true,
   };
 }
 

@@ -40,6 +40,7 @@ export function pnpmRecipe(ctx: RuntimeContext, archive: PendingArchive, node: (
     dir: layout.pnpmDir,
     tag: `pnpm-${pins.pnpm.version}`,
     archive,
+    recordFiles: true,
     unpack: async (file, staging) => {
       await extractTarGz(file, staging, pnpmPolicy(200 * MiB));
     },

@@ -8,7 +8,9 @@
  *   3. only the members the runtime needs are extracted into a staging folder
  *      of ours beside the final one (same file system);
  *   4. the runtime is run once from staging to check its version;
- *   5. .gentle-shell-runtime is written, and staging is published with one
+ *   5. for Node, pnpm and Engram, .gentle-shell-files records every file
+ *      of staging (./file-record.ts: what doctor compares the folder with);
+ *      .gentle-shell-runtime is written, and staging is published with one
  *      rename. If another installer published first, theirs is reused.
  *
  * Anything that fails removes the archive and the staging folder; a staging
@@ -30,6 +32,7 @@ import { fetchArtifact, type FetchOptions } from "../artifact-fetch";
 import type { HttpClient } from "../../io/http-client";
 import { ensureOwnDir } from "../../io/own-dir";
 import { existingRuntime, RUNTIME_MARKER } from "./marker";
+import { writeFileRecord } from "./file-record";
 import { rm } from "../../io/locked-retry";
 
 export { existingRuntime, RUNTIME_MARKER };
@@ -120,6 +123,8 @@ export interface Recipe {
   unpack(archive: string, staging: string): Promise<void>;
   /** Runs the runtime from staging; returns the marker's text. */
   check(staging: string): Promise<string>;
+  /** Record staging's files (./file-record.ts) before publishing: the runtimes doctor checks file by file. */
+  recordFiles?: boolean;
   /** After publish or reuse (Node: the npm entry). */
   after?(): Promise<void>;
 }
@@ -161,6 +166,7 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
 
 /** Steps 4 and 5, once `marker` (the check's text) is known: the marker, then one rename. */
 export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, staging: string, marker: string): Promise<RuntimeOutcome> {
+  if (recipe.recordFiles) await writeFileRecord(staging);
   await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
   await ctx.beforePublish?.(recipe.name, staging);
   const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);

@@ -1,0 +1,87 @@
+/**
+ * A folder's files for a runtime's file record (../core/file-record.ts):
+ * every regular file's size and sha256 and every link's target, read without
+ * following a link, and what the recorded paths hold now. Files are hashed
+ * a few at a time, each read in large chunks, so Node's folder (its ~120 MB
+ * executable and npm's few thousand files) takes a fraction of a second.
+ */
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import type { Observed, RecordedEntry } from "../core/file-record";
+import { join } from "../core/native-path";
+
+const AT_ONCE = 8;
+const CHUNK = 1024 * 1024;
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  const handle = await fs.open(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await handle.close();
+  }
+  return hash.digest("hex");
+}
+
+/** Run `work` over `items`, at most AT_ONCE at a time, results in the items' order. */
+async function eachAtOnce<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Every regular file and link under `dir`, paths relative with `/`; `skip`:
+ * names at the top of `dir` left out (the record itself, the marker).
+ * Anything else (a fifo, a socket) is left out too: no archive of ours has one.
+ */
+export async function treeEntries(dir: string, skip: readonly string[] = []): Promise<RecordedEntry[]> {
+  const files: string[] = [];
+  const links: RecordedEntry[] = [];
+  async function walk(rel: string): Promise<void> {
+    for (const d of await fs.readdir(rel ? join(dir, ...rel.split("/")) : dir, { withFileTypes: true })) {
+      if (!rel && skip.includes(d.name)) continue;
+      const path = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isSymbolicLink()) links.push({ path, link: await fs.readlink(join(dir, ...path.split("/"))) });
+      else if (d.isDirectory()) await walk(path);
+      else if (d.isFile()) files.push(path);
+    }
+  }
+  await walk("");
+  const hashed = await eachAtOnce(files, async (path) => {
+    const full = join(dir, ...path.split("/"));
+    const [stat, sha256] = await Promise.all([fs.lstat(full), sha256Of(full)]);
+    return { path, size: stat.size, sha256 };
+  });
+  return [...hashed, ...links];
+}
+
+/** What each recorded path under `dir` holds now; a file is read only when its size is the recorded one. */
+export async function observeEntries(dir: string, entries: readonly RecordedEntry[]): Promise<Map<string, Observed>> {
+  const seen = await eachAtOnce(entries, async (entry): Promise<Observed> => {
+    const full = join(dir, ...entry.path.split("/"));
+    const stat = await fs.lstat(full).catch(() => null);
+    if (!stat) return { kind: "missing" };
+    if (stat.isSymbolicLink()) return { kind: "link", target: await fs.readlink(full) };
+    if (!stat.isFile()) return { kind: "other" };
+    const wanted = "size" in entry ? entry.size : -1;
+    if (stat.size !== wanted) return { kind: "file", size: stat.size, sha256: null };
+    // A file that cannot be read (its permissions changed) is not what was extracted either.
+    const sha256 = await sha256Of(full).catch(() => null);
+    return sha256 ? { kind: "file", size: stat.size, sha256 } : { kind: "other" };
+  });
+  return new Map(entries.map((e, i) => [e.path, seen[i]!]));
+}
