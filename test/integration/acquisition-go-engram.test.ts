@@ -14,6 +14,8 @@ import type { Pins } from "../../src/pins/types";
 import { ensureEngram } from "../../src/install/runtime/engram";
 import { acquireGo } from "../../src/install/runtime/go";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
+import { RUNTIME_FILES } from "../../src/install/runtime/marker";
+import { checkFileRecord } from "../../src/install/runtime/file-record";
 import { fixtures } from "../support/context";
 import { engramScript } from "../support/engram";
 import { startMirror, type Mirror } from "../support/mirror";
@@ -98,12 +100,14 @@ describe("Go and Engram", () => {
     expect(await fs.readdir(join(ctx.layout.runtime, "go"))).toEqual([]);
   });
 
-  it("ensureEngram writes only the engram file, checked with `engram version`", async () => {
+  it("ensureEngram writes only the engram file, checked with `engram version`, and records it", async () => {
     const ctx = await context({ pins, base: mirror.url });
     const r = await ensureEngram(ctx);
     expect(r).toMatchObject({ status: "installed", available: true, path: ctx.layout.engramDir });
-    expect((await fs.readdir(ctx.layout.engramDir)).sort()).toEqual([RUNTIME_MARKER, "engram"]);
+    expect((await fs.readdir(ctx.layout.engramDir)).sort()).toEqual([RUNTIME_FILES, RUNTIME_MARKER, "engram"]);
     expect((await fs.stat(ctx.layout.engram)).mode & 0o777).toBe(0o755);
+    // Its file record holds the one file, as published.
+    expect(await checkFileRecord(ctx.layout.engramDir)).toEqual({ kind: "checked", files: 1, differences: [] });
     expect((await runCommand(ctx.layout.engram, ["version"])).stdout.trim()).toBe("engram 3.5.2");
     expect((await ensureEngram(ctx)).status).toBe("reused");
   });
@@ -144,7 +148,7 @@ describe("Go and Engram", () => {
     expect((await fs.stat(join(ctx.layout.goDir, "bin", "go"))).mode & 0o777).toBe(0o755);
     expect(await fs.readdir(ctx.layout.goDir)).toEqual(["bin"]);
     expect((await ensureEngram(ctx)).status).toBe("installed");
-    expect((await fs.readdir(ctx.layout.engramDir)).sort()).toEqual([RUNTIME_MARKER, "engram"]);
+    expect((await fs.readdir(ctx.layout.engramDir)).sort()).toEqual([RUNTIME_FILES, RUNTIME_MARKER, "engram"]);
   });
 
   it("ensureEngram with the production pins (not recorded): unavailable, with the reason, and nothing asked", async () => {

@@ -6,11 +6,15 @@
  * acquisition-go-engram.test.ts; hostile archives: acquisition-hostile.test.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { ensureRuntimes } from "../../src/install/runtime/index";
 import { ensureNpmShim, npmShimFiles } from "../../src/install/runtime/npm-shim";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
+import { RUNTIME_FILES } from "../../src/install/runtime/marker";
+import { checkFileRecord } from "../../src/install/runtime/file-record";
+import { parseFileRecord } from "../../src/core/file-record";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { mirrorClient } from "../support/mirror";
@@ -39,8 +43,24 @@ describe("Node with npm and pnpm from the mirror", () => {
     expect(await fs.readFile(join(ctx.layout.pnpmDir, RUNTIME_MARKER), "utf8")).toBe(`pnpm 11.1.1 ${f.pins.pnpm.integrity}\n`);
   });
 
+  it("records each runtime's extracted files (size and sha256) beside the marker, which doctor then finds as published", async () => {
+    const record = parseFileRecord(await fs.readFile(join(ctx.layout.nodeDir, RUNTIME_FILES), "utf8"));
+    if (record.kind !== "record") throw new Error(`node's file record is ${record.kind}`);
+    const node = record.entries.find((e) => e.path === "bin/node");
+    const bytes = await fs.readFile(ctx.layout.node);
+    expect(node).toEqual({ path: "bin/node", size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    const paths = record.entries.map((e) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(["LICENSE", "bin/npm", "bin/npx", "lib/node_modules/npm/bin/npm-cli.js"]));
+    // Neither the marker, nor the record itself, nor Pi's npm entry (written after publishing) is in it.
+    expect(paths.filter((p) => p.startsWith(".gentle-shell") || p.startsWith("gentle-shell/"))).toEqual([]);
+    expect(await checkFileRecord(ctx.layout.nodeDir)).toEqual({ kind: "checked", files: paths.length, differences: [] });
+    const pnpm = await checkFileRecord(ctx.layout.pnpmDir);
+    expect(pnpm).toMatchObject({ kind: "checked", differences: [] });
+    expect(pnpm.kind === "checked" && pnpm.files).toBeGreaterThan(1);
+  });
+
   it("keeps node, npm and the licence only; links and Corepack skipped; our sh wrappers run our npm", async () => {
-    expect((await fs.readdir(ctx.layout.nodeDir)).sort()).toEqual([RUNTIME_MARKER, "LICENSE", "bin", "gentle-shell", "lib"]);
+    expect((await fs.readdir(ctx.layout.nodeDir)).sort()).toEqual([RUNTIME_FILES, RUNTIME_MARKER, "LICENSE", "bin", "gentle-shell", "lib"]);
     expect((await fs.readdir(join(ctx.layout.nodeDir, "bin"))).sort()).toEqual(["node", "npm", "npx"]);
     expect(await fs.readdir(join(ctx.layout.nodeDir, "lib", "node_modules"))).toEqual(["npm"]);
     for (const bin of ["npm", "npx"]) {
