@@ -102,7 +102,8 @@ async function markedRuntime(layout: Layout, name: OurRuntime): Promise<{ broken
   if (record.kind === "checked" && record.differences.length) {
     return { broken: `differs from its pinned archive: ${differencesPhrase(record.differences)}`, checked: "" };
   }
-  if (record.kind === "checked") return { broken: null, checked: `, ${record.files} files as extracted from its pinned archive` };
+  if (record.kind === "checked")
+    return { broken: null, checked: `, ${record.files} file${record.files === 1 ? "" : "s"} as extracted from its pinned archive` };
   if (record.kind === "newer") return { broken: null, checked: ", files checked for presence only: a later gentle-shell-setup recorded them" };
   return { broken: null, checked: ", files checked for presence only: it was installed before gentle-shell-setup recorded them" };
 }
