@@ -15,7 +15,7 @@ import { runCommand } from "../support/proc";
 const REPO = join(import.meta.dirname, "..", "..");
 const root = mkdtempSync(join(tmpdir(), "gss-system-tools-"));
 const script = join(root, "system-tools");
-const ALL_PACKAGES = ["zsh", "fish", "tmux", "dash", "shellcheck", "iproute2", "util-linux", "e2fsprogs", "openssl", "curl"];
+const ALL_PACKAGES = ["zsh", "fish", "tmux", "dash", "shellcheck", "iproute2", "util-linux", "e2fsprogs", "openssl", "curl", "ruby"];
 
 /** A PATH folder with only `names` in it, each a link to the real command. */
 async function pathWith(name: string, names: string[]): Promise<string> {
