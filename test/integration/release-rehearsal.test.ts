@@ -12,12 +12,16 @@
  * the fixture build: fixture pins and the fixture release key (throwaway;
  * production pins are untouched). The workflow's steps run in order:
  * release build, release verify, the engine and binaries, SHA256SUMS,
- * release sign, release check, upload as a draft, publish.
+ * release sign, release check, the package-manager manifests, upload as a
+ * draft, publish. This machine builds its own target only: the other five
+ * binaries are stand-in bytes, so that SHA256SUMS, the signed manifest and
+ * the package-manager manifests (issue 42) have every target a release has.
  */
 import { createHash } from "node:crypto";
-import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { chmod, copyFile, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "pathe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { binaryName, HOMEBREW_FORMULA, RELEASE_TARGETS } from "../../build/package-manifests.mjs";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { hostTarget } from "../../src/core/machine";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../src/core/release-manifest";
@@ -28,9 +32,10 @@ import type { FixtureRelease } from "../support/fixtures";
 import { homeEnv } from "../support/fixtures";
 import { packGentlePi } from "../support/gentle-pi";
 import { makeNetns, type Netns } from "../support/netns";
+import { allComplaints, downloads, formulaTest } from "../support/package-manifests";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { REPO_ROOT } from "../support/paths";
-import { runChecked } from "../support/proc";
+import { runCommand, runChecked } from "../support/proc";
 import { type Registry, startRegistry } from "../support/registry";
 import { FIXTURE_RELEASE_KEY } from "../support/release-key";
 import { scratchDir } from "../support/scratch";
@@ -41,6 +46,7 @@ const first = f.releases[0]!;
 const second = f.releases[f.releases.length - 1]!;
 const ONE_LINER = `https://github.com/${RELEASE_HOME}/releases/latest/download/install.sh`;
 const BINARY = `gentle-shell-setup-${hostTarget()}`;
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 let work: string;
 let ns: Netns;
@@ -57,6 +63,9 @@ const userEnv = () => ({ HOME: home, PATH: "/usr/local/bin:/usr/bin:/bin", SHELL
 const inside = (script: string) => ns.exec("sh", ["-c", script], { env: userEnv(), cwd: home });
 const launcher = () => join(home, ".gentle-shell", "bin", "gentle-shell");
 
+/** What the release job's package-manifests step wrote for each release, by its version. */
+const manifestDirs = new Map<string, string>();
+
 /** The release workflow's steps for `release`, in order, then its upload as a draft. */
 async function cutRelease(release: FixtureRelease): Promise<string> {
   const dir = join(work, `v${release.shell}`);
@@ -68,13 +77,20 @@ async function cutRelease(release: FixtureRelease): Promise<string> {
   await copyFile(join(f.runDir, `engine-${release.shell}.cjs`), join(dir, ENGINE_ASSET));
   await copyFile(f.binary!, join(dir, BINARY));
   for (const name of ["install.sh", "install.ps1"]) await copyFile(join(REPO_ROOT, "installers", name), join(dir, name));
-  const digest = createHash("sha256")
-    .update(await readFile(join(dir, BINARY)))
-    .digest("hex");
-  await writeFile(join(dir, "SHA256SUMS"), `${digest}  ${BINARY}\n`);
+  const binaries = RELEASE_TARGETS.map(binaryName).sort();
+  for (const name of binaries.filter((n) => n !== BINARY)) await writeFile(join(dir, name), `stand-in for ${name} of v${release.shell}\n`);
+  const lines = await Promise.all(binaries.map(async (name) => `${sha256(await readFile(join(dir, name)))}  ${name}\n`));
+  await writeFile(join(dir, "SHA256SUMS"), lines.join(""));
   // Last: the signed manifest over exactly these bytes, checked as every installer will; then the draft.
   await run(["release", "sign", "--assets", dir, "--key", keyFile, "--shell", release.shell]);
   await run(["release", "check", "--assets", dir]);
+  // The package-manager manifests, from SHA256SUMS and the binary's own --version line, beside the release folder.
+  const manifests = join(work, `package-manifests-v${release.shell}`);
+  const versionLine = (await run(["--version"])).stdout.trim();
+  const generator = join(REPO_ROOT, "build", "write-package-manifests.mjs");
+  const options = { "--version": release.shell, "--home": RELEASE_HOME, "--sums": join(dir, "SHA256SUMS"), "--version-line": versionLine, "--out": manifests };
+  await runChecked(process.execPath, [generator, ...Object.entries(options).flat()]);
+  manifestDirs.set(release.shell, manifests);
   github.addRelease(`v${release.shell}`, dir);
   return dir;
 }
@@ -137,6 +153,42 @@ describe("the release rehearsal", () => {
     const binary = asked.filter((q) => !q.userAgent?.startsWith("curl/"));
     expect(binary.length).toBeGreaterThan(0);
     for (const q of binary) expect(q.userAgent, `${q.host}${q.path}`).toMatch(/^gentle-shell(-setup)?\/\S+ node\/24\.21\.0 linux-x64$/);
+  });
+
+  it("its package-manager manifests are valid, and every URL in them serves that asset of the release with SHA256SUMS's hash", async () => {
+    const dir = manifestDirs.get(first.shell)!;
+    const files = new Map<string, string>();
+    for (const name of await readdir(dir)) files.set(name, await readFile(join(dir, name), "utf8"));
+    expect(allComplaints(files)).toBe("");
+    const sums = new Map(
+      (await readFile(join(work, `v${first.shell}`, "SHA256SUMS"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => line.split("  ").reverse() as [string, string]),
+    );
+    const found = downloads(files);
+    expect(found).toHaveLength(8);
+    const release = `https://github.com/${RELEASE_HOME}/releases/download/v${first.shell}/`;
+    for (const d of found) {
+      expect(d.url.startsWith(release), `${d.by}: ${d.url}`).toBe(true);
+      const name = d.url.slice(release.length);
+      expect(d.sha256, `${d.by}: ${name}`).toBe(sums.get(name));
+      // Fetched the way a package manager fetches it, from the published release.
+      const served = await inside(`curl -fsSL '${d.url}' | sha256sum`);
+      expect(served.stdout.split(" ")[0], `${d.by}: ${d.url}`).toBe(d.sha256);
+    }
+    // The formula: Ruby's syntax check, then its test block's command on the binary installed as bin.install would.
+    const formula = join(dir, HOMEBREW_FORMULA);
+    const syntax = await runCommand("ruby", ["-c", formula]);
+    expect(syntax.stdout + syntax.stderr).toBe("Syntax OK\n");
+    const { command, expected } = formulaTest(files.get(HOMEBREW_FORMULA)!);
+    const bin = join(work, "brew-bin");
+    await mkdir(bin, { recursive: true });
+    await copyFile(f.binary!, join(bin, "gentle-shell-setup"));
+    await chmod(join(bin, "gentle-shell-setup"), 0o755);
+    const ran = await inside(command.replaceAll("#{bin}", `'${bin}'`));
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout.replace(/\n$/, "")).toBe(expected);
   });
 
   it("a second release, cut and published, is what gentle-shell upgrade moves to; --rollback goes back", async () => {
