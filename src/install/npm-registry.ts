@@ -18,8 +18,11 @@ function npmRoot(layout: Layout): string {
   return layout.platform === "win32" ? join(layout.nodeDir, "node_modules", "npm") : join(layout.nodeDir, "lib", "node_modules", "npm");
 }
 
-/** The registry npm's configuration names: the filtered npmrc, else our npm's default. */
-export async function configuredRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs = 60_000): Promise<string> {
+/**
+ * The registry npm's configuration names: the filtered npmrc, else our npm's default. `record: false` (doctor, which
+ * writes nothing) makes no folder and leaves npm's answer unrecorded (an install made npm's cache folder already).
+ */
+export async function configuredRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs = 60_000, record = true): Promise<string> {
   const fromFile = npmrcRegistry(npmrc, env);
   if (fromFile) return fromFile;
   const npmCli = join(npmRoot(layout), "bin", "npm-cli.js");
@@ -30,8 +33,10 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
   const neutral = layout.nodeDir;
   // Nothing of npm's in the user's ~/.npm (issue 39, 5): its cache folder is ours, made first with our mode (npm would
   // make it with the umask's), and it writes no log file there or anywhere, whether it answers or fails.
-  await ensureRealFolder(join(layout.prefix, "npm"), 0o700);
-  await ensureRealFolder(layout.npm.cache, 0o700);
+  if (record) {
+    await ensureRealFolder(join(layout.prefix, "npm"), 0o700);
+    await ensureRealFolder(layout.npm.cache, 0o700);
+  }
   const result = await run(
     layout.node,
     [
@@ -51,7 +56,7 @@ export async function configuredRegistry(layout: Layout, npmrc: string, env: Env
   const answer = result.stdout.trim();
   if (result.code !== 0 || !/^https?:\/\//.test(answer)) throw new Error("npm did not report a registry");
   const registry = answer.endsWith("/") ? answer : answer + "/";
-  await recordRegistry(layout, npmrc, env, registry);
+  if (record) await recordRegistry(layout, npmrc, env, registry);
   return registry;
 }
 
@@ -95,14 +100,15 @@ async function registryInputs(layout: Layout, npmrc: string, env: Env): Promise<
  * same inputs (by the install, an upgrade or an earlier launch); else npm is
  * asked within `timeoutMs` and its answer recorded for the next launch. Null
  * when npm does not answer in time or at all; the record is only ever a
- * cache, never a reason to fail.
+ * cache, never a reason to fail. `record: false`: npm's answer is not
+ * recorded (doctor reads only).
  */
-export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs: number): Promise<string | null> {
+export async function recordedRegistry(layout: Layout, npmrc: string, env: Env, timeoutMs: number, record = true): Promise<string | null> {
   const fromFile = npmrcRegistry(npmrc, env);
   if (fromFile) return fromFile;
   const fingerprint = registryFingerprint(await registryInputs(layout, npmrc, env));
   const recorded = recordedRegistryFor(await readTextOrNull(layout.npm.registryRecord).catch(() => null), fingerprint);
   if (recorded) return recorded;
   // configuredRegistry records npm's answer for the next launch.
-  return configuredRegistry(layout, npmrc, env, timeoutMs).catch(() => null);
+  return configuredRegistry(layout, npmrc, env, timeoutMs, record).catch(() => null);
 }

@@ -233,7 +233,7 @@ export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
     ...(await leftoverChecks(ctx.layout, ctx.program)),
     ...(await pathChecks(ctx, status)),
     ...(await onPathChecks(ctx.layout, ctx.env)),
-    ...(await machineChecks(ctx)),
+    ...(await machineChecks(ctx, status.active?.shell ?? null)),
   ];
   return { status, checks };
 }

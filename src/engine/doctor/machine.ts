@@ -2,8 +2,8 @@
  * doctor's machine checks (issue 41): free space where the prefix lives, and
  * whether the install's own source (a mirror or an offline folder it
  * remembers) still answers, through the user's proxy and trust settings,
- * unless Pi is told to be offline (PI_OFFLINE). The official source is not
- * asked: an upgrade names any failure there itself.
+ * unless Pi is told to be offline (PI_OFFLINE). With the official source,
+ * the npm registry and the release home are asked instead (./reach.ts).
  */
 import { tildify, tildifyText, type Layout } from "../../core/layout";
 import { piOfflineByEnv } from "../../core/env-flags";
@@ -14,6 +14,7 @@ import { rememberedSource } from "../../install/install-source";
 import { checkSourceReachable } from "../../install/source-check";
 import type { DoctorContext } from "./context";
 import type { Check } from "./plan";
+import { officialReachChecks } from "./reach";
 
 /** Below this, an upgrade or an update would not fit (a release's packages and a runtime). */
 export const LOW_SPACE = 512 * 1024 * 1024;
@@ -33,9 +34,13 @@ async function spaceCheck(layout: Layout): Promise<Check> {
   return { group: "machine", id: "machine.space", status: "ok", line: `${showBytes(free)} free for ${where}` };
 }
 
-async function sourceCheck(ctx: DoctorContext): Promise<Check | null> {
+async function sourceChecks(ctx: DoctorContext, shell: string | null): Promise<Check[]> {
   const value = await rememberedSource(ctx.layout).catch(() => undefined);
-  if (!value || value === "official") return null;
+  if (!value || value === "official") return officialReachChecks(ctx, shell);
+  return [await sourceCheck(ctx, value)];
+}
+
+async function sourceCheck(ctx: DoctorContext, value: string): Promise<Check> {
   const shown = redactUrl(tildify(value, ctx.layout.home));
   if (piOfflineByEnv(ctx.env)) return { group: "machine", id: "machine.source", status: "ok", line: `the install source ${shown} was not asked (offline)` };
   try {
@@ -53,7 +58,7 @@ async function sourceCheck(ctx: DoctorContext): Promise<Check | null> {
   }
 }
 
-export async function machineChecks(ctx: DoctorContext): Promise<Check[]> {
-  const source = await sourceCheck(ctx);
-  return [await spaceCheck(ctx.layout), ...(source ? [source] : [])];
+/** `shell`: the active gentle-pi version, whose signed manifest the release home is asked for. */
+export async function machineChecks(ctx: DoctorContext, shell: string | null = null): Promise<Check[]> {
+  return [await spaceCheck(ctx.layout), ...(await sourceChecks(ctx, shell))];
 }

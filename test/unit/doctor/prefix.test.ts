@@ -8,7 +8,7 @@
  * launcher should be is named, never replaced. The real installs are
  * test/e2e/doctor.test.ts's.
  */
-import { testHost } from "../../support/host";
+import { httpClient } from "../../../src/io/http-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
@@ -95,7 +95,8 @@ beforeEach(async () => {
     env: { SHELL: "/bin/bash", PATH: `${layout.bin}:/usr/bin:/bin` },
     probes: probes(),
     program: "gentle-shell",
-    http: testHost().http,
+    // Offline: the official source's registry and release home are not asked from here (test/unit/doctor/reach.test.ts asks them).
+    http: httpClient({ role: "installer", env: {}, offline: true }),
   };
 });
 
