@@ -15,6 +15,13 @@
  * second: 2026-12-04T21:30:00Z); the update policy's minimumReleaseAge reads
  * it. A manifest signed before the field existed has none (null): such a
  * release is never old enough for a minimum age (src/core/update-policy.ts).
+ *
+ * The reading rule for future fields: a schema 1 reader ignores keys it does
+ * not know, at the top and in an asset's entry (they are signed all the same,
+ * and the form of the keys it knows is still checked), so a release may add
+ * a field that only informs, as `published` was added. A field whose absence
+ * would loosen a check (one a reader must honour, or it accepts what it
+ * should refuse) needs schema 2, which every schema 1 reader refuses.
  * Pure: node:crypto only, no file system or network.
  */
 import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyObject } from "node:crypto";
@@ -136,14 +143,32 @@ export function readSignedRelease(manifest: Buffer, signature: Buffer, keys: rea
     shell: assertExactVersion("the manifest's gentle-pi version", d.shell),
     pi: assertExactVersion("the manifest's Pi version", d.pi),
     published: typeof d.published === "string" ? d.published : d.published === undefined ? null : JSON.stringify(d.published),
-    assets: (typeof d.assets === "object" && d.assets !== null ? d.assets : {}) as Record<string, AssetEntry>,
+    assets: (typeof d.assets === "object" && d.assets !== null ? knownKeys(d as Record<string, unknown>).assets : {}) as Record<string, AssetEntry>,
   };
   if (release.published !== null && !PUBLISHED.test(release.published)) {
     throw new Error(`${RELEASE_MANIFEST} from ${where} has a published time that is not like 2026-12-04T21:30:00Z`);
   }
-  // Re-render: a signed manifest must be exactly what releaseManifestText writes.
-  if (releaseManifestText(release) !== manifest.toString("utf8")) throw new Error(`${RELEASE_MANIFEST} from ${where} is not in the form this installer reads`);
+  // Re-render: a signed manifest is laid out as releaseManifestText lays it out, and the keys this reader knows,
+  // without the others (a later release's fields, ignored), are exactly what it writes.
+  const text = manifest.toString("utf8");
+  if (JSON.stringify(data, null, 2) + "\n" !== text || JSON.stringify(knownKeys(d), null, 2) + "\n" !== releaseManifestText(release)) {
+    throw new Error(`${RELEASE_MANIFEST} from ${where} is not in the form this installer reads`);
+  }
   return { ...release, key: m[1]! };
+}
+
+const KNOWN_KEYS = new Set(["schema", "shell", "pi", "published", "assets"]);
+const KNOWN_ENTRY_KEYS = new Set(["sha256", "size"]);
+
+/** A manifest's data with only the keys a schema 1 reader knows, in their order (the rule for future fields, above). */
+function knownKeys(data: Record<string, unknown>): Record<string, unknown> {
+  const only = (value: unknown, known: Set<string>) =>
+    typeof value === "object" && value !== null && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).filter(([k]) => known.has(k))) : value;
+  const out = only(data, KNOWN_KEYS) as Record<string, unknown>;
+  if (typeof out.assets === "object" && out.assets !== null && !Array.isArray(out.assets)) {
+    out.assets = Object.fromEntries(Object.entries(out.assets).map(([name, entry]) => [name, only(entry, KNOWN_ENTRY_KEYS)]));
+  }
+  return out;
 }
 
 /** Whether `bytes` is exactly the asset the signed manifest lists; throws a sentence otherwise. */

@@ -89,4 +89,30 @@ describe("signed release manifest", () => {
     const loose = JSON.stringify(JSON.parse(manifest));
     expect(() => read(loose, signManifest(loose, FIXTURE_RELEASE_KEY.privateKeyPem))).toThrow("not in the form this installer reads");
   });
+
+  // The reading rule for future fields (src/core/release-manifest.ts): a schema 1 reader ignores keys it does not know.
+  it("a schema 1 manifest with keys this reader does not know still verifies and reads, those keys ignored", () => {
+    const known = JSON.parse(releaseManifestText({ shell: "4.1.0", pi: "1.6.0", published: "2026-12-04T21:30:00Z", assets })) as Record<string, unknown>;
+    const { assets: listed, ...head } = known as { assets: Record<string, object> };
+    const later = {
+      ...head,
+      notes: "https://example.invalid/notes",
+      assets: { ...listed, [ENGINE_ASSET]: { ...listed[ENGINE_ASSET], url: "https://example.invalid/engine" } },
+      mirrors: ["https://example.invalid/"],
+    };
+    const text = `${JSON.stringify(later, null, 2)}\n`;
+    const release = read(text, signManifest(text, FIXTURE_RELEASE_KEY.privateKeyPem));
+    expect(release).toEqual({ shell: "4.1.0", pi: "1.6.0", published: "2026-12-04T21:30:00Z", assets, key: keyId(FIXTURE_RELEASE_KEY.key.publicKey) });
+    expect(() => checkAsset(release, ENGINE_ASSET, "engine", "the mirror")).not.toThrow();
+    // Still in the form it writes: the same keys laid out loosely, or the known keys out of their order, are refused.
+    const loose = JSON.stringify(later);
+    expect(() => read(loose, signManifest(loose, FIXTURE_RELEASE_KEY.privateKeyPem))).toThrow("not in the form this installer reads");
+    const reordered = `${JSON.stringify({ notes: "x", pi: "1.6.0", schema: 1, shell: "4.1.0", assets: listed }, null, 2)}\n`;
+    expect(() => read(reordered, signManifest(reordered, FIXTURE_RELEASE_KEY.privateKeyPem))).toThrow("not in the form this installer reads");
+  });
+
+  it("a field a reader must honour comes with schema 2, which a schema 1 reader refuses", () => {
+    const next = manifest.replace('"schema": 1', '"schema": 2');
+    expect(() => read(next, signManifest(next, FIXTURE_RELEASE_KEY.privateKeyPem))).toThrow("is not a schema 1 release manifest");
+  });
 });
