@@ -41,10 +41,19 @@ export interface FakeGitHub {
   addRelease(tag: string, dir: string): void;
   publish(tag: string): void;
   requests: FakeGitHubRequest[];
+  /** The port it listens on: 443 unless `port` chose another (0: any free one, for a proxy to carry github.com:443 to). */
+  port: number;
   close(): Promise<void>;
 }
 
-export async function startFakeGitHub(options: { home: string; key: Buffer; cert: Buffer; listen: string; mirrorRoot: string }): Promise<FakeGitHub> {
+export async function startFakeGitHub(options: {
+  home: string;
+  key: Buffer;
+  cert: Buffer;
+  listen: string;
+  mirrorRoot: string;
+  port?: number;
+}): Promise<FakeGitHub> {
   const releases = new Map<string, { dir: string; published: number | null }>();
   const requests: FakeGitHubRequest[] = [];
   let order = 0;
@@ -104,7 +113,7 @@ export async function startFakeGitHub(options: { home: string; key: Buffer; cert
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(443, options.listen, () => resolve());
+    server.listen(options.port ?? 443, options.listen, () => resolve());
   });
   return {
     addRelease: (tag, dir) => void releases.set(tag, { dir, published: null }),
@@ -114,6 +123,7 @@ export async function startFakeGitHub(options: { home: string; key: Buffer; cert
       release.published = ++order;
     },
     requests,
+    port: (server.address() as { port: number }).port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

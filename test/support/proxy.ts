@@ -16,8 +16,11 @@ export interface ProxyLog {
  * A small forwarding proxy: absolute-form HTTP requests and CONNECT tunnels.
  * With `auth` ("user:password") it demands Basic credentials as a corporate
  * proxy does: anything else is answered 407, and logged as "407 <request>".
+ * With `route`, a tunnel to a name the test stands in for ("github.com:443")
+ * is opened to the loopback address `route` gives instead ("127.0.0.1:<port>"),
+ * as a proxy that resolves names for its clients would; the log keeps the name.
  */
-export async function startProxy(options: { auth?: string } = {}): Promise<{ url: string; log: ProxyLog; server: Server }> {
+export async function startProxy(options: { auth?: string; route?: (target: string) => string } = {}): Promise<{ url: string; log: ProxyLog; server: Server }> {
   const log: ProxyLog = { lines: [] };
   const wanted = options.auth ? `Basic ${Buffer.from(options.auth).toString("base64")}` : null;
   const refused = (header: string | undefined) => wanted !== null && header !== wanted;
@@ -38,7 +41,7 @@ export async function startProxy(options: { auth?: string } = {}): Promise<{ url
       return;
     }
     log.lines.push(`CONNECT ${req.url}`);
-    const [host, port] = req.url!.split(":");
+    const [host, port] = (options.route?.(req.url!) ?? req.url!).split(":");
     const upstream = connect(Number(port), host!, () => {
       socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       upstream.write(head);
