@@ -24,6 +24,7 @@ import { posixLine } from "../../../src/install/path/shells";
 import type { StatusProbes } from "../../../src/engine/status/gather";
 import { runDoctor } from "../../../src/engine/doctor/command";
 import type { DoctorContext } from "../../../src/engine/doctor/context";
+import { requires } from "../../support/capabilities";
 import { scratchDir } from "../../support/scratch";
 import { treeWithTimes } from "../../support/tree";
 
@@ -100,8 +101,12 @@ beforeEach(async () => {
   };
 });
 
-describe.skipIf(process.platform === "win32")("doctor over a prefix built by hand", () => {
-  beforeEach(healthyPrefix);
+describe("doctor over a prefix built by hand", () => {
+  // The prefix is laid out as Linux's (layout platform "linux"): executable bits, current as a link, a ':'-separated PATH.
+  beforeEach(async (c) => {
+    requires(c, "posix-modes", "symlinks", "posix-path-scratch");
+    await healthyPrefix();
+  });
 
   it("a healthy prefix: nothing broken, exit 0, and doctor writes nothing", async () => {
     const before = await treeWithTimes(home);
