@@ -5,7 +5,8 @@
  * and the guard's bytes against what this version writes, Pi's npm entry and
  * npmCommand, the fd and rg placed in the agent home, the setup marker,
  * leftovers of an interrupted run (./leftovers.ts), the PATH line or link
- * the receipt names, every other gentle-shell on PATH (./on-path.ts) and
+ * the receipt names, a new terminal's shell finding our launcher
+ * (./login-shells.ts), every other gentle-shell on PATH (./on-path.ts) and
  * free space. Each becomes one Check of ./plan.ts.
  */
 import { tildify, type Layout } from "../../core/layout";
@@ -24,6 +25,7 @@ export type { DoctorContext };
 import { leftoverChecks } from "./leftovers";
 import { pathChecks } from "./path-entry";
 import { onPathChecks } from "./on-path";
+import { doctorLoginShells } from "./login-shells";
 import { machineChecks } from "./machine";
 import { runtimeChecks } from "./runtimes";
 
@@ -232,6 +234,7 @@ export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
     ...(await piChecks(ctx)),
     ...(await leftoverChecks(ctx.layout, ctx.program)),
     ...(await pathChecks(ctx, status)),
+    ...(await doctorLoginShells(ctx)),
     ...(await onPathChecks(ctx.layout, ctx.env)),
     ...(await machineChecks(ctx, status.active?.shell ?? null)),
   ];
