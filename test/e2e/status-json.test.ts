@@ -4,7 +4,8 @@
  * and a full install under --json, each with one document on stdout that
  * fits src/cli/schema/result.schema.json; then `status` of that healthy
  * install from the installer and from the launcher, which writes nothing
- * in the prefix, and of the same install without `current`.
+ * in the prefix, with the update policy in force and its source (issue 41),
+ * and of the same install without `current`.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
@@ -15,6 +16,7 @@ import { gentleShellSetup, runInstall } from "../support/installed";
 import { gs } from "../support/launch";
 import { runCommand } from "../support/proc";
 import { scratchHome } from "../support/home";
+import { scratchDir } from "../support/scratch";
 import { treeWithTimes } from "../support/tree";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { BUNDLE_MANIFEST } from "../../src/install/offline/format";
@@ -154,6 +156,50 @@ describe("a full install under --json, then status", () => {
     expect(documentOf(r), r.stderr).toMatchObject({ command: "uninstall", ok: true, exitCode: 4, installed: true, prefix: "~/.gentle-shell", dryRun: true });
     expect(r.stderr).toContain("~/.gentle-shell");
     expect(await treeWithTimes(prefix)).toEqual(before);
+  });
+
+  it("status shows the update policy in force and where it came from, in lines and in --json, from the installer and the launcher", async () => {
+    const plain = await gentleShellSetup(f, home, ["status", "--no-memory"]);
+    expect(plain.stdout).toMatch(/^ {2}updates +on \(the default\)$/m);
+    expect(documentOf(await gs(home, ["status", "--json"])).status).toMatchObject({
+      updates: { value: "on", from: "default", where: null, minimumReleaseAge: null, problem: null },
+    });
+    // An administrator's file (under the test build's policy root) beats the user's GENTLE_SHELL_UPDATES; config.json's minimumReleaseAge shows with its file.
+    const root = scratchDir("gss-status-policy-");
+    await fs.mkdir(join(root, "etc", "gentle-shell"), { recursive: true });
+    for (const dir of [root, join(root, "etc"), join(root, "etc", "gentle-shell")]) await fs.chmod(dir, 0o755);
+    const policy = join(root, "etc", "gentle-shell", "policy.json");
+    await fs.writeFile(policy, '{"updates":"off"}\n', { mode: 0o644 });
+    const config = join(prefix, "config", "config.json");
+    const had = await fs.readFile(config, "utf8").catch(() => null);
+    await fs.writeFile(config, JSON.stringify({ ...JSON.parse(had ?? "{}"), minimumReleaseAge: 5 }));
+    try {
+      const env = { GSS_TEST_POLICY_ROOT: root, GENTLE_SHELL_UPDATES: "on" };
+      const lines = await gentleShellSetup(f, home, ["status", "--no-memory"], env);
+      expect(lines.code, lines.stderr).toBe(0);
+      expect(lines.stdout).toMatch(
+        new RegExp(
+          `^ {2}updates +off, set by the machine-wide policy ${policy}; minimumReleaseAge 5 days, set by ~/\\.gentle-shell/config/config\\.json$`,
+          "m",
+        ),
+      );
+      const json = documentOf(await gs(home, ["status", "--json"], env));
+      expect(json).toMatchObject({
+        ok: true,
+        status: {
+          healthy: true,
+          updates: {
+            value: "off",
+            from: "machine",
+            where: policy,
+            minimumReleaseAge: { days: 5, from: "config", where: "~/.gentle-shell/config/config.json" },
+          },
+        },
+      });
+    } finally {
+      if (had === null) await fs.rm(config);
+      else await fs.writeFile(config, had);
+    }
   });
 
   it("status of the same install without current: broken, exit 1", async () => {

@@ -136,13 +136,33 @@ describe("status of a healthy install", () => {
     const lines: string[] = [];
     await runStatus({ layout, pins: productionPins, env: {}, probes: probes() }, { json: false, memory: false }, { out: (l) => lines.push(l) });
     const rows = lines.slice(1);
-    expect(rows.map((l) => l.match(/^ {2}(\S+) +/)?.[1])).toEqual(["active", "kept", "runtimes", "launcher", "PATH", "source", "memory"]);
+    expect(rows.map((l) => l.match(/^ {2}(\S+) +/)?.[1])).toEqual(["active", "kept", "runtimes", "launcher", "PATH", "source", "updates", "memory"]);
     expect(new Set(rows.map((l) => l.search(/(?<=^ {2}\S+ +)\S/))).size).toBe(1);
     expect(rows[0]).toContain(`${ID} (gentle-pi ${SHELL}, Pi ${PI})`);
   });
 
   it("fits the schema", async () => {
     expect(schemaErrors(statusDocument(await gather(true)))).toEqual([]);
+  });
+
+  it("shows the update policy in force and where it came from: the default, GENTLE_SHELL_UPDATES, config.json's minimumReleaseAge", async () => {
+    // Only where no administrator's policy file is on this machine: that file wins over both (test/e2e/status-json.test.ts has one).
+    const context = (env: Record<string, string>) => ({ layout, pins: productionPins, env, probes: probes() });
+    const lines: string[] = [];
+    await runStatus(context({}), { json: false, memory: false }, { out: (l) => lines.push(l) });
+    expect(lines).toContain("  updates   on (the default)");
+    expect((await gather(false)).updates).toEqual({ value: "on", from: "default", where: null, minimumReleaseAge: null, problem: null });
+
+    await fs.writeFile(join(layout.config, "config.json"), JSON.stringify({ updates: "off", minimumReleaseAge: 7 }));
+    const env = { GENTLE_SHELL_UPDATES: "notify" };
+    const report = await gatherStatus({ layout, pins: productionPins, env, probes: probes(), memory: false });
+    const config = layout.platform === "win32" ? "~\\.gentle-shell\\config\\config.json" : "~/.gentle-shell/config/config.json";
+    expect(report.updates).toEqual({ value: "notify", from: "env", where: null, minimumReleaseAge: { days: 7, from: "config", where: config }, problem: null });
+    expect(report.healthy).toBe(true);
+    expect(schemaErrors(statusDocument(report))).toEqual([]);
+    const shown: string[] = [];
+    await runStatus(context(env), { json: false, memory: false }, { out: (l) => shown.push(l) });
+    expect(shown).toContain(`  updates   notify, set by the environment variable GENTLE_SHELL_UPDATES; minimumReleaseAge 7 days, set by ${config}`);
   });
 
   it("is broken when the launcher check reports another version", async () => {

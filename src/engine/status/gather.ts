@@ -23,6 +23,8 @@ import { versionState } from "../../install/version-install";
 import { LAUNCHER_MARKER, CMD_MARKER } from "../../install/launcher";
 import { RUNTIME_MARKER } from "../../install/runtime/recipe";
 import type { ReadReceipt } from "../../install/path/receipt-file";
+import { updatePolicyOf } from "../update-gate";
+import { updatesInfo, type UpdatesInfo } from "./updates";
 
 export interface VersionInfo {
   id: string;
@@ -82,6 +84,8 @@ export interface StatusReport {
   path: PathInfo | null;
   source: SourceInfo | null;
   memory: MemoryInfo;
+  /** The update policy in force and where it came from (./updates.ts); null when nothing is installed. */
+  updates: UpdatesInfo | null;
   /** Each thing that makes the install broken, one sentence each (home as ~). */
   problems: string[];
 }
@@ -222,6 +226,7 @@ export async function gatherStatus(options: StatusOptions): Promise<StatusReport
       path: null,
       source: null,
       memory: memoryNotAsked,
+      updates: null,
       problems: [],
     };
   }
@@ -285,5 +290,7 @@ export async function gatherStatus(options: StatusOptions): Promise<StatusReport
       notice: decision.notice ? tildifyText(decision.notice, home) : null,
     };
   }
-  return { installed: true, healthy: problems.length === 0, prefix, active, kept, runtimes, launcher, path, source, memory, problems };
+  // Never a problem of the install's: a policy source that cannot be read means off, and the row says why.
+  const updates = await updatePolicyOf(layout, env).then(updatesInfo, () => null);
+  return { installed: true, healthy: problems.length === 0, prefix, active, kept, runtimes, launcher, path, source, memory, updates, problems };
 }

@@ -8,6 +8,7 @@
 import { EXIT } from "../../core/errors";
 import { resultDocument } from "../../core/json-result";
 import type { StatusReport, VersionInfo } from "./gather";
+import { updatesRow } from "./updates";
 
 export const NOT_INSTALLED = "Gentle Shell is not installed here";
 
@@ -42,6 +43,7 @@ export function statusLines(report: StatusReport): string[] {
     rows.push(["PATH", `${entry}; ${p.onPath ? "on" : "not on"} this terminal's PATH`]);
   }
   if (report.source) rows.push(["source", `${report.source.source}${report.source.registry ? `, registry ${report.source.registry}` : ""}`]);
+  if (report.updates) rows.push(["updates", updatesRow(report.updates)]);
   const m = report.memory;
   rows.push(["memory", m.probed ? `${m.memory} (${m.reason})` : "not checked (--memory checks the local Engram server)"]);
   const width = Math.max(...rows.map(([k]) => k.length)) + 2;
