@@ -99,7 +99,7 @@ export function terminalFlags(shell: LoginShell, platform: Layout["platform"]): 
   return shell === "bash" && platform !== "darwin" ? ["-i"] : ["-l", "-i"];
 }
 
-/** The PATH login(1) gives: Debian's login.defs ENV_PATH, macOS's (path_helper adds the rest). */
+/** The PATH login(1) gives: Debian's login.defs ENV_PATH without its games folders; macOS's (path_helper adds the rest). */
 export function loginPath(platform: Layout["platform"]): string {
   return platform === "darwin" ? "/usr/bin:/bin:/usr/sbin:/sbin" : "/usr/local/bin:/usr/bin:/bin";
 }
