@@ -37,7 +37,7 @@ export async function readFixturePins(file) {
 }
 
 /** How every script the build bundles is made: one CommonJS file for Node 24, unminified, licences at its end. */
-const NODE_BUNDLE = {
+export const NODE_BUNDLE = {
   absWorkingDir: REPO_ROOT,
   bundle: true,
   platform: "node",
