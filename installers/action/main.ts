@@ -95,6 +95,22 @@ async function versions(launcher: string): Promise<{ shell: string; pi: string }
   return shell && pi ? { shell, pi } : null;
 }
 
+/**
+ * Windows: the install accepts %LOCALAPPDATA% only when no other account may write to it (src/install/windows-private/rule.ts),
+ * and a folder under C:\hostedtoolcache or RUNNER_TEMP inherits write rights for every signed-in user. The home folder gets
+ * the DACL the install gives its own folder: this user, SYSTEM and Administrators, nothing inherited.
+ */
+async function privateFolder(folder: string): Promise<void> {
+  const user = process.env.USERDOMAIN ? `${process.env.USERDOMAIN}\\${process.env.USERNAME}` : (process.env.USERNAME ?? "");
+  const grants = [user, "*S-1-5-18", "*S-1-5-32-544"].flatMap((who) => ["/grant:r", `${who}:(OI)(CI)F`]);
+  const code = await new Promise<number>((resolve, reject) => {
+    const child = spawn("icacls.exe", [folder, "/inheritance:r", ...grants], { stdio: ["ignore", "ignore", "inherit"] });
+    child.on("error", reject);
+    child.on("close", (c) => resolve(c ?? 1));
+  });
+  if (code !== 0) throw new InputError(`could not make ${folder} private to this user (icacls exit ${code})`);
+}
+
 /** The repository's own installer for this system, run with HOME set to `home`; its output goes to the log. */
 async function runInstaller(home: string, inputs: Inputs): Promise<void> {
   const installers = join(__dirname, "..", "..");
@@ -113,7 +129,11 @@ async function runInstaller(home: string, inputs: Inputs): Promise<void> {
         ["-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File", join(installers, "install.ps1"), "-Yes", "-NoModifyPath"],
       ]
     : ["sh", [join(installers, "install.sh"), "--yes", "--no-modify-path"]];
-  await fs.mkdir(win ? join(home, "AppData", "Local") : home, { recursive: true });
+  await fs.mkdir(home, { recursive: true });
+  if (win) {
+    await privateFolder(home);
+    await fs.mkdir(join(home, "AppData", "Local"), { recursive: true });
+  }
   const code = await new Promise<number>((resolve, reject) => {
     const child = spawn(file, args, { env, stdio: ["ignore", "inherit", "inherit"] });
     child.on("error", reject);

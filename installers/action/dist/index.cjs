@@ -22045,6 +22045,16 @@ async function versions(launcher) {
   const pi = /^pi (\S+)$/.exec(lines[1] ?? "")?.[1];
   return shell && pi ? { shell, pi } : null;
 }
+async function privateFolder(folder) {
+  const user = process.env.USERDOMAIN ? `${process.env.USERDOMAIN}\\${process.env.USERNAME}` : process.env.USERNAME ?? "";
+  const grants = [user, "*S-1-5-18", "*S-1-5-32-544"].flatMap((who) => ["/grant:r", `${who}:(OI)(CI)F`]);
+  const code = await new Promise((resolve, reject) => {
+    const child = (0, import_node_child_process.spawn)("icacls.exe", [folder, "/inheritance:r", ...grants], { stdio: ["ignore", "ignore", "inherit"] });
+    child.on("error", reject);
+    child.on("close", (c) => resolve(c ?? 1));
+  });
+  if (code !== 0) throw new InputError(`could not make ${folder} private to this user (icacls exit ${code})`);
+}
 async function runInstaller(home, inputs) {
   const installers = (0, import_node_path.join)(__dirname, "..", "..");
   const win = process.platform === "win32";
@@ -22059,7 +22069,11 @@ async function runInstaller(home, inputs) {
     "powershell.exe",
     ["-NoLogo", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File", (0, import_node_path.join)(installers, "install.ps1"), "-Yes", "-NoModifyPath"]
   ] : ["sh", [(0, import_node_path.join)(installers, "install.sh"), "--yes", "--no-modify-path"]];
-  await import_node_fs.promises.mkdir(win ? (0, import_node_path.join)(home, "AppData", "Local") : home, { recursive: true });
+  await import_node_fs.promises.mkdir(home, { recursive: true });
+  if (win) {
+    await privateFolder(home);
+    await import_node_fs.promises.mkdir((0, import_node_path.join)(home, "AppData", "Local"), { recursive: true });
+  }
   const code = await new Promise((resolve, reject) => {
     const child = (0, import_node_child_process.spawn)(file, args, { env, stdio: ["ignore", "inherit", "inherit"] });
     child.on("error", reject);
