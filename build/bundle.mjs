@@ -137,6 +137,8 @@ const FULL_ENGINE_ONLY = [
   "src/install/runtime/pi-tool-runtime.ts",
   // doctor is one of Shell's own commands (the full engine's), and --fix brings the runtimes' downloaders and archive readers.
   "src/engine/doctor/command.ts",
+  // completions (issue 42): the script generators are the full engine's.
+  "src/engine/completions.ts",
   // The Host's HTTP client (src/io/http-client.ts) loads these at its first request, and a launch the part takes to
   // the end makes none (the offer, first use and Pi's tools go on in the full engine).
   "src/io/http-get.ts",

@@ -16,12 +16,13 @@ import { statusCommand } from "./status";
 import { doctorCommand } from "./doctor";
 import { jsonCommand, runWithJson } from "./json";
 import { commandData } from "./command-host";
+import { completionsCommand } from "./completions";
 
 export function versionLine(): string {
   return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
 }
 
-const main = defineCommand({
+const main: CommandDef<ArgsDef> = defineCommand({
   meta: {
     name: "gentle-shell-setup",
     version: SETUP_VERSION,
@@ -36,8 +37,14 @@ const main = defineCommand({
     verify: verifyCommand,
     status: statusCommand,
     doctor: doctorCommand,
+    completions: completionsCommand(() => main),
   },
 });
+
+/** citty's table of the installer's commands (completions read it: ./completion-tree.ts). */
+export function installerTable(): CommandDef<ArgsDef> {
+  return main;
+}
 
 /**
  * The top-level help as citty renders it (with its colours unless its own
@@ -78,7 +85,7 @@ export function findCommand(args: readonly string[]): { def: Command; path: stri
 /** What a command's help ends with: verify and release (the workflow's) end with their usage; uninstall reads no knobs. */
 function helpEnd(top: string): string {
   if (top === "verify" || top === "release") return "\n";
-  return `\n\n${helpEpilogue(top !== "uninstall")}`;
+  return `\n\n${helpEpilogue(top !== "uninstall" && top !== "completions")}`;
 }
 
 /**

@@ -31,6 +31,10 @@ export const SHELL_COMMANDS = [
   { name: "update", help: [["update", "Move to Pi's newest release for this Shell, keeping the old one"]] },
   { name: "self-uninstall", help: [["self-uninstall", "Remove Gentle Shell from this machine (--dry-run shows what goes)"]] },
   { name: "memory migrate", help: [["memory migrate", "Migrate a Shell-provisioned Engram store (--confirm-quiescent)"]] },
+  // issue 42: `completions` is none of Pi 1.6.0's own commands (install, remove, uninstall, update, list, config, auth,
+  // mcp: ./pi-launch.ts PI_SUBCOMMANDS), so Shell takes the word as it took `doctor` (issue 41), and shadows no Pi
+  // command; what it takes from Pi is only a first message that starts with it, and `gentle-shell -- completions` stays that.
+  { name: "completions", help: [["completions", "Print the completion script for bash, zsh, fish or powershell"]] },
 ] as const satisfies readonly ShellCommandEntry[];
 
 export type ShellCommandName = (typeof SHELL_COMMANDS)[number]["name"];

@@ -60,6 +60,9 @@ export const MEMORY_MIGRATE: ShellCommandSpec<"memory migrate"> = {
   exits: "0 migrated; 1 failed or refused, with the store unchanged; 2 usage (an unknown option, or no --confirm-quiescent)",
 };
 
+/** `gentle-shell status`'s options (it reads its own words: ./status/command.ts parseStatusArgs, which a test holds to these). */
+export const STATUS_OPTIONS = ["--json", "--memory", "--no-memory"] as const;
+
 export function usageLine(spec: ShellCommandSpec): string {
   return `usage: gentle-shell ${spec.name} ${spec.synopsis}`;
 }

@@ -106,6 +106,13 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
       return memoryMigrate(install.layout, ["migrate", ...rest], host);
     },
   },
+  // issue 42: Shell's own words for the shell's completion (./completions.ts).
+  completions: {
+    async run({ host }, rest) {
+      const { runCompletions } = await import("./completions");
+      return runCompletions(rest, host);
+    },
+  },
   "self-uninstall": {
     spec: SELF_UNINSTALL,
     async run({ install, host }, _rest, given) {

@@ -15,7 +15,7 @@ const noInstall = {} as BundledInstall;
 describe("the launcher's command table", () => {
   it("runs each command of the one table, under its name, and no other", () => {
     const names = SHELL_COMMANDS.map((c) => c.name);
-    expect(names).toEqual(["setup", "status", "doctor", "upgrade", "update", "self-uninstall", "memory migrate"]);
+    expect(names).toEqual(["setup", "status", "doctor", "upgrade", "update", "self-uninstall", "memory migrate", "completions"]);
     expect(new Set(names).size).toBe(names.length);
     expect(Object.keys(ENGINE_COMMANDS).sort()).toEqual([...names].sort());
     // A strict command's spec carries the name of its entry.

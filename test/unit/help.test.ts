@@ -17,6 +17,7 @@ describe("gentle-shell --help: Gentle Shell's commands first", () => {
       "update",
       "self-uninstall",
       "memory migrate",
+      "completions",
     ]);
     // One column for the descriptions, and no line wider than a classic terminal.
     const column = new Set(rows.map((l, i) => l.indexOf(HELP_ROWS[i]![1])));

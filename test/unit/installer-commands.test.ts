@@ -34,7 +34,7 @@ describe("the installer's command lookup", () => {
   it("finds every command the top help lists", async () => {
     const help = await stdoutOf(["--help"]);
     const listed = /USAGE gentle-shell-setup (\S+)/.exec(help)?.[1]?.split("|") ?? [];
-    expect(listed).toEqual(["install", "migrate", "uninstall", "bundle", "release", "verify", "status", "doctor"]);
+    expect(listed).toEqual(["install", "migrate", "uninstall", "bundle", "release", "verify", "status", "doctor", "completions"]);
     for (const name of listed) expect(findCommand([name])?.path).toEqual([name]);
   });
 

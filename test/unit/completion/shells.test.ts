@@ -1,0 +1,122 @@
+/**
+ * The completion scripts in the real shells (issue 42): bash, zsh and fish
+ * load each script as a user's shell does and are asked to complete a partial
+ * word; the candidates are the table's. PowerShell has no real shell here: the
+ * Windows CI job runs PSScriptAnalyzer on its script (.ci/install-ps1.ps1).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "pathe";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { CompletionShell } from "../../../src/core/completion/index";
+import { scratchDir } from "../../support/scratch";
+import { installerScript, shellScript } from "./scripts";
+
+/** Each line with what it completes to: the words before the cursor, and the partial word last. */
+const INSTALLER: Array<[line: string, candidates: string[]]> = [
+  ["gentle-shell-setup ins", ["install"]],
+  ["gentle-shell-setup install --dr", ["--dry-run"]],
+  ["gentle-shell-setup install --release 1.2.3 --ye", ["--yes"]],
+  ["gentle-shell-setup install --no-mod", ["--no-modify-path"]],
+  ["gentle-shell-setup release s", ["sign"]],
+  ["gentle-shell-setup release sign --k", ["--key"]],
+  ["gentle-shell-setup completions f", ["fish"]],
+  ["gentle-shell-setup st", ["status"]],
+];
+
+const SHELL: Array<[line: string, candidates: string[]]> = [
+  ["gentle-shell self", ["self-uninstall"]],
+  ["gentle-shell completions z", ["zsh"]],
+  ["gentle-shell memory m", ["migrate"]],
+  ["gentle-shell memory migrate --c", ["--confirm-quiescent"]],
+  ["gentle-shell upgrade --to 1.2.3 --ro", ["--rollback"]],
+  ["gentle-shell doctor --f", ["--fix"]],
+  // Pi's words: after a word that is none of Shell's, and after `--`, nothing of Shell's is offered.
+  ["gentle-shell explain st", []],
+  ["gentle-shell -- st", []],
+];
+
+let dir = "";
+const files: Record<string, string> = {};
+
+beforeAll(async () => {
+  // An empty working folder: the scripts fall back to file names where nothing is theirs, and there are none here.
+  dir = scratchDir("completion-shells");
+  mkdirSync(join(dir, "empty"), { recursive: true });
+  mkdirSync(join(dir, "zsh"), { recursive: true });
+  for (const shell of ["bash", "zsh", "fish"] as const satisfies CompletionShell[]) {
+    files[`gentle-shell-setup.${shell}`] = await installerScript(shell);
+    files[`gentle-shell.${shell}`] = shellScript(shell);
+  }
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  // zsh finds a completion function as a file named after it in a folder on fpath (what the install writes).
+  writeFileSync(join(dir, "zsh", "_gentle-shell-setup"), files["gentle-shell-setup.zsh"]!);
+  writeFileSync(join(dir, "zsh", "_gentle-shell"), files["gentle-shell.zsh"]!);
+});
+
+function run(command: string, args: string[], env: Record<string, string> = {}): string {
+  const r = spawnSync(command, args, { cwd: join(dir, "empty"), encoding: "utf8", timeout: 20_000, env: { PATH: process.env.PATH, HOME: dir, ...env } });
+  if (r.status !== 0) throw new Error(`${command} exited ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+const words = (out: string) => out.split("\n").filter(Boolean).sort();
+
+/** bash: the function called as bash calls it, with COMP_WORDS and COMP_CWORD set, then COMPREPLY. */
+function bashComplete(line: string): string[] {
+  const program = line.split(" ")[0]!;
+  const fn = `_${program.replace(/-/g, "_")}`;
+  const body = `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); ${fn}; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  return words(run("bash", ["--norc", "--noprofile", "-c", body, "bash", join(dir, `${program}.bash`), ...line.split(" ")]));
+}
+
+/** fish: the script sourced, then fish's own `complete -C` for the line. */
+function fishComplete(line: string): string[] {
+  const program = line.split(" ")[0]!;
+  const out = run("fish", ["--no-config", "-c", 'source $argv[1]; complete -C"$argv[2]"', join(dir, `${program}.fish`), line]);
+  return words(out.replace(/\t.*$/gm, ""));
+}
+
+/**
+ * zsh: an interactive zsh in a pseudo-terminal (zsh/zpty) with compinit and the scripts' folder on fpath, the line
+ * typed and Tab pressed; compadd is wrapped to write each candidate it is given that matches (-O) to a file first.
+ */
+function zshComplete(line: string): string[] {
+  const hits = join(dir, `hits-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(hits, "");
+  const inner = [
+    "PS1=''; unsetopt zle_bracketed_paste 2>/dev/null",
+    `fpath=(${join(dir, "zsh")} $fpath); autoload -Uz compinit; compinit -u -D`,
+    'compadd() { local -a hit; if (( ${@[(I)-[OAD]*]} )); then builtin compadd "$@"; return; fi; builtin compadd -O hit "$@"; print -rl -- $hit >> "$HITS"; builtin compadd "$@"; }',
+  ];
+  const driver = [
+    "zmodload zsh/zpty",
+    "zpty z 'zsh -f -i'",
+    ...inner.map((c) => `zpty -w z ${shq(c)}`),
+    `zpty -n -w z ${shq(`${line}\t`)}`,
+    // Completion has run once the marker typed after Tab comes back.
+    `zpty -w z ${shq(" ; print DONE")}`,
+    "zpty -w z ''",
+    "zpty -r -m z out '*DONE*' || exit 3",
+    "zpty -d z",
+  ].join("\n");
+  run("zsh", ["-f", "-c", driver], { HITS: hits });
+  return words(readFileSync(hits, "utf8"));
+}
+
+function shq(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+describe.each([
+  ["bash", bashComplete],
+  ["zsh", zshComplete],
+  ["fish", fishComplete],
+] as const)("%s completes", (_shell, complete) => {
+  it.each(INSTALLER)("gentle-shell-setup: %j", (line, candidates) => {
+    expect(complete(line)).toEqual(candidates);
+  });
+  it.each(SHELL)("gentle-shell: %j", (line, candidates) => {
+    expect(complete(line)).toEqual(candidates);
+  });
+});
