@@ -16,8 +16,21 @@ function ascii(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, (c) => (c === "\u2014" || c === "\u2013" ? "-" : c === "\u2026" ? "..." : "?"));
 }
 
+/** PowerShell's hashtables ignore case, and a hash literal with one key twice does not parse: said here rather than there. */
+function distinct(keys: readonly string[], where: string): void {
+  const seen = new Set<string>();
+  for (const key of keys) {
+    if (seen.has(key.toLowerCase())) throw new Error(`internal: ${where} has ${key} twice, ignoring case, which PowerShell cannot hold`);
+    seen.add(key.toLowerCase());
+  }
+}
+
 export function powershellScript(tree: CompletionTree): string {
   const nodes = completionNodes(tree);
+  for (const { id, command } of nodes) {
+    distinct(command.commands.map((c) => c.name), `${tree.program} ${id}`);
+    distinct(command.options.flatMap(optionWords), `${tree.program} ${id}`);
+  }
   const dict = (entries: Array<[string, string]>) => `[ordered]@{ ${entries.map(([k, v]) => `${pq(k)} = ${pq(ascii(v))}`).join("; ")} }`;
   const list = (words: readonly string[]) => `@(${words.map(pq).join(", ")})`;
   const table = (name: string, rows: string[]) => [`    $${name} = @{`, ...rows.map((r) => `        ${r}`), "    }"];
