@@ -28,7 +28,10 @@ function distinct(keys: readonly string[], where: string): void {
 export function powershellScript(tree: CompletionTree): string {
   const nodes = completionNodes(tree);
   for (const { id, command } of nodes) {
-    distinct(command.commands.map((c) => c.name), `${tree.program} ${id}`);
+    distinct(
+      command.commands.map((c) => c.name),
+      `${tree.program} ${id}`,
+    );
     distinct(command.options.flatMap(optionWords), `${tree.program} ${id}`);
   }
   const dict = (entries: Array<[string, string]>) => `[ordered]@{ ${entries.map(([k, v]) => `${pq(k)} = ${pq(ascii(v))}`).join("; ")} }`;
