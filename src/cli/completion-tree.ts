@@ -4,7 +4,9 @@
  * words, so the scripts cannot drift from it.
  */
 import type { ArgsDef, CommandDef } from "citty";
-import { COMPLETION_SHELLS, type CompletionCommand, type CompletionOption, type CompletionTree } from "../core/completion/index";
+import { COMPLETION_SHELLS, completionScript, type CompletionCommand, type CompletionOption, type CompletionTree } from "../core/completion/index";
+import type { CompletionScripts } from "../install/completions";
+import { shellCompletionTree } from "../engine/completion-tree";
 
 type Command = CommandDef<ArgsDef>;
 
@@ -61,4 +63,12 @@ export function installerCompletionTree(main: Command): CompletionTree {
   const root = command(main, "gentle-shell-setup", "gentle-shell-setup");
   root.options.push({ long: "--version", short: "-V", takesValue: false, description: "Print the version and the pins' kind" });
   return { program: "gentle-shell-setup", aliases: ["gentle-shell-setup.exe"], root };
+}
+
+/** Both commands' scripts for one shell, as the install writes them (src/install/completions.ts). */
+export function completionFiles(main: Command): CompletionScripts {
+  return (shell) => [
+    { command: "gentle-shell", text: completionScript(shellCompletionTree(), shell) },
+    { command: "gentle-shell-setup", text: completionScript(installerCompletionTree(main), shell) },
+  ];
 }

@@ -126,7 +126,7 @@ export async function runInstallerCli(args: string[], host: Host, proxyRefused: 
   const stray = strayArgument((def.args ?? {}) as Record<string, ArgDef>, rest, name);
   if (stray) throw new UserError(stray, EXIT.usage);
   // The command found is run itself: citty hands a run's data to the command it is given, not to its sub-commands.
-  const { result } = await runCommand(def, { rawArgs: rest, data: commandData(host) });
+  const { result } = await runCommand(def, { rawArgs: rest, data: commandData(host, main) });
   return commandCode(result);
 }
 

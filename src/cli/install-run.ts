@@ -87,6 +87,8 @@ export interface RunArgs {
   source?: string;
   release?: string;
   noModifyPath: boolean;
+  /** The completion scripts the PATH step writes (issue 42), or none. */
+  completions?: InstallOptions["completions"];
   verbose?: boolean;
   setup: NonNullable<InstallOptions["setup"]>;
   onRelease?: InstallOptions["onRelease"];
@@ -132,6 +134,7 @@ export async function installHere(context: InstallContext, args: RunArgs): Promi
       source: args.source,
       release: args.release,
       noModifyPath: args.noModifyPath,
+      completions: args.completions,
       // Windows' user Path: the real HKCU adapter, through the one PowerShell runner.
       registry: platform === "win32" ? windowsRegistry(windowsPowerShellRunner(env)) : undefined,
       engine: ownScript,

@@ -6,6 +6,8 @@ import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { installHere, SHARED_ARGS } from "./install-run";
 import { installerStart } from "./installer-start";
+import { tableOf } from "./command-host";
+import { completionFiles } from "./completion-tree";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning, type Removal } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";
@@ -29,6 +31,10 @@ export const installCommand = defineCommand({
       type: "boolean",
       default: true,
       description: `Run ${SETUP_COMMAND} at the end (--no-setup to skip; the first interactive gentle-shell then runs it once)`,
+    },
+    completions: {
+      type: "boolean",
+      description: "Also write tab completions of gentle-shell and gentle-shell-setup for the shell the PATH entry is for (undone by self-uninstall)",
     },
     "keep-global": { type: "boolean", description: "Keep a global gentle-pi that npm or pnpm installed (by default the plan removes it at the end)" },
     json: { type: "boolean", description: "Write one JSON document on stdout (plan, steps, final state, next action); progress and prompts go to stderr" },
@@ -97,6 +103,7 @@ export const installCommand = defineCommand({
       source,
       release,
       noModifyPath,
+      completions: args.completions === true && !noModifyPath ? completionFiles(tableOf(data)) : undefined,
       verbose: args.verbose,
       setup: migrating ? "none" : noSetup ? "skip" : "run",
       onRelease: (shell) => {

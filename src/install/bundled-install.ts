@@ -37,6 +37,8 @@ import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "./path/windows-registry";
 import { bundledPathStep, type PathStepOutcome } from "./path/step";
+import { completionsStep } from "./completions-step";
+import type { CompletionScripts } from "./completions";
 
 export interface InstallOptions {
   layout: Layout;
@@ -52,6 +54,8 @@ export interface InstallOptions {
   /** --release: an exact Gentle Shell version; default the registry's latest. */
   release?: string;
   noModifyPath: boolean;
+  /** The completion scripts the PATH step writes for its shell (issue 42; ./completions.ts); none with --no-completions. */
+  completions?: CompletionScripts;
   /** Windows: the HKCU user Path adapter, bound by the CLI. */
   registry?: RegistryAdapter;
   engine: () => string;
@@ -226,7 +230,8 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       const outcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
       state.path = outcome;
       if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
-      return outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
+      const done = outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
+      return options.completions ? `${done}${completionsStep(layout, env, outcome, options.completions)}` : done;
     },
   };
   const steps: Step[] = STEP_ORDER.filter((id): id is InstallStepId => id !== "setup").map((id) => ({ id, run: run[id] }));

@@ -62,13 +62,15 @@ export const OWNED_ENTRIES = [
   "config",
   "versions.history",
   "path-entry.json",
+  "completions",
+  "completions.json",
   "versions",
   "current",
   "runtime",
   "bin",
 ] as const;
 const LAUNCH_GROUP = new Set<string>(["versions", "current", "runtime", "bin"]);
-const FILES = new Set<string>(["versions.history", "path-entry.json"]);
+const FILES = new Set<string>(["versions.history", "path-entry.json", "completions.json"]);
 
 /** Why an interrupted memory migration's records stay (spec: "Recovering an interrupted migration"). */
 export const MIGRATION_KEPT =

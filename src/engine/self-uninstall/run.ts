@@ -18,6 +18,7 @@ import type { Env } from "../../core/environment";
 import { lstatOrNull, RemoveError, removeTree } from "../../io/files";
 import type { Host } from "../../io/host";
 import { removePathEntry } from "../../install/path/apply";
+import { recordedCompletionFiles, removeCompletions } from "../../install/completions";
 import type { RegistryAdapter } from "../../install/path/windows-registry";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./removal-plan";
@@ -115,6 +116,8 @@ async function uninstallLocked(
   let plan = await uninstallPlan(layout, env, options.includeShared);
   out(`This removes Gentle Shell from ${show(layout.prefix)}:`);
   if (plan.path) out(`  - PATH: ${plan.path.description}`);
+  // The completion scripts the install wrote outside the prefix (issue 42), each as its record names it.
+  for (const file of recordedCompletionFiles(layout, env)) out(`  - completions: ${show(file)}`);
   for (const r of plan.remove) out(`  - ${show(r.path)}`);
   if (plan.windows) {
     for (const r of windowsRemovalPlan(layout, { ...plan.windows, prefixMayGo: false }).entries.filter((d) => d.kind === "file"))
@@ -161,8 +164,12 @@ async function uninstallLocked(
       out(`✔ PATH: removed ${plan.path.description}`);
     }
   }
+  // Before the prefix's entries, whose completions.json names them: only a file still as the install wrote it goes.
+  const completions = removeCompletions(layout, env);
+  if (completions.removed.length) out(`✔ completions: removed ${completions.removed.map(show).join(", ")}`);
+  for (const k of completions.kept) messages.push(`Kept ${show(k.path)}: ${k.why}.`);
   const failed: string[] = [];
-  const kept = [...plan.keep.map((k) => k.path)];
+  const kept = [...plan.keep.map((k) => k.path), ...completions.kept.map((k) => k.path)];
   let removed = 0;
   for (const group of [plan.remove.filter((r) => !r.last), plan.remove.filter((r) => r.last)]) {
     // What the launcher needs goes only once everything else is gone, so a failure can be retried.

@@ -1,0 +1,182 @@
+/**
+ * The completion scripts the install writes (issue 42) for the shell its
+ * PATH step chose (its receipt's shell; the user's $SHELL for a link), and
+ * what self-uninstall takes back. The scripts come from the cli layer, which
+ * makes them from the command tables; this layer only places them.
+ *
+ * The places, each the one that shell reads by itself:
+ * - bash: bash-completion's per-user folder,
+ *   `${BASH_COMPLETION_USER_DIR:-${XDG_DATA_HOME:-~/.local/share}/bash-completion}/completions/<command>`,
+ *   loaded on demand at the command's first Tab;
+ * - fish: `${XDG_CONFIG_HOME:-~/.config}/fish/completions/<command>.fish`;
+ * - zsh has no per-user folder on fpath: the files go into the prefix,
+ *   `<prefix>/completions/zsh/_<command>`, and the install names the one
+ *   fpath line to put before compinit in ~/.zshrc (what rustup and uv tell
+ *   their users), rather than a second edit of ~/.zshrc that would run after
+ *   compinit and do nothing there.
+ *
+ * `<prefix>/completions.json` records each file written with its SHA-256.
+ * A file already at a place is never replaced unless the record says it is
+ * ours and unchanged; self-uninstall removes a recorded file only while it
+ * is still what was written, and never anything the record does not name.
+ */
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import { basename, dirname, isAbsolute, join } from "../core/native-path";
+import type { Env } from "../core/environment";
+import type { Layout } from "../core/layout";
+
+export type CompletionShellName = "bash" | "zsh" | "fish";
+export const COMPLETION_COMMANDS = ["gentle-shell", "gentle-shell-setup"] as const;
+export type CompletionCommandName = (typeof COMPLETION_COMMANDS)[number];
+
+/** One script for one command, made by the cli layer. */
+export type CompletionScripts = (shell: CompletionShellName) => Array<{ command: CompletionCommandName; text: string }>;
+
+interface Receipt {
+  schema: 1;
+  files: Array<{ path: string; sha256: string }>;
+  /** Folders the install made for them, removed again when empty. */
+  dirs: string[];
+}
+
+export function completionsReceiptPath(layout: Layout): string {
+  return join(layout.prefix, "completions.json");
+}
+
+/** An XDG variable counts only when it holds an absolute path (the XDG Base Directory rule). */
+function xdg(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value && isAbsolute(value) ? value : fallback;
+}
+
+export function completionPath(shell: CompletionShellName, command: CompletionCommandName, layout: Layout, env: Env): string {
+  switch (shell) {
+    case "bash": {
+      const dir = xdg(env, "BASH_COMPLETION_USER_DIR", join(xdg(env, "XDG_DATA_HOME", join(layout.home, ".local", "share")), "bash-completion"));
+      return join(dir, "completions", command);
+    }
+    case "fish":
+      return join(xdg(env, "XDG_CONFIG_HOME", join(layout.home, ".config")), "fish", "completions", `${command}.fish`);
+    case "zsh":
+      return join(layout.prefix, "completions", "zsh", `_${command}`);
+  }
+}
+
+/** The shell whose completions the install writes: the PATH step's shell, or $SHELL's when it made a link. */
+export function completionShell(pathShell: string | null, env: Env): CompletionShellName | null {
+  const name = pathShell ?? (env.SHELL ? basename(env.SHELL) : "");
+  return name === "bash" || name === "zsh" || name === "fish" ? name : null;
+}
+
+function sha256(text: string | Buffer): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Every place a receipt may name: a file at any other path is never touched. */
+function allowedPaths(layout: Layout, env: Env): Set<string> {
+  const out = new Set<string>();
+  for (const e of [env, {}])
+    for (const shell of ["bash", "zsh", "fish"] as const) for (const c of COMPLETION_COMMANDS) out.add(completionPath(shell, c, layout, e));
+  return out;
+}
+
+/** The folders above a place the install may make: each below the home (the home and what holds it are never removed). */
+function madeFolders(path: string, layout: Layout): string[] {
+  const out: string[] = [];
+  for (let dir = dirname(path); dir.startsWith(`${layout.home}/`) && dir !== layout.prefix; dir = dirname(dir)) out.push(dir);
+  return out;
+}
+
+/** The record, keeping only entries at the places the install writes; an empty one when there is none or it cannot be read. */
+export function readCompletionsReceipt(layout: Layout, env: Env): Receipt {
+  const empty: Receipt = { schema: 1, files: [], dirs: [] };
+  let data: Partial<Receipt>;
+  try {
+    data = JSON.parse(fs.readFileSync(completionsReceiptPath(layout), "utf8")) as Partial<Receipt>;
+  } catch {
+    return empty;
+  }
+  if (data?.schema !== 1 || !Array.isArray(data.files) || !Array.isArray(data.dirs)) return empty;
+  const allowed = allowedPaths(layout, env);
+  const files = data.files.filter((f) => typeof f?.path === "string" && allowed.has(f.path) && typeof f.sha256 === "string" && /^[0-9a-f]{64}$/.test(f.sha256));
+  const parents = new Set([...allowed].flatMap((p) => madeFolders(p, layout)));
+  return { schema: 1, files, dirs: data.dirs.filter((d): d is string => typeof d === "string" && parents.has(d)) };
+}
+
+/** The file's bytes when it is a regular file; null when nothing is there; "other" for a link, a folder or anything else. */
+function regularFile(path: string): Buffer | null | "other" {
+  const stat = fs.lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return null;
+  return stat.isFile() ? fs.readFileSync(path) : "other";
+}
+
+export interface CompletionsWritten {
+  shell: CompletionShellName;
+  written: string[];
+  /** A file that is not ours at a place: left as it is. */
+  foreign: string[];
+}
+
+/** Writes the shell's scripts and records them; throws only when the record cannot be written. */
+export function installCompletions(layout: Layout, env: Env, shell: CompletionShellName, scripts: CompletionScripts): CompletionsWritten {
+  const receipt = readCompletionsReceipt(layout, env);
+  const result: CompletionsWritten = { shell, written: [], foreign: [] };
+  for (const { command, text } of scripts(shell)) {
+    const path = completionPath(shell, command, layout, env);
+    const there = regularFile(path);
+    const recorded = receipt.files.find((f) => f.path === path);
+    if (there !== null && (there === "other" || !recorded || sha256(there) !== recorded.sha256)) {
+      result.foreign.push(path);
+      continue;
+    }
+    const missing: string[] = [];
+    for (let dir = dirname(path); !fs.existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.push(dir);
+    fs.mkdirSync(dirname(path), { recursive: true });
+    for (const dir of missing) if (!receipt.dirs.includes(dir)) receipt.dirs.push(dir);
+    fs.writeFileSync(path, text, { flag: there === null ? "wx" : "w" });
+    receipt.files = [...receipt.files.filter((f) => f.path !== path), { path, sha256: sha256(text) }];
+    result.written.push(path);
+  }
+  fs.writeFileSync(completionsReceiptPath(layout), `${JSON.stringify(receipt, null, 2)}\n`);
+  return result;
+}
+
+export interface CompletionsRemoved {
+  removed: string[];
+  kept: Array<{ path: string; why: string }>;
+}
+
+/** The recorded files outside the prefix (those inside go with it). */
+export function recordedCompletionFiles(layout: Layout, env: Env): string[] {
+  return readCompletionsReceipt(layout, env)
+    .files.map((f) => f.path)
+    .filter((p) => !p.startsWith(join(layout.prefix, "completions")));
+}
+
+/** Removes each recorded file outside the prefix that is still what the install wrote, then the folders it made, when empty. */
+export function removeCompletions(layout: Layout, env: Env): CompletionsRemoved {
+  const receipt = readCompletionsReceipt(layout, env);
+  const out: CompletionsRemoved = { removed: [], kept: [] };
+  const outside = new Set(recordedCompletionFiles(layout, env));
+  for (const { path, sha256: sum } of receipt.files.filter((f) => outside.has(f.path))) {
+    const there = regularFile(path);
+    if (there === null) continue;
+    if (there === "other") out.kept.push({ path, why: "it is no longer the file the install wrote" });
+    else if (sha256(there) !== sum) out.kept.push({ path, why: "it was changed after the install wrote it" });
+    else {
+      fs.rmSync(path);
+      out.removed.push(path);
+    }
+  }
+  // The deepest first; a folder that holds anything else stays.
+  for (const dir of [...receipt.dirs].sort((a, b) => b.length - a.length)) {
+    if (dir.startsWith(layout.prefix)) continue;
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      // Not empty, or already gone: it stays as it is.
+    }
+  }
+  return out;
+}
