@@ -169,7 +169,7 @@ async function uninstallLocked(
   if (completions.removed.length) out(`✔ completions: removed ${completions.removed.map(show).join(", ")}`);
   for (const k of completions.kept) messages.push(`Kept ${show(k.path)}: ${k.why}.`);
   const failed: string[] = [];
-  const kept = [...plan.keep.map((k) => k.path), ...completions.kept.map((k) => k.path)];
+  const kept = [...plan.keep.map((k) => k.path)];
   let removed = 0;
   for (const group of [plan.remove.filter((r) => !r.last), plan.remove.filter((r) => r.last)]) {
     // What the launcher needs goes only once everything else is gone, so a failure can be retried.

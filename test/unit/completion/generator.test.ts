@@ -11,6 +11,7 @@ import { installerCompletionTree } from "../../../src/cli/completion-tree";
 import { installerTable, runInstallerCli } from "../../../src/cli/index";
 import { COMPLETION_SHELLS, completionScript } from "../../../src/core/completion/index";
 import { EXIT, UserError } from "../../../src/core/errors";
+import { classifyLaunch, PI_SUBCOMMANDS } from "../../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../../src/core/shell-commands";
 import { STATUS_OPTIONS } from "../../../src/engine/command-specs";
 import { ENGINE_COMMANDS } from "../../../src/engine/commands";
@@ -113,6 +114,12 @@ describe("gentle-shell's scripts", () => {
     expect([...COMPLETED_SPECS].sort((a, b) => a.name.localeCompare(b.name))).toEqual(specs.sort((a, b) => a.name.localeCompare(b.name)));
     for (const option of STATUS_OPTIONS) expect(typeof parseStatusArgs([option]), option).toBe("object");
     expect(parseStatusArgs(["--bogus"])).toContain("--json, --memory and --no-memory");
+  });
+
+  it("takes the word completions from Pi as doctor was taken: none of Pi's commands, and after -- it is Pi's", () => {
+    expect(PI_SUBCOMMANDS.has("completions")).toBe(false);
+    expect(classifyLaunch(["completions", "bash"], {}).shellCommand).toEqual({ name: "completions", rest: ["bash"] });
+    expect(classifyLaunch(["--", "completions", "bash"], {}).shellCommand).toBeNull();
   });
 
   it("refuses no shell or an unknown one with exit 2, and prints its help", () => {
