@@ -19,6 +19,8 @@ import {
   recordedCompletionFiles,
   removeCompletions,
 } from "../../../src/install/completions";
+import { completionsStep } from "../../../src/install/completions-step";
+import type { PathStepOutcome } from "../../../src/install/path/step";
 import { buildPins } from "../../../src/pins";
 import { scratchDir } from "../../support/scratch";
 
@@ -95,5 +97,24 @@ describe("install --completions", () => {
     expect(recordedCompletionFiles(layout, {})).toEqual([]);
     expect(removeCompletions(layout, {})).toEqual({ removed: [], kept: [] });
     expect(existsSync(victim)).toBe(true);
+  });
+
+  it("says in the PATH step's line where they went, and for zsh the fpath line to add before compinit", () => {
+    const layout = home();
+    const zshrc = join(layout.home, ".zshrc");
+    const line = (shell: "zsh" | "bash" | "sh", status: PathStepOutcome["status"] = "applied"): PathStepOutcome => ({
+      status,
+      plan: { kind: "line", shell, file: zshrc, line: "x", create: false },
+      file: zshrc,
+      nextStep: "",
+    });
+    expect(completionsStep(layout, {}, line("zsh"), scripts)).toBe(
+      "; zsh completions in ~/.gentle-shell/completions/zsh; for them add fpath=(~/.gentle-shell/completions/zsh $fpath) before compinit in ~/.zshrc",
+    );
+    expect(readdirSync(join(layout.prefix, "completions/zsh")).sort()).toEqual(["_gentle-shell", "_gentle-shell-setup"]);
+    // A shell it has no completions for, or a PATH step that set nothing up, writes none.
+    expect(completionsStep(layout, {}, line("sh"), scripts)).toBe("");
+    expect(completionsStep(layout, { SHELL: "/bin/bash" }, line("bash", "skipped"), scripts)).toBe("");
+    expect(existsSync(join(layout.home, ".local"))).toBe(false);
   });
 });
