@@ -160,13 +160,17 @@ export function removeCompletions(layout: Layout, env: Env): CompletionsRemoved 
   const out: CompletionsRemoved = { removed: [], kept: [] };
   const outside = new Set(recordedCompletionFiles(layout, env));
   for (const { path, sha256: sum } of receipt.files.filter((f) => outside.has(f.path))) {
-    const there = regularFile(path);
-    if (there === null) continue;
-    if (there === "other") out.kept.push({ path, why: "it is no longer the file the install wrote" });
-    else if (sha256(there) !== sum) out.kept.push({ path, why: "it was changed after the install wrote it" });
-    else {
-      fs.rmSync(path);
-      out.removed.push(path);
+    try {
+      const there = regularFile(path);
+      if (there === null) continue;
+      if (there === "other") out.kept.push({ path, why: "it is no longer the file the install wrote" });
+      else if (sha256(there) !== sum) out.kept.push({ path, why: "it was changed after the install wrote it" });
+      else {
+        fs.rmSync(path);
+        out.removed.push(path);
+      }
+    } catch (error) {
+      out.kept.push({ path, why: `it could not be read or removed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` });
     }
   }
   // The deepest first; a folder that holds anything else stays.
