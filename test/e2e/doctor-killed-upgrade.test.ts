@@ -10,14 +10,13 @@
  * home differs from the broken one by exactly the removals doctor named; a
  * second `--fix` changes nothing, and the active version still starts.
  */
-import { spawn } from "node:child_process";
 import { existsSync, promises as fs, readFileSync, readlinkSync } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed, type Installed } from "../support/installed";
-import { runCommand } from "../support/proc";
+import { killGroupWhen, runCommand } from "../support/proc";
 import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
@@ -37,24 +36,10 @@ function run(i: Installed, args: string[]) {
 }
 
 /** `gentle-shell upgrade` in its own process group, kill -9 of the group once pnpm has begun the new version's folder. */
-async function upgradeKilledInPnpm(i: Installed) {
-  const child = spawn(i.gs, ["upgrade"], { env: homeEnv(i.home), cwd: i.home, detached: true, stdio: "ignore" });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
-  let killed = false;
-  const poll = setInterval(() => {
-    if (killed || !existsSync(join(i.prefix, "versions", latest.id, "node_modules", ".pnpm"))) return;
-    killed = true;
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // Gone already: the exit below then reads as a finished upgrade, which the test refuses.
-    }
-  }, 5);
-  const [code, signal] = await exited;
-  clearInterval(poll);
-  // Let any grandchild of the killed group finish dying.
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  return { killed, code, signal };
+function upgradeKilledInPnpm(i: Installed) {
+  return killGroupWhen(i.gs, ["upgrade"], { env: homeEnv(i.home), cwd: i.home }, () =>
+    existsSync(join(i.prefix, "versions", latest.id, "node_modules", ".pnpm")),
+  );
 }
 
 describe("doctor after an upgrade killed mid-way", () => {

@@ -8,12 +8,11 @@ import { describe, expect, it } from "vitest";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { prepareInstall, runInstall } from "../support/installed";
 import { existsSync, promises as fs, readdirSync, readFileSync } from "node:fs";
-import { spawn } from "node:child_process";
 import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { publishSignedRelease } from "../support/release-publish";
 import { ENGINE_ASSET } from "../../src/core/release-manifest";
-import { runCommand } from "../support/proc";
+import { killGroupWhen, runCommand } from "../support/proc";
 import { scratchDir } from "../support/scratch";
 import { scratchHome } from "../support/home";
 import { expectedVersion, firstLines, gs } from "../support/launch";
@@ -33,24 +32,8 @@ async function expectWorking(home: string) {
 /** Start an installer in its own process group and kill -9 the group once `trigger` exists. */
 async function killWhen(home: string, trigger: (prefix: string) => boolean): Promise<{ killed: boolean; code: number | null }> {
   const install = await prepareInstall(f, home);
-  const child = spawn(install.command, install.args, { env: install.env, cwd: install.cwd, detached: true, stdio: "ignore" });
   const prefix = join(home, ".gentle-shell");
-  let killed = false;
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const poll = setInterval(() => {
-    if (!killed && trigger(prefix)) {
-      killed = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        /* already gone */
-      }
-    }
-  }, 5);
-  const code = await exited;
-  clearInterval(poll);
-  // Let any grandchild of the killed group finish dying before the rerun.
-  await new Promise((r) => setTimeout(r, 200));
+  const { killed, code } = await killGroupWhen(install.command, install.args, { env: install.env, cwd: install.cwd }, () => trigger(prefix));
   return { killed, code };
 }
 

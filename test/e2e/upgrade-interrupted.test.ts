@@ -11,7 +11,6 @@
  * its launcher reports it, a third run has nothing to do, and every version
  * folder left is a finished one.
  */
-import { spawn } from "node:child_process";
 import { existsSync, promises as fs, readFileSync, readlinkSync } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
@@ -19,6 +18,7 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed } from "../support/installed";
 import { gs } from "../support/launch";
+import { killGroupWhen } from "../support/proc";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -62,34 +62,19 @@ interface Killed {
 async function upgradeKilledWhen(home: string, trigger: (seen: Seen) => boolean): Promise<Killed> {
   const prefix = join(home, ".gentle-shell");
   const marksFile = join(home, "step-marks.jsonl");
-  const child = spawn(join(prefix, "bin", "gentle-shell"), ["upgrade"], {
-    env: homeEnv(home, { GSS_STEP_TIMES: marksFile }),
-    cwd: home,
-    detached: true,
-    stdio: "ignore",
-  });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
-  let killed = false;
-  const poll = setInterval(() => {
-    if (killed) return;
-    // Whole lines only: the last piece may be a mark still being written.
-    const marks = (readTextSync(marksFile) ?? "")
-      .split("\n")
-      .slice(0, -1)
-      .map((line) => (JSON.parse(line) as { mark: string }).mark);
-    if (trigger({ prefix, marks })) {
-      killed = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // The group is gone: the exit below then reads as a finished upgrade, which the test refuses.
-      }
-    }
-  }, 5);
-  const [code, signal] = await exited;
-  clearInterval(poll);
-  // Let any grandchild of the killed group finish dying before the rerun.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  const { killed, code, signal } = await killGroupWhen(
+    join(prefix, "bin", "gentle-shell"),
+    ["upgrade"],
+    { env: homeEnv(home, { GSS_STEP_TIMES: marksFile }), cwd: home },
+    () => {
+      // Whole lines only: the last piece may be a mark still being written.
+      const marks = (readTextSync(marksFile) ?? "")
+        .split("\n")
+        .slice(0, -1)
+        .map((line) => (JSON.parse(line) as { mark: string }).mark);
+      return trigger({ prefix, marks });
+    },
+  );
   return { killed, code, signal, lock: readTextSync(join(prefix, LOCK)), current: currentOf(prefix), marker: marker(prefix) };
 }
 

@@ -10,21 +10,21 @@
  * cache installs nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createReadStream, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
 import { basename, join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { registryLine, writeNpmrc } from "../support/npmrc";
 import { runCommand } from "../support/proc";
+import { serveFiles } from "../support/http-util";
 import { REPO_ROOT } from "../support/paths";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const entry = join(REPO_ROOT, "installers", "action", "dist", "index.cjs");
 const latest = f.releases[f.releases.length - 1]!;
-let server: Server;
+let close: () => Promise<void>;
 let base: string;
 /** Requests the download folder answered, by path; each runner has a folder of its own, /<n>/. */
 const requests: string[] = [];
@@ -40,23 +40,11 @@ beforeAll(async () => {
     ["/SHA256SUMS", join(dir, "SHA256SUMS")],
     [`/${basename(f.binary!)}`, f.binary!],
   ]);
-  server = createServer((req, res) => {
-    requests.push(req.url ?? "");
-    const file = files.get((req.url ?? "").replace(/^\/[0-9]+\//, "/"));
-    if (!file) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200);
-    createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const address = server.address();
-  base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  ({ base, close } = await serveFiles(files, { seen: requests, rewrite: (path) => path.replace(/^\/[0-9]+\//, "/") }));
 });
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await close();
 });
 
 interface Runner {

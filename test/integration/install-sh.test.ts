@@ -7,20 +7,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { registryLine, writeNpmrc } from "../support/npmrc";
-import { createReadStream, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:http";
 import { basename, join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { freePort, runCommand } from "../support/proc";
+import { serveFiles } from "../support/http-util";
 import { REPO_ROOT } from "../support/paths";
 import { scratchDir } from "../support/scratch";
 
 const f = fixtures();
 const script = join(REPO_ROOT, "installers", "install.sh");
 const latest = f.releases[f.releases.length - 1]!;
-let server: Server;
+let close: () => Promise<void>;
 let base: string;
 let tampered: string;
 const files = new Map<string, string>();
@@ -47,22 +47,11 @@ beforeAll(async () => {
   await handle.close();
   files.set("/bad/SHA256SUMS", files.get("/good/SHA256SUMS")!);
   files.set(`/bad/${basename(f.binary!)}`, tampered);
-  server = createServer((req, res) => {
-    const file = files.get(req.url ?? "");
-    if (!file) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200);
-    createReadStream(file).pipe(res);
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const address = server.address();
-  base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  ({ base, close } = await serveFiles(files));
 });
 
 afterAll(async () => {
-  await new Promise((r) => server.close(r));
+  await close();
 });
 
 async function home() {
