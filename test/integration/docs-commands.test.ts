@@ -1,0 +1,134 @@
+/**
+ * Every command of ours the user docs show runs here (issue 42, part 4), so
+ * the docs cannot rot: each line of README.md's and docs/*.md's fenced
+ * blocks that runs gentle-shell-setup (or a bundle's
+ * gentle-shell-setup-<target>) or gentle-shell (support/doc-commands.ts
+ * reads them), in a form that changes nothing a user has:
+ *
+ * - gentle-shell-setup <command> ...: the fixture binary's `<command> --help`
+ *   exits 0 and names every option the line uses (the command exists, and
+ *   each option parses);
+ * - gentle-shell <upgrade|self-uninstall|doctor|memory migrate> ...: the
+ *   installed launcher's strict `--help` names every option the line uses;
+ * - gentle-shell status ...: run as written on a fixture install (it only
+ *   reads), healthy;
+ * - gentle-shell update ...: run as written with GENTLE_SHELL_UPDATES=off, so
+ *   the launcher takes it as its own form and refuses it before anything runs
+ *   (Pi's forms would go to Pi instead);
+ * - gentle-shell setup, --version, --help: run as written;
+ * - a line of Pi's (any other words after gentle-shell) must be listed below
+ *   with the reason.
+ * Lines that are not ours are unit/docs-links.test.ts's.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { findCommand } from "../../src/cli/index";
+import { shellCommandOf } from "../../src/core/shell-commands";
+import { fixtures } from "../support/context";
+import { type DocCommand, docCommands, helpNames, optionsUsed } from "../support/doc-commands";
+import { gentleShellSetup, installed, type Installed } from "../support/installed";
+import { runLauncher } from "../support/launch";
+import { scratchHome } from "../support/home";
+import { scratchDir } from "../support/scratch";
+
+const f = fixtures();
+
+/** Lines of gentle-shell that no test here runs, each with the reason. Keep this short. */
+const NOT_RUN: Record<string, string> = {
+  "gentle-shell": "starts Pi's interactive session, which needs a terminal and a model; e2e/pi-screens.test.ts and e2e/first-use-setup.test.ts start it in tmux",
+};
+
+const commands = docCommands();
+const where = (c: DocCommand) => `${c.file}:${c.line}: ${c.text}`;
+
+let i: Installed;
+let setupHome: string;
+beforeAll(async () => {
+  i = await installed(f);
+  setupHome = await scratchHome({ scratch: "gss-docs-", registry: f.registryUrl });
+});
+
+/** The installed launcher with `args`; the machine-wide policy file is looked up in an empty folder, never /etc. */
+function launch(args: string[], extra: NodeJS.ProcessEnv = {}) {
+  return runLauncher(i.gs, args, { env: { ...i.env, GSS_TEST_POLICY_ROOT: scratchDir("gss-docs-policy-"), ...extra }, cwd: i.home });
+}
+
+describe("the docs' commands of gentle-shell-setup", () => {
+  const ours = commands.filter((c) => c.program === "gentle-shell-setup");
+
+  it("are there", () => {
+    expect(ours.length).toBeGreaterThan(10);
+  });
+
+  it.each(ours.map((c) => [where(c), c] as const))("%s: its --help names each option it uses", async (_, c) => {
+    const found = findCommand(c.args);
+    if (!found) {
+      // The top level takes only --help and --version.
+      expect(c.args.every((a) => a === "--help" || a === "--version"), where(c)).toBe(true);
+      const r = await gentleShellSetup(f, setupHome, c.args);
+      expect(r.code, r.stderr).toBe(0);
+      return;
+    }
+    const r = await gentleShellSetup(f, setupHome, [...found.path, "--help"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`gentle-shell-setup ${found.path.join(" ")}`);
+    for (const option of optionsUsed(found.rest)) expect(helpNames(r.stdout, option), `${where(c)}: ${option} is not in its --help`).toBe(true);
+  });
+});
+
+describe("the docs' commands of gentle-shell", () => {
+  const ours = commands.filter((c) => c.program === "gentle-shell");
+
+  it("are there, and each one not run is still shown", () => {
+    expect(ours.length).toBeGreaterThan(10);
+    for (const text of Object.keys(NOT_RUN)) expect(ours.map((c) => c.text)).toContain(text);
+  });
+
+  it.each(ours.map((c) => [where(c), c] as const))("%s", async (_, c) => {
+    if (c.text in NOT_RUN) return;
+    const own = shellCommandOf(c.args);
+    if (!own) {
+      // Pi's words: only the two the launcher answers before Pi's session are shown without a listed reason.
+      expect(c.args.length === 1 && ["--version", "--help"].includes(c.args[0]!), `${where(c)}: Pi's; run it here or list it in NOT_RUN`).toBe(true);
+      const r = await launch(c.args, { PI_OFFLINE: "1" });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(c.args[0] === "--version" ? /^gentle-shell \S+\npi \S+\n/ : /^Gentle Shell commands:\n/);
+      return;
+    }
+    const words = own.name.split(" ");
+    switch (own.name) {
+      case "status": {
+        const r = await launch(c.args);
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        if (own.rest.includes("--json")) expect(JSON.parse(r.stdout).ok).toBe(true);
+        return;
+      }
+      case "update": {
+        const r = await launch(c.args, { GENTLE_SHELL_UPDATES: "off" });
+        expect(r.code, r.stdout + r.stderr).toBe(4);
+        expect(r.stderr).toContain("gentle-shell update was not run: updates are off by");
+        return;
+      }
+      case "setup": {
+        expect(own.rest, where(c)).toEqual([]);
+        const r = await launch(c.args);
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        return;
+      }
+      default: {
+        const r = await launch([...words, "--help"]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout.split("\n")[0]).toMatch(new RegExp(`^usage: gentle-shell ${own.name} `));
+        for (const option of optionsUsed(own.rest)) expect(helpNames(r.stdout, option), `${where(c)}: ${option} is not in its usage`).toBe(true);
+      }
+    }
+  });
+});
+
+describe("a command line the docs show that is wrong", () => {
+  it("fails here: an option its command does not have is not named by its --help", async () => {
+    const r = await gentleShellSetup(f, setupHome, ["install", "--help"]);
+    expect(helpNames(r.stdout, "--no-modify-path")).toBe(true);
+    expect(helpNames(r.stdout, "--modify")).toBe(false);
+    expect(helpNames(r.stdout, "--include-shared")).toBe(false);
+  });
+});
