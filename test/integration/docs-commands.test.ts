@@ -34,7 +34,8 @@ const f = fixtures();
 
 /** Lines of gentle-shell that no test here runs, each with the reason. Keep this short. */
 const NOT_RUN: Record<string, string> = {
-  "gentle-shell": "starts Pi's interactive session, which needs a terminal and a model; e2e/pi-screens.test.ts and e2e/first-use-setup.test.ts start it in tmux",
+  "gentle-shell":
+    "starts Pi's interactive session, which needs a terminal and a model; e2e/pi-screens.test.ts and e2e/first-use-setup.test.ts start it in tmux",
 };
 
 const commands = docCommands();
@@ -63,7 +64,10 @@ describe("the docs' commands of gentle-shell-setup", () => {
     const found = findCommand(c.args);
     if (!found) {
       // The top level takes only --help and --version.
-      expect(c.args.every((a) => a === "--help" || a === "--version"), where(c)).toBe(true);
+      expect(
+        c.args.every((a) => a === "--help" || a === "--version"),
+        where(c),
+      ).toBe(true);
       const r = await gentleShellSetup(f, setupHome, c.args);
       expect(r.code, r.stderr).toBe(0);
       return;
