@@ -17,7 +17,7 @@ export const doctorCommand = defineCommand({
   meta: { name: "doctor", description: "Check the install, one line each; --fix repairs what is Gentle Shell's own (without it, nothing is changed)" },
   args: {
     fix: { type: "boolean", description: "Repair what is ours (the launcher, the PATH line, leftovers of an interrupted run), each in one line" },
-    json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (README: --json)" },
+    json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (see docs/fleets-and-ci.md)" },
     source: { type: "string", description: "With --fix: download a runtime from this mirror or offline bundle folder instead of the install's own source" },
   },
   async run({ args, data }) {

@@ -15,7 +15,7 @@ import { installContext, installedLayout } from "./install-run";
 export const statusCommand = defineCommand({
   meta: { name: "status", description: "Show what is installed: versions, runtimes, launcher, PATH entry, source and memory; changes nothing" },
   args: {
-    json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (README: --json)" },
+    json: { type: "boolean", description: "Write one JSON document on stdout instead of lines (see docs/fleets-and-ci.md)" },
     memory: { type: "boolean", description: "Check the memory decision on the local Engram endpoint (default: yes, but no with --json)" },
   },
   async run({ args, data }) {

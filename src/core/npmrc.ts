@@ -185,7 +185,7 @@ export function registryCredentialsToAuth(text: string): string {
 
 /**
  * The certificate settings npm applies to registry requests: `ca` (or `ca[]` lines) and `cafile`.
- * `strict-ssl=false` is not read: our own requests do not follow it (README, "Behind a corporate proxy").
+ * `strict-ssl=false` is not read: our own requests do not follow it (docs/corporate-networks.md).
  */
 export interface NpmrcTrust {
   /** Certificates written into the settings (PEM, `\n` as npm writes it), in order. */

@@ -10,7 +10,7 @@ export type Source = { kind: "official"; registry: string } | { kind: "mirror"; 
 /** Hosts GitHub sends release downloads on to. */
 export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release-assets.githubusercontent.com"];
 /**
- * The release home (README, "Releasing"): one GitHub repository holds every
+ * The release home (docs/releasing.md): one GitHub repository holds every
  * release, tagged v<gentle-pi version>: the setup binaries and the installers
  * (which the one-liners fetch from releases/latest/download, the newest
  * published release), the distribution assets, the engine and the signed

@@ -101,7 +101,7 @@ export const productionPins: Pins = {
     // The maintainers' key pair is not generated yet (build/RELEASE-NOTES.md, "Release signing key").
     keys: null,
     source: "the public half of the maintainers' release signing key (build/RELEASE-NOTES.md)",
-    // The Pi the next release pins: recorded by the maintainers with the gentle-pi release it belongs to (README, "Releasing").
+    // The Pi the next release pins: recorded by the maintainers with the gentle-pi release it belongs to (docs/releasing.md).
     pi: null,
   },
   engram: {

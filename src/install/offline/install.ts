@@ -1,5 +1,5 @@
 /**
- * A version from an offline bundle (README: offline bundles): the bundle's
+ * A version from an offline bundle (docs/offline.md): the bundle's
  * own signed release, installed by our pnpm from the bundle's package
  * tarballs, which a loopback registry serves for the length of the run and
  * pnpm checks against the signed lockfile's integrity; no other registry is

@@ -1,5 +1,5 @@
 /**
- * The offline bundle's two launchers at its root (README: offline bundles):
+ * The offline bundle's two launchers at its root (docs/offline.md):
  * `install.sh` (macOS, Linux) and `install.cmd` (Windows), each running this
  * machine's gentle-shell-setup from the bundle with `--source` set to the
  * bundle's own folder, wherever the stick is mounted, and the arguments it
