@@ -164,3 +164,25 @@ export function headingAnchors(text: string): Set<string> {
   }
   return anchors;
 }
+
+/** The text of each fenced block of `text` marked with `language` (```yaml). */
+export function fencedBlocks(text: string, language: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] | null = null;
+  let other = false;
+  for (const raw of text.split("\n")) {
+    const open = /^\s*```(\S*)\s*$/.exec(raw);
+    if (current) {
+      if (FENCE.test(raw)) {
+        blocks.push(current.join("\n"));
+        current = null;
+      } else current.push(raw);
+    } else if (other) {
+      if (FENCE.test(raw)) other = false;
+    } else if (open) {
+      if (open[1] === language) current = [];
+      else other = true;
+    }
+  }
+  return blocks;
+}
