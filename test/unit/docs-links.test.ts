@@ -6,13 +6,26 @@
  * a script of this repository that exists, one of the one-line installers
  * naming the installers' real download address, or listed below with the
  * reason it is not run. README keeps what the project's rules ask of it: the
- * developers' two commands, doctor and the update policy's files.
+ * developers' two commands, doctor and the update policy's files. The
+ * GitHub Action the docs show uses only action.yml's inputs and outputs.
  */
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "pathe";
+import { load } from "js-yaml";
 import { describe, expect, it } from "vitest";
 import { RELEASE_HOME } from "../../src/core/source";
-import { type DocCommand, docCommands, docFiles, fencedCommands, headingAnchors, programOf, REPO, relativeLinks, shellWords } from "../support/doc-commands";
+import {
+  type DocCommand,
+  docCommands,
+  docFiles,
+  fencedBlocks,
+  fencedCommands,
+  headingAnchors,
+  programOf,
+  REPO,
+  relativeLinks,
+  shellWords,
+} from "../support/doc-commands";
 
 const read = (rel: string) => readFileSync(join(REPO, rel), "utf8");
 
@@ -155,5 +168,33 @@ describe("reading commands out of markdown", () => {
   it("makes GitHub's anchors of headings", () => {
     const anchors = headingAnchors("# A b\n## Moving from `npm i -g gentle-pi`\n## A b\n```sh\n# not a heading\n```\n");
     expect([...anchors]).toEqual(["a-b", "moving-from-npm-i--g-gentle-pi", "a-b-1"]);
+  });
+});
+
+describe("the GitHub Action the docs show", () => {
+  it("is used as @v1 with only the inputs action.yml declares, and reads only its outputs", () => {
+    const action = load(read("action.yml")) as { inputs: Record<string, unknown>; outputs: Record<string, unknown> };
+    const uses = `${RELEASE_HOME}@v1`;
+    let shown = 0;
+    for (const file of docFiles()) {
+      for (const block of fencedBlocks(read(file), "yaml")) {
+        const doc = load(block) as unknown;
+        const steps = Array.isArray(doc) ? doc : (doc as { steps?: unknown } | null)?.steps;
+        if (!Array.isArray(steps)) continue;
+        const ids = new Set<string>();
+        for (const step of steps as Array<{ uses?: string; id?: string; with?: Record<string, unknown> }>) {
+          if (!step.uses?.startsWith(`${RELEASE_HOME}@`)) continue;
+          shown++;
+          expect(step.uses, file).toBe(uses);
+          for (const input of Object.keys(step.with ?? {})) expect(Object.keys(action.inputs), `${file}: input ${input}`).toContain(input);
+          if (step.id) ids.add(step.id);
+        }
+        for (const m of block.matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
+          expect(ids.has(m[1]!), `${file}: ${m[0]} names a step that is not the action's`).toBe(true);
+          expect(Object.keys(action.outputs), `${file}: ${m[0]}`).toContain(m[2]);
+        }
+      }
+    }
+    expect(shown).toBeGreaterThan(0);
   });
 });
