@@ -15,7 +15,7 @@
  * - gentle-shell update ...: run as written with GENTLE_SHELL_UPDATES=off, so
  *   the launcher takes it as its own form and refuses it before anything runs
  *   (Pi's forms would go to Pi instead);
- * - gentle-shell setup, --version, --help: run as written;
+ * - gentle-shell setup, completions, --version, --help: run as written;
  * - a line of Pi's (any other words after gentle-shell) must be listed below
  *   with the reason.
  * Lines that are not ours are unit/docs-links.test.ts's.
@@ -110,6 +110,13 @@ describe("the docs' commands of gentle-shell", () => {
         const r = await launch(c.args, { GENTLE_SHELL_UPDATES: "off" });
         expect(r.code, r.stdout + r.stderr).toBe(4);
         expect(r.stderr).toContain("gentle-shell update was not run: updates are off by");
+        return;
+      }
+      case "completions": {
+        // It only prints a script.
+        const r = await launch(c.args);
+        expect(r.code, r.stdout + r.stderr).toBe(0);
+        expect(r.stdout).toContain("gentle-shell");
         return;
       }
       case "setup": {
