@@ -25,6 +25,7 @@ import * as fs from "node:fs";
 import { basename, dirname, isAbsolute, join } from "../core/native-path";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
+import { rmdirSync, unlinkSync } from "../io/locked-retry";
 
 export type CompletionShellName = "bash" | "zsh" | "fish";
 export const COMPLETION_COMMANDS = ["gentle-shell", "gentle-shell-setup"] as const;
@@ -166,7 +167,7 @@ export function removeCompletions(layout: Layout, env: Env): CompletionsRemoved 
       if (there === "other") out.kept.push({ path, why: "it is no longer the file the install wrote" });
       else if (sha256(there) !== sum) out.kept.push({ path, why: "it was changed after the install wrote it" });
       else {
-        fs.rmSync(path);
+        unlinkSync(fs, path);
         out.removed.push(path);
       }
     } catch (error) {
@@ -177,7 +178,7 @@ export function removeCompletions(layout: Layout, env: Env): CompletionsRemoved 
   for (const dir of [...receipt.dirs].sort((a, b) => b.length - a.length)) {
     if (dir.startsWith(layout.prefix)) continue;
     try {
-      fs.rmdirSync(dir);
+      rmdirSync(fs, dir);
     } catch {
       // Not empty, or already gone: it stays as it is.
     }

@@ -111,3 +111,8 @@ export function renameSync(fs: LockFsSync, from: string, to: string, rules: Lock
 export function unlinkSync(fs: LockFsSync, path: string, rules: LockRules = machineRules): void {
   retriedSync({ remove: path }, () => fs.unlinkSync(path), rules);
 }
+
+/** An empty folder removed by a sync caller (the completions' folders at self-uninstall). */
+export function rmdirSync(fs: { rmdirSync(path: string): void }, path: string, rules: LockRules = machineRules): void {
+  retriedSync({ remove: path }, () => fs.rmdirSync(path), rules);
+}

@@ -88,7 +88,13 @@ describe("release sign", () => {
   });
 
   it("every bootstrap script in installers/ rides along in the release workflow, unconditionally, and is signed", async () => {
-    const scripts = (await fs.readdir(join(REPO_ROOT, "installers"))).sort();
+    // The bootstrap scripts are the files there; installers/action/ is the GitHub Action, which is not a release asset.
+    const entries = await fs.readdir(join(REPO_ROOT, "installers"), { withFileTypes: true });
+    const scripts = entries
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
+    expect(entries.filter((e) => !e.isFile()).map((e) => e.name)).toEqual(["action"]);
     expect(scripts).toEqual(["install.ps1", "install.sh"]);
     const workflow = await fs.readFile(join(REPO_ROOT, ".github", "workflows", "release.yml"), "utf8");
     const copies = workflow.split("\n").map((line) => line.trim());

@@ -89,15 +89,17 @@ function zshComplete(line: string): string[] {
     `fpath=(${join(dir, "zsh")} $fpath); autoload -Uz compinit; compinit -u -D`,
     'compadd() { local -a hit; if (( ${@[(I)-[OAD]*]} )); then builtin compadd "$@"; return; fi; builtin compadd -O hit "$@"; print -rl -- $hit >> "$HITS"; builtin compadd "$@"; }',
   ];
+  // Each step waits for its own marker, printed by arithmetic so the echo of the typed line cannot match it: nothing is
+  // typed before the first prompt (a zsh still starting flushes what is waiting on its terminal), and the result is read
+  // only once the line typed after Tab has run, so completion has finished.
+  const step = (command: string, n: number) => [`zpty -w z ${shq(`${command}; print M$((${n}+1000))`)}`, `zpty -r -m z out '*M${n + 1000}*' || exit 3`];
   const driver = [
     "zmodload zsh/zpty",
     "zpty z 'zsh -f -i'",
-    ...inner.map((c) => `zpty -w z ${shq(c)}`),
+    "zpty -r -m z out '*[%#] *' || exit 4",
+    ...inner.flatMap((c, i) => step(c, i)),
     `zpty -n -w z ${shq(`${line}\t`)}`,
-    // Completion has run once the marker typed after Tab comes back.
-    `zpty -w z ${shq(" ; print DONE")}`,
-    "zpty -w z ''",
-    "zpty -r -m z out '*DONE*' || exit 3",
+    ...step(" ", inner.length),
     "zpty -d z",
   ].join("\n");
   run("zsh", ["-f", "-c", driver], { HITS: hits });
