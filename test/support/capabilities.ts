@@ -48,7 +48,10 @@ export type Capability =
   | "replace-open-files"
   | "short-names"
   | "noexec-mounts"
-  | "openssl";
+  | "openssl"
+  | "bash"
+  | "zsh"
+  | "fish";
 
 const REASONS: Record<Capability, string> = {
   symlinks: "needs symbolic links, and this machine cannot make one",
@@ -65,6 +68,9 @@ const REASONS: Record<Capability, string> = {
   "short-names": "needs 8.3 short names (RUNNER~1), which this file system does not give",
   "noexec-mounts": "needs a mount namespace of its own (unshare -m) in which a folder is mounted noexec, and this process cannot make one",
   openssl: "needs the openssl command to make a test certificate authority (test/support/test-ca.ts), which this machine lacks",
+  bash: "needs a bash this process can start, and this machine has none",
+  zsh: "needs a zsh this process can start, and this machine has none",
+  fish: "needs a fish this process can start, and this machine has none",
 };
 
 /**
@@ -149,6 +155,9 @@ const PROBES: Record<Capability, () => boolean> = {
     }, false),
   "posix-shell": () => existsSync("/bin/sh") && spawnSync("/bin/sh", ["-c", "exit 7"]).status === 7,
   openssl: () => spawnSync("openssl", ["version"]).status === 0,
+  bash: () => spawnSync("bash", ["-c", "exit 7"]).status === 7,
+  zsh: () => spawnSync("zsh", ["-f", "-c", "exit 7"]).status === 7,
+  fish: () => spawnSync("fish", ["--no-config", "-c", "exit 7"]).status === 7,
   fifos: () =>
     inScratch((dir) => {
       const fifo = join(dir, "fifo");

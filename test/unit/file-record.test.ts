@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { compareFileRecord, differencesPhrase, parseFileRecord, serializeFileRecord, type Observed, type RecordedEntry } from "../../src/core/file-record";
 import { checkFileRecord, writeFileRecord } from "../../src/install/runtime/file-record";
 import { RUNTIME_FILES, RUNTIME_MARKER } from "../../src/install/runtime/marker";
+import { requires } from "../support/capabilities";
 import { scratchDir } from "../support/scratch";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
@@ -100,7 +101,8 @@ describe("a runtime folder recorded, then checked", () => {
     return dir;
   }
 
-  it("records every file and link but the marker and itself, and finds them as recorded", async () => {
+  it("records every file and link but the marker and itself, and finds them as recorded", async (ctx) => {
+    requires(ctx, "symlinks");
     const dir = await runtimeFolder();
     const parsed = parseFileRecord(await fs.readFile(join(dir, RUNTIME_FILES), "utf8"));
     expect(parsed.kind === "record" && parsed.entries.map((e) => e.path)).toEqual(["bin/node", "bin/npm", "lib/npm/cli.js", "lib/npm/empty"]);
@@ -111,7 +113,8 @@ describe("a runtime folder recorded, then checked", () => {
     expect(await checkFileRecord(dir)).toEqual({ kind: "checked", files: 4, differences: [] });
   });
 
-  it("one byte of the executable changed, a file gone, another resized, a link retargeted: each named", async () => {
+  it("one byte of the executable changed, a file gone, another resized, a link retargeted: each named", async (ctx) => {
+    requires(ctx, "symlinks");
     const dir = await runtimeFolder();
     const handle = await fs.open(join(dir, "bin", "node"), "r+");
     await handle.write(Buffer.from([8]), 0, 1, 2 * 1024 * 1024 + 5);

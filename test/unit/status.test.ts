@@ -156,7 +156,8 @@ describe("status of a healthy install", () => {
     await fs.writeFile(join(layout.config, "config.json"), JSON.stringify({ updates: "off", minimumReleaseAge: 7 }));
     const env = { GENTLE_SHELL_UPDATES: "notify" };
     const report = await gatherStatus({ layout, pins: productionPins, env, probes: probes(), memory: false });
-    const config = layout.platform === "win32" ? "~\\.gentle-shell\\config\\config.json" : "~/.gentle-shell/config/config.json";
+    // The layout's paths use forward slashes on every platform (pathe), so status names the file that way on Windows too.
+    const config = "~/.gentle-shell/config/config.json";
     expect(report.updates).toEqual({ value: "notify", from: "env", where: null, minimumReleaseAge: { days: 7, from: "config", where: config }, problem: null });
     expect(report.healthy).toBe(true);
     expect(schemaErrors(statusDocument(report))).toEqual([]);
