@@ -104,7 +104,7 @@ export function fencedCommands(file: string, text: string): DocCommand[] {
 
 /** Every command of every doc. */
 export function docCommands(): DocCommand[] {
-  return docFiles().flatMap((file) => fencedCommands(file, readFileSync(join(REPO, file), "utf8")));
+  return docFiles().flatMap((file) => fencedCommands(file, readFileSync(join(REPO, file), "utf8").replace(/\r\n/g, "\n")));
 }
 
 /** The options a command's words use, as their help would name them: `--source=x` is `--source`; values and positionals are left out. */
