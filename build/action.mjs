@@ -29,6 +29,9 @@ export async function bundleAction() {
     ...NODE_BUNDLE,
     target: "node20",
     entryPoints: [ACTION_ENTRY],
+    // A node_modules reached through a link (test:runners' replayed trees link the checkout's) is named by the link's
+    // path in esbuild's module comments, as in a plain checkout, not by where the link points.
+    preserveSymlinks: true,
     outfile: ACTION_BUNDLE,
     write: false,
     logLevel: "warning",
