@@ -20,11 +20,11 @@
  * ours and unchanged; self-uninstall removes a recorded file only while it
  * is still what was written, and never anything the record does not name.
  */
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { basename, dirname, isAbsolute, join } from "../core/native-path";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
+import { sha256Of } from "../core/release-manifest";
 import { rmdirSync, unlinkSync } from "../io/locked-retry";
 
 export type CompletionShellName = "bash" | "zsh" | "fish";
@@ -68,10 +68,6 @@ export function completionPath(shell: CompletionShellName, command: CompletionCo
 export function completionShell(pathShell: string | null, env: Env): CompletionShellName | null {
   const name = pathShell ?? (env.SHELL ? basename(env.SHELL) : "");
   return name === "bash" || name === "zsh" || name === "fish" ? name : null;
-}
-
-function sha256(text: string | Buffer): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Every place a receipt may name: a file at any other path is never touched. */
@@ -127,7 +123,7 @@ export function installCompletions(layout: Layout, env: Env, shell: CompletionSh
     const path = completionPath(shell, command, layout, env);
     const there = regularFile(path);
     const recorded = receipt.files.find((f) => f.path === path);
-    if (there !== null && (there === "other" || !recorded || sha256(there) !== recorded.sha256)) {
+    if (there !== null && (there === "other" || !recorded || sha256Of(there) !== recorded.sha256)) {
       result.foreign.push(path);
       continue;
     }
@@ -136,7 +132,7 @@ export function installCompletions(layout: Layout, env: Env, shell: CompletionSh
     fs.mkdirSync(dirname(path), { recursive: true });
     for (const dir of missing) if (!receipt.dirs.includes(dir)) receipt.dirs.push(dir);
     fs.writeFileSync(path, text, { flag: there === null ? "wx" : "w" });
-    receipt.files = [...receipt.files.filter((f) => f.path !== path), { path, sha256: sha256(text) }];
+    receipt.files = [...receipt.files.filter((f) => f.path !== path), { path, sha256: sha256Of(text) }];
     result.written.push(path);
   }
   fs.writeFileSync(completionsReceiptPath(layout), `${JSON.stringify(receipt, null, 2)}\n`);
@@ -165,7 +161,7 @@ export function removeCompletions(layout: Layout, env: Env): CompletionsRemoved 
       const there = regularFile(path);
       if (there === null) continue;
       if (there === "other") out.kept.push({ path, why: "it is no longer the file the install wrote" });
-      else if (sha256(there) !== sum) out.kept.push({ path, why: "it was changed after the install wrote it" });
+      else if (sha256Of(there) !== sum) out.kept.push({ path, why: "it was changed after the install wrote it" });
       else {
         unlinkSync(fs, path);
         out.removed.push(path);

@@ -13,7 +13,8 @@ import { join } from "../core/native-path";
 const AT_ONCE = 8;
 const CHUNK = 1024 * 1024;
 
-async function sha256Of(path: string): Promise<string> {
+/** A file's sha256, read in chunks (a runtime's executable, a bundle's archive). */
+export async function sha256OfFile(path: string): Promise<string> {
   const hash = createHash("sha256");
   const handle = await fs.open(path, "r");
   try {
@@ -63,7 +64,7 @@ export async function treeEntries(dir: string, skip: readonly string[] = []): Pr
   await walk("");
   const hashed = await eachAtOnce(files, async (path) => {
     const full = join(dir, ...path.split("/"));
-    const [stat, sha256] = await Promise.all([fs.lstat(full), sha256Of(full)]);
+    const [stat, sha256] = await Promise.all([fs.lstat(full), sha256OfFile(full)]);
     return { path, size: stat.size, sha256 };
   });
   return [...hashed, ...links];
@@ -80,7 +81,7 @@ export async function observeEntries(dir: string, entries: readonly RecordedEntr
     const wanted = "size" in entry ? entry.size : -1;
     if (stat.size !== wanted) return { kind: "file", size: stat.size, sha256: null };
     // A file that cannot be read (its permissions changed) is not what was extracted either.
-    const sha256 = await sha256Of(full).catch(() => null);
+    const sha256 = await sha256OfFile(full).catch(() => null);
     return sha256 ? { kind: "file", size: stat.size, sha256 } : { kind: "other" };
   });
   return new Map(entries.map((e, i) => [e.path, seen[i]!]));

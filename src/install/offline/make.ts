@@ -17,8 +17,7 @@
  *   rename, so a failed or interrupted run leaves no half bundle.
  */
 import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
-import { createHash } from "node:crypto";
-import { createReadStream, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "../../core/native-path";
 import { prefixLayout, type Platform } from "../../core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/release-project";
@@ -28,6 +27,7 @@ import { parseSource, releasePath, type Source } from "../../core/source";
 import type { FilePin, Pins, Target } from "../../pins/types";
 import type { Expected } from "../../io/download";
 import { lstatOrNull } from "../../io/files";
+import { sha256OfFile } from "../../io/file-tree";
 import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from "../../io/staging";
 import type { ProgressReporter } from "../../io/progress";
 import { fetchArtifact } from "../artifact-fetch";
@@ -102,7 +102,7 @@ export async function findInstallerBinaries(
     const beside = join(dir, installerName(target));
     if (self.isSingleExecutable && (await lstatOrNull(beside))?.isFile()) {
       const want = besideSums?.get(installerName(target));
-      if (want && (await sha256File(beside)) !== want) {
+      if (want && (await sha256OfFile(beside)) !== want) {
         notes.push(`${beside} does not match the ${BUNDLE_SUMS} beside it, so it was left out`);
         continue;
       }
@@ -118,12 +118,6 @@ export async function findInstallerBinaries(
 
 function expectedFor(name: string, pin: FilePin, integrity?: string | null): Expected {
   return { name, sha256: pin.sha256, size: pin.size, maxBytes: pin.maxBytes, ...(integrity ? { integrity } : {}) };
-}
-
-async function sha256File(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }
 
 async function listFiles(root: string, dir = root): Promise<string[]> {
@@ -285,7 +279,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
     const sums = new Map<string, string>();
     let bytes = 0;
     for (const rel of manifest.files) {
-      sums.set(rel, await sha256File(join(staging, rel)));
+      sums.set(rel, await sha256OfFile(join(staging, rel)));
       bytes += (await fs.stat(join(staging, rel))).size;
     }
     await fs.writeFile(join(staging, BUNDLE_SUMS), formatSums(sums), { mode: 0o644 });
