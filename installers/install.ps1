@@ -20,8 +20,10 @@ the script itself): Windows PowerShell has no Ed25519 to check the signed
 manifest with, and the binary checks it.
 
 Every parameter has an environment variable, for the `irm | iex` form:
-GENTLE_SHELL_YES=1, GENTLE_SHELL_NO_MODIFY_PATH=1, GENTLE_SHELL_VERSION and
-GENTLE_SHELL_SETUP_DOWNLOAD. A parameter wins over its variable. HTTPS_PROXY
+GENTLE_SHELL_YES=1, GENTLE_SHELL_NO_MODIFY_PATH=1, GENTLE_SHELL_RELEASE and
+GENTLE_SHELL_SETUP_DOWNLOAD. A parameter wins over its variable. The release
+has the binary's own names (--release, GENTLE_SHELL_RELEASE); the older
+-Version and GENTLE_SHELL_VERSION are still read, after the new ones. HTTPS_PROXY
 (or ALL_PROXY) and NO_PROXY are honoured; credentials in any URL are never
 printed. It never exits your PowerShell: a failure is thrown, with
 $LASTEXITCODE set (the binary's own exit code when it ran).
@@ -34,8 +36,9 @@ Install without asking (gentle-shell-setup install --yes).
 .PARAMETER NoModifyPath
 Leave the user Path alone and print what to add (--no-modify-path).
 
-.PARAMETER Version
-Install this exact Gentle Shell version (--release), or latest.
+.PARAMETER Release
+Install this exact Gentle Shell version (--release), or latest. -Version is
+the same parameter under its older name.
 
 .PARAMETER DownloadUrl
 The folder holding the binaries and SHA256SUMS (a mirror): https, or http on
@@ -49,7 +52,7 @@ Further arguments for gentle-shell-setup install, after `--`.
 param(
     [switch]$Yes,
     [switch]$NoModifyPath,
-    [string]$Version,
+    [Alias('Version')][string]$Release,
     [string]$DownloadUrl,
     [Parameter(ValueFromRemainingArguments = $true)]
     [string[]]$ArgumentList
@@ -106,7 +109,7 @@ function ConvertTo-GentleShellFlag {
 function Resolve-GentleShellOption {
     # The parameters and their environment variables (a parameter wins) as the download folder and the arguments for the binary.
     param(
-        [switch]$Yes, [switch]$NoModifyPath, [string]$Version, [string]$DownloadUrl, [string[]]$ArgumentList, [hashtable]$Environment = @{},
+        [switch]$Yes, [switch]$NoModifyPath, [Alias('Version')][string]$Release, [string]$DownloadUrl, [string[]]$ArgumentList, [hashtable]$Environment = @{},
         [string]$DefaultDownload = 'https://github.com/Gentleman-Programming/gentle-shell-setup/releases/latest/download'
     )
     $base = $DownloadUrl
@@ -123,12 +126,13 @@ function Resolve-GentleShellOption {
     if (-not $on) { $on = ConvertTo-GentleShellFlag -Name 'GENTLE_SHELL_YES' -Value $Environment['GENTLE_SHELL_YES'] }
     $skipPath = [bool]$NoModifyPath
     if (-not $skipPath) { $skipPath = ConvertTo-GentleShellFlag -Name 'GENTLE_SHELL_NO_MODIFY_PATH' -Value $Environment['GENTLE_SHELL_NO_MODIFY_PATH'] }
-    $release = $Version
+    $release = $Release
+    if (-not $release) { $release = $Environment['GENTLE_SHELL_RELEASE'] }
     if (-not $release) { $release = $Environment['GENTLE_SHELL_VERSION'] }
     if ($release) {
         $release = $release.Trim()
         if ($release -notmatch '^(latest|[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?)$') {
-            throw "the version (-Version or GENTLE_SHELL_VERSION) must be an exact Gentle Shell version such as 4.1.0, or latest; not '$release'"
+            throw "the release (-Release or GENTLE_SHELL_RELEASE) must be an exact Gentle Shell version such as 4.1.0, or latest; not '$release'"
         }
     }
     $binaryArguments = New-Object -TypeName System.Collections.Generic.List[string]
@@ -235,7 +239,7 @@ function Write-GentleShellMessage {
 
 function Get-GentleShellEnvironment {
     $values = @{}
-    $names = 'GENTLE_SHELL_YES', 'GENTLE_SHELL_NO_MODIFY_PATH', 'GENTLE_SHELL_VERSION', 'GENTLE_SHELL_SETUP_DOWNLOAD', 'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY', 'PROCESSOR_ARCHITECTURE', 'PROCESSOR_ARCHITEW6432'
+    $names = 'GENTLE_SHELL_YES', 'GENTLE_SHELL_NO_MODIFY_PATH', 'GENTLE_SHELL_RELEASE', 'GENTLE_SHELL_VERSION', 'GENTLE_SHELL_SETUP_DOWNLOAD', 'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY', 'PROCESSOR_ARCHITECTURE', 'PROCESSOR_ARCHITEW6432'
     foreach ($name in $names) { $values[$name] = [Environment]::GetEnvironmentVariable($name) }
     return $values
 }
@@ -336,7 +340,7 @@ function Invoke-GentleShellBinary {
 
 function Invoke-GentleShellSetup {
     [CmdletBinding()]
-    param([switch]$Yes, [switch]$NoModifyPath, [string]$Version, [string]$DownloadUrl, [string[]]$ArgumentList)
+    param([switch]$Yes, [switch]$NoModifyPath, [Alias('Version')][string]$Release, [string]$DownloadUrl, [string[]]$ArgumentList)
     # First, and outside the try (whose catch calls .NET): under Constrained Language Mode (AppLocker,
     # WDAC) the .NET calls below fail with messages that name neither.
     if ($ExecutionContext.SessionState.LanguageMode -ne 'FullLanguage') {
@@ -354,7 +358,7 @@ function Invoke-GentleShellSetup {
         }
         if ($PSVersionTable.PSVersion.Major -lt 5) { throw "this needs Windows PowerShell 5.1 or PowerShell 7 (this is $($PSVersionTable.PSVersion))" }
         $environment = Get-GentleShellEnvironment
-        $options = Resolve-GentleShellOption -Yes:$Yes -NoModifyPath:$NoModifyPath -Version $Version -DownloadUrl $DownloadUrl -ArgumentList $ArgumentList -Environment $environment
+        $options = Resolve-GentleShellOption -Yes:$Yes -NoModifyPath:$NoModifyPath -Release $Release -DownloadUrl $DownloadUrl -ArgumentList $ArgumentList -Environment $environment
         $architecture = Get-GentleShellArchitecture -ProcessorArchitecture $environment['PROCESSOR_ARCHITECTURE'] -ProcessorArchitectureWow $environment['PROCESSOR_ARCHITEW6432'] -NativeMachine (Get-GentleShellNativeMachine)
         $name = "gentle-shell-setup-$architecture.exe"
 
@@ -394,5 +398,5 @@ function Invoke-GentleShellSetup {
 
 # Run through `irm | iex`, as a script or a script block: install. Dot-sourced by the tests: define only.
 if (-not (Get-Variable -Name 'GentleShellInstallNoMain' -ErrorAction Ignore)) {
-    Invoke-GentleShellSetup -Yes:$Yes -NoModifyPath:$NoModifyPath -Version $Version -DownloadUrl $DownloadUrl -ArgumentList $ArgumentList
+    Invoke-GentleShellSetup -Yes:$Yes -NoModifyPath:$NoModifyPath -Release $Release -DownloadUrl $DownloadUrl -ArgumentList $ArgumentList
 }

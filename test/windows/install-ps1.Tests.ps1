@@ -49,6 +49,14 @@ Describe 'Resolve-GentleShellOption: parameters and environment variables' {
         $o.Argument -join '|' | Should -BeExactly 'install|--release|4.1.0'
     }
 
+    It 'names the release as the binary does (-Release, GENTLE_SHELL_RELEASE), and still reads the older -Version and GENTLE_SHELL_VERSION' {
+        (Resolve-GentleShellOption -Release '4.1.0' -Environment @{}).Argument -join '|' | Should -BeExactly 'install|--release|4.1.0'
+        (Resolve-GentleShellOption -Environment @{ GENTLE_SHELL_RELEASE = '4.3.0' }).Argument -join '|' | Should -BeExactly 'install|--release|4.3.0'
+        (Resolve-GentleShellOption -Environment @{ GENTLE_SHELL_RELEASE = '4.3.0'; GENTLE_SHELL_VERSION = '4.2.0' }).Argument -join '|' | Should -BeExactly 'install|--release|4.3.0'
+        (Resolve-GentleShellOption -Version '4.1.0' -Environment @{ GENTLE_SHELL_RELEASE = '4.3.0' }).Argument -join '|' | Should -BeExactly 'install|--release|4.1.0'
+        { Resolve-GentleShellOption -Environment @{ GENTLE_SHELL_RELEASE = '4.1' } } | Should -Throw -ExpectedMessage '*-Release or GENTLE_SHELL_RELEASE*'
+    }
+
     It 'reads 0, false, no and an empty value as off, and latest as no --release' {
         $o = Resolve-GentleShellOption -Environment @{ GENTLE_SHELL_YES = '0'; GENTLE_SHELL_NO_MODIFY_PATH = 'no'; GENTLE_SHELL_VERSION = 'latest' }
         $o.Argument -join '|' | Should -BeExactly 'install'
