@@ -5,9 +5,14 @@
  * gentle-shell-setup-<target>) or gentle-shell (support/doc-commands.ts
  * reads them), in a form that changes nothing a user has:
  *
- * - gentle-shell-setup <command> ...: the fixture binary's `<command> --help`
- *   exits 0 and names every option the line uses (the command exists, and
- *   each option parses);
+ * - gentle-shell-setup status (with --json, --memory), install --dry-run and
+ *   completions: run as written (they only read or print), status on the
+ *   fixture install, install --dry-run in a scratch HOME that it leaves
+ *   byte for byte as it was (issue 47, item 5); a --json document fits its
+ *   schema;
+ * - any other gentle-shell-setup <command> ...: the fixture binary's
+ *   `<command> --help` exits 0 and names every option the line uses (the
+ *   command exists, and each option parses);
  * - gentle-shell <upgrade|self-uninstall|doctor|memory migrate> ...: the
  *   installed launcher's strict `--help` names every option the line uses;
  * - gentle-shell status ...: run as written on a fixture install (it only
@@ -15,6 +20,9 @@
  * - gentle-shell update ...: run as written with GENTLE_SHELL_UPDATES=off, so
  *   the launcher takes it as its own form and refuses it before anything runs
  *   (Pi's forms would go to Pi instead);
+ * - gentle-shell doctor and doctor --json (without --fix): run as written on
+ *   the fixture install; exit 0 (healthy, warnings too) and, for --json, one
+ *   document that fits doctor.schema.json;
  * - gentle-shell setup, completions, --version, --help: run as written;
  * - a line of Pi's (any other words after gentle-shell) must be listed below
  *   with the reason.
@@ -28,7 +36,9 @@ import { type DocCommand, docCommands, helpNames, optionsUsed } from "../support
 import { gentleShellSetup, installed, type Installed } from "../support/installed";
 import { runLauncher } from "../support/launch";
 import { scratchHome } from "../support/home";
+import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { scratchDir } from "../support/scratch";
+import { treeSnapshot } from "../support/tree";
 
 const f = fixtures();
 
@@ -60,8 +70,38 @@ describe("the docs' commands of gentle-shell-setup", () => {
     expect(ours.length).toBeGreaterThan(10);
   });
 
-  it.each(ours.map((c) => [where(c), c] as const))("%s: its --help names each option it uses", async (_, c) => {
+  it.each(ours.map((c) => [where(c), c] as const))("%s: run as written when it only reads, else its --help names each option it uses", async (_, c) => {
     const found = findCommand(c.args);
+    const command = found?.path.join(" ");
+    if (command === "status" || command === "completions") {
+      // Read-only: run as written against the fixture install.
+      const r = await gentleShellSetup(f, i.home, c.args, { GSS_TEST_POLICY_ROOT: scratchDir("gss-docs-policy-") });
+      expect(r.code, `${where(c)}\n${r.stdout}${r.stderr}`).toBe(0);
+      if (c.args.includes("--json")) {
+        const doc = onlyDocument(r.stdout);
+        expect(schemaErrors(doc), where(c)).toEqual([]);
+        expect(doc.ok, where(c)).toBe(true);
+        // With --memory the decision is probed (--json alone does not probe it).
+        if (c.args.includes("--memory")) expect((doc.status as { memory: { probed: boolean } }).memory.probed, where(c)).toBe(true);
+      } else if (command === "status") {
+        expect(r.stdout, where(c)).toMatch(/gentle-shell/i);
+      } else {
+        expect(r.stdout, where(c)).toContain("gentle-shell");
+      }
+      return;
+    }
+    if (command === "install" && found!.rest.length === 1 && found!.rest[0] === "--dry-run") {
+      // The plan, nothing changed: in a scratch HOME that stays as it was.
+      const home = await scratchHome({ scratch: "gss-docs-dry-", registry: f.registryUrl });
+      const before = await treeSnapshot(home);
+      const r = await gentleShellSetup(f, home, c.args);
+      // 4: nothing was changed, as the exit codes' table says of a dry run.
+      expect(r.code, `${where(c)}\n${r.stdout}${r.stderr}`).toBe(4);
+      expect(r.stdout, where(c)).toMatch(/^Gentle Shell will be installed into ~\/\.gentle-shell:\n/);
+      expect(r.stdout, where(c)).toContain("Dry run: nothing was changed.");
+      expect(await treeSnapshot(home), where(c)).toEqual(before);
+      return;
+    }
     if (!found) {
       // The top level takes only --help and --version.
       expect(
@@ -99,6 +139,17 @@ describe("the docs' commands of gentle-shell", () => {
       return;
     }
     const words = own.name.split(" ");
+    if (own.name === "doctor" && !own.rest.includes("--fix")) {
+      // Read-only without --fix: run as written.
+      const r = await launch(c.args);
+      expect(r.code, `${where(c)}\n${r.stdout}${r.stderr}`).toBe(0);
+      if (own.rest.includes("--json")) {
+        const doc = onlyDocument(r.stdout);
+        expect(schemaErrors(doc), where(c)).toEqual([]);
+        expect(doc.command, where(c)).toBe("doctor");
+      }
+      return;
+    }
     switch (own.name) {
       case "status": {
         const r = await launch(c.args);
