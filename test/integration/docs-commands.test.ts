@@ -32,7 +32,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { findCommand } from "../../src/cli/index";
 import { shellCommandOf } from "../../src/core/shell-commands";
 import { fixtures } from "../support/context";
-import { type DocCommand, docCommands, helpNames, optionsUsed } from "../support/doc-commands";
+import { type DocCommand, docCommands, docInlineCommands, helpNames, optionsUsed } from "../support/doc-commands";
 import { gentleShellSetup, installed, type Installed } from "../support/installed";
 import { runLauncher } from "../support/launch";
 import { scratchHome } from "../support/home";
@@ -183,6 +183,53 @@ describe("the docs' commands of gentle-shell", () => {
         for (const option of optionsUsed(own.rest)) expect(helpNames(r.stdout, option), `${where(c)}: ${option} is not in its usage`).toBe(true);
       }
     }
+  });
+});
+
+/** Pi's own words shown in a sentence after gentle-shell (the launcher hands them to Pi), each with where Pi's side is tested. */
+const PI_INLINE: Record<string, string> = {
+  "install npm:gentle-engram": "Pi's package install, handed on; e2e/update-policy.test.ts holds it to the update policy",
+  "update --extensions": "Pi's extension update, handed on; e2e/update-policy.test.ts holds it to the update policy",
+};
+
+describe("the docs' inline command spans", () => {
+  const spans = docInlineCommands();
+
+  it("are there", () => {
+    expect(spans.length).toBeGreaterThan(30);
+  });
+
+  // Each distinct span once: the same words in two sentences make one check.
+  const distinct = [...new Map(spans.map((c) => [c.text, c] as const)).values()];
+  it.each(distinct.map((c) => [where(c), c] as const))("%s: names a command of ours, and each option its --help names", async (_, c) => {
+    if (c.args.length === 0 || c.args[0] === "--") return; // the program alone, or words handed to Pi after --
+    if (c.program === "gentle-shell-setup") {
+      const found = findCommand(c.args);
+      if (!found) {
+        expect(
+          c.args.every((a) => a === "--help" || a === "--version"),
+          where(c),
+        ).toBe(true);
+        return;
+      }
+      const r = await gentleShellSetup(f, setupHome, [...found.path, "--help"]);
+      expect(r.code, r.stderr).toBe(0);
+      for (const option of optionsUsed(found.rest)) expect(helpNames(r.stdout, option), `${where(c)}: ${option} is not in its --help`).toBe(true);
+      return;
+    }
+    const own = shellCommandOf(c.args);
+    if (!own || c.args.join(" ") in PI_INLINE) {
+      expect(
+        (c.args.length === 1 && ["--version", "--help"].includes(c.args[0]!)) || c.args.join(" ") in PI_INLINE,
+        `${where(c)}: Pi's; list it in PI_INLINE`,
+      ).toBe(true);
+      return;
+    }
+    // shellCommandOf found the command; its usage is asked only when the span uses options.
+    if (optionsUsed(own.rest).length === 0) return;
+    const r = await launch([...own.name.split(" "), "--help"]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const option of optionsUsed(own.rest)) expect(helpNames(r.stdout, option), `${where(c)}: ${option} is not in its usage`).toBe(true);
   });
 });
 

@@ -102,6 +102,43 @@ export function fencedCommands(file: string, text: string): DocCommand[] {
   return commands;
 }
 
+/**
+ * Every inline code span outside fenced blocks that starts with one of our
+ * programs (`gentle-shell doctor --fix` in a sentence), as a command. A span
+ * split over two lines of markdown is read as one, at its first line.
+ */
+export function inlineCommands(file: string, text: string): DocCommand[] {
+  const commands: DocCommand[] = [];
+  let fenced = false;
+  const prose: { line: number; text: string }[] = [];
+  text.split("\n").forEach((raw, index) => {
+    if (FENCE.test(raw)) fenced = !fenced;
+    else if (!fenced) prose.push({ line: index + 1, text: raw });
+  });
+  // Paragraphs joined, so that a span may run across a line break.
+  const joined = prose.map((p) => p.text).join("\n");
+  const starts: number[] = [];
+  let at = 0;
+  for (const p of prose) {
+    starts.push(at);
+    at += p.text.length + 1;
+  }
+  for (const m of joined.matchAll(/(?<!`)`([^`]+)`(?!`)/g)) {
+    const span = m[1]!.replace(/\s+/g, " ").trim();
+    const words = shellWords(span);
+    if (!words.length || programOf(words[0]!) === "other" || words[0]!.includes("/")) continue;
+    let k = starts.length - 1;
+    while (k > 0 && starts[k]! > m.index!) k--;
+    commands.push({ file, line: prose[k]!.line, text: span, words, program: programOf(words[0]!), args: words.slice(1) });
+  }
+  return commands;
+}
+
+/** Every inline command span of every doc. */
+export function docInlineCommands(): DocCommand[] {
+  return docFiles().flatMap((file) => inlineCommands(file, readFileSync(join(REPO, file), "utf8").replace(/\r\n/g, "\n")));
+}
+
 /** Every command of every doc. */
 export function docCommands(): DocCommand[] {
   return docFiles().flatMap((file) => fencedCommands(file, readFileSync(join(REPO, file), "utf8").replace(/\r\n/g, "\n")));

@@ -21,6 +21,7 @@ import {
   fencedBlocks,
   fencedCommands,
   headingAnchors,
+  inlineCommands,
   programOf,
   REPO,
   relativeLinks,
@@ -140,6 +141,23 @@ describe("the user docs", () => {
 });
 
 describe("reading commands out of markdown", () => {
+  it("takes inline spans of ours in prose, one across a line break too, and none from a fenced block", () => {
+    const text = [
+      "Run `gentle-shell doctor --fix` first, then `npm ci`, then",
+      "`gentle-shell upgrade",
+      "--rollback` if you must; ``gentle-shell x`` is not a span of ours.",
+      "```sh",
+      "echo `gentle-shell status`",
+      "```",
+      "Last: `./gentle-shell-setup-linux-x64 install` is a path, and `gentle-shell-setup migrate`.",
+    ].join("\n");
+    expect(inlineCommands("x.md", text).map((c) => [c.line, c.text, c.args])).toEqual([
+      [1, "gentle-shell doctor --fix", ["doctor", "--fix"]],
+      [2, "gentle-shell upgrade --rollback", ["upgrade", "--rollback"]],
+      [7, "gentle-shell-setup migrate", ["migrate"]],
+    ]);
+  });
+
   it("takes fenced sh, console and powershell lines, without prompts, comments and assignments", () => {
     const text = [
       "```sh",
