@@ -72,6 +72,7 @@ async function commonOptions(fixturePins, version) {
         });
       },
     });
+    plugins.push(killHolds());
   }
   return {
     ...NODE_BUNDLE,
@@ -83,6 +84,27 @@ async function commonOptions(fixturePins, version) {
     plugins,
     logLevel: "warning",
     metafile: true,
+  };
+}
+
+const KILL_HOLD = path.join(REPO_ROOT, "src", "io", "kill-hold.ts");
+const KILL_HOLD_TEST = path.join(REPO_ROOT, "src", "io", "kill-hold-test.ts");
+
+/**
+ * A test build only: src/io/kill-hold.ts (nothing holds) is replaced by
+ * src/io/kill-hold-test.ts, which stops a process at the step mark
+ * GSS_HOLD_AT names until a kill test kills it. A release build never
+ * contains that code.
+ */
+function killHolds() {
+  return {
+    name: "kill-holds",
+    setup(b) {
+      b.onLoad({ filter: /[\\/]src[\\/]io[\\/]kill-hold\.ts$/ }, async (args) => {
+        if (path.resolve(args.path) !== KILL_HOLD) return undefined;
+        return { loader: "ts", contents: await fs.readFile(KILL_HOLD_TEST, "utf8"), resolveDir: path.dirname(KILL_HOLD_TEST) };
+      });
+    },
   };
 }
 

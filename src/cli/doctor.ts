@@ -6,7 +6,8 @@
  * (installedLayout); doctor looks, and never claims.
  */
 import { defineCommand } from "citty";
-import { doctorReport, runDoctor } from "../engine/doctor/command";
+import { doctorReport, runDoctor, sourceWithoutFix } from "../engine/doctor/command";
+import { EXIT, UserError } from "../core/errors";
 import { doctorDocument } from "../engine/doctor/plan";
 import { hostStatusProbes } from "../engine/status/probes";
 import { documentError } from "./json";
@@ -21,6 +22,9 @@ export const doctorCommand = defineCommand({
     source: { type: "string", description: "With --fix: download a runtime from this mirror or offline bundle folder instead of the install's own source" },
   },
   async run({ args, data }) {
+    const options = { json: Boolean(args.json), fix: Boolean(args.fix), source: typeof args.source === "string" ? args.source : undefined };
+    const refused = sourceWithoutFix(options, "gentle-shell-setup");
+    if (refused) throw new UserError(refused, EXIT.usage);
     const host = installContext(hostOf(data));
     const layout = installedLayout(host);
     const context = {
@@ -31,7 +35,6 @@ export const doctorCommand = defineCommand({
       program: "gentle-shell-setup" as const,
       http: host.http,
     };
-    const options = { json: Boolean(args.json), fix: Boolean(args.fix), source: typeof args.source === "string" ? args.source : undefined };
     const fields = host.document?.fields;
     if (fields) {
       // The document is ./json.ts's to write: the report goes into its fields.

@@ -4,7 +4,8 @@ import { STEP_ORDER, STEPS } from "../install/step-plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
-import { installHere, SHARED_ARGS } from "./install-run";
+import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
+import { installGate, releaseChange } from "../engine/install-gate";
 import { installerStart } from "./installer-start";
 import { tableOf } from "./command-host";
 import { completionFiles } from "./completion-tree";
@@ -42,8 +43,12 @@ export const installCommand = defineCommand({
   },
   async run({ args, rawArgs, data }) {
     const { host, knobs } = await installerStart(args, rawArgs, data);
-    const { source, release, quiet, noModifyPath } = knobs;
+    const { source, quiet, noModifyPath } = knobs;
     const { env, home, pins, layout, out } = host;
+    // The update policy (issue 47): under off, a rerun over an active version only repairs it (src/engine/install-gate.ts).
+    const policyGate = await installGate(installedLayout(host), env, knobs.release);
+    if (policyGate.kind === "refuse") throw new UserError(`${policyGate.message}.`, EXIT.unchanged);
+    const release = policyGate.kind === "repair" ? policyGate.release : knobs.release;
     const noSetup = args.setup === false;
     // Quiet: the plan only when it is asked about (a question needs its plan), then failures and the result.
     const asks = !args.yes && !args["dry-run"];
@@ -57,6 +62,7 @@ export const installCommand = defineCommand({
     const migrating = found.gate.migrate && !args["keep-global"] ? found.gate : null;
     const owner = found.owner;
 
+    if (policyGate.kind === "repair" && policyGate.line) say(policyGate.line);
     say(`Gentle Shell will be installed into ${tildify(layout.prefix, home)}:`);
     const plan: PlanEntry[] = [];
     for (const id of STEP_ORDER) {
@@ -106,10 +112,11 @@ export const installCommand = defineCommand({
       completions: args.completions === true && !noModifyPath ? completionFiles(tableOf(data)) : undefined,
       verbose: args.verbose,
       setup: migrating ? "none" : noSetup ? "skip" : "run",
-      onRelease: (shell) => {
+      onRelease: (shell, pi) => {
         gateRelease = shell;
         // The latest release, known only now: still refused before its version is installed.
-        refused = olderThanGlobal(owner, shell);
+        const change = releaseChange(policyGate, shell, pi);
+        refused = change ? `${change}.` : olderThanGlobal(owner, shell);
         if (refused) throw new Error(refused);
       },
     });

@@ -9,7 +9,8 @@ import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
-import { installHere, SHARED_ARGS } from "./install-run";
+import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
+import { migrateRefusal } from "../engine/install-gate";
 import { installerStart } from "./installer-start";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { readMigrationRelease } from "./migration-release";
@@ -31,6 +32,9 @@ export const migrateCommand = defineCommand({
     const { host, knobs } = await installerStart(args, rawArgs, data);
     const { source, release, quiet, noModifyPath } = knobs;
     const { env, home, pins, layout, out } = host;
+    // The update policy (issue 47): off refuses migrate before anything is looked at (src/engine/install-gate.ts).
+    const refusal = await migrateRefusal(installedLayout(host), env);
+    if (refusal) throw new UserError(`${refusal}.`, EXIT.unchanged);
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.
     const explain = quiet && args["dry-run"] ? () => undefined : out;
     // The release first: the user's npm and pnpm are asked nothing before it reads as published.

@@ -10,27 +10,34 @@
  * folder always gives the same bytes:
  *
  *   {"record":"gentle-shell-files","version":1,"entries":[
- *   {"path":"bin/node","size":123,"sha256":"…"},
+ *   {"path":"bin/node","size":123,"sha256":"…","mode":"755"},
  *   {"path":"bin/link","link":"node"}
  *   ]}
  *
  * Paths are relative to the folder, parts joined by `/` on every platform.
  * A file that is not in the record (npm's entry written after publishing, a
- * file a user added) is not looked at.
+ * file a user added) is not looked at. `mode` (its permission bits, in
+ * octal) is written where the file system keeps POSIX modes, and compared
+ * only where the record has it: a record without modes (Windows, or one
+ * written before modes were recorded) is still a whole record.
  */
 
 export const FILE_RECORD_VERSION = 1;
 const KIND = "gentle-shell-files";
 
-export type RecordedEntry = { path: string; size: number; sha256: string } | { path: string; link: string };
+export type RecordedEntry = { path: string; size: number; sha256: string; mode?: number } | { path: string; link: string };
 
 /**
  * What a recorded path holds now. A file's sha256 is null when it was not
  * read: its size already differs, so its bytes do too.
  */
-export type Observed = { kind: "file"; size: number; sha256: string | null } | { kind: "link"; target: string } | { kind: "other" } | { kind: "missing" };
+export type Observed =
+  | { kind: "file"; size: number; sha256: string | null; mode: number }
+  | { kind: "link"; target: string }
+  | { kind: "other" }
+  | { kind: "missing" };
 
-export type FileDifference = { path: string; what: "missing" | "size" | "bytes" | "link" | "type" };
+export type FileDifference = { path: string; what: "missing" | "size" | "bytes" | "mode" | "link" | "type" };
 
 export type ParsedRecord =
   | { kind: "record"; entries: RecordedEntry[] }
@@ -39,6 +46,7 @@ export type ParsedRecord =
   | { kind: "unreadable" };
 
 const SHA256 = /^[0-9a-f]{64}$/;
+const MODE = /^[0-7]{1,3}$/;
 
 /** A relative path inside the folder: no empty, `.` or `..` part, no leading `/`, no backslash or NUL. */
 export function safeRecordPath(path: string): boolean {
@@ -53,7 +61,13 @@ function byPath(a: RecordedEntry, b: RecordedEntry): number {
 export function serializeFileRecord(entries: readonly RecordedEntry[]): string {
   const lines = [...entries]
     .sort(byPath)
-    .map((e) => JSON.stringify("link" in e ? { path: e.path, link: e.link } : { path: e.path, size: e.size, sha256: e.sha256 }));
+    .map((e) =>
+      JSON.stringify(
+        "link" in e
+          ? { path: e.path, link: e.link }
+          : { path: e.path, size: e.size, sha256: e.sha256, ...(e.mode === undefined ? {} : { mode: (e.mode & 0o777).toString(8) }) },
+      ),
+    );
   return `{"record":"${KIND}","version":${FILE_RECORD_VERSION},"entries":[\n${lines.join(",\n")}\n]}\n`;
 }
 
@@ -63,7 +77,9 @@ function entryOf(value: unknown): RecordedEntry | null {
   if (typeof e.path !== "string" || !safeRecordPath(e.path)) return null;
   if (typeof e.link === "string" && e.link !== "") return { path: e.path, link: e.link };
   if (typeof e.size === "number" && Number.isSafeInteger(e.size) && e.size >= 0 && typeof e.sha256 === "string" && SHA256.test(e.sha256)) {
-    return { path: e.path, size: e.size, sha256: e.sha256 };
+    if (e.mode === undefined) return { path: e.path, size: e.size, sha256: e.sha256 };
+    if (typeof e.mode !== "string" || !MODE.test(e.mode)) return null;
+    return { path: e.path, size: e.size, sha256: e.sha256, mode: parseInt(e.mode, 8) };
   }
   return null;
 }
@@ -103,7 +119,8 @@ export function compareFileRecord(entries: readonly RecordedEntry[], observed: R
       else if (now.target !== entry.link) out.push({ path: entry.path, what: "link" });
     } else if (now.kind !== "file") out.push({ path: entry.path, what: "type" });
     else if (now.size !== entry.size) out.push({ path: entry.path, what: "size" });
-    else if (now.sha256 !== entry.sha256) out.push({ path: entry.path, what: "bytes" });
+    else if (now.sha256 !== null && now.sha256 !== entry.sha256) out.push({ path: entry.path, what: "bytes" });
+    else if (entry.mode !== undefined && (now.mode & 0o777) !== entry.mode) out.push({ path: entry.path, what: "mode" });
   }
   return out;
 }
@@ -112,6 +129,7 @@ const SAYS: Record<FileDifference["what"], string> = {
   missing: "is gone",
   size: "changed size",
   bytes: "has other bytes",
+  mode: "has other permissions",
   link: "points elsewhere",
   type: "is no longer what was extracted",
 };

@@ -171,3 +171,10 @@ export function isWithin(outer: string, inner: string): boolean {
   const rel = relative(outer, inner);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
+
+/** npm's own entry inside our Node. */
+export function npmCliOf(layout: Layout): string {
+  return layout.platform === "win32"
+    ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
+    : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
+}

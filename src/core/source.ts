@@ -19,6 +19,11 @@ export const RELEASE_REDIRECT_HOSTS = ["objects.githubusercontent.com", "release
  */
 export const RELEASE_HOME = "Gentleman-Programming/gentle-shell-setup";
 export const RELEASE_TAG_PREFIX = "v";
+/** The one-liners a user installs with (README.md, docs/install.md), as a sentence hands them back. */
+export const ONE_LINER = {
+  posix: `curl -fsSL https://github.com/${RELEASE_HOME}/releases/latest/download/install.sh | sh`,
+  windows: `irm https://github.com/${RELEASE_HOME}/releases/latest/download/install.ps1 | iex`,
+} as const;
 export const SHELL_RELEASES = `https://github.com/${RELEASE_HOME}/releases/download`;
 export const ENGRAM_RELEASES = "https://github.com/Gentleman-Programming/engram/releases/download";
 /** Where Pi itself downloads fd and ripgrep from (dist/utils/tools-manager.js). */

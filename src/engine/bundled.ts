@@ -147,7 +147,12 @@ export async function resolveBundledInstall(enginePath: string, host: Pick<Host,
   if (!bin) throw new BundledError(`Pi ${pi} in versions/${id} declares no pi executable`);
   const piCli = join(piRoot, bin);
   // One path rule for every platform (isWithin takes either separator), and never the folder itself.
-  const realPiCli = realpathSync.native(piCli);
+  let realPiCli: string;
+  try {
+    realPiCli = realpathSync.native(piCli);
+  } catch {
+    throw new BundledError(`Pi ${pi} in versions/${id} has lost its executable ${bin}. Run gentle-shell upgrade or the Gentle Shell installer again.`);
+  }
   const realVersion = realpathSync.native(versionDir);
   if (realPiCli === realVersion || !isWithin(realVersion, realPiCli)) {
     throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);

@@ -76,7 +76,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
     spec: DOCTOR,
     refusesItself: true,
     async run({ install, host }, rest, given) {
-      const { runDoctor, doctorUsageDocument } = await import("./doctor/command");
+      const { runDoctor, doctorUsageDocument, sourceWithoutFix } = await import("./doctor/command");
       const { hostStatusProbes } = await import("./status/probes");
       if (!given) {
         const parsed = parseShellCommand(DOCTOR, rest);
@@ -84,10 +84,16 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
         if (rest.includes("--json")) host.out(doctorUsageDocument(message));
         return usage(host, message);
       }
+      const source = given.get("--source");
+      const args = { json: given.has("--json"), fix: given.has("--fix"), source: typeof source === "string" ? source : undefined };
+      const refused = sourceWithoutFix(args, "gentle-shell");
+      if (refused) {
+        if (args.json) host.out(doctorUsageDocument(refused));
+        return usage(host, refused);
+      }
       const { layout } = install;
       const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell" as const, http: host.http };
-      const source = given.get("--source");
-      return runDoctor(context, { json: given.has("--json"), fix: given.has("--fix"), source: typeof source === "string" ? source : undefined }, host);
+      return runDoctor(context, args, host);
     },
   },
   // What setup is given goes to Gentle AI untouched.

@@ -7,7 +7,7 @@
  */
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { join, normalize } from "../core/native-path";
-import { tildify, type Layout } from "../core/layout";
+import { npmCliOf, tildify, type Layout } from "../core/layout";
 import { lstatOrNull, lstatSyncOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 
 /**
@@ -47,11 +47,7 @@ export function withNpmCommand(text: string | null, command: string[]): { text: 
 }
 
 /** The npm our Node bundles, which our npm entry loads. */
-export function npmCliOf(layout: Layout): string {
-  return layout.platform === "win32"
-    ? join(layout.nodeDir, "node_modules", "npm", "bin", "npm-cli.js")
-    : join(layout.nodeDir, "lib", "node_modules", "npm", "bin", "npm-cli.js");
-}
+export { npmCliOf };
 
 /**
  * Synchronously, whether ensurePiNpmCommand would find Pi's npmCommand as it

@@ -79,6 +79,9 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
     if (code !== null) return code;
   }
   stepMark("launch: own commands", env);
+  // The update policy for Pi's install and update (./pi-package-gate.ts): off stops them before Pi starts.
+  const refused = await (await import("./pi-package-gate")).piPackageGate(install, launch, host);
+  if (refused !== null) return refused;
   if (offerAllowed(launch, env, host.terminal)) {
     const { startupOffer } = await import("./startup-offer");
     const offered = await startupOffer(install, host, launch.args);

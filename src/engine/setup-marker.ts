@@ -22,7 +22,8 @@ export interface SetupRecord {
   schema: 1;
   /** started: first-use setup claimed it; done and failed: how a run ended. */
   status: "started" | "done" | "failed";
-  by: "setup" | "first-use";
+  /** doctor: `doctor --fix` wrote back a record that was lost, setup's work being in place. */
+  by: "setup" | "first-use" | "doctor";
   /** The version (versions/<id>) whose Gentle AI ran. */
   version: string;
   at: string;

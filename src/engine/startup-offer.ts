@@ -55,10 +55,10 @@ async function askRegistry(install: BundledInstall, host: Pick<Host, "env" | "ht
   const registry = await recordedRegistry(install.layout, npmrc, env, ms);
   const latest = registry ? await latestRelease({ registry, npmrc, env, http }) : null;
   // minimumReleaseAge: a newer release is offered once its signed manifest says it is old enough.
-  if (!latest || !policy || policy.minimumReleaseAge <= 0 || compareVersions(latest, install.shell) <= 0) return latest;
+  if (!latest || !policy || policy.minimumAgeMinutes <= 0 || compareVersions(latest, install.shell) <= 0) return latest;
   const [{ rememberedSource }, { parseSource }] = await Promise.all([import("../install/install-source"), import("../core/source")]);
   const published = await publishedOf(parseSource(await rememberedSource(install.layout), registry!), latest, http);
-  return oldEnough(published, Date.now(), policy.minimumReleaseAge) ? latest : null;
+  return oldEnough(published, Date.now(), policy.minimumAgeMinutes) ? latest : null;
 }
 
 /** The rose-coloured panel (when the host has colours) with its three choices; "cancel" for Ctrl+C. */

@@ -76,15 +76,15 @@ export async function releaseChoice(options: {
   now?: number;
 }): Promise<ReleaseChoice> {
   const { policy, latest } = options;
-  const days = policy.minimumReleaseAge;
-  if (days <= 0) return { kind: "take", shell: latest, skipped: null };
+  const minutes = policy.minimumAgeMinutes;
+  if (minutes <= 0) return { kind: "take", shell: latest, skipped: null };
   const now = options.now ?? Date.now();
   const newest = await options.published(latest);
-  if (oldEnough(newest, now, days)) return { kind: "take", shell: latest, skipped: null };
+  if (oldEnough(newest, now, minutes)) return { kind: "take", shell: latest, skipped: null };
   const others = newerReleases(await options.document().catch(() => null), options.active, latest).filter((v) => v !== latest);
   for (const shell of others) {
     const published = await options.published(shell).catch(() => undefined);
-    if (published !== undefined && oldEnough(published, now, days)) return { kind: "take", shell, skipped: { shell: latest, published: newest } };
+    if (published !== undefined && oldEnough(published, now, minutes)) return { kind: "take", shell, skipped: { shell: latest, published: newest } };
   }
   return { kind: "none", published: newest };
 }

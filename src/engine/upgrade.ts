@@ -31,6 +31,7 @@ import { openVersionModule } from "./module-session";
 import type { BundledInstall } from "./bundled";
 import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
 import { checkSourceReachable } from "../install/source-check";
+import { stepMark } from "../io/step-times";
 
 export interface UpgradeArgs {
   rollback: boolean;
@@ -87,6 +88,7 @@ export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs,
       return EXIT.unchanged;
     }
     lock = await lockActiveVersion(layout, install.id, out);
+    stepMark("upgrade:locked", env);
     return policy ? await upgrade(install, host, args, policy) : await rollback(install, env, out);
   } catch (error) {
     host.err(`gentle-shell: ${redactText(tildifyText((error as Error).message, layout.home))}`);
@@ -126,7 +128,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
     }
   }
   // A plain upgrade under a minimum age: the newest release old enough, by its signed manifest's published time.
-  const aged = !args.to && policy.minimumReleaseAge > 0 && compareVersions(latest, install.shell) > 0;
+  const aged = !args.to && policy.minimumAgeMinutes > 0 && compareVersions(latest, install.shell) > 0;
   if (aged && !bundle) {
     const source = parseSource(sourceArg, registry);
     const choice = await releaseChoice({
@@ -143,8 +145,15 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
   }
   // The signed manifest first; the assets and the release's own engine are checked against it.
   const opened = await openReleaseHere(origin, latest, pins, registry, http);
-  if (aged && bundle && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumReleaseAge)) {
+  if (aged && bundle && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumAgeMinutes)) {
     return tooYoung(latest, opened.release.signed.published, policy, out);
+  }
+  // --to is bound by the minimum age too (issue 47), unless the machine-wide file allows exact versions.
+  if (args.to && !policy.allowExactVersions && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumAgeMinutes)) {
+    io.err(
+      `gentle-shell: gentle-shell upgrade --to ${args.to} was not run: Gentle Shell ${args.to} ${tooYoungClause(opened.release.signed.published, policy)}; nothing was changed.`,
+    );
+    return EXIT.unchanged;
   }
   // --to an older release: a downgrade, said first and confirmed (a terminal's question, or --yes).
   if (args.to && compareVersions(args.to, install.shell) < 0 && !(await downgradeConfirmed(args.to, install.shell, args, io))) return EXIT.unchanged;
@@ -193,7 +202,8 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
 }
 
 function tooYoung(latest: string, published: string | null, policy: UpdatePolicy, out: (l: string) => void): number {
-  out(`Gentle Shell ${latest} ${tooYoungClause(published, policy)}; nothing was changed. \`gentle-shell upgrade --to ${latest}\` installs it now.`);
+  const now = policy.allowExactVersions ? ` \`gentle-shell upgrade --to ${latest}\` installs it now.` : "";
+  out(`Gentle Shell ${latest} ${tooYoungClause(published, policy)}; nothing was changed.${now}`);
   return EXIT.ok;
 }
 

@@ -21,6 +21,7 @@ import { callModule, openVersionModule, serveModule, type VersionModule } from "
 import type { Alongside } from "../install/version-install";
 import { piVersionProblem } from "./pi-version";
 import { rm } from "../io/locked-retry";
+import { stepMark } from "../io/step-times";
 
 /**
  * The install lock for a command that changes versions (upgrade, rollback,
@@ -192,6 +193,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     // 6. Switch, then the version's own launcher; switch back if it cannot be written.
     await activateVersion(layout, id);
     switched = true;
+    stepMark("current:switched", env);
     try {
       await module.ensureLauncher();
     } catch (error) {

@@ -18,6 +18,7 @@ import { removeOwnFolder } from "../io/own-dir";
 import { watchSpace } from "./space-check";
 import { claimPrefix } from "./claim";
 import { ensureRuntimes } from "./runtime/index";
+import type { RuntimeOutcome } from "./runtime/recipe";
 import { acquireGo } from "./runtime/go";
 import {
   bundleHolds,
@@ -172,12 +173,13 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       const runtimeCtx = () => ({ http, layout, pins, source, target, env });
       const progress = host.progress();
       try {
-        const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, ...(before ? { before } : {}) });
+        // A folder of ours already there is reused only as it was extracted, every byte checked: else it is downloaded again (the road back).
+        const { node, pnpm } = await ensureRuntimes({ ...runtimeCtx(), progress }, { pnpmSource, verify: "bytes", ...(before ? { before } : {}) });
         const checked = before ? await before : "";
         if (source.kind === "official") source = typeof pnpmSource === "function" ? await official() : pnpmSource;
         // Windows builds gentle-pi's Gentle AI with Go: ours, never the user's (Ownership rules, Go on Windows).
         const go = layout.platform === "win32" ? await acquireGo({ ...runtimeCtx(), progress }) : null;
-        return `${node.name} ${node.status}, ${pnpm.name} ${pnpm.status}${go ? `, ${go.name} ${go.status}` : ""}${checked}`;
+        return `${runtimeWord(node)}, ${runtimeWord(pnpm)}${go ? `, ${go.name} ${go.status}` : ""}${checked}`;
       } finally {
         progress.stop();
       }
@@ -191,7 +193,8 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose ? host.err : undefined });
       state.installed = installed;
       const { shell, pi } = installed.distribution.manifest;
-      const where = `gentle-pi ${shell} with Pi ${pi} ${installed.status} in versions/${installed.id}`;
+      const how = installed.repaired ? `installed again (it ${installed.repaired})` : installed.status;
+      const where = `gentle-pi ${shell} with Pi ${pi} ${how} in versions/${installed.id}`;
       // A bundle's line names it offline, with its packages; a download's, the signature and the release's own engine.
       if (opened.origin.kind === "bundle") return `${where}${installed.note}`;
       return `${where}, signature verified${opened.release.engineDownloaded ? "; the release's own engine" : ""}`;
@@ -263,4 +266,9 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
   }
   if (setup) outcomes.push(setup);
   return { outcomes, id: state.installed?.id ?? null, path: state.path, ok, setup };
+}
+
+/** A runtime's part of the step line: installed, reused, or installed again and why. */
+function runtimeWord(outcome: RuntimeOutcome): string {
+  return outcome.repaired ? `${outcome.name} installed again (it ${outcome.repaired})` : `${outcome.name} ${outcome.status}`;
 }

@@ -10,6 +10,7 @@ import { lstatOrNull, readTextOrNull, writeIfChanged } from "../io/files";
 import { ensureOwnDir } from "../io/own-dir";
 import { ENGINE_PATH, ENGINE_START_PATH } from "./engine-start";
 import { VERSION_MARKER } from "./version-marker";
+import { ONE_LINER } from "../core/source";
 
 const START_NAME = basename(ENGINE_START_PATH);
 
@@ -23,6 +24,21 @@ export const NO_ACTIVE_VERSION = "gentle-shell: no active Gentle Shell version; 
  * Plain words only: cmd.exe's ECHO prints it as is (no %, ^, &, |, <, >, ( or ), no leading /?).
  */
 export const NO_ACTIVE_VERSION_HINT = "gentle-shell: if Gentle Shell was being removed, finish removing it with gentle-shell-setup uninstall.";
+/**
+ * Our Node gone or not runnable (a cleaner, an antivirus's quarantine, chmod):
+ * the launcher names it and the repair a user can run from where they are,
+ * `gentle-shell-setup doctor --fix` where that program is on PATH (winget,
+ * Scoop, Homebrew, a downloaded binary), else the one-liner again, whose
+ * install checks every runtime it finds against its record and downloads a
+ * broken one again (src/install/runtime/verify.ts). A self-uninstall
+ * killed partway can leave Node gone too, so NO_ACTIVE_VERSION_HINT follows on
+ * a line of its own. Plain words for cmd.exe (its `|` written `^|` there).
+ */
+export const NODE_MISSING = "gentle-shell: Gentle Shell's own Node is missing or cannot run";
+export const NODE_REPAIR_FIX = "repair it with gentle-shell-setup doctor --fix.";
+export function nodeRepairRerun(platform: "posix" | "windows"): string {
+  return `repair it by running the Gentle Shell installer again: ${ONE_LINER[platform]}`;
+}
 export const ENGRAM_STARTUP_NOTICE =
   "gentle-shell: Engram memory is disabled for this session because Gentle Shell could not verify a safe shared Engram server. Shell keeps working without memory; run gentle-shell again after starting a compatible Engram server (3.4.0 or later).";
 
@@ -49,8 +65,14 @@ fi
 engine="$version/${rel}"
 # Only a folder carrying our version marker is a version: an engine anywhere else is never started
 # (the engine then checks that the marker reads the finished version's id).
-if [ ! -f "$engine" ] || [ ! -x "$node" ] || [ ! -f "$version/${VERSION_MARKER}" ]; then
+if [ ! -f "$engine" ] || [ ! -f "$version/${VERSION_MARKER}" ]; then
   echo ${shQuote(NO_ACTIVE_VERSION)} >&2
+  echo ${shQuote(NO_ACTIVE_VERSION_HINT)} >&2
+  exit 1
+fi
+if [ ! -f "$node" ] || [ ! -x "$node" ]; then
+  if command -v gentle-shell-setup >/dev/null 2>&1; then repair=${shQuote(NODE_REPAIR_FIX)}; else repair=${shQuote(nodeRepairRerun("posix"))}; fi
+  printf '%s (%s); %s\n' ${shQuote(NODE_MISSING)} "$node" "$repair" >&2
   echo ${shQuote(NO_ACTIVE_VERSION_HINT)} >&2
   exit 1
 fi
@@ -104,7 +126,7 @@ export function cmdLauncher(layout: Layout): string {
     // Only a folder carrying our version marker is a version (the engine then checks that it reads the finished id).
     `IF NOT EXIST "%GS_PREFIX%\\versions\\%GS_ID%\\${VERSION_MARKER}" GOTO none`,
     `SET "GS_NODE=${node}"`,
-    `IF NOT EXIST "%GS_NODE%" GOTO none`,
+    `IF NOT EXIST "%GS_NODE%" GOTO nonode`,
     `IF DEFINED NODE_OPTIONS SET "GENTLE_SHELL_USER_NODE_OPTIONS=%NODE_OPTIONS%"`,
     `SET NODE_OPTIONS=`,
     `IF NOT DEFINED NODE_USE_SYSTEM_CA SET "${SYSTEM_CA_MARKER}=1"`,
@@ -116,6 +138,17 @@ export function cmdLauncher(layout: Layout): string {
     `"%GS_NODE%" "%GS_START%" ${ENGINE_FLAG} %* & GOTO :EOF`,
     ":none",
     `ECHO ${NO_ACTIVE_VERSION} 1>&2`,
+    `ECHO ${NO_ACTIVE_VERSION_HINT} 1>&2`,
+    "EXIT /B 1",
+    // The prefix is never echoed: cmd.exe would read a & or | in it as a command.
+    ":nonode",
+    "WHERE /Q gentle-shell-setup 2>NUL",
+    "IF ERRORLEVEL 1 GOTO rerun",
+    `ECHO ${NODE_MISSING}; ${NODE_REPAIR_FIX} 1>&2`,
+    `ECHO ${NO_ACTIVE_VERSION_HINT} 1>&2`,
+    "EXIT /B 1",
+    ":rerun",
+    `ECHO ${NODE_MISSING}; ${nodeRepairRerun("windows").replace(/\|/g, "^|")} 1>&2`,
     `ECHO ${NO_ACTIVE_VERSION_HINT} 1>&2`,
     "EXIT /B 1",
     "",

@@ -88,6 +88,7 @@ export function openReleaseHere(origin: ReleaseOrigin, shell: string, pins: Pins
 export interface InstalledRelease {
   id: string;
   status: InstallVersionOutcome["status"];
+  repaired?: string;
   distribution: Distribution;
   /** What the install adds to its line: offline and the packages used, or that the release brought its own engine. */
   note: string;
@@ -107,7 +108,8 @@ export async function installRelease(
   const { origin, release, packages } = opened;
   if (origin.kind === "bundle" && packages) {
     const done = await installBundleVersion({ layout, bundle: origin.bundle, release, packages, env, go, echo, alongside: options.alongside });
-    return { id: done.result.id, status: done.result.status, distribution: done.distribution, note: ` offline${done.packagesNote}` };
+    const again = done.result.repaired ? { repaired: done.result.repaired } : {};
+    return { id: done.result.id, status: done.result.status, ...again, distribution: done.distribution, note: ` offline${done.packagesNote}` };
   }
   const result = await installVersion({
     layout,
@@ -118,5 +120,5 @@ export async function installRelease(
     echo,
     alongside: options.alongside,
   });
-  return { id: result.id, status: result.status, distribution: release.distribution, note: "" };
+  return { id: result.id, status: result.status, ...(result.repaired ? { repaired: result.repaired } : {}), distribution: release.distribution, note: "" };
 }

@@ -25,7 +25,8 @@ import { isDiskFull } from "../core/space-need";
 import { ENGINE_PATH, ensureEngineFiles } from "./engine-start";
 import { stepMark } from "../io/step-times";
 import { VERSION_MARKER } from "./version-marker";
-import { rm } from "../io/locked-retry";
+import { rename, rm } from "../io/locked-retry";
+import { stagingPath, sweepAbandoned } from "../io/staging";
 
 export { VERSION_MARKER };
 
@@ -98,6 +99,35 @@ export interface InstallVersionOutcome {
   id: string;
   path: string;
   status: "installed" | "reused";
+  /** Installed again over a finished version that could not be reused: what was wrong with it. */
+  repaired?: string;
+}
+
+/**
+ * A finished version is reused only when what the launcher runs from it is
+ * there (issue 47, item 1): gentle-pi and Pi at their pinned versions, Pi's
+ * bin file, and the engine. Else the rerun installs it again.
+ */
+export async function versionDamage(dir: string, shell: string, pi: string): Promise<string | null> {
+  for (const [name, version] of [
+    [SHELL_PACKAGE, shell],
+    [PI_PACKAGE, pi],
+  ] as const) {
+    const text = await readTextOrNull(join(dir, "node_modules", name, "package.json")).catch(() => null);
+    let pkg: { version?: unknown; bin?: unknown } = {};
+    try {
+      pkg = text ? (JSON.parse(text) as typeof pkg) : {};
+    } catch {
+      return `has a ${name} package.json that is not valid JSON`;
+    }
+    if (pkg.version !== version) return typeof pkg.version === "string" ? `has ${name} ${pkg.version}, not the pinned ${version}` : `has lost ${name}`;
+    const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin && typeof pkg.bin === "object" ? Object.values(pkg.bin)[0] : null;
+    if (name === PI_PACKAGE && typeof bin === "string" && !(await lstatOrNull(join(dir, "node_modules", name, ...bin.split("/"))))?.isFile()) {
+      return `has lost ${name}'s ${bin}`;
+    }
+  }
+  if (!(await lstatOrNull(join(dir, ENGINE_PATH)))?.isFile()) return `has lost its engine ${ENGINE_PATH.split("\\").join("/")}`;
+  return null;
 }
 
 export async function installVersion(options: InstallVersionOptions): Promise<InstallVersionOutcome> {
@@ -120,8 +150,18 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     );
   }
   await ensureOwnDir(layout.prefix, layout.versions);
+  await sweepAbandoned(layout.versions, ["removing"]);
   const state = await versionState(layout, id);
-  if (state.kind === "valid") return { id, path: dir, status: "reused" };
+  let repaired: string | undefined;
+  if (state.kind === "valid") {
+    repaired = (await versionDamage(dir, shell, pi)) ?? undefined;
+    if (!repaired) return { id, path: dir, status: "reused" };
+    // Moved aside with one rename, so a kill leaves no half version carrying the finished marker.
+    const aside = stagingPath(layout.versions, "removing", { label: id });
+    await rename(dir, aside);
+    stepMark("version:aside", options.env);
+    await rm(aside, { recursive: true, force: true });
+  }
   if (state.kind === "foreign") {
     throw new Error(
       `versions/${id} exists but ${state.why}: it was not made by gentle-shell-setup and was left as it is. Move it away, then run the installer again.`,
@@ -139,6 +179,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
   try {
     // The marker lands complete (one rename), so a kill at any moment leaves either no marker or a whole one.
     await writeFileAtomic(join(dir, VERSION_MARKER), `installing ${id} ${process.pid}\n`, 0o644);
+    stepMark("version:claimed", options.env);
     await fs.writeFile(join(dir, "package.json"), distribution.files["package.json"], { mode: 0o644 });
     await fs.writeFile(join(dir, "pnpm-workspace.yaml"), distribution.files["pnpm-workspace.yaml"], { mode: 0o644 });
     if (distribution.lockfile !== null) await fs.writeFile(join(dir, "pnpm-lock.yaml"), distribution.lockfile, { mode: 0o644 });
@@ -189,7 +230,8 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     await checkInstalled(dir, SHELL_PACKAGE, shell);
     await checkInstalled(dir, PI_PACKAGE, pi);
     await writeFileAtomic(join(dir, VERSION_MARKER), `${id}\n`, 0o644);
-    return { id, path: dir, status: "installed" };
+    stepMark("version:marked", options.env);
+    return { id, path: dir, status: "installed", ...(repaired ? { repaired } : {}) };
   } catch (error) {
     // Nothing of ours runs from the folder when it goes.
     await options.alongside?.stop().catch(() => undefined);

@@ -48,8 +48,10 @@ async function eachAtOnce<T, R>(items: readonly T[], work: (item: T) => Promise<
  * Every regular file and link under `dir`, paths relative with `/`; `skip`:
  * names at the top of `dir` left out (the record itself, the marker).
  * Anything else (a fifo, a socket) is left out too: no archive of ours has one.
+ * `modes`: record each file's permission bits (not on Windows, whose file
+ * systems keep none).
  */
-export async function treeEntries(dir: string, skip: readonly string[] = []): Promise<RecordedEntry[]> {
+export async function treeEntries(dir: string, skip: readonly string[] = [], options: { modes?: boolean } = {}): Promise<RecordedEntry[]> {
   const files: string[] = [];
   const links: RecordedEntry[] = [];
   async function walk(rel: string): Promise<void> {
@@ -65,13 +67,17 @@ export async function treeEntries(dir: string, skip: readonly string[] = []): Pr
   const hashed = await eachAtOnce(files, async (path) => {
     const full = join(dir, ...path.split("/"));
     const [stat, sha256] = await Promise.all([fs.lstat(full), sha256OfFile(full)]);
-    return { path, size: stat.size, sha256 };
+    return { path, size: stat.size, sha256, ...(options.modes ? { mode: stat.mode & 0o777 } : {}) };
   });
   return [...hashed, ...links];
 }
 
-/** What each recorded path under `dir` holds now; a file is read only when its size is the recorded one. */
-export async function observeEntries(dir: string, entries: readonly RecordedEntry[]): Promise<Map<string, Observed>> {
+/**
+ * What each recorded path under `dir` holds now; a file is read only when
+ * its size is the recorded one, and only when `hash` (default true): without
+ * it, sizes, types, modes and links are compared, and bytes are not.
+ */
+export async function observeEntries(dir: string, entries: readonly RecordedEntry[], options: { hash?: boolean } = {}): Promise<Map<string, Observed>> {
   const seen = await eachAtOnce(entries, async (entry): Promise<Observed> => {
     const full = join(dir, ...entry.path.split("/"));
     const stat = await fs.lstat(full).catch(() => null);
@@ -79,10 +85,11 @@ export async function observeEntries(dir: string, entries: readonly RecordedEntr
     if (stat.isSymbolicLink()) return { kind: "link", target: await fs.readlink(full) };
     if (!stat.isFile()) return { kind: "other" };
     const wanted = "size" in entry ? entry.size : -1;
-    if (stat.size !== wanted) return { kind: "file", size: stat.size, sha256: null };
+    const mode = stat.mode & 0o777;
+    if (stat.size !== wanted || options.hash === false) return { kind: "file", size: stat.size, sha256: null, mode };
     // A file that cannot be read (its permissions changed) is not what was extracted either.
     const sha256 = await sha256OfFile(full).catch(() => null);
-    return sha256 ? { kind: "file", size: stat.size, sha256 } : { kind: "other" };
+    return sha256 ? { kind: "file", size: stat.size, sha256, mode } : { kind: "other" };
   });
   return new Map(entries.map((e, i) => [e.path, seen[i]!]));
 }

@@ -21,6 +21,7 @@ import { installed, type Installed } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { treeSnapshot } from "../support/tree";
+import { RECORDED_LINE } from "../../src/install/runtime/file-record";
 
 const f = fixtures();
 const NODE = `node-${f.pins.node.version}`;
@@ -94,6 +95,13 @@ describe("doctor and each runtime's files", () => {
   it("a runtime published before file records: its files checked for presence only, ok, and --fix downloads nothing for it", async () => {
     const i = await installed(f);
     await fs.rm(join(i.prefix, "runtime", NODE, ".gentle-shell-files"));
+    // An earlier gentle-shell-setup's marker: no line saying a record was written.
+    const marker = join(i.prefix, "runtime", NODE, ".gentle-shell-runtime");
+    const text = await fs.readFile(marker, "utf8");
+    expect(text).toContain(`${RECORDED_LINE}\n`);
+    // Replaced, never written through: the install's files are hard links of a shared template.
+    await fs.rm(marker);
+    await fs.writeFile(marker, text.replace(`${RECORDED_LINE}\n`, ""));
     const before = await treeSnapshot(i.root);
     const told = await run(i, f.binary!, ["doctor", "--fix"]);
     expect(told.code, told.stdout + told.stderr).toBe(0);
@@ -102,5 +110,20 @@ describe("doctor and each runtime's files", () => {
     );
     expect(told.stdout).not.toContain("repaired: ");
     expect(await treeSnapshot(i.root)).toEqual(before);
+  });
+
+  it("a record deleted from a folder whose marker says one was written: a warning, not ok, and --fix downloads it again", async () => {
+    const i = await installed(f);
+    await fs.rm(join(i.prefix, "runtime", NODE, ".gentle-shell-files"));
+    const told = await run(i, f.binary!, ["doctor"]);
+    expect(told.code, told.stdout + told.stderr).toBe(0);
+    expect(told.stdout).toContain(
+      `  warn   node ${f.pins.node.version} has lost its file record .gentle-shell-files, so its files cannot be checked (runtime/${NODE})\n`,
+    );
+    const fixed = await run(i, f.binary!, ["doctor", "--fix"]);
+    expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
+    expect(fixed.stdout).toContain(`repaired: downloaded node again into ~/.gentle-shell/runtime/${NODE}, checked against its pin`);
+    const again = await run(i, f.binary!, ["doctor"]);
+    expect(again.stdout).toMatch(new RegExp(`  ok     node ${f.pins.node.version} \\(runtime/${NODE}\\), \\d+ files as extracted from its pinned archive`));
   });
 });

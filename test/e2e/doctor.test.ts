@@ -9,10 +9,11 @@
  * shows exactly the repair; a second `--fix` changes nothing. The launcher
  * gone: `gentle-shell-setup doctor --fix` writes it again. A foreign file
  * where the launcher should be is named, never replaced. `doctor --fix`
- * killed at random moments converges on rerun. `gentle-shell -- doctor`
+ * killed at each repair (held there, ../support/kill-at.ts), a runtime's
+ * included, converges on rerun. A lost setup marker is written back when
+ * setup's work (Engram) is in place. `gentle-shell -- doctor`
  * still reaches Pi as its first message.
  */
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
@@ -20,11 +21,14 @@ import { fixtures } from "../support/context";
 import { installed, type Installed } from "../support/installed";
 import { offlineBundle } from "../support/offline-bundle";
 import { piEnv, requestTurns } from "../support/pi-home";
+import { killGroupAt } from "../support/kill-at";
 import { runCommand } from "../support/proc";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 import { stubModelClient, writeStubModelConfig } from "../support/stub-model";
 import { Terminal } from "../support/tmux";
 import { treeSnapshot } from "../support/tree";
+
+type Tree = Awaited<ReturnType<typeof treeSnapshot>>;
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
@@ -59,6 +63,20 @@ async function breakInstall(i: Installed): Promise<void> {
   await fs.writeFile(join(i.prefix, "runtime", `.staging-node-${GONE}-0a1b2c3d`, "bin", "node"), "partial");
   await fs.writeFile(join(i.prefix, ".gentle-shell-setup.lock"), `${GONE} 00112233aabbccdd\n`);
   await fs.rm(join(i.prefix, "config", "setup.json"));
+}
+
+const SETUP_JSON = "home/.gentle-shell/config/setup.json";
+
+/**
+ * --fix wrote setup's record back: done, by doctor, for the active version,
+ * with the mode setup gives it. Returns the healthy tree with that record's
+ * bytes (its time is the repair's), to compare the whole tree against.
+ */
+async function withSetupRecord(i: Installed, healthy: Tree, now: Tree): Promise<Tree> {
+  const record = JSON.parse(await fs.readFile(join(i.prefix, "config", "setup.json"), "utf8"));
+  expect(record).toMatchObject({ schema: 1, status: "done", by: "doctor", version: latest.id });
+  expect({ ...now[SETUP_JSON], sha256: null }).toEqual({ ...healthy[SETUP_JSON], sha256: null });
+  return { ...healthy, [SETUP_JSON]: now[SETUP_JSON]! };
 }
 
 describe("doctor on a real install", () => {
@@ -99,8 +117,8 @@ describe("doctor on a real install", () => {
       `  broken versions/${NEXT} is an interrupted install (left by process ${GONE}, which is gone)`,
       `  broken ~/.gentle-shell/runtime/.staging-node-${GONE}-0a1b2c3d was left by an interrupted run (process ${GONE} is gone)`,
       `  broken the installers' lock was left by process ${GONE}, which is gone`,
-      "  warn   setup has not run here (config/setup.json is missing): the next gentle-shell runs first-use setup",
-      "         run: gentle-shell setup runs it now and records it",
+      "  warn   setup's record config/setup.json is missing, but what setup makes is in place (Engram is published)",
+      "         fix: gentle-shell-setup doctor --fix writes the record back",
       `  ok     gentle-shell on PATH: ~/.gentle-shell/bin/gentle-shell (ours), reached through 2 PATH entries (~/.gentle-shell/bin/gentle-shell, ${join(i.root, "bin-again", "gentle-shell")})`,
       "  warn   gentle-shell on PATH: " + `${join(i.root, "npm-global", "lib", "node_modules", "gentle-pi", "bin", "gentle-shell.mjs")} (a global npm install)`,
       "         run: gentle-shell-setup migrate moves it into this install and removes the global package",
@@ -114,6 +132,7 @@ describe("doctor on a real install", () => {
     expect(fixed.code, fixed.stdout + fixed.stderr).toBe(0);
     expect(fixed.stdout.split("\n").filter((l) => l.startsWith("repaired: "))).toEqual([
       "repaired: wrote ~/.gentle-shell/bin/gentle-shell again",
+      "repaired: wrote setup's record config/setup.json back",
       `repaired: removed ~/.gentle-shell/versions/${NEXT}, left by an interrupted run`,
       `repaired: removed ~/.gentle-shell/runtime/.staging-node-${GONE}-0a1b2c3d, left by an interrupted run`,
       "repaired: took over the installers' lock its gone process left",
@@ -122,9 +141,8 @@ describe("doctor on a real install", () => {
     const status = await run(i, i.gs, ["status", "--no-memory"]);
     expect(status.code, status.stdout + status.stderr).toBe(0);
     expect(status.stdout).toMatch(/^Gentle Shell in ~\/\.gentle-shell: healthy\n/);
-    // Exactly the repair: the healthy tree again, but for the setup marker, which doctor only names.
-    const expected = { ...healthy };
-    delete expected["home/.gentle-shell/config/setup.json"];
+    // Exactly the repair: the healthy tree again, the setup marker written back as doctor's record.
+    const expected = await withSetupRecord(i, healthy, await prefixAndHome());
     expect(await prefixAndHome()).toEqual(expected);
 
     const again = await run(i, f.binary!, ["doctor", "--fix"], { PATH });
@@ -160,28 +178,44 @@ describe("doctor on a real install", () => {
     expect(r.stdout).not.toContain("repaired: ");
     expect(await fs.readFile(i.gs, "utf8")).toBe("#!/bin/sh\necho my own gentle-shell\n");
   });
+});
 
-  it("doctor --fix killed at random moments: the rerun converges on the same repaired tree", async () => {
-    const i = await installed(f);
-    const healthy = await treeSnapshot(i.root);
-    await breakInstall(i);
-    const env = { ...i.env, ENGRAM_STARTUP_POLICY: "disabled" };
-    // From the first read to the last repair: a run reads for a few hundred milliseconds, then repairs.
-    for (const delay of [50, 300, 600, 900, 1200, 1600, 2200]) {
-      const child = spawn(f.binary!, ["doctor", "--fix"], { env, cwd: i.home, stdio: "ignore" });
-      const exited = new Promise((resolve) => child.once("exit", resolve));
-      await new Promise((r) => setTimeout(r, delay + Math.floor(Math.random() * 200)));
-      child.kill("SIGKILL");
-      await exited;
-    }
-    const last = await run(i, f.binary!, ["doctor", "--fix"]);
-    expect(last.code, last.stdout + last.stderr).toBe(0);
-    const expected = { ...healthy };
-    delete expected["home/.gentle-shell/config/setup.json"];
-    expect(await treeSnapshot(i.root)).toEqual(expected);
-    const again = await run(i, f.binary!, ["doctor", "--fix"]);
-    expect(again.stdout).not.toContain("repaired: ");
-  });
+describe.concurrent("doctor --fix killed at each repair", () => {
+  const pnpm = `pnpm ${f.pins.pnpm.version}`;
+  // Each repair's start and end (src/engine/doctor/fix.ts marks them), and inside the runtime repair, the one that
+  // moves pnpm's folder aside and downloads it again: moved aside, downloaded, published.
+  const points = [
+    "fix:launcher:start",
+    "fix:launcher:end",
+    "fix:profile-line:end",
+    "fix:remove:start",
+    "fix:remove:end#2",
+    "fix:lock:end",
+    "fix:setup-marker:start",
+    "fix:runtime:pnpm:start",
+    "pnpm:aside",
+    `${pnpm}:downloaded`,
+    `${pnpm}:published`,
+    "fix:runtime:pnpm:end",
+  ];
+  for (const point of points) {
+    it(`killed at ${point}: the rerun converges on the repaired tree`, async () => {
+      const i = await installed(f);
+      const healthy = await treeSnapshot(i.root);
+      await breakInstall(i);
+      const pnpmDir = (await fs.readdir(join(i.prefix, "runtime"))).find((n) => n.startsWith("pnpm-"))!;
+      await fs.rm(join(i.prefix, "runtime", pnpmDir, "package", "bin", "pnpm.mjs"));
+      const env = { ...i.env, ENGRAM_STARTUP_POLICY: "disabled" };
+      const killed = await killGroupAt(f.binary!, ["doctor", "--fix"], { env, cwd: i.home }, { hold: point });
+      expect(killed.landed, `doctor --fix was not killed at ${point}: ${killed.why}`).toBe(true);
+      const last = await run(i, f.binary!, ["doctor", "--fix"]);
+      expect(last.code, last.stdout + last.stderr).toBe(0);
+      const now = await treeSnapshot(i.root);
+      expect(now).toEqual(await withSetupRecord(i, healthy, now));
+      const again = await run(i, f.binary!, ["doctor", "--fix"]);
+      expect(again.stdout).not.toContain("repaired: ");
+    });
+  }
 });
 
 describe("doctor --fix and the runtimes", () => {

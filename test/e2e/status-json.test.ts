@@ -162,7 +162,7 @@ describe("a full install under --json, then status", () => {
     const plain = await gentleShellSetup(f, home, ["status", "--no-memory"]);
     expect(plain.stdout).toMatch(/^ {2}updates +on \(the default\)$/m);
     expect(documentOf(await gs(home, ["status", "--json"])).status).toMatchObject({
-      updates: { value: "on", from: "default", where: null, minimumReleaseAge: null, problem: null },
+      updates: { value: "on", from: "default", where: null, minimumReleaseAge: null, problem: null, machine: null },
     });
     // An administrator's file (under the test build's policy root) beats the user's GENTLE_SHELL_UPDATES; config.json's minimumReleaseAge shows with its file.
     const root = scratchDir("gss-status-policy-");
@@ -172,7 +172,7 @@ describe("a full install under --json, then status", () => {
     await fs.writeFile(policy, '{"updates":"off"}\n', { mode: 0o644 });
     const config = join(prefix, "config", "config.json");
     const had = await fs.readFile(config, "utf8").catch(() => null);
-    await fs.writeFile(config, JSON.stringify({ ...JSON.parse(had ?? "{}"), minimumReleaseAge: 5 }));
+    await fs.writeFile(config, JSON.stringify({ ...JSON.parse(had ?? "{}"), minimumReleaseAge: "5d" }));
     try {
       const env = { GSS_TEST_POLICY_ROOT: root, GENTLE_SHELL_UPDATES: "on" };
       const lines = await gentleShellSetup(f, home, ["status", "--no-memory"], env);
@@ -192,7 +192,8 @@ describe("a full install under --json, then status", () => {
             value: "off",
             from: "machine",
             where: policy,
-            minimumReleaseAge: { days: 5, from: "config", where: "~/.gentle-shell/config/config.json" },
+            minimumReleaseAge: { minutes: 5 * 1440, setting: "5d", from: "config", where: "~/.gentle-shell/config/config.json" },
+            machine: { where: policy, tier: "locked" },
           },
         },
       });

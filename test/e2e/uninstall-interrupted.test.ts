@@ -14,7 +14,7 @@ import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { uninstallPlan } from "../../src/engine/self-uninstall/removal-plan";
-import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../../src/install/launcher";
+import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT, NODE_MISSING } from "../../src/install/launcher";
 import { removePathEntry } from "../../src/install/path/apply";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -57,11 +57,14 @@ async function finish(k: number, i: Awaited<ReturnType<typeof interruptedAt>>["i
     // line of its own how to finish; the engine that cannot accept the install says both in one line.
     const noVersion = `${NO_ACTIVE_VERSION}\n${NO_ACTIVE_VERSION_HINT}\n`;
     if (again.stderr.startsWith(`${NO_ACTIVE_VERSION}\n`)) expect(again.stderr, `point ${k}`).toBe(noVersion);
-    else {
+    else if (again.stderr.startsWith(NODE_MISSING)) {
+      // Node went before the version: the launcher names it, then the same line on how to finish.
+      expect(again.stderr.split("\n").slice(1), `point ${k}`).toEqual([NO_ACTIVE_VERSION_HINT, ""]);
+    } else {
       expect(again.stderr, `point ${k}: ${again.stdout}`).toMatch(/finish removing Gentle Shell with gentle-shell-setup uninstall\n$/);
       expect(again.stderr.trim().split("\n")).toHaveLength(1);
     }
-    seen.add(again.stderr === noVersion ? "no active version" : "engine");
+    seen.add(again.stderr === noVersion ? "no active version" : again.stderr.startsWith(NODE_MISSING) ? "no node" : "engine");
   }
   const finished = await runCommand(f.binary!, ["uninstall", "--yes", "--include-shared"], { env, cwd: i.home });
   expect(finished.code, `point ${k}: ${finished.stdout}${finished.stderr}`).toBe(0);

@@ -7,7 +7,8 @@
  * and the startup offer, which then never asks the registry; --rollback still
  * runs. `notify` makes the offer one line on stderr. Under CI the offer never
  * checks. On Linux as root, the file is root's and another user (setpriv)
- * can neither override it nor rewrite it.
+ * can neither override it nor rewrite it. With "enforce": false (issue 47)
+ * the file's values are defaults, and the user's GENTLE_SHELL_UPDATES wins.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, promises as fs } from "node:fs";
@@ -18,8 +19,8 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { requires } from "../support/capabilities";
 import { installed, runInstall } from "../support/installed";
+import { policyRoot } from "../support/policy-root";
 import { runCommand } from "../support/proc";
-import { scratchDir } from "../support/scratch";
 import { sharedTree } from "../support/shared-install";
 import { classifyPiScreen } from "../support/screen";
 import { writeStubModelConfig } from "../support/stub-model";
@@ -28,16 +29,6 @@ import { Terminal } from "../support/tmux";
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
 const COLUMNS = 120;
-
-/** A policy root holding etc/gentle-shell/policy.json with `text`, root's and read-only for others (as an administrator leaves it). */
-async function policyRoot(text: string): Promise<{ root: string; file: string }> {
-  const root = scratchDir("gss-policy-root-");
-  const file = join(root, "etc", "gentle-shell", "policy.json");
-  await fs.mkdir(join(root, "etc", "gentle-shell"), { recursive: true });
-  await fs.writeFile(file, text, { mode: 0o644 });
-  for (const dir of [root, join(root, "etc"), join(root, "etc", "gentle-shell")]) await fs.chmod(dir, 0o755);
-  return { root, file };
-}
 
 async function userSaysOn(home: string) {
   await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
@@ -106,7 +97,8 @@ describe.concurrent("the update policy's off, from the machine-wide file", () =>
   it("is root's: another user can neither override it nor rewrite it", async (ctx) => {
     requires(ctx, "owners");
     if (!existsSync("/usr/bin/setpriv")) ctx.skip(true, "needs setpriv (util-linux) to run as another user, and this machine lacks it");
-    const { root: scratch, home } = await installed(f, { release: older.shell });
+    // fresh: chown -R on a shared copy would change the owner of the runtime files it hard-links with every other copy.
+    const { root: scratch, home } = await installed(f, { release: older.shell, fresh: true });
     await userSaysOn(home);
     const { root, file } = await policyRoot('{ "updates": "off" }\n');
     expect((await fs.stat(file)).uid).toBe(0);
@@ -123,6 +115,20 @@ describe.concurrent("the update policy's off, from the machine-wide file", () =>
     expect(write.stderr).toMatch(/Permission denied/);
     expect(await fs.readFile(file, "utf8")).toBe('{ "updates": "off" }\n');
     expect(await current(home)).toBe(`versions/${older.id}`);
+  });
+});
+
+describe.concurrent("the machine-wide file's defaults tier", () => {
+  it('with "enforce": false, its off holds until the user says otherwise, and GENTLE_SHELL_UPDATES=on wins', async () => {
+    const { home } = await installed(f, { release: older.shell });
+    const { root, file } = await policyRoot('{ "enforce": false, "updates": "off" }\n');
+    const refused = await gs(home, ["upgrade"], { GSS_TEST_POLICY_ROOT: root });
+    expect(refused.stderr).toBe(`gentle-shell: gentle-shell upgrade was not run: updates are off by the machine-wide defaults ${file}; nothing was changed.\n`);
+    expect(refused.code).toBe(4);
+    expect(await current(home)).toBe(`versions/${older.id}`);
+    const up = await gs(home, ["upgrade"], { GSS_TEST_POLICY_ROOT: root, GENTLE_SHELL_UPDATES: "on" });
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(await current(home)).toBe(`versions/${latest.id}`);
   });
 });
 
@@ -221,7 +227,7 @@ describe.concurrent("the startup offer under the update policy", () => {
     const registry = await countingRegistry();
     const home = await olderAsking(registry.url);
     await fs.mkdir(join(home, ".gentle-shell", "config"), { recursive: true });
-    await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"minimumReleaseAge":2}\n');
+    await fs.writeFile(join(home, ".gentle-shell", "config", "config.json"), '{"minimumReleaseAge":"2d"}\n');
     const err = join(home, "stderr.txt");
     const screen = await launchUntilPi(home, err, {});
     expect(registry.asked()).toBe(1);

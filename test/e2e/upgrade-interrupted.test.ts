@@ -3,9 +3,10 @@
  * `gentle-shell upgrade` from the fixture release 4.0.0 to 4.1.0 is killed
  * (SIGKILL of its whole process group: the engine, pnpm, the new version's
  * engine, Pi's --version) at each point of its run, then run again. Each kill
- * is made when the prefix (or a step mark, GSS_STEP_TIMES) shows that point
- * reached, not after a time, and is shown to have landed mid-upgrade: the
- * upgrade died of the signal, its install lock is still in place (it is
+ * lands at its point every time (issue 47, ../support/kill-at.ts): the test
+ * build holds the upgrade at its own step mark until the kill, or, inside
+ * pnpm, the group is stopped when the prefix shows the point. Each is shown
+ * to have landed mid-upgrade: the upgrade died of the signal, its install lock is still in place (it is
  * released only once the upgrade is done) and current is where that point
  * leaves it (issue 39). Each time the second run ends on the latest release,
  * its launcher reports it, a third run has nothing to do, and every version
@@ -18,7 +19,7 @@ import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed } from "../support/installed";
 import { gs } from "../support/launch";
-import { killGroupWhen } from "../support/proc";
+import { type KillPoint, killGroupAt } from "../support/kill-at";
 
 const f = fixtures();
 const [older, latest] = [f.releases[0]!, f.releases[f.releases.length - 1]!];
@@ -40,17 +41,10 @@ const currentOf = (prefix: string): string | null => {
 const LOCK = ".gentle-shell-setup.lock";
 const marker = (prefix: string) => readTextSync(join(prefix, "versions", latest.id, ".gentle-shell-version"))?.trim() ?? null;
 
-/** What a point's trigger sees: the prefix, and the step marks written so far. */
-interface Seen {
-  prefix: string;
-  marks: string[];
-}
-
 interface Killed {
-  /** The trigger was seen and the group killed. */
-  killed: boolean;
-  code: number | null;
-  signal: NodeJS.Signals | null;
+  /** The point was reached and the upgrade died of the kill there. */
+  landed: boolean;
+  why: string;
   /** Right after the kill, before any rerun. */
   lock: string | null;
   current: string | null;
@@ -58,24 +52,11 @@ interface Killed {
   marker: string | null;
 }
 
-/** Start an upgrade in its own process group, kill -9 the group once `trigger` holds; resolves once it is gone. */
-async function upgradeKilledWhen(home: string, trigger: (seen: Seen) => boolean): Promise<Killed> {
+/** Start an upgrade in its own process group and kill -9 the group at `at`; resolves once it is gone. */
+async function upgradeKilledAt(home: string, at: KillPoint): Promise<Killed> {
   const prefix = join(home, ".gentle-shell");
-  const marksFile = join(home, "step-marks.jsonl");
-  const { killed, code, signal } = await killGroupWhen(
-    join(prefix, "bin", "gentle-shell"),
-    ["upgrade"],
-    { env: homeEnv(home, { GSS_STEP_TIMES: marksFile }), cwd: home },
-    () => {
-      // Whole lines only: the last piece may be a mark still being written.
-      const marks = (readTextSync(marksFile) ?? "")
-        .split("\n")
-        .slice(0, -1)
-        .map((line) => (JSON.parse(line) as { mark: string }).mark);
-      return trigger({ prefix, marks });
-    },
-  );
-  return { killed, code, signal, lock: readTextSync(join(prefix, LOCK)), current: currentOf(prefix), marker: marker(prefix) };
+  const { landed, why } = await killGroupAt(join(prefix, "bin", "gentle-shell"), ["upgrade"], { env: homeEnv(home), cwd: home }, at);
+  return { landed, why, lock: readTextSync(join(prefix, LOCK)), current: currentOf(prefix), marker: marker(prefix) };
 }
 
 /** Every folder under versions/ holds the final marker naming itself. */
@@ -90,29 +71,32 @@ async function finishedVersions(home: string): Promise<string[]> {
 
 interface Point {
   when: string;
-  trigger: (seen: Seen) => boolean;
+  /** The upgrade's own step mark it is held at, or what is seen from outside inside pnpm. */
+  at: (home: string) => KillPoint;
   /** The version current names when the kill lands at this point. */
   current: string;
   /** What the new version's marker reads then: unfinished ("installing <id> <pid>") or final; unchecked when absent. */
   marker?: "installing" | "final";
 }
 
+const hold = (mark: string) => () => ({ hold: mark });
+
 // The points of one upgrade, in order (one run measured here: the lock at 5% of its length, pnpm from 10% to 78%, the new version's checks to 98%).
 const points: Point[] = [
-  // Reading the release: the manifest, its signature and assets.
-  { when: "once it holds the install lock", trigger: ({ prefix }) => existsSync(join(prefix, LOCK)), current: older.id },
+  // Reading the release is still to come: the manifest, its signature and assets.
+  { when: "once it holds the install lock", at: hold("upgrade:locked"), current: older.id },
   // The version folder is claimed: its marker reads "installing <id> <pid>" until pnpm is done.
-  { when: "when pnpm has started", trigger: ({ marks }) => marks.includes("pnpm:start"), current: older.id, marker: "installing" },
+  { when: "when pnpm has started", at: hold("pnpm:start"), current: older.id, marker: "installing" },
   {
     when: "in the middle of pnpm",
-    trigger: ({ prefix }) => existsSync(join(prefix, "versions", latest.id, "node_modules", ".pnpm")),
+    at: (home) => ({ stopWhen: () => existsSync(join(home, ".gentle-shell", "versions", latest.id, "node_modules", ".pnpm")) }),
     current: older.id,
     marker: "installing",
   },
-  // The new version's engine, its Pi's --version and its launcher's check.
-  { when: "after the final version marker", trigger: ({ prefix }) => marker(prefix) === latest.id, current: older.id, marker: "final" },
+  // The new version's engine, its Pi's --version and its launcher's check are still to come.
+  { when: "after the final version marker", at: hold("version:marked"), current: older.id, marker: "final" },
   // Its launcher, the prune and the lock are still to come.
-  { when: "after current is switched", trigger: ({ prefix }) => currentOf(prefix) === `versions/${latest.id}`, current: latest.id, marker: "final" },
+  { when: "after current is switched", at: hold("current:switched"), current: latest.id, marker: "final" },
 ];
 
 /** The new version's marker as a point names it. */
@@ -120,13 +104,12 @@ const markerState = (text: string | null) => (text?.startsWith("installing ") ? 
 
 describe.concurrent("an interrupted upgrade", () => {
   // Each in its own home, at once.
-  for (const { when, trigger, current, marker: left } of points) {
+  for (const { when, at, current, marker: left } of points) {
     it(`killed ${when} converges when run again`, async () => {
       const home = (await installed(f, { release: older.shell })).home;
-      const first = await upgradeKilledWhen(home, trigger);
-      // The kill landed mid-upgrade: never an upgrade that had already finished.
-      expect(first.killed, `the trigger for "${when}" was never seen`).toBe(true);
-      expect([first.code, first.signal], `the upgrade was not killed ${when}: it exited by itself`).toEqual([null, "SIGKILL"]);
+      const first = await upgradeKilledAt(home, at(home));
+      // The kill landed mid-upgrade, at its point: never an upgrade that had already finished.
+      expect(first.landed, `the upgrade was not killed ${when}: ${first.why}`).toBe(true);
       expect(first.lock, `killed ${when}: the upgrade had released its lock, so it had finished`).not.toBeNull();
       expect(first.current, `killed ${when}`).toBe(`versions/${current}`);
       if (left) expect(markerState(first.marker), `killed ${when}`).toBe(left);
@@ -142,4 +125,13 @@ describe.concurrent("an interrupted upgrade", () => {
       expect(existsSync(join(home, ".gentle-shell", LOCK))).toBe(false);
     });
   }
+
+  // The negative control: a mark the upgrade never reaches is reported so, never read as a kill that landed.
+  it("a hold at a mark the upgrade never makes is not a kill that landed", async () => {
+    const home = (await installed(f, { release: older.shell })).home;
+    const first = await upgradeKilledAt(home, { hold: "no such mark" });
+    expect(first.landed).toBe(false);
+    expect(first.why).toBe("it exited by itself (0) before the point");
+    expect(first.current).toBe(`versions/${latest.id}`);
+  });
 });

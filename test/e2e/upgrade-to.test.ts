@@ -1,6 +1,7 @@
 /**
  * `gentle-shell upgrade --to <version>` (issue 41, item 3) and the update
- * policy's minimumReleaseAge (item 2), through the installed launcher of the
+ * policy's minimumReleaseAge (item 2; with its unit and binding --to too,
+ * issue 47), through the installed launcher of the
  * fixture release 4.0.0: up to 4.1.0 and back down (a downgrade, confirmed
  * with --yes), then --rollback; a version that does not exist; and the
  * cooldown, with the fixture release 4.1.0, whose signed manifest says it was
@@ -12,6 +13,7 @@ import { join } from "pathe";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed } from "../support/installed";
+import { policyRoot } from "../support/policy-root";
 import { runCommand } from "../support/proc";
 
 const f = fixtures();
@@ -74,33 +76,52 @@ describe.concurrent("gentle-shell upgrade --to", () => {
 });
 
 describe.concurrent("minimumReleaseAge", () => {
-  it("keeps a plain upgrade off a release published today, says so, and --to still installs it", async () => {
+  it("keeps a plain upgrade and --to off a release published today, says so, and takes it at no minimum age", async () => {
     const { home } = await installed(f, { release: older.shell });
-    await writeConfig(home, { minimumReleaseAge: 1 });
+    await writeConfig(home, { minimumReleaseAge: "1d" });
     const manifest = JSON.parse(await fs.readFile(join(f.mirrorRoot, "releases", `v${latest.shell}`, "gentle-shell-release.json"), "utf8")) as {
       published: string;
     };
     expect(Date.now() - Date.parse(manifest.published)).toBeLessThan(24 * 60 * 60 * 1000);
+    const young = `Gentle Shell ${latest.shell} was published ${manifest.published}, and ~/.gentle-shell/config/config.json asks for releases at least 1 day old`;
     const r = await gs(home, ["upgrade"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(
-      `Gentle Shell ${latest.shell} was published ${manifest.published}, and ~/.gentle-shell/config/config.json asks for releases at least 1 day old; nothing was changed. \`gentle-shell upgrade --to ${latest.shell}\` installs it now.\n`,
-    );
+    expect(r.stdout).toBe(`${young}; nothing was changed.\n`);
+    // --to is bound too (issue 47): refused in one sentence, exit 4.
+    const to = await gs(home, ["upgrade", "--to", latest.shell]);
+    expect(to.stderr).toBe(`gentle-shell: gentle-shell upgrade --to ${latest.shell} was not run: ${young}; nothing was changed.\n`);
+    expect(to.code).toBe(4);
     expect(await current(home)).toBe(`versions/${older.id}`);
 
-    // Zero days: no cooldown.
-    await writeConfig(home, { minimumReleaseAge: 0 });
+    // No minimum age: no cooldown.
+    await writeConfig(home, { minimumReleaseAge: "0m" });
     const plain = await gs(home, ["upgrade"]);
     expect(plain.code, plain.stdout + plain.stderr).toBe(0);
     expect(await current(home)).toBe(`versions/${latest.id}`);
   });
 
-  it("lets an explicit --to past the cooldown", async () => {
+  it("lets an explicit --to past the cooldown when the machine-wide file allows exact versions", async () => {
     const { home } = await installed(f, { release: older.shell });
-    await writeConfig(home, { minimumReleaseAge: 30 });
-    const r = await gs(home, ["upgrade", "--to", latest.shell]);
+    const { root, file } = await policyRoot('{ "minimumReleaseAge": "30d", "allowExactVersions": true }\n');
+    const env = { GSS_TEST_POLICY_ROOT: root };
+    const plain = await gs(home, ["upgrade"], env);
+    expect(plain.stdout).toContain(
+      `the machine-wide policy ${file} asks for releases at least 30 days old; nothing was changed. \`gentle-shell upgrade --to ${latest.shell}\` installs it now.`,
+    );
+    const r = await gs(home, ["upgrade", "--to", latest.shell], env);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(await current(home)).toBe(`versions/${latest.id}`);
+  });
+
+  it("refuses a bare number, naming the unit to write, and changes nothing", async () => {
+    const { home } = await installed(f, { release: older.shell });
+    await writeConfig(home, { minimumReleaseAge: 1440 });
+    const r = await gs(home, ["upgrade"]);
+    expect(r.stderr).toBe(
+      'gentle-shell: gentle-shell upgrade was not run: ~/.gentle-shell/config/config.json sets minimumReleaseAge to 1440, which has no unit; write it as a string with one, such as "1440m" (minutes), "1440h" (hours) or "1440d" (days), so updates count as off; nothing was changed.\n',
+    );
+    expect(r.code).toBe(4);
+    expect(await current(home)).toBe(`versions/${older.id}`);
   });
 });

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { scratchDir } from "../support/scratch";
-import { join } from "pathe";
+import { dirname, join } from "pathe";
+import { npmCliOf } from "../../src/core/layout";
 import type { Pins } from "../../src/pins/types";
 import { ensureRuntimes } from "../../src/install/runtime/index";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
@@ -58,8 +59,12 @@ describe("hostile archives publish nothing", () => {
         : { ...f.pins, pnpm: { ...f.pins.pnpm, integrity: null, file } };
     const ctx = await context({ pins, base: mirror.url });
     if (which === "pnpm") {
-      // A marked Node stands in for ours: pnpm's archive is refused before anything runs.
-      await fs.mkdir(ctx.layout.nodeDir, { recursive: true });
+      // A marked Node stands in for ours (its two run files there, no record: an earlier install's, reused as it is):
+      // pnpm's archive is refused before anything runs.
+      for (const file of [ctx.layout.node, npmCliOf(ctx.layout)]) {
+        await fs.mkdir(dirname(file), { recursive: true });
+        await fs.writeFile(file, "");
+      }
       await fs.writeFile(join(ctx.layout.nodeDir, RUNTIME_MARKER), "test\n");
     }
     const error = await ensureRuntimes(ctx).then(

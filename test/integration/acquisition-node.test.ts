@@ -13,7 +13,7 @@ import { ensureRuntimes } from "../../src/install/runtime/index";
 import { ensureNpmShim, npmShimFiles } from "../../src/install/runtime/npm-shim";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { RUNTIME_FILES } from "../../src/install/runtime/marker";
-import { checkFileRecord } from "../../src/install/runtime/file-record";
+import { checkFileRecord, RECORDED_LINE } from "../../src/install/runtime/file-record";
 import { parseFileRecord } from "../../src/core/file-record";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -38,9 +38,10 @@ describe("Node with npm and pnpm from the mirror", () => {
     expect(first.pnpm.status).toBe("installed");
     expect(await runtimeEntries(ctx.layout)).toEqual(["node-24.21.0", "pnpm-11.1.1"]);
     expect(await fs.readFile(join(ctx.layout.nodeDir, RUNTIME_MARKER), "utf8")).toBe(
-      `node 24.21.0 npm 11.19.0 sha256 ${f.pins.node.archives["linux-x64"]!.sha256}\n`,
+      `node 24.21.0 npm 11.19.0 sha256 ${f.pins.node.archives["linux-x64"]!.sha256}\n${RECORDED_LINE}\n`,
     );
-    expect(await fs.readFile(join(ctx.layout.pnpmDir, RUNTIME_MARKER), "utf8")).toBe(`pnpm 11.1.1 ${f.pins.pnpm.integrity}\n`);
+    // The marker's last line says a record was written beside it: a record deleted later is a break, not an old install.
+    expect(await fs.readFile(join(ctx.layout.pnpmDir, RUNTIME_MARKER), "utf8")).toBe(`pnpm 11.1.1 ${f.pins.pnpm.integrity}\n${RECORDED_LINE}\n`);
   });
 
   it("records each runtime's extracted files (size and sha256) beside the marker, which doctor then finds as published", async () => {
@@ -48,7 +49,10 @@ describe("Node with npm and pnpm from the mirror", () => {
     if (record.kind !== "record") throw new Error(`node's file record is ${record.kind}`);
     const node = record.entries.find((e) => e.path === "bin/node");
     const bytes = await fs.readFile(ctx.layout.node);
-    expect(node).toEqual({ path: "bin/node", size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex") });
+    // Its mode too (issue 47): chmod -x on node is a difference from the record.
+    const mode = (await fs.stat(ctx.layout.node)).mode & 0o777;
+    expect(mode & 0o111).not.toBe(0);
+    expect(node).toEqual({ path: "bin/node", size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex"), mode });
     const paths = record.entries.map((e) => e.path);
     expect(paths).toEqual(expect.arrayContaining(["LICENSE", "bin/npm", "bin/npx", "lib/node_modules/npm/bin/npm-cli.js"]));
     // Neither the marker, nor the record itself, nor Pi's npm entry (written after publishing) is in it.

@@ -25,6 +25,7 @@ let productionBin: string;
 let productionOut: string;
 let againOut: string;
 let fixtureBin: string;
+let fixtureOut: string;
 let binaryName: string;
 let nodeBinary: string;
 
@@ -78,7 +79,7 @@ describe("npm run build (host single executable)", () => {
 
     const pinsFile = join(work, "fixture-pins.json");
     writeFileSync(pinsFile, JSON.stringify({ ...productionPins, kind: "fixture" }));
-    const fixtureOut = join(work, "fixture");
+    fixtureOut = join(work, "fixture");
     expectBuilt(runBuild(["--out", fixtureOut, "--pins", pinsFile]));
     fixtureBin = join(fixtureOut, binaryName);
   });
@@ -113,6 +114,14 @@ describe("npm run build (host single executable)", () => {
   it("SHA256SUMS lists the binary with its real sha256", () => {
     const sums = readFileSync(join(productionOut, "SHA256SUMS"), "utf8");
     expect(sums).toBe(`${sha256(productionBin)}  ${binaryName}\n`);
+  });
+
+  // Issue 47: the kill tests' holds (src/io/kill-hold-test.ts) are in a test build alone.
+  it("a release build carries no kill-test hold; a build with fixture pins does", () => {
+    const hold = "GSS_HOLD_AT";
+    expect(readFileSync(join(productionOut, "gentle-shell-setup.cjs"), "utf8")).not.toContain(hold);
+    expect(readFileSync(productionBin).includes(hold)).toBe(false);
+    expect(readFileSync(join(fixtureOut, "gentle-shell-setup.cjs"), "utf8")).toContain(hold);
   });
 
   it("embeds the bundle once, as the engine.cjs asset, behind a tiny main script", () => {

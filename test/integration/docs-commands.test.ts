@@ -190,6 +190,7 @@ describe("the docs' commands of gentle-shell", () => {
 const PI_INLINE: Record<string, string> = {
   "install npm:gentle-engram": "Pi's package install, handed on; e2e/update-policy.test.ts holds it to the update policy",
   "update --extensions": "Pi's extension update, handed on; e2e/update-policy.test.ts holds it to the update policy",
+  "install <source>": "Pi's package install, handed on; unit/install-gate.test.ts holds it to the update policy",
 };
 
 describe("the docs' inline command spans", () => {

@@ -99,33 +99,3 @@ export async function configuredRegistry(): Promise<string> {
   if (!/^https?:\/\//.test(url)) throw new Error(`npm config get registry printed ${JSON.stringify(url)}`);
   return url.endsWith("/") ? url : url + "/";
 }
-
-/**
- * Start `command` in its own process group and kill -9 the whole group the
- * first time `trigger` holds (asked every 5 ms); resolves once it has exited
- * and its grandchildren have had a moment to die. `killed` says whether the
- * kill was sent: a test asserts it, so a run that finished first fails.
- */
-export async function killGroupWhen(
-  command: string,
-  args: string[],
-  options: { env: NodeJS.ProcessEnv; cwd: string },
-  trigger: () => boolean,
-): Promise<{ killed: boolean; code: number | null; signal: NodeJS.Signals | null }> {
-  const child = spawn(command, args, { env: options.env, cwd: options.cwd, detached: true, stdio: "ignore" });
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
-  let killed = false;
-  const poll = setInterval(() => {
-    if (killed || !trigger()) return;
-    killed = true;
-    try {
-      process.kill(-child.pid!, "SIGKILL");
-    } catch {
-      // The group is gone already: the exit below then reads as a finished run, which the caller's test refuses.
-    }
-  }, 5);
-  const [code, signal] = await exited;
-  clearInterval(poll);
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  return { killed, code, signal };
-}

@@ -5,20 +5,23 @@
  * a file gone or resized, a link retargeted are named; files the record does
  * not hold are not; a folder without a record, or with a record of a later
  * version, is checked for presence only; a damaged record is unreadable.
+ * Modes (issue 47, item 3): recorded where the file system keeps them, and a
+ * file whose permissions changed (chmod -x on node) is named; a record
+ * deleted from a folder whose marker says one was written is told apart.
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { compareFileRecord, differencesPhrase, parseFileRecord, serializeFileRecord, type Observed, type RecordedEntry } from "../../src/core/file-record";
-import { checkFileRecord, writeFileRecord } from "../../src/install/runtime/file-record";
+import { checkFileRecord, RECORDED_LINE, writeFileRecord } from "../../src/install/runtime/file-record";
 import { RUNTIME_FILES, RUNTIME_MARKER } from "../../src/install/runtime/marker";
 import { requires } from "../support/capabilities";
 import { scratchDir } from "../support/scratch";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 const file = (path: string, text: string): RecordedEntry => ({ path, size: Buffer.byteLength(text), sha256: sha(text) });
-const seen = (text: string): Observed => ({ kind: "file", size: Buffer.byteLength(text), sha256: sha(text) });
+const seen = (text: string, mode = 0o644): Observed => ({ kind: "file", size: Buffer.byteLength(text), sha256: sha(text), mode });
 
 describe("the record's text", () => {
   it("is the same bytes whatever the order it was given in, and reads back to the same entries", () => {
@@ -47,6 +50,9 @@ describe("the record's text", () => {
       entry({ path: "bin/node", size: -1, sha256: sha("x") }),
       entry({ path: "bin/node", size: 1, sha256: "not-a-hash" }),
       entry({ path: "bin/node" }),
+      entry({ path: "bin/node", size: 1, sha256: sha("x"), mode: 755 }),
+      entry({ path: "bin/node", size: 1, sha256: sha("x"), mode: "rwx" }),
+      entry({ path: "bin/node", size: 1, sha256: sha("x"), mode: "1755" }),
       JSON.stringify({ record: "gentle-shell-files", version: 1, entries: [file("a", "1"), file("a", "1")] }),
     ])
       expect(parseFileRecord(text), text).toEqual({ kind: "unreadable" });
@@ -71,7 +77,7 @@ describe("comparing a record with what the folder holds now", () => {
     const now = new Map<string, Observed>([
       ["bin/node", seen("nodf")],
       ["lib/a.js", { kind: "other" }],
-      ["lib/b.js", { kind: "file", size: 3, sha256: null }],
+      ["lib/b.js", { kind: "file", size: 3, sha256: null, mode: 0o644 }],
       ["bin/npm", { kind: "link", target: "elsewhere" }],
     ]);
     const differences = compareFileRecord(entries, now);
@@ -132,6 +138,47 @@ describe("a runtime folder recorded, then checked", () => {
         { path: "lib/npm/empty", what: "size" },
       ],
     });
+  });
+
+  it("a mode is written in octal and read back; a record without modes compares none, one with them names a changed one", () => {
+    const withMode: RecordedEntry = { ...file("bin/node", "node"), mode: 0o755 };
+    const text = serializeFileRecord([withMode, file("lib/a.js", "a")]);
+    expect(text).toContain('{"path":"bin/node","size":4,"sha256":"' + sha("node") + '","mode":"755"}');
+    expect(parseFileRecord(text)).toEqual({ kind: "record", entries: [withMode, file("lib/a.js", "a")] });
+    const now = new Map<string, Observed>([
+      ["bin/node", seen("node", 0o644)],
+      ["lib/a.js", seen("a", 0o600)],
+    ]);
+    expect(compareFileRecord([withMode, file("lib/a.js", "a")], now)).toEqual([{ path: "bin/node", what: "mode" }]);
+    expect(differencesPhrase([{ path: "bin/node", what: "mode" }])).toBe("bin/node has other permissions");
+    // Sizes only (bytes not read): a file of the recorded size passes on its size, type and mode.
+    expect(compareFileRecord([file("lib/a.js", "a")], new Map<string, Observed>([["lib/a.js", { kind: "file", size: 1, sha256: null, mode: 0o644 }]]))).toEqual(
+      [],
+    );
+  });
+
+  it("records modes when asked, names chmod -x on the executable, and compares sizes without reading bytes when asked", async (ctx) => {
+    requires(ctx, "posix-modes");
+    const dir = await runtimeFolder();
+    await writeFileRecord(dir, { modes: true });
+    const parsed = parseFileRecord(await fs.readFile(join(dir, RUNTIME_FILES), "utf8"));
+    expect(parsed.kind === "record" && parsed.entries.find((e) => e.path === "bin/node")).toMatchObject({ mode: 0o755 });
+    await fs.chmod(join(dir, "bin", "node"), 0o644);
+    expect(await checkFileRecord(dir)).toEqual({ kind: "checked", files: 4, differences: [{ path: "bin/node", what: "mode" }] });
+    await fs.chmod(join(dir, "bin", "node"), 0o755);
+    const handle = await fs.open(join(dir, "bin", "node"), "r+");
+    await handle.write(Buffer.from([8]), 0, 1, 5);
+    await handle.close();
+    expect(await checkFileRecord(dir)).toEqual({ kind: "checked", files: 4, differences: [{ path: "bin/node", what: "bytes" }] });
+    expect(await checkFileRecord(dir, { hash: false })).toEqual({ kind: "checked", files: 4, differences: [] });
+  });
+
+  it("a record deleted from a folder whose marker says one was written is deleted, not unrecorded", async () => {
+    const dir = await runtimeFolder();
+    await fs.writeFile(join(dir, RUNTIME_MARKER), `node 1.0.0\n${RECORDED_LINE}\n`);
+    expect(await checkFileRecord(dir)).toMatchObject({ kind: "checked" });
+    await fs.rm(join(dir, RUNTIME_FILES));
+    expect(await checkFileRecord(dir)).toEqual({ kind: "deleted" });
   });
 
   it("no record: presence only; a later version's: presence only; a damaged one: unreadable", async () => {

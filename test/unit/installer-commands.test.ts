@@ -61,6 +61,18 @@ describe("the installer's command lookup", () => {
     }
   });
 
+  it("refuses doctor --source without --fix in one sentence with exit 2, before the install is read (issue 47)", async () => {
+    const error = await runInstallerCli(["doctor", "--source", "./bundle"], testHost()).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as UserError).message).toBe(
+      "--source is used only with --fix (doctor downloads nothing when it only checks); run gentle-shell-setup doctor --fix --source ./bundle",
+    );
+    expect((error as UserError).exitCode).toBe(EXIT.usage);
+  });
+
   it("hands the Host to the command it runs: its home, its lines", async () => {
     const home = scratchDir("gss-host-");
     const host = testHost({ home });

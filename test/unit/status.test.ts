@@ -151,14 +151,21 @@ describe("status of a healthy install", () => {
     const lines: string[] = [];
     await runStatus(context({}), { json: false, memory: false }, { out: (l) => lines.push(l) });
     expect(lines).toContain("  updates   on (the default)");
-    expect((await gather(false)).updates).toEqual({ value: "on", from: "default", where: null, minimumReleaseAge: null, problem: null });
+    expect((await gather(false)).updates).toEqual({ value: "on", from: "default", where: null, minimumReleaseAge: null, problem: null, machine: null });
 
-    await fs.writeFile(join(layout.config, "config.json"), JSON.stringify({ updates: "off", minimumReleaseAge: 7 }));
+    await fs.writeFile(join(layout.config, "config.json"), JSON.stringify({ updates: "off", minimumReleaseAge: "7d" }));
     const env = { GENTLE_SHELL_UPDATES: "notify" };
     const report = await gatherStatus({ layout, pins: productionPins, env, probes: probes(), memory: false });
     // The layout's paths use forward slashes on every platform (pathe), so status names the file that way on Windows too.
     const config = "~/.gentle-shell/config/config.json";
-    expect(report.updates).toEqual({ value: "notify", from: "env", where: null, minimumReleaseAge: { days: 7, from: "config", where: config }, problem: null });
+    expect(report.updates).toEqual({
+      value: "notify",
+      from: "env",
+      where: null,
+      minimumReleaseAge: { minutes: 7 * 1440, setting: "7d", from: "config", where: config },
+      problem: null,
+      machine: null,
+    });
     expect(report.healthy).toBe(true);
     expect(schemaErrors(statusDocument(report))).toEqual([]);
     const shown: string[] = [];

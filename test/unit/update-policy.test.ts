@@ -44,27 +44,29 @@ describe("the update policy's merge", () => {
     expect(mergePolicy(inputs(absent, undefined, absent))).toEqual({
       updates: "on",
       from: { kind: "default" },
-      minimumReleaseAge: 0,
+      minimumAgeMinutes: 0,
       ageFrom: { kind: "default" },
       problem: null,
+      allowExactVersions: false,
+      machine: null,
     });
     expect(mergePolicy(inputs(absent, "", read({ skippedStartupRelease: "4.1.0" }))).updates).toBe("on");
   });
 
   it("takes the machine-wide file over the environment, and the environment over config.json", () => {
     const off = mergePolicy(inputs(read({ updates: "off" }), "on", read({ updates: "on" })));
-    expect(off).toMatchObject({ updates: "off", from: { kind: "machine", path: MACHINE }, problem: null });
+    expect(off).toMatchObject({ updates: "off", from: { kind: "machine", path: MACHINE, locked: true }, problem: null });
     expect(policyRefusal(off, "gentle-shell upgrade")).toBe(
       `gentle-shell upgrade was not run: updates are off by the machine-wide policy ${MACHINE}; nothing was changed`,
     );
     const env = mergePolicy(inputs(absent, "Notify", read({ updates: "off" })));
     expect(env).toMatchObject({ updates: "notify", from: { kind: "env" } });
     expect(policyRefusal(env, "x")).toBeNull();
-    const config = mergePolicy(inputs(read({ minimumReleaseAge: 3 }), undefined, read({ updates: "off", minimumReleaseAge: 9 })));
-    expect(config).toMatchObject({ updates: "off", from: { kind: "config", path: CONFIG }, minimumReleaseAge: 3, ageFrom: { kind: "machine" } });
+    const config = mergePolicy(inputs(read({ minimumReleaseAge: "3d" }), undefined, read({ updates: "off", minimumReleaseAge: "9d" })));
+    expect(config).toMatchObject({ updates: "off", from: { kind: "config", path: CONFIG }, minimumAgeMinutes: 3 * 1440, ageFrom: { kind: "machine" } });
     expect(policyRefusal(config, "gentle-shell update")).toBe(`gentle-shell update was not run: updates are off by ${CONFIG}; nothing was changed`);
     expect(policyRefusal(mergePolicy(inputs(absent, "off", absent)), "gentle-shell update")).toContain("off by the environment variable GENTLE_SHELL_UPDATES");
-    expect(mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: 2.5 })))).toMatchObject({ updates: "on", minimumReleaseAge: 2.5 });
+    expect(mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: "2.5d" })))).toMatchObject({ updates: "on", minimumAgeMinutes: 3600 });
   });
 
   it.each([
@@ -72,11 +74,28 @@ describe("the update policy's merge", () => {
     ["cannot be read", { kind: "unreadable", reason: "permission denied" } as PolicySource, "cannot be read (permission denied)"],
     ["names an unknown setting", read({ update: "off" }), 'names "update", which is not a policy setting'],
     ["has a value it does not know", read({ updates: "false" }), 'sets updates to "false", not "on", "notify" or "off"'],
-    ["has a negative minimum age", read({ updates: "on", minimumReleaseAge: -1 }), "sets minimumReleaseAge to -1, not a number of days from 0 to 3650"],
+    [
+      "has a negative minimum age",
+      read({ updates: "on", minimumReleaseAge: "-1d" }),
+      'sets minimumReleaseAge to "-1d", not an age with its unit such as "90m", "12h" or "7d"',
+    ],
+    [
+      "gives the minimum age without a unit",
+      read({ updates: "on", minimumReleaseAge: 1440 }),
+      'sets minimumReleaseAge to 1440, which has no unit; write it as a string with one, such as "1440m" (minutes), "1440h" (hours) or "1440d" (days)',
+    ],
+    ["asks for more than 3650 days", read({ minimumReleaseAge: "3651d" }), 'sets minimumReleaseAge to "3651d", more than the longest it may be, "3650d"'],
+    ["says enforce is not true or false", read({ enforce: "no", updates: "on" }), 'sets enforce to "no", not true or false'],
+    ["says allowExactVersions is not true or false", read({ allowExactVersions: 1 }), "sets allowExactVersions to 1, not true or false"],
+    [
+      "names an unknown setting in the defaults tier too",
+      read({ enforce: false, updates: "on", channel: "beta" }),
+      'names "channel", which is not a policy setting',
+    ],
   ])("counts a machine-wide file that %s as off, whatever the user sets, and says why", (_what, source, said) => {
     const policy = mergePolicy(inputs(source, "on", read({ updates: "on" })));
     expect(policy.updates).toBe("off");
-    expect(policy.from).toEqual({ kind: "machine", path: MACHINE });
+    expect(policy.from).toEqual({ kind: "machine", path: MACHINE, locked: true });
     expect(policy.problem).toBe(`the machine-wide policy ${MACHINE} ${said}`);
     expect(policyRefusal(policy, "gentle-shell upgrade")).toBe(
       `gentle-shell upgrade was not run: the machine-wide policy ${MACHINE} ${said}, so updates count as off; nothing was changed`,
@@ -98,17 +117,48 @@ describe("the update policy's merge", () => {
 
 describe("minimumReleaseAge", () => {
   const now = Date.parse("2026-12-04T12:00:00Z");
-  it("lets a release in once it is that many days old, by its published time", () => {
+  const DAY = 1440;
+  it("lets a release in once it is that old, by its published time", () => {
     expect(oldEnough("2026-12-04T11:00:00Z", now, 0)).toBe(true);
-    expect(oldEnough("2026-12-04T11:00:00Z", now, 1)).toBe(false);
-    expect(oldEnough("2026-12-03T12:00:00Z", now, 1)).toBe(true);
-    expect(oldEnough("2026-11-27T12:00:01Z", now, 7)).toBe(false);
+    expect(oldEnough("2026-12-04T11:00:00Z", now, DAY)).toBe(false);
+    expect(oldEnough("2026-12-04T11:00:00Z", now, 60)).toBe(true);
+    expect(oldEnough("2026-12-04T11:00:00Z", now, 61)).toBe(false);
+    expect(oldEnough("2026-12-03T12:00:00Z", now, DAY)).toBe(true);
+    expect(oldEnough("2026-11-27T12:00:01Z", now, 7 * DAY)).toBe(false);
   });
+
+  it.each([
+    ["90m", 90, "90 minutes"],
+    ["12h", 720, "12 hours"],
+    ["7d", 7 * 1440, "7 days"],
+    ["1d", 1440, "1 day"],
+    ["24h", 1440, "1 day"],
+    [" 2H ", 120, "2 hours"],
+    ["3650d", 3650 * 1440, "3650 days"],
+    [0, 0, "0 minutes"],
+  ])("reads %j as %d minutes, said as %s", (setting, minutes, said) => {
+    const policy = mergePolicy(inputs(read({ minimumReleaseAge: setting }), undefined, absent));
+    expect(policy).toMatchObject({ updates: "on", problem: null, minimumAgeMinutes: minutes });
+    expect(tooYoungClause(null, policy)).toContain(`at least ${said} old`);
+  });
+
+  it.each([7, 1440, 2.5, "7", "7 days", "7w", "", true, null])(
+    "refuses %j, so updates are off from that source with one sentence naming the unit",
+    (setting) => {
+      const policy = mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: setting })));
+      expect(policy).toMatchObject({ updates: "off", from: { kind: "config" } });
+      expect(policy.problem).toMatch(
+        /^~\/\.gentle-shell\/config\/config\.json sets minimumReleaseAge to .*("90m", "12h" or "7d"|\(minutes\), ".*h" \(hours\) or ".*d" \(days\))$/,
+      );
+      // A stronger source that sets updates still holds, but not the refused age.
+      expect(mergePolicy(inputs(absent, "on", read({ minimumReleaseAge: setting })))).toMatchObject({ updates: "on", minimumAgeMinutes: 0 });
+    },
+  );
 
   it("treats a manifest without a published time as not old enough, only when an age is asked for", () => {
     expect(oldEnough(null, now, 0)).toBe(true);
     expect(oldEnough(null, now, 1)).toBe(false);
-    const policy = mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: 7 })));
+    const policy = mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: "7d" })));
     expect(tooYoungClause(null, policy)).toBe(`has no published time in its signed manifest, and ${CONFIG} asks for releases at least 7 days old`);
     expect(tooYoungClause("2026-12-04T11:00:00Z", policy)).toMatch(/^was published 2026-12-04T11:00:00Z, and /);
   });
@@ -127,7 +177,7 @@ describe("minimumReleaseAge", () => {
       return times[shell]!;
     };
     const document = async () => ({ versions: { "4.0.0": {}, "4.0.5": {}, "4.1.0": {}, "4.2.0": {}, "4.2.1": {}, "4.3.0": {} } });
-    const policy = (days: number) => mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: days })));
+    const policy = (days: number) => mergePolicy(inputs(absent, undefined, read({ minimumReleaseAge: `${days}d` })));
     const choose = (days: number) => releaseChoice({ policy: policy(days), latest: "4.3.0", active: "4.0.0", published, document, now });
     expect(await choose(0)).toEqual({ kind: "take", shell: "4.3.0", skipped: null });
     expect(asked).toEqual([]);
@@ -239,11 +289,11 @@ describe("the policy files on disk", () => {
     const home = join(root, "home");
     const layout = prefixLayout({ home, platform: "linux", pins: productionPins });
     await fs.mkdir(layout.config, { recursive: true });
-    await fs.writeFile(join(layout.config, "config.json"), '{"updates":"on","minimumReleaseAge":2}\n');
+    await fs.writeFile(join(layout.config, "config.json"), '{"updates":"on","minimumReleaseAge":"2d"}\n');
     expect(await readUpdatePolicy(layout, { GENTLE_SHELL_UPDATES: "notify" }, { root })).toMatchObject({
       updates: "notify",
       from: { kind: "env" },
-      minimumReleaseAge: 2,
+      minimumAgeMinutes: 2 * 1440,
       ageFrom: { kind: "config", path: "~/.gentle-shell/config/config.json" },
     });
     await fs.mkdir(join(root, "etc", "gentle-shell"), { recursive: true });
@@ -251,7 +301,7 @@ describe("the policy files on disk", () => {
     expect(await readUpdatePolicy(layout, { GENTLE_SHELL_UPDATES: "on" }, { root })).toMatchObject({
       updates: "off",
       // As the installer spells the path on this machine (forward slashes on Windows too).
-      from: { kind: "machine", path: machinePolicyPath("linux", {}, root) },
+      from: { kind: "machine", path: machinePolicyPath("linux", {}, root), locked: true },
     });
   });
 });

@@ -20,6 +20,15 @@ export interface DoctorArgs {
   source?: string;
 }
 
+/**
+ * `--source` without `--fix` is refused (issue 47): doctor downloads only
+ * when it repairs, so a source given to a check would be silently unused.
+ */
+export function sourceWithoutFix(args: DoctorArgs, program: "gentle-shell" | "gentle-shell-setup"): string | null {
+  if (args.source === undefined || args.fix) return null;
+  return `--source is used only with --fix (doctor downloads nothing when it only checks); run ${program} doctor --fix --source ${args.source}`;
+}
+
 /** The report: the checks, and with --fix the repairs done and the checks after them. A refused --fix is its sentence. */
 export async function doctorReport(ctx: DoctorContext, given: DoctorArgs): Promise<DoctorReport | { refused: string }> {
   // A folder --source is read from where the command was started.

@@ -28,12 +28,14 @@ import { isAlive } from "../../io/alive";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { rename, rm } from "../../io/locked-retry";
 import { stagingPath } from "../../io/staging";
+import { stepMark } from "../../io/step-times";
 import { ensureLauncher } from "../../install/launcher";
 import { acquireInstallLock, type Lock } from "../../install/lock";
 import { appendLine } from "../../install/path/profile-file";
 import { readPathReceipt, writePathReceipt } from "../../install/path/receipt-file";
 import { profileFiles } from "../../install/path/shells";
 import { ensurePiNpmCommand } from "../pi-settings";
+import { recordSetup } from "../setup-marker";
 import type { Check, FixAction } from "./plan";
 import { repairRuntime, repairSource } from "./runtimes";
 
@@ -100,6 +102,9 @@ async function repair(layout: Layout, env: Env, action: FixAction, source: strin
       return removeLeftover(layout, action.path, action.pid);
     case "lock":
       return "took over the installers' lock its gone process left";
+    case "setup-marker":
+      await recordSetup(layout, { status: "done", by: "doctor", version: action.version });
+      return "wrote setup's record config/setup.json back";
     case "npm-command": {
       const r = await ensurePiNpmCommand(layout);
       if (r === "written") return "set Pi's npmCommand to our Node and npm";
@@ -130,7 +135,10 @@ export async function runFixes(layout: Layout, env: Env, checks: readonly Check[
       if ((action.do === "launcher" || action.do === "guard") && wroteLauncher) continue;
       wroteLauncher ||= action.do === "launcher" || action.do === "guard";
       try {
+        const mark = `fix:${action.do}${action.do === "runtime" ? `:${action.name}` : ""}`;
+        stepMark(`${mark}:start`, env);
         const line = await repair(layout, env, action, source, http);
+        stepMark(`${mark}:end`, env);
         if (line) done.push(line);
       } catch (error) {
         done.push(`could not repair: ${tildifyText((error as Error).message, layout.home)}`);

@@ -18,6 +18,7 @@ import { toolPresence } from "../../install/runtime/pi-tools-presence";
 import { gatherStatus, type StatusReport } from "../status/gather";
 import { agentHomeIsOurs, npmCliOf, piNpmCommandInPlace } from "../pi-settings";
 import { setupMarkerPath } from "../setup-marker";
+import { isMarkedRuntime } from "../../install/runtime/marker";
 import type { Check } from "./plan";
 import type { DoctorContext } from "./context";
 
@@ -26,6 +27,7 @@ import { leftoverChecks } from "./leftovers";
 import { pathChecks } from "./path-entry";
 import { onPathChecks } from "./on-path";
 import { doctorLoginShells } from "./login-shells";
+import { memoryCheck, updatesCheck } from "./settings";
 import { machineChecks } from "./machine";
 import { runtimeChecks } from "./runtimes";
 
@@ -145,7 +147,7 @@ async function launcherChecks(ctx: DoctorContext, status: StatusReport): Promise
   return out;
 }
 
-async function piChecks(ctx: DoctorContext): Promise<Check[]> {
+async function piChecks(ctx: DoctorContext, status: StatusReport): Promise<Check[]> {
   const { layout, pins } = ctx;
   const out: Check[] = [];
   const fix = `${ctx.program} doctor --fix`;
@@ -193,19 +195,38 @@ async function piChecks(ctx: DoctorContext): Promise<Check[]> {
             : `${shown} is not the ${tool.name} we placed (Pi uses it as it is)`;
     out.push({ group: "pi", id: `pi.tool:${tool.name}`, status: presence === "ours" || presence === "other" ? "ok" : "warn", line });
   }
-  const setup = await lstatOrNull(setupMarkerPath(layout));
-  out.push(
-    setup
-      ? { group: "pi", id: "pi.setup", status: "ok", line: "setup has run (config/setup.json)" }
-      : {
-          group: "pi",
-          id: "pi.setup",
-          status: "warn",
-          line: "setup has not run here (config/setup.json is missing): the next gentle-shell runs first-use setup",
-          repair: { kind: "command", sentence: "gentle-shell setup runs it now and records it" },
-        },
-  );
+  out.push(await setupCheck(ctx, status, fix));
   return out;
+}
+
+/**
+ * The setup marker. When it is gone but setup's own work is there (the
+ * Engram it publishes is ours in the prefix), only the record was lost:
+ * --fix writes it back, so the next gentle-shell does not run first-use
+ * setup again over a working setup. Without Engram, setup did not finish
+ * here, and `gentle-shell setup` is the repair: doctor never runs Gentle AI.
+ */
+async function setupCheck(ctx: DoctorContext, status: StatusReport, fix: string): Promise<Check> {
+  const { layout } = ctx;
+  if (await lstatOrNull(setupMarkerPath(layout))) return { group: "pi", id: "pi.setup", status: "ok", line: "setup has run (config/setup.json)" };
+  const active = status.active;
+  if (active?.state === "valid" && (await isMarkedRuntime(layout.engramDir))) {
+    return {
+      group: "pi",
+      id: "pi.setup",
+      status: "warn",
+      line: "setup's record config/setup.json is missing, but what setup makes is in place (Engram is published)",
+      repair: { kind: "fix", sentence: `${fix} writes the record back` },
+      action: { do: "setup-marker", version: active.id },
+    };
+  }
+  return {
+    group: "pi",
+    id: "pi.setup",
+    status: "warn",
+    line: "setup has not run here (config/setup.json is missing): the next gentle-shell runs first-use setup",
+    repair: { kind: "command", sentence: "gentle-shell setup runs it now and records it" },
+  };
 }
 
 /** Whether Pi's settings hold an npmCommand at all (whatever it names). */
@@ -225,18 +246,21 @@ export interface Gathered {
 
 /** Every check, in the plan's groups; reads only. */
 export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
-  const status = await gatherStatus({ layout: ctx.layout, pins: ctx.pins, env: ctx.env, probes: ctx.probes, memory: false });
+  // The memory decision as setup reads it: the loopback endpoint is asked, nothing is started.
+  const status = await gatherStatus({ layout: ctx.layout, pins: ctx.pins, env: ctx.env, probes: ctx.probes, memory: true });
   if (!status.installed) return { status, checks: [] };
   const checks = [
     ...installChecks(status),
     ...(await runtimeChecks(ctx.layout, status, `${ctx.program} doctor --fix`, reinstallSentence())),
     ...(await launcherChecks(ctx, status)),
-    ...(await piChecks(ctx)),
+    ...(await piChecks(ctx, status)),
     ...(await leftoverChecks(ctx.layout, ctx.program)),
     ...(await pathChecks(ctx, status)),
     ...(await doctorLoginShells(ctx)),
     ...(await onPathChecks(ctx.layout, ctx.env)),
     ...(await machineChecks(ctx, status.active?.shell ?? null)),
+    updatesCheck(status.updates),
+    memoryCheck(status.memory, ctx.layout.home),
   ];
   return { status, checks };
 }

@@ -22,6 +22,8 @@ export type FixAction =
   | { do: "remove"; path: string; pid: number | null }
   | { do: "lock" }
   | { do: "npm-command" }
+  /** Write config/setup.json back: setup's own work (Engram published) is in place, only its record is gone. */
+  | { do: "setup-marker"; version: string }
   /** Acquire a runtime of ours again; `aside`: its marked folder is incomplete and is moved aside first. */
   | { do: "runtime"; name: "node" | "pnpm" | "engram"; aside: boolean };
 

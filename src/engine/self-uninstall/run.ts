@@ -24,6 +24,7 @@ import { acquireInstallLock, type Lock } from "../../install/lock";
 import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } from "./removal-plan";
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 import { rmdir, unlink } from "../../io/locked-retry";
+import { stepMark } from "../../io/step-times";
 
 /**
  * The host's question, on stderr: yes or no, null for no terminal or end of input, "interrupted" for
@@ -156,6 +157,7 @@ async function uninstallLocked(
       err(`the PATH entry could not be removed (${result.reason}); nothing else was removed.`);
       return EXIT.failure;
     }
+    stepMark("uninstall:path", env);
     if (result.status === "kept") {
       messages.push(
         `${show(result.path)} still holds ${result.line ? `the line ${result.line}` : "a gentle-shell entry"} (${result.reason}); remove it by hand.`,
@@ -171,11 +173,13 @@ async function uninstallLocked(
   const failed: string[] = [];
   const kept = [...plan.keep.map((k) => k.path)];
   let removed = 0;
+  let done = 0;
   for (const group of [plan.remove.filter((r) => !r.last), plan.remove.filter((r) => r.last)]) {
     // What the launcher needs goes only once everything else is gone, so a failure can be retried.
     if (failed.length) break;
     for (const r of group) {
       const result = await removeOne(r);
+      stepMark(`uninstall:removed ${++done}`, env);
       if (result === "removed") removed++;
       else if (result === "gone") continue;
       else if ("kept" in result) {

@@ -12,7 +12,8 @@ import type { Layout } from "../../core/layout";
 import { serveTarballs } from "../../io/loopback-registry";
 import type { Echo } from "../../io/process";
 import type { FetchedRelease } from "../release-fetch";
-import { installVersion, versionState, type Alongside } from "../version-install";
+import { installVersion, versionDamage, versionState, type Alongside } from "../version-install";
+import { join } from "../../core/native-path";
 import type { OfflineBundle } from "./open";
 
 export interface BundleVersionOptions {
@@ -44,7 +45,11 @@ export async function installBundleVersion(
       offline,
       alongside: options.alongside,
     });
-  if ((await versionState(layout, distribution.manifest.id)).kind === "valid") return { distribution, result: await install(), packagesNote: "" };
+  // A finished version is reused without serving the packages; a damaged one is installed again from them.
+  const { id, shell, pi } = distribution.manifest;
+  if ((await versionState(layout, id)).kind === "valid" && !(await versionDamage(join(layout.versions, id), shell, pi))) {
+    return { distribution, result: await install(), packagesNote: "" };
+  }
   const files = options.packages;
   const registry = await serveTarballs(files);
   try {

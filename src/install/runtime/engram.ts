@@ -12,6 +12,7 @@ import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
 import { ensureOwnDir } from "../../io/own-dir";
+import { setAsideIfBroken, type VerifyDepth } from "./verify";
 
 export type EngramOutcome = (RuntimeOutcome & { available: true }) | { name: string; available: false; status: "unavailable"; path: null; reason: string };
 
@@ -34,7 +35,7 @@ export function engramPolicy(win: boolean): MemberPolicy {
  * is not known makes it unavailable (nothing is downloaded), which callers
  * treat as the spec's "bundled core missing or unverified".
  */
-export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> {
+export async function ensureEngram(ctx: RuntimeContext, verify: VerifyDepth = "sizes"): Promise<EngramOutcome> {
   const { layout, pins } = ctx;
   const name = `Engram ${pins.engram.version}`;
   const pin = pins.engram.archives[ctx.target];
@@ -49,7 +50,11 @@ export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> 
   }
   await ensureOwnDir(layout.prefix, layout.runtime);
   await cleanStaleStaging(layout.runtime);
-  if (await existingRuntime(layout.engramDir, name, layout.runtime)) return { name, path: layout.engramDir, status: "reused", available: true };
+  let repaired: string | null = null;
+  if (await existingRuntime(layout.engramDir, name, layout.runtime)) {
+    repaired = await setAsideIfBroken(layout, "engram", ctx.env, verify);
+    if (!repaired) return { name, path: layout.engramDir, status: "reused", available: true };
+  }
   const win = layout.platform === "win32";
   const exe = win ? "engram.exe" : "engram";
   const archive = startFetch(ctx, ctx.source, pin, expectedOf(`${name} (${ctx.target})`, pin), layout.runtime);
@@ -80,5 +85,5 @@ export async function ensureEngram(ctx: RuntimeContext): Promise<EngramOutcome> 
       return `engram ${pins.engram.version} sha256 ${pin.sha256}\n`;
     },
   });
-  return { ...outcome, available: true };
+  return { ...outcome, ...(repaired ? { repaired } : {}), available: true };
 }

@@ -19,6 +19,7 @@ import { nodeIn, nodePending, nodeRecipe } from "./node";
 import { ensureNpmShim } from "./npm-shim";
 import { pnpmPending, pnpmRecipe } from "./pnpm";
 import { ensureEngram, type EngramOutcome } from "./engram";
+import { runtimeDir, setAsideIfBroken, type OurRuntime, type VerifyDepth } from "./verify";
 import { ensureOwnDir } from "../../io/own-dir";
 import { lstatOrNull } from "../../io/files";
 import { rm, rmdir } from "../../io/locked-retry";
@@ -42,6 +43,8 @@ export interface EnsureRuntimesOptions {
   before?: Promise<unknown>;
   /** Also the pinned Engram core (ensureRuntime({ engram: true })), acquired alongside. Default false. */
   engram?: boolean;
+  /** How a marked folder found there is checked before it is reused (./verify.ts); default "sizes". */
+  verify?: VerifyDepth;
 }
 
 export interface RuntimesOutcome {
@@ -59,7 +62,7 @@ export interface RuntimesOutcome {
 export async function ensureRuntimes(ctx: RuntimeContext, options: EnsureRuntimesOptions = {}): Promise<RuntimesOutcome> {
   if (!options.engram) return nodeAndPnpm(ctx, options);
   // Engram needs neither Node nor pnpm: it downloads and installs alongside, and both are awaited before any error is thrown.
-  const [runtimes, engram] = await Promise.allSettled([nodeAndPnpm(ctx, options), ensureEngram(ctx)]);
+  const [runtimes, engram] = await Promise.allSettled([nodeAndPnpm(ctx, options), ensureEngram(ctx, options.verify)]);
   if (runtimes.status === "rejected") throw runtimes.reason;
   if (engram.status === "rejected") throw engram.reason;
   return { ...runtimes.value, engram: engram.value };
@@ -74,8 +77,14 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
   const hadRuntimeDir = (await lstatOrNull(layout.runtime)) !== null;
   await ensureOwnDir(layout.prefix, layout.runtime);
   await cleanStaleStaging(layout.runtime);
-  const nodeThere = await existingRuntime(layout.nodeDir, nodeName, layout.runtime);
-  const pnpmThere = wantPnpm && (await existingRuntime(layout.pnpmDir, pnpmName, layout.runtime));
+  const depth = options.verify ?? "sizes";
+  // Node is checked only when it is wanted: a repair of pnpm alone runs pnpm's check on the Node that is there.
+  const nodeFound = wantNode ? await reusable(ctx, "node", nodeName, depth) : { there: await existingRuntime(layout.nodeDir, nodeName, layout.runtime) };
+  const pnpmFound = wantPnpm ? await reusable(ctx, "pnpm", pnpmName, depth) : { there: false };
+  const nodeThere = nodeFound.there;
+  const pnpmThere = pnpmFound.there;
+  const again = <T extends RuntimeOutcome>(outcome: T, found: { repaired?: string }): T =>
+    found.repaired ? { ...outcome, repaired: found.repaired } : outcome;
   const pending: PendingArchive[] = [];
   let beforeFailed = false;
   try {
@@ -89,10 +98,13 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
       beforeFailed = true;
       throw error;
     });
-    if (nodeArchive && pnpmArchive) return await bothAtOnce(ctx, nodeArchive, pnpmArchive);
+    if (nodeArchive && pnpmArchive) {
+      const both = await bothAtOnce(ctx, nodeArchive, pnpmArchive);
+      return { node: again(both.node, nodeFound), pnpm: again(both.pnpm, pnpmFound) };
+    }
     let node: RuntimeOutcome;
     if (nodeArchive) {
-      node = await installRuntime(ctx, nodeRecipe(ctx, nodeArchive));
+      node = again(await installRuntime(ctx, nodeRecipe(ctx, nodeArchive)), nodeFound);
     } else {
       if (!nodeThere) throw new Error(`${nodeName} is not installed; pnpm needs it`);
       await ensureNpmShim(layout);
@@ -104,13 +116,20 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
       pnpmArchive = pnpmPending(ctx, await (source as () => Promise<Source>)());
       pending.push(pnpmArchive);
     }
-    const pnpm = await installRuntime(ctx, pnpmRecipe(ctx, pnpmArchive));
+    const pnpm = again(await installRuntime(ctx, pnpmRecipe(ctx, pnpmArchive)), pnpmFound);
     return { node, pnpm };
   } finally {
     await Promise.all(pending.map((p) => p.discard()));
     // The check that had to pass first failed: with the downloads gone, so goes the runtime folder this run made.
     if (beforeFailed && !hadRuntimeDir) await rmdir(layout.runtime).catch(() => undefined);
   }
+}
+
+/** A marked folder of ours that can be reused as it is; one that cannot is set aside, and why is kept for the outcome. */
+async function reusable(ctx: RuntimeContext, name: OurRuntime, label: string, depth: VerifyDepth): Promise<{ there: boolean; repaired?: string }> {
+  if (!(await existingRuntime(runtimeDir(ctx.layout, name), label, ctx.layout.runtime))) return { there: false };
+  const repaired = await setAsideIfBroken(ctx.layout, name, ctx.env, depth);
+  return repaired ? { there: false, repaired } : { there: true };
 }
 
 /**

@@ -32,7 +32,7 @@ import { fetchArtifact, type FetchOptions } from "../artifact-fetch";
 import type { HttpClient } from "../../io/http-client";
 import { ensureOwnDir } from "../../io/own-dir";
 import { existingRuntime, RUNTIME_MARKER } from "./marker";
-import { writeFileRecord } from "./file-record";
+import { RECORDED_LINE, writeFileRecord } from "./file-record";
 import { rm } from "../../io/locked-retry";
 
 export { existingRuntime, RUNTIME_MARKER };
@@ -62,11 +62,13 @@ export interface RuntimeOutcome {
   name: string;
   path: string;
   status: "installed" | "reused";
+  /** Installed again over a marked folder that could not be reused: what was wrong with it (./verify.ts). */
+  repaired?: string;
 }
 
-/** Remove our own staging folders and downloads left by installers that are gone. */
+/** Remove our own staging folders, downloads and folders set aside, left by installers that are gone. */
 export async function cleanStaleStaging(runtimeDir: string): Promise<void> {
-  await sweepAbandoned(runtimeDir, ["staging", "download"]);
+  await sweepAbandoned(runtimeDir, ["staging", "download", "removing"]);
 }
 
 /** Publish `staging` as `dir` with one rename; if another installer won, reuse theirs. */
@@ -166,8 +168,8 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
 
 /** Steps 4 and 5, once `marker` (the check's text) is known: the marker, then one rename. */
 export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, staging: string, marker: string): Promise<RuntimeOutcome> {
-  if (recipe.recordFiles) await writeFileRecord(staging);
-  await fs.writeFile(join(staging, RUNTIME_MARKER), marker, { mode: 0o644 });
+  if (recipe.recordFiles) await writeFileRecord(staging, { modes: ctx.layout.platform !== "win32" });
+  await fs.writeFile(join(staging, RUNTIME_MARKER), recipe.recordFiles ? `${marker}${RECORDED_LINE}\n` : marker, { mode: 0o644 });
   await ctx.beforePublish?.(recipe.name, staging);
   const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
   stepMark(`${recipe.name}:published`, ctx.env);

@@ -19,6 +19,16 @@ async function doctor(args: string[]) {
   return { code, out: host.lines.out, err: host.lines.err };
 }
 
+/** A refused doctor under --json: exit 2 and one document fitting the schema; its error. */
+async function refusedDocument(args: string[]): Promise<unknown> {
+  const json = await doctor(args);
+  expect(json.code).toBe(2);
+  const doc = onlyDocument(`${json.out.join("\n")}\n`);
+  expect(schemaErrors(doc)).toEqual([]);
+  expect(doc).toMatchObject({ command: "doctor", ok: false, exitCode: 2 });
+  return doc.error;
+}
+
 describe("gentle-shell doctor's words", () => {
   it("--help prints its usage and exit codes, exit 0", async () => {
     const r = await doctor(["--help"]);
@@ -34,11 +44,16 @@ describe("gentle-shell doctor's words", () => {
       out: [],
       err: ["gentle-shell: unknown option --frobnicate for gentle-shell doctor; usage: gentle-shell doctor [--fix [--source <mirror or folder>]] [--json]"],
     });
-    const json = await doctor(["--json", "extra"]);
-    expect(json.code).toBe(2);
-    const doc = onlyDocument(`${json.out.join("\n")}\n`);
-    expect(schemaErrors(doc)).toEqual([]);
-    expect(doc).toMatchObject({ command: "doctor", ok: false, exitCode: 2 });
-    expect(doc.error).toMatch(/^unexpected argument "extra" for gentle-shell doctor/);
+    expect(await refusedDocument(["--json", "extra"])).toMatch(/^unexpected argument "extra" for gentle-shell doctor/);
+  });
+
+  it("--source without --fix is refused in one line naming the command, exit 2, nothing read; under --json one document", async () => {
+    const r = await doctor(["--source", "/media/usb"]);
+    expect(r).toEqual({
+      code: 2,
+      out: [],
+      err: ["gentle-shell: --source is used only with --fix (doctor downloads nothing when it only checks); run gentle-shell doctor --fix --source /media/usb"],
+    });
+    expect(await refusedDocument(["--json", "--source=/media/usb"])).toMatch(/^--source is used only with --fix/);
   });
 });
