@@ -1,24 +1,25 @@
 /**
  * A self-uninstall killed partway can always be finished (issue 25, defect
- * 7). A real install is brought to the state a kill leaves at each point of
- * the removal order (the PATH entry first, then the plan's entries one by
- * one, as gentle-shell self-uninstall removes them, with the shared entries
- * of --include-shared). The launcher is run again; where it can no longer
+ * 7). A real `gentle-shell self-uninstall --include-shared` is killed with
+ * SIGKILL at each point of its removal order: after the PATH entry, then
+ * after each of the plan's entries, held at its step mark (a test build
+ * stops there, test/support/kill-at.ts) so the kill lands at that point
+ * every time (issue 47), and the test asserts it did. The launcher is run again; where it can no longer
  * start, it names `gentle-shell-setup uninstall`, and that command (the
  * fixture binary) finishes the job. Either way the prefix is gone, the
  * profile is the user's again byte for byte, and nothing else in the home
  * changed.
  */
 import { describe, expect, it } from "vitest";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, lstatSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { uninstallPlan } from "../../src/engine/self-uninstall/removal-plan";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT, NODE_MISSING } from "../../src/install/launcher";
-import { removePathEntry } from "../../src/install/path/apply";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
 import { installed } from "../support/installed";
+import { killGroupAt } from "../support/kill-at";
 import { runCommand } from "../support/proc";
 import { treeSnapshot } from "../support/tree";
 
@@ -33,17 +34,30 @@ async function install() {
   return { i, layout, plan };
 }
 
-/** What a kill after the PATH entry and the first `k` of the plan's entries leaves (in `copy`, else a fresh copy). */
+/** Whether anything stands at `path`, a link whose target went included. */
+const present = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+
+/** The hold point after the PATH entry and the first `k` of the plan's entries (src/engine/self-uninstall/run.ts). */
+const pointAt = (k: number): string => (k === 0 ? "uninstall:path" : `uninstall:removed ${k}`);
+
+/**
+ * The real self-uninstall --include-shared, killed (SIGKILL, its whole group) at the point after the PATH entry and
+ * the first `k` of the plan's entries (in `copy`, else a fresh copy). The kill must land there: the PATH entry is
+ * gone, the first `k` entries are gone and every later one is still there.
+ */
 async function interruptedAt(k: number, copy?: Awaited<ReturnType<typeof install>>) {
   const { i, layout, plan } = copy ?? (await install());
   const outside = () => treeSnapshot(i.root, { skip: [layout.prefix, join(i.home, ".bashrc")] });
   const before = await outside();
   expect(plan.path, "the install has a PATH entry to take back").not.toBeNull();
-  expect((await removePathEntry(plan.path!.receipt)).status).toBe("removed");
-  for (const r of plan.remove.slice(0, k)) {
-    if (r.emptyOnly) await fs.rmdir(r.path).catch(() => undefined);
-    else await fs.rm(r.path, { recursive: true, force: true });
-  }
+  const killed = await killGroupAt(i.gs, ["self-uninstall", "--yes", "--include-shared"], { env: homeEnv(i.home), cwd: i.home }, { hold: pointAt(k) });
+  expect(killed.landed, `point ${k}: ${killed.why}`).toBe(true);
+  expect(await fs.readFile(join(i.home, ".bashrc"), "utf8"), `point ${k}: the PATH entry went first`).toBe(PROFILE);
+  plan.remove.forEach((r, n) => {
+    // An entry removed only when empty may have been empty-only and kept: only the others are told apart.
+    if (r.emptyOnly) return;
+    expect(present(r.path), `point ${k}: entry ${n + 1} ${r.path}`).toBe(n >= k);
+  });
   return { i, layout, before, outside };
 }
 
@@ -83,6 +97,8 @@ describe("an interrupted self-uninstall", () => {
     // 0 (only the PATH entry went), one point among the entries before the launch group (the launcher still runs
     // there, as at 0), then every point in the launch group, where the launcher stops being able to start.
     const firstLast = plan.remove.findIndex((r) => r.last);
+    // The command removes the entries that are not last first, then the last ones: the order the points count in.
+    expect(plan.remove.slice(firstLast).every((r) => r.last) && plan.remove.slice(0, firstLast).every((r) => !r.last)).toBe(true);
     const points = [0, Math.floor(firstLast / 2), ...Array.from({ length: plan.remove.length - firstLast }, (_, n) => firstLast + n)];
     const by = new Set<string>();
     const seen = new Set<string>();
@@ -100,5 +116,15 @@ describe("an interrupted self-uninstall", () => {
     expect([...by].sort()).toEqual(["launcher", "setup binary"]);
     // The launcher's own refusal was met (here every point where the launcher stops starting meets it).
     expect([...seen]).toContain("no active version");
+  });
+
+  it("the control: a hold past the last entry is never reached, so the kill does not land and the uninstall finishes", async () => {
+    const { i, layout, plan } = await install();
+    const after = pointAt(plan.remove.length + 1);
+    const run = await killGroupAt(i.gs, ["self-uninstall", "--yes", "--include-shared"], { env: homeEnv(i.home), cwd: i.home }, { hold: after });
+    expect(run.landed).toBe(false);
+    expect(run.why).toBe("it exited by itself (0) before the point");
+    expect(existsSync(layout.prefix)).toBe(false);
+    await fs.rm(i.root, { recursive: true, force: true });
   });
 });
