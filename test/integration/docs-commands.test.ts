@@ -12,9 +12,12 @@
  *   schema;
  * - any other gentle-shell-setup <command> ...: the fixture binary's
  *   `<command> --help` exits 0 and names every option the line uses (the
- *   command exists, and each option parses);
+ *   command exists, and each option parses); the lines that change
+ *   something are also run as written, each in a scratch HOME, by
+ *   docs-changing.test.ts;
  * - gentle-shell <upgrade|self-uninstall|doctor|memory migrate> ...: the
- *   installed launcher's strict `--help` names every option the line uses;
+ *   installed launcher's strict `--help` names every option the line uses
+ *   (and docs-changing.test.ts runs the changing ones in a scratch HOME);
  * - gentle-shell status ...: run as written on a fixture install (it only
  *   reads), healthy;
  * - gentle-shell update ...: run as written with GENTLE_SHELL_UPDATES=off, so
