@@ -1,7 +1,7 @@
 /** The installer's command line: one file per command, wiring only. */
 import type { Host } from "../io/host";
 import { type ArgsDef, type CommandDef, defineCommand, renderUsage, runCommand } from "citty";
-import { buildPins } from "../pins/index";
+import type { Pins } from "../pins/types";
 import { EXIT, UserError } from "../core/errors";
 import { SETUP_VERSION } from "../core/installer-version";
 import { installCommand } from "./install";
@@ -18,8 +18,8 @@ import { jsonCommand, runWithJson } from "./json";
 import { commandData } from "./command-host";
 import { completionsCommand } from "./completions";
 
-export function versionLine(): string {
-  return `gentle-shell-setup ${SETUP_VERSION} (pins: ${buildPins().kind})`;
+export function versionLine(pins: Pick<Pins, "kind">): string {
+  return `gentle-shell-setup ${SETUP_VERSION} (pins: ${pins.kind})`;
 }
 
 const main: CommandDef<ArgsDef> = defineCommand({
@@ -94,7 +94,7 @@ function helpEnd(top: string): string {
  */
 export async function runInstallerCli(args: string[], host: Host, proxyRefused: string | null = null): Promise<number> {
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    host.out(versionLine());
+    host.out(versionLine(host.pins));
     return EXIT.ok;
   }
   if (args.length === 0 || args[0] === "--help" || args[0] === "-h" || args[0] === "help") {

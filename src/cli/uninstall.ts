@@ -14,7 +14,7 @@
  */
 import { errnoCode } from "../core/errno";
 import type { Host } from "../io/host";
-import { spawn } from "node:child_process";
+import { runAttached } from "../io/process";
 import { defineCommand } from "citty";
 import { join } from "../core/native-path";
 import { engineArgs } from "../core/engine-flags";
@@ -118,17 +118,10 @@ async function handOver(layout: Layout, forwarded: string[], host: Host): Promis
     const { NODE_OPTIONS, ...rest } = env;
     childEnv = NODE_OPTIONS === undefined ? rest : { ...rest, GENTLE_SHELL_USER_NODE_OPTIONS: NODE_OPTIONS };
   }
-  return new Promise((resolve) => {
-    const child = spawn(command, argv, {
-      stdio: ["inherit", host.stdoutForChild(), "inherit"],
-      env: childEnv as NodeJS.ProcessEnv,
-      cwd: layout.home,
-      windowsHide: false,
-    });
-    child.on("error", (error) => {
-      host.err(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${error.message}); nothing was removed.`);
-      resolve(EXIT.failure);
-    });
-    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? EXIT.interrupted : EXIT.failure)));
-  });
+  const ended = await runAttached(command, argv, { env: childEnv, cwd: layout.home, stdout: host.stdoutForChild() });
+  if ("error" in ended) {
+    host.err(`gentle-shell-setup: ${tildify(command, layout.home)} could not be started (${ended.error}); nothing was removed.`);
+    return EXIT.failure;
+  }
+  return ended.code ?? (ended.signal === "SIGINT" ? EXIT.interrupted : EXIT.failure);
 }

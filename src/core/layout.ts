@@ -10,6 +10,8 @@ export type Platform = "linux" | "darwin" | "win32";
 
 export interface Layout {
   platform: Platform;
+  /** The pins the layout was made from (the Host's): the one route to them below the Host. */
+  pins: Pins;
   home: string;
   prefix: string;
   /** The isolated agent home (PI_CODING_AGENT_DIR). Never written by the installer beyond creating it. */
@@ -71,6 +73,7 @@ export function prefixLayout(options: LayoutOptions): Layout {
   const bin = join(prefix, "bin");
   return {
     platform,
+    pins,
     home,
     prefix,
     agent,

@@ -7,7 +7,7 @@
  * persona files it may rewrite restored afterwards.
  */
 import { EXIT } from "../core/errors";
-import { spawn } from "node:child_process";
+import { runAttached } from "../io/process";
 import type { Output } from "../core/errors";
 import type { Host } from "../io/host";
 import { promises as fs } from "node:fs";
@@ -241,14 +241,12 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   const setupEnv = bundledSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
   applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }), io);
-  const result = await new Promise<SetupResult>((resolve) => {
-    const child = spawn(gentleAi, ["install", "--agent", "pi", ...args], { stdio: "inherit", env: setupEnv as NodeJS.ProcessEnv, cwd: home });
-    child.on("error", (error) => resolve(fail(`could not start gentle-ai: ${error.message}`, `gentle-ai could not be started: ${error.message}`)));
-    child.on("exit", (c, signal) => {
-      const code = c ?? (signal ? EXIT.interrupted : EXIT.failure);
-      resolve(code === 0 ? { code } : { code, reason: signal ? `Gentle AI was stopped by ${signal}` : `Gentle AI exited with code ${code}` });
-    });
-  });
+  const ended = await runAttached(gentleAi, ["install", "--agent", "pi", ...args], { env: setupEnv, cwd: home, stdout: "inherit" });
+  const result: SetupResult = (() => {
+    if ("error" in ended) return fail(`could not start gentle-ai: ${ended.error}`, `gentle-ai could not be started: ${ended.error}`);
+    const code = ended.code ?? (ended.signal ? EXIT.interrupted : EXIT.failure);
+    return code === 0 ? { code } : { code, reason: ended.signal ? `Gentle AI was stopped by ${ended.signal}` : `Gentle AI exited with code ${code}` };
+  })();
   const restored = await restore(guarded);
   for (const r of restored) {
     err(`restored ${tildify(r.path, home)}${r.via ? ` (through its link to ${tildify(r.via, home)})` : ""}, which Gentle AI changed`);

@@ -57,7 +57,7 @@ async function askRegistry(install: BundledInstall, host: Pick<Host, "env" | "ht
   // minimumReleaseAge: a newer release is offered once its signed manifest says it is old enough.
   if (!latest || !policy || policy.minimumAgeMinutes <= 0 || compareVersions(latest, install.shell) <= 0) return latest;
   const [{ rememberedSource }, { parseSource }] = await Promise.all([import("../install/install-source"), import("../core/source")]);
-  const published = await publishedOf(parseSource(await rememberedSource(install.layout), registry!), latest, http);
+  const published = await publishedOf(parseSource(await rememberedSource(install.layout), registry!), latest, http, install.layout.pins);
   return oldEnough(published, Date.now(), policy.minimumAgeMinutes) ? latest : null;
 }
 

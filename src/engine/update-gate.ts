@@ -19,7 +19,7 @@ import { compareVersions, isExactVersion } from "../core/versions";
 import { SHELL_PACKAGE } from "../core/release-project";
 import { readUpdatePolicy } from "../install/update-policy-file";
 import type { LauncherConfigFile } from "../install/launcher-config-file";
-import { buildPins } from "../pins/index";
+import type { Pins } from "../pins/types";
 
 /**
  * A test build (fixture pins) reads the machine-wide file under this folder,
@@ -28,19 +28,19 @@ import { buildPins } from "../pins/index";
  */
 export const TEST_POLICY_ROOT = "GSS_TEST_POLICY_ROOT";
 
-export function policyRoot(env: Env): string | undefined {
-  return buildPins().kind === "fixture" ? env[TEST_POLICY_ROOT] || undefined : undefined;
+export function policyRoot(env: Env, pins: Pick<Pins, "kind">): string | undefined {
+  return pins.kind === "fixture" ? env[TEST_POLICY_ROOT] || undefined : undefined;
 }
 
 /** The policy in force; `configFile` is the launcher's config.json when the caller has read it already (the startup offer). */
 export function updatePolicyOf(layout: Layout, env: Env, configFile?: LauncherConfigFile): Promise<UpdatePolicy> {
-  return readUpdatePolicy(layout, env, { root: policyRoot(env), configFile });
+  return readUpdatePolicy(layout, env, { root: policyRoot(env, layout.pins), configFile });
 }
 
 /** A release's verified published time (null: its manifest has none), or a rejection when it has no signed manifest there. */
-export async function publishedOf(source: Source, shell: string, http: HttpClient): Promise<string | null> {
+export async function publishedOf(source: Source, shell: string, http: HttpClient, pins: Pins): Promise<string | null> {
   const { fetchSignedManifest } = await import("../install/release-fetch");
-  return (await fetchSignedManifest(http, source, shell, buildPins())).signed.published;
+  return (await fetchSignedManifest(http, source, shell, pins)).signed.published;
 }
 
 /** At most this many releases are looked at, newest first, for one old enough. */

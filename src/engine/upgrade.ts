@@ -135,7 +135,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
       policy,
       latest,
       active: install.shell,
-      published: (shell) => publishedOf(source, shell, http),
+      published: (shell) => publishedOf(source, shell, http, layout.pins),
       document: () => shellDocument({ registry, npmrc, env, http }),
     });
     if (choice.kind === "none") return tooYoung(latest, choice.published, policy, out);

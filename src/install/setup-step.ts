@@ -11,7 +11,7 @@
  * the launcher's first interactive start runs setup once more (first-use
  * setup, src/engine/first-use.ts). Under --json its stdout is our stderr.
  */
-import { spawn } from "node:child_process";
+import { runAttached } from "../io/process";
 import { join } from "../core/native-path";
 import { engineArgs } from "../core/engine-flags";
 import { setupEnvironment, type Env } from "../core/environment";
@@ -32,20 +32,11 @@ export function setupCommand(layout: Layout, id: string): { command: string; arg
 
 /** Run `gentle-shell setup` for version `id` in the setup environment; rejects with one sentence when it fails. */
 /** `host`: asked for the child's stdout as it starts (stderr's while stdout is a --json document's). */
-export function runSetupStep(layout: Layout, options: { env: Env; id: string; host: Pick<Host, "stdoutForChild"> }): Promise<string> {
+export async function runSetupStep(layout: Layout, options: { env: Env; id: string; host: Pick<Host, "stdoutForChild"> }): Promise<string> {
   const { command, args } = setupCommand(layout, options.id);
   const env = setupEnvironment(layout, { env: options.env, id: options.id });
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      stdio: ["inherit", options.host.stdoutForChild(), "inherit"],
-      env: env as NodeJS.ProcessEnv,
-      cwd: layout.home,
-      windowsHide: false,
-    });
-    child.on("error", (error) => reject(new Error(`${SETUP_COMMAND} could not be started (${error.message})`)));
-    child.on("exit", (code, signal) => {
-      if (code === 0) resolve(`${SETUP_COMMAND} set up Gentle AI for Pi`);
-      else reject(new Error(signal ? `${SETUP_COMMAND} was stopped by ${signal}` : `${SETUP_COMMAND} exited with code ${code}`));
-    });
-  });
+  const ended = await runAttached(command, args, { env, cwd: layout.home, stdout: options.host.stdoutForChild() });
+  if ("error" in ended) throw new Error(`${SETUP_COMMAND} could not be started (${ended.error})`);
+  if (ended.code !== 0) throw new Error(ended.signal ? `${SETUP_COMMAND} was stopped by ${ended.signal}` : `${SETUP_COMMAND} exited with code ${ended.code}`);
+  return `${SETUP_COMMAND} set up Gentle AI for Pi`;
 }

@@ -146,3 +146,33 @@ export function outputTail(result: RunResult, lines = 15): string {
   const text = `${result.stdout}\n${result.stderr}`.trim().split("\n");
   return redactText(text.slice(-lines).join("\n"));
 }
+
+/** How a child on our terminal ended: it could not be started (`error`, one phrase), or its code or signal. */
+export type Ended = { error: string } | { code: number | null; signal: NodeJS.Signals | null };
+
+export interface AttachedOptions {
+  env: Env;
+  cwd: string;
+  /** Its stdout: ours, or stderr's (2) while ours holds a --json document (the Host's stdoutForChild). */
+  stdout: "inherit" | 2;
+}
+
+/**
+ * Run a program of ours on the user's terminal (gentle-ai's setup, the setup
+ * step, the engine of an uninstall): stdin and stderr are ours, never through
+ * a shell, a console window where Windows would give one. Resolves how it
+ * ended; never rejects.
+ */
+export function runAttached(command: string, args: string[], options: AttachedOptions): Promise<Ended> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      stdio: ["inherit", options.stdout, "inherit"],
+      env: options.env as NodeJS.ProcessEnv,
+      cwd: options.cwd,
+      shell: false,
+      windowsHide: false,
+    });
+    child.on("error", (error) => resolve({ error: error.message }));
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+}

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { runInstallerCli, topHelpText, versionLine } from "../../src/cli/index";
+import { buildPins } from "../../src/pins/index";
 import { fancyOutput } from "../../src/core/terminal-style";
 import { streamHost } from "../support/host";
 import { shortcutAnswer, type ShortcutTexts } from "../../src/sea/shortcut";
@@ -50,7 +51,7 @@ describe("shortcutAnswer", () => {
 
   it("gives what the full installer prints for the same arguments", async () => {
     const help = await topHelpText();
-    const real: ShortcutTexts = { version: versionLine(), help, helpColor: help };
+    const real: ShortcutTexts = { version: versionLine(buildPins()), help, helpColor: help };
     for (const args of [["--version"], ["-V"], [], ["--help"], ["-h"], ["help"], ["--help", "bundle"]]) {
       expect(shortcutAnswer(args, process.env, Boolean(process.stdout.isTTY), real), args.join(" ")).toBe(await printed(args));
     }

@@ -268,7 +268,8 @@ describe("the policy files on disk", () => {
 
   it("is moved by GSS_TEST_POLICY_ROOT only in a test build: the release build's pins ignore it", () => {
     expect(productionPins.kind).toBe("production");
-    expect(policyRoot({ GSS_TEST_POLICY_ROOT: root })).toBeUndefined();
+    expect(policyRoot({ GSS_TEST_POLICY_ROOT: root }, productionPins)).toBeUndefined();
+    expect(policyRoot({ GSS_TEST_POLICY_ROOT: root }, { kind: "fixture" })).toBe(root);
   });
 
   it("reads an absent file as absent, and a folder, a non-object or broken JSON as unreadable", async () => {

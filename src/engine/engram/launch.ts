@@ -15,7 +15,6 @@ import { join } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { RUNTIME_MARKER } from "../../install/runtime/marker";
-import { buildPins } from "../../pins/index";
 import { classifyLaunch, type PiLaunch } from "../../core/pi-launch";
 import { headerSignal } from "./contract";
 import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramDecision, type EngramEvidence } from "./decision";
@@ -95,7 +94,7 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
       // /health only selects the notice's wording; after a timeout it would only add another second.
       if (compatibility.kind === "other" && compatibility.reason !== "timeout") evidence.olderVersion = await probeOlderVersion(endpoint);
       if (compatibility.kind === "refused") {
-        const schema = options.schema !== undefined ? options.schema : buildPins().engram.schema;
+        const schema = options.schema !== undefined ? options.schema : layout.pins.engram.schema;
         evidence.header = headerSignal(await readEngramHeader(layout.home, layout.platform), schema);
       }
       decision = decideEngram(evidence);

@@ -5,39 +5,15 @@
  * with a short grace after the child exits so concurrent launches converge
  * on the winner. Shell never stops a server it started or found.
  */
-import { errnoCode } from "../../core/errno";
-import { spawn } from "node:child_process";
+import { startDetached } from "../../io/detached";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { DEFAULT_ENDPOINT, probeCompatibility, type Endpoint } from "./probe";
 import { engramServeEnvironment } from "../../core/environment";
 
-/**
- * Start the verified core as plain `engram serve`: detached in its own process
- * group, stdio ignored, unreferenced, no window, in the home folder, so it
- * outlives Pi like a server other agents' hooks start. Resolves with why the
- * child ended (it is never stopped by us).
- */
+/** Start the verified core as plain `engram serve` in the home folder, so it outlives Pi like a server other agents' hooks start; resolves with why it ended. */
 export function spawnEngramServe(core: string, env: Env, cwd: string): Promise<string> {
-  return new Promise((resolve) => {
-    let child: ReturnType<typeof spawn>;
-    try {
-      child = spawn(core, ["serve"], {
-        detached: true,
-        stdio: "ignore",
-        windowsHide: true,
-        cwd,
-        env: env as NodeJS.ProcessEnv,
-        shell: false,
-      });
-    } catch (error) {
-      resolve(`could not be run (${errnoCode(error) ?? "error"})`);
-      return;
-    }
-    child.once("error", (error: NodeJS.ErrnoException) => resolve(`could not be run (${error.code ?? "error"})`));
-    child.once("exit", (code, signal) => resolve(signal ? `stopped (${signal})` : `exited (code ${code})`));
-    child.unref();
-  });
+  return startDetached(core, ["serve"], { env, cwd });
 }
 
 export interface StartOptions {

@@ -1,0 +1,61 @@
+/**
+ * One route for each effect (issue 48, item 3), read from the source as
+ * one-channel.test.ts reads it:
+ * - child processes start only in src/io/ (io/process.ts runs our programs,
+ *   captured or on the user's terminal; io/detached.ts starts a server that
+ *   outlives us; the rest of io/ holds the login-shell probe, line children,
+ *   signal sharing and the Windows process check): nothing above io imports
+ *   node:child_process;
+ * - the pins come only from the Host (src/io/host.ts builds them once, as
+ *   host.pins; a layout carries the ones it was made from): nothing else
+ *   calls buildPins().
+ * Text that is a program of its own (inside a template string) is read past.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "pathe";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/paths";
+
+const CHILD_PROCESS = /\bfrom\s+["'](node:)?child_process["']|\brequire\(\s*["'](node:)?child_process["']\s*\)|\bimport\(\s*["'](node:)?child_process["']\s*\)/;
+const BUILD_PINS = /\bbuildPins\s*\(/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
+}
+
+/** Each line of src/ that matches `pattern`, outside the files `allowed` accepts, template strings blanked. */
+function offenders(pattern: RegExp, allowed: (rel: string) => boolean): string[] {
+  const found: string[] = [];
+  for (const file of sources(join(REPO_ROOT, "src"))) {
+    const rel = relative(REPO_ROOT, file);
+    if (allowed(rel)) continue;
+    readFileSync(file, "utf8")
+      .replace(/`(?:\\[\s\S]|[^`\\])*`/g, "``")
+      .split("\n")
+      .forEach((line, i) => {
+        if (pattern.test(line)) found.push(`${rel}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  return found;
+}
+
+describe("one route for each effect", () => {
+  it("child processes start only in src/io/", () => {
+    expect(offenders(CHILD_PROCESS, (rel) => rel.startsWith("src/io/"))).toEqual([]);
+  });
+
+  it("the pins come only from the Host: nothing but src/io/host.ts (and src/pins/, which defines it) calls buildPins()", () => {
+    expect(offenders(BUILD_PINS, (rel) => rel === "src/io/host.ts" || rel.startsWith("src/pins/"))).toEqual([]);
+  });
+
+  it("the checks see what they look for", () => {
+    expect(CHILD_PROCESS.test('import { spawn } from "node:child_process";')).toBe(true);
+    expect(CHILD_PROCESS.test("import type { ChildProcess } from 'child_process';")).toBe(true);
+    expect(CHILD_PROCESS.test('const { spawn } = await import("node:child_process");')).toBe(true);
+    expect(CHILD_PROCESS.test("// the server code (and node:child_process) loads later")).toBe(false);
+    expect(BUILD_PINS.test("const pins = buildPins();")).toBe(true);
+    expect(BUILD_PINS.test("import { buildPins } from")).toBe(false);
+  });
+});
