@@ -220,7 +220,8 @@ export async function seaTexts(fixturePins, version, work) {
     stdin: {
       contents:
         `import { topHelpText, versionLine } from "./src/cli/index";\n` +
-        `topHelpText().then((help) => process.stdout.write(JSON.stringify({ version: versionLine(), help })));\n`,
+        `import { buildPins } from "./src/pins/index";\n` +
+        `topHelpText().then((help) => process.stdout.write(JSON.stringify({ version: versionLine(buildPins()), help })));\n`,
       resolveDir: REPO_ROOT,
       loader: "ts",
       sourcefile: "sea-texts.ts",
