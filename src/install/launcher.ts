@@ -11,6 +11,7 @@ import { ensureOwnDir } from "../io/own-dir";
 import { ENGINE_PATH, ENGINE_START_PATH } from "./engine-start";
 import { VERSION_MARKER } from "./version-marker";
 import { ONE_LINER } from "../core/source";
+import { doctorFix } from "../core/repair-command";
 
 const START_NAME = basename(ENGINE_START_PATH);
 
@@ -35,7 +36,7 @@ export const NO_ACTIVE_VERSION_HINT = "gentle-shell: if Gentle Shell was being r
  * a line of its own. Plain words for cmd.exe (its `|` written `^|` there).
  */
 export const NODE_MISSING = "gentle-shell: Gentle Shell's own Node is missing or cannot run";
-export const NODE_REPAIR_FIX = "repair it with gentle-shell-setup doctor --fix.";
+export const NODE_REPAIR_FIX = `repair it with ${doctorFix("gentle-shell-setup")}.`;
 export function nodeRepairRerun(platform: "posix" | "windows"): string {
   return `repair it by running the Gentle Shell installer again: ${ONE_LINER[platform]}`;
 }

@@ -8,7 +8,8 @@
  *   node:child_process;
  * - the pins come only from the Host (src/io/host.ts builds them once, as
  *   host.pins; a layout carries the ones it was made from): nothing else
- *   calls buildPins().
+ *   calls buildPins();
+ * - doctor's repair command is spelt once, in src/core/repair-command.ts.
  * Text that is a program of its own (inside a template string) is read past.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -18,6 +19,7 @@ import { REPO_ROOT } from "../support/paths";
 
 const CHILD_PROCESS = /\bfrom\s+["'](node:)?child_process["']|\brequire\(\s*["'](node:)?child_process["']\s*\)|\bimport\(\s*["'](node:)?child_process["']\s*\)/;
 const BUILD_PINS = /\bbuildPins\s*\(/;
+const DOCTOR_FIX = /doctor --fix/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -25,18 +27,20 @@ function sources(dir: string): string[] {
   );
 }
 
-/** Each line of src/ that matches `pattern`, outside the files `allowed` accepts, template strings blanked. */
-function offenders(pattern: RegExp, allowed: (rel: string) => boolean): string[] {
+/**
+ * Each line of src/ that matches `pattern`, outside the files `allowed` accepts: template strings blanked (code),
+ * or with `text`, comments skipped and strings kept (words we print).
+ */
+function offenders(pattern: RegExp, allowed: (rel: string) => boolean, text = false): string[] {
   const found: string[] = [];
   for (const file of sources(join(REPO_ROOT, "src"))) {
     const rel = relative(REPO_ROOT, file);
     if (allowed(rel)) continue;
-    readFileSync(file, "utf8")
-      .replace(/`(?:\\[\s\S]|[^`\\])*`/g, "``")
-      .split("\n")
-      .forEach((line, i) => {
-        if (pattern.test(line)) found.push(`${rel}:${i + 1}: ${line.trim()}`);
-      });
+    const source = readFileSync(file, "utf8");
+    (text ? source : source.replace(/`(?:\\[\s\S]|[^`\\])*`/g, "``")).split("\n").forEach((line, i) => {
+      if (text && /^\s*(\/\/|\/?\*)/.test(line)) return;
+      if (pattern.test(line)) found.push(`${rel}:${i + 1}: ${line.trim()}`);
+    });
   }
   return found;
 }
@@ -50,7 +54,12 @@ describe("one route for each effect", () => {
     expect(offenders(BUILD_PINS, (rel) => rel === "src/io/host.ts" || rel.startsWith("src/pins/"))).toEqual([]);
   });
 
+  it("doctor's repair command is written once (src/core/repair-command.ts): no sentence of ours spells doctor --fix", () => {
+    expect(offenders(DOCTOR_FIX, (rel) => rel === "src/core/repair-command.ts", true)).toEqual([]);
+  });
+
   it("the checks see what they look for", () => {
+    expect(DOCTOR_FIX.test("const fix = `${ctx.program} doctor --fix`;")).toBe(true);
     expect(CHILD_PROCESS.test('import { spawn } from "node:child_process";')).toBe(true);
     expect(CHILD_PROCESS.test("import type { ChildProcess } from 'child_process';")).toBe(true);
     expect(CHILD_PROCESS.test('const { spawn } = await import("node:child_process");')).toBe(true);

@@ -12,6 +12,7 @@ import { doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "
 import { FixRefused, runFixes } from "./fix";
 import { checkSourceReachable } from "../../install/source-check";
 import { gatherDoctor, type DoctorContext } from "./gather";
+import { type DoctorProgram, doctorFix } from "../../core/repair-command";
 
 export interface DoctorArgs {
   json: boolean;
@@ -24,9 +25,9 @@ export interface DoctorArgs {
  * `--source` without `--fix` is refused (issue 47): doctor downloads only
  * when it repairs, so a source given to a check would be silently unused.
  */
-export function sourceWithoutFix(args: DoctorArgs, program: "gentle-shell" | "gentle-shell-setup"): string | null {
+export function sourceWithoutFix(args: DoctorArgs, program: DoctorProgram): string | null {
   if (args.source === undefined || args.fix) return null;
-  return `--source is used only with --fix (doctor downloads nothing when it only checks); run ${program} doctor --fix --source ${args.source}`;
+  return `--source is used only with --fix (doctor downloads nothing when it only checks); run ${doctorFix(program, args.source)}`;
 }
 
 /** The report: the checks, and with --fix the repairs done and the checks after them. A refused --fix is its sentence. */
@@ -59,7 +60,7 @@ export async function runDoctor(ctx: DoctorContext, args: DoctorArgs, io: Pick<O
     return EXIT.failure;
   }
   if (args.json) io.out(resultText(doctorDocument(report)).trimEnd());
-  else for (const line of doctorLines(report, `${ctx.program} doctor --fix`)) io.out(line);
+  else for (const line of doctorLines(report, doctorFix(ctx.program))) io.out(line);
   return doctorExitCode(report);
 }
 

@@ -4,6 +4,7 @@ import type { Layout } from "../../core/layout";
 import type { Pins } from "../../pins/types";
 import type { HttpClient } from "../../io/http-client";
 import type { StatusProbes } from "../status/gather";
+import type { DoctorProgram } from "../../core/repair-command";
 
 export interface DoctorContext {
   layout: Layout;
@@ -11,7 +12,7 @@ export interface DoctorContext {
   env: Env;
   probes: StatusProbes;
   /** How the user runs this program's commands: "gentle-shell" or "gentle-shell-setup". */
-  program: "gentle-shell" | "gentle-shell-setup";
+  program: DoctorProgram;
   /** The Host's HTTP client: the source check and --fix's downloads. */
   http: HttpClient;
 }

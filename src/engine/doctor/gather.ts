@@ -30,6 +30,7 @@ import { doctorLoginShells } from "./login-shells";
 import { memoryCheck, updatesCheck } from "./settings";
 import { machineChecks } from "./machine";
 import { runtimeChecks } from "./runtimes";
+import { doctorFix } from "../../core/repair-command";
 
 export function reinstallSentence(): string {
   return "run the Gentle Shell installer again (gentle-shell-setup install); the finished steps are reused";
@@ -74,7 +75,7 @@ async function launcherChecks(ctx: DoctorContext, status: StatusReport): Promise
   const { layout } = ctx;
   const l = status.launcher;
   if (!l) return [];
-  const fix = `${ctx.program} doctor --fix`;
+  const fix = doctorFix(ctx.program);
   const out: Check[] = [];
   if (l.file === "missing") {
     out.push({
@@ -91,7 +92,7 @@ async function launcherChecks(ctx: DoctorContext, status: StatusReport): Promise
       id: "launcher.bytes",
       status: "broken",
       line: `${l.path} is not Gentle Shell's launcher (a file of someone else's stands there); it is never replaced`,
-      repair: { kind: "command", sentence: `move it away (mv ${l.path} ${l.path}.old), then run gentle-shell-setup doctor --fix` },
+      repair: { kind: "command", sentence: `move it away (mv ${l.path} ${l.path}.old), then run ${doctorFix("gentle-shell-setup")}` },
     });
   } else {
     const expected = layout.platform === "win32" ? cmdLauncher(layout) : posixLauncher(layout);
@@ -150,7 +151,7 @@ async function launcherChecks(ctx: DoctorContext, status: StatusReport): Promise
 async function piChecks(ctx: DoctorContext, status: StatusReport): Promise<Check[]> {
   const { layout, pins } = ctx;
   const out: Check[] = [];
-  const fix = `${ctx.program} doctor --fix`;
+  const fix = doctorFix(ctx.program);
   const entry = await lstatOrNull(layout.npmEntry);
   const cli = await lstatOrNull(npmCliOf(layout));
   if (!entry?.isFile() || !cli?.isFile()) {
@@ -251,7 +252,7 @@ export async function gatherDoctor(ctx: DoctorContext): Promise<Gathered> {
   if (!status.installed) return { status, checks: [] };
   const checks = [
     ...installChecks(status),
-    ...(await runtimeChecks(ctx.layout, status, `${ctx.program} doctor --fix`, reinstallSentence())),
+    ...(await runtimeChecks(ctx.layout, status, doctorFix(ctx.program), reinstallSentence())),
     ...(await launcherChecks(ctx, status)),
     ...(await piChecks(ctx, status)),
     ...(await leftoverChecks(ctx.layout, ctx.program)),

@@ -25,6 +25,7 @@ import { versionState } from "../../install/version-install";
 import { lockHolderPid } from "../../install/lock";
 import { stagingOwner } from "../../io/staging";
 import type { Check } from "./plan";
+import { type DoctorProgram, doctorFix } from "../../core/repair-command";
 
 const ID = /^[0-9A-Za-z][0-9A-Za-z.+-]*$/;
 
@@ -37,10 +38,10 @@ export function migrationMarkerPath(layout: Layout): string {
   return join(layout.config, "engram-migration.json");
 }
 
-export async function leftoverChecks(layout: Layout, program: string): Promise<Check[]> {
+export async function leftoverChecks(layout: Layout, program: DoctorProgram): Promise<Check[]> {
   const out: Check[] = [];
   const show = (p: string) => tildify(p, layout.home);
-  const fix = `${program} doctor --fix`;
+  const fix = doctorFix(program);
   const ids = (await fs.readdir(layout.versions).catch(() => [] as string[])).filter((id) => ID.test(id));
   for (const id of ids) {
     const state = await versionState(layout, id);

@@ -62,6 +62,7 @@ import { askShell, realFile, type ShellAnswer } from "../../io/login-shell";
 import { managerOf, migrateSentence } from "./on-path";
 import type { DoctorContext } from "./context";
 import type { Check } from "./plan";
+import { doctorFix } from "../../core/repair-command";
 
 export type LoginShell = "bash" | "zsh" | "fish";
 
@@ -236,5 +237,5 @@ export async function doctorLoginShells(ctx: DoctorContext): Promise<Check[]> {
   } catch {
     read = null;
   }
-  return loginShellChecks(ctx.layout, ctx.env, read, `${ctx.program} doctor --fix`);
+  return loginShellChecks(ctx.layout, ctx.env, read, doctorFix(ctx.program));
 }

@@ -13,13 +13,14 @@ import { lstatOrNull, readTextOrNull } from "../../io/files";
 import type { StatusReport } from "../status/gather";
 import type { DoctorContext } from "./context";
 import type { Check } from "./plan";
+import { doctorFix } from "../../core/repair-command";
 
 export async function pathChecks(ctx: DoctorContext, status: StatusReport): Promise<Check[]> {
   const { layout } = ctx;
   const p = status.path;
   if (!p) return [];
   const show = (x: string) => tildify(x, layout.home);
-  const fix = `${ctx.program} doctor --fix`;
+  const fix = doctorFix(ctx.program);
   const out: Check[] = [];
   const read = (() => {
     try {
