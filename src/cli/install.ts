@@ -1,4 +1,3 @@
-import { answeredYes } from "../core/answers";
 import { defineCommand } from "citty";
 import { STEP_ORDER, STEPS } from "../install/step-plan";
 import { migrationGate, olderThanGlobal, removalCommand } from "../core/migration-rules";
@@ -18,6 +17,7 @@ import { spaceLine } from "../core/space-need";
 import { hostTarget } from "../core/machine";
 import { freeSpace } from "../io/disk";
 import { installSpace } from "../install/space-check";
+import { confirm } from "../io/confirm";
 
 /** The install succeeded but its setup step failed: distinct from a failed install (1) and a usage error (2). */
 export const SETUP_FAILED_EXIT = EXIT.setupFailed;
@@ -93,9 +93,9 @@ export const installCommand = defineCommand({
     }
     if (!args.yes) {
       // Under --json the host asks on stderr, with the rest of what is not the document.
-      const reply = await host.ask("Proceed? [Y/n] ");
-      if ("noTerminal" in reply) throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
-      if (!("answer" in reply) || !answeredYes(reply.answer, "yes")) {
+      const reply = await confirm(host, "Proceed? [Y/n] ", "yes");
+      if (reply === "no terminal") throw new UserError("no terminal to ask for confirmation; run again with --yes to install", EXIT.unchanged);
+      if (reply !== "yes") {
         out("Cancelled: nothing was changed.");
         documentError(host, "the install was cancelled at its question; nothing was changed");
         await recordEnd(host, [], "Run the installer again and answer yes, or pass --yes.");

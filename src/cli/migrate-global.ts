@@ -8,12 +8,13 @@
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
-import { isYes, migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
+import { migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
 import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
 import { migrateRefusal } from "../engine/install-gate";
 import { installerStart } from "./installer-start";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { readMigrationRelease } from "./migration-release";
+import { confirm } from "../io/confirm";
 
 /** A global Gentle Shell the gate lets move: its owner, npm or pnpm, and the gate's answer. */
 interface Moving {
@@ -111,10 +112,10 @@ export const migrateCommand = defineCommand({
     out(`The first interactive gentle-shell runs gentle-shell setup once.`);
 
     let code: number = EXIT.ok;
-    const reply = await host.ask(removalQuestion(gate.manager));
-    if ("noTerminal" in reply) {
+    const reply = await confirm(host, removalQuestion(gate.manager), "no");
+    if (reply === "no terminal") {
       out(`No terminal to ask, so your global gentle-pi was kept; to remove it, run: ${removalCommand(gate.manager)}`);
-    } else if (!("answer" in reply) || !isYes(reply.answer)) {
+    } else if (reply !== "yes") {
       out(`Your global gentle-pi was kept; to remove it later, run: ${removalCommand(gate.manager)}`);
     } else {
       const removal = await removeAfterInstall(used, env, owner);

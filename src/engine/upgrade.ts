@@ -10,7 +10,6 @@ import { rememberedSource } from "../install/install-source";
 import { tildifyText } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { compareVersions, isExactVersion } from "../core/versions";
-import { answeredYes } from "../core/answers";
 import { parseSource } from "../core/source";
 import { oldEnough, policyRefusal, tooYoungClause, type UpdatePolicy } from "../core/update-policy";
 import type { Host } from "../io/host";
@@ -32,6 +31,7 @@ import type { BundledInstall } from "./bundled";
 import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
 import { checkSourceReachable } from "../install/source-check";
 import { stepMark } from "../io/step-times";
+import { confirm } from "../io/confirm";
 
 export interface UpgradeArgs {
   rollback: boolean;
@@ -218,8 +218,7 @@ async function downgradeConfirmed(to: string, active: string, args: UpgradeArgs,
     );
     return false;
   }
-  const reply = await io.ask(`Downgrade to Gentle Shell ${to}? [y/N] `);
-  if (answeredYes("answer" in reply ? reply.answer : null, "no")) return true;
+  if ((await confirm({ ask: io.ask }, `Downgrade to Gentle Shell ${to}? [y/N] `, "no")) === "yes") return true;
   io.out("Nothing was changed.");
   return false;
 }

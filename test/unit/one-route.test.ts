@@ -9,7 +9,8 @@
  * - the pins come only from the Host (src/io/host.ts builds them once, as
  *   host.pins; a layout carries the ones it was made from): nothing else
  *   calls buildPins();
- * - doctor's repair command is spelt once, in src/core/repair-command.ts.
+ * - doctor's repair command is spelt once, in src/core/repair-command.ts;
+ * - a reply to one of our yes/no questions is read once, by io/confirm.ts.
  * Text that is a program of its own (inside a template string) is read past.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { REPO_ROOT } from "../support/paths";
 const CHILD_PROCESS = /\bfrom\s+["'](node:)?child_process["']|\brequire\(\s*["'](node:)?child_process["']\s*\)|\bimport\(\s*["'](node:)?child_process["']\s*\)/;
 const BUILD_PINS = /\bbuildPins\s*\(/;
 const DOCTOR_FIX = /doctor --fix/;
+const REPLY_READ = /["'](noTerminal|interrupt|answer|end)["']\s+in\s+\w+/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -58,7 +60,13 @@ describe("one route for each effect", () => {
     expect(offenders(DOCTOR_FIX, (rel) => rel === "src/core/repair-command.ts", true)).toEqual([]);
   });
 
+  it("a reply to our questions is read only by io/confirm.ts (and io/prompt.ts, which makes it)", () => {
+    expect(offenders(REPLY_READ, (rel) => rel === "src/io/confirm.ts" || rel === "src/io/prompt.ts")).toEqual([]);
+  });
+
   it("the checks see what they look for", () => {
+    expect(REPLY_READ.test('if ("noTerminal" in reply) throw')).toBe(true);
+    expect(REPLY_READ.test('"answer" in reply ? reply.answer : null')).toBe(true);
     expect(DOCTOR_FIX.test("const fix = `${ctx.program} doctor --fix`;")).toBe(true);
     expect(CHILD_PROCESS.test('import { spawn } from "node:child_process";')).toBe(true);
     expect(CHILD_PROCESS.test("import type { ChildProcess } from 'child_process';")).toBe(true);

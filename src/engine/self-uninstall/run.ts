@@ -10,7 +10,6 @@
  * has exited.
  */
 import { errnoCode } from "../../core/errno";
-import { answeredYes } from "../../core/answers";
 import { promises as fs } from "node:fs";
 import { EXIT, type Output } from "../../core/errors";
 import { tildify, type Layout } from "../../core/layout";
@@ -25,15 +24,15 @@ import { checkOwnership, uninstallPlan, type Removal, type UninstallOptions } fr
 import { windowsRemovalPlan, type ScheduleWindowsRemoval } from "./windows-removal";
 import { rmdir, unlink } from "../../io/locked-retry";
 import { stepMark } from "../../io/step-times";
+import { confirm } from "../../io/confirm";
 
 /**
  * The host's question, on stderr: yes or no, null for no terminal or end of input, "interrupted" for
  * Ctrl+C, which exits 130 once the install lock is released (an exit here would leave it in the prefix).
  */
 export async function askYesNo(host: Pick<Host, "ask">, question: string): Promise<boolean | null | "interrupted"> {
-  const reply = await host.ask(question, "stderr");
-  if ("interrupt" in reply) return "interrupted";
-  return "answer" in reply ? answeredYes(reply.answer, "no") : null;
+  const reply = await confirm(host, question, "no", "stderr");
+  return reply === "interrupted" ? "interrupted" : reply === "yes" ? true : reply === "no" ? false : null;
 }
 
 /** Why `r` is no longer what the plan saw (lstat again, right before removing it), or null. */
