@@ -19,14 +19,13 @@ script checks only SHA256SUMS (fetched over HTTPS from the same release as
 the script itself): Windows PowerShell has no Ed25519 to check the signed
 manifest with, and the binary checks it.
 
-Every parameter has an environment variable, for the `irm | iex` form:
-GENTLE_SHELL_YES=1, GENTLE_SHELL_NO_MODIFY_PATH=1, GENTLE_SHELL_RELEASE and
-GENTLE_SHELL_SETUP_DOWNLOAD. A parameter wins over its variable. The release
-has the binary's own names (--release, GENTLE_SHELL_RELEASE); the older
--Version and GENTLE_SHELL_VERSION are still read, after the new ones. HTTPS_PROXY
-(or ALL_PROXY) and NO_PROXY are honoured; credentials in any URL are never
-printed. It never exits your PowerShell: a failure is thrown, with
-$LASTEXITCODE set (the binary's own exit code when it ran).
+Every parameter has an environment variable, for `irm | iex`: GENTLE_SHELL_YES=1,
+GENTLE_SHELL_NO_MODIFY_PATH=1, GENTLE_SHELL_RELEASE, GENTLE_SHELL_SETUP_DOWNLOAD;
+a parameter wins over its variable. The release has the binary's names; the older
+-Version and GENTLE_SHELL_VERSION are read after them. HTTPS_PROXY (or ALL_PROXY)
+and NO_PROXY are honoured; credentials in a URL are never printed. It never exits
+your PowerShell: a failure is thrown, with $LASTEXITCODE set (the binary's own
+exit code when it ran).
 
 The execution policy is not checked: `iex` is not governed by it.
 
@@ -37,8 +36,7 @@ Install without asking (gentle-shell-setup install --yes).
 Leave the user Path alone and print what to add (--no-modify-path).
 
 .PARAMETER Release
-Install this exact Gentle Shell version (--release), or latest. -Version is
-the same parameter under its older name.
+Install this exact Gentle Shell version (--release), or latest (alias -Version).
 
 .PARAMETER DownloadUrl
 The folder holding the binaries and SHA256SUMS (a mirror): https, or http on

@@ -1,11 +1,8 @@
-# Pester 5 tests of installers/install.ps1, run by the Windows job of
-# .github/workflows/ci.yml under PowerShell 7 and Windows PowerShell 5.1.
-# The script is dot-sourced with $GentleShellInstallNoMain set, which defines
-# its functions without installing. The pure parts are tested directly; the
-# install flow with its two network and process edges (download, run)
-# mocked; the machine parts (IsWow64Process2, the private folder, starting a
-# process) for real; and the script as the one-liners run it, in a fresh
-# PowerShell, up to its first refusal.
+# Pester 5 tests of installers/install.ps1 (the Windows job of ci.yml, under
+# PowerShell 7 and 5.1), dot-sourced with $GentleShellInstallNoMain set: the pure
+# parts directly; the install flow with its download and run edges mocked; the
+# machine parts (IsWow64Process2, the private folder, a process) for real; and
+# the script as the one-liners run it, in a fresh PowerShell, to its first refusal.
 
 BeforeAll {
     $GentleShellInstallNoMain = $true
@@ -76,8 +73,7 @@ Describe 'Resolve-GentleShellOption: parameters and environment variables' {
         (Resolve-GentleShellOption -DownloadUrl 'http://127.0.0.1:8080/dl' -Environment @{}).DownloadUrl | Should -BeExactly 'http://127.0.0.1:8080/dl'
         (Resolve-GentleShellOption -DownloadUrl 'http://localhost/dl' -Environment @{}).DownloadUrl | Should -BeExactly 'http://localhost/dl'
         { Resolve-GentleShellOption -DownloadUrl 'http://mirror.example/dl' -Environment @{} } | Should -Throw -ExpectedMessage '*must be an https URL*'
-        # The host here is evil.example: 127.0.0.1: is only its user name.
-        { Resolve-GentleShellOption -DownloadUrl 'http://127.0.0.1:@evil.example/dl' -Environment @{} } | Should -Throw -ExpectedMessage '*must be an https URL*'
+        { Resolve-GentleShellOption -DownloadUrl 'http://127.0.0.1:@evil.example/dl' -Environment @{} } | Should -Throw -ExpectedMessage '*must be an https URL*' # host evil.example: 127.0.0.1: is a user name
         { Resolve-GentleShellOption -DownloadUrl 'ftp://mirror.example/dl' -Environment @{} } | Should -Throw -ExpectedMessage '*must be an https URL*'
     }
 
@@ -358,8 +354,7 @@ Describe 'Invoke-GentleShellSetup: download, verify, run, clean up (downloads an
 
 Describe 'install.ps1 as the one-liners run it (a fresh PowerShell, no network)' {
     BeforeAll {
-        # The child reports what install.ps1 threw and exits 7: had the script
-        # called exit itself, the child would end with its code and no message.
+        # The child reports what install.ps1 threw and exits 7 (had it called exit, no message).
         function Invoke-Child {
             param([string]$Run)
             $command = 'try {{ {0} }} catch {{ [Console]::Out.WriteLine($_.Exception.Message); exit 7 }}' -f $Run
@@ -377,9 +372,9 @@ Describe 'install.ps1 as the one-liners run it (a fresh PowerShell, no network)'
         # The script's own attribute and param block, around a body that reports what they bound.
         $ast = [scriptblock]::Create((Get-Content -Raw -LiteralPath $installer)).Ast
         $head = ($ast.ParamBlock.Attributes | ForEach-Object { $_.Extent.Text }) -join "`n"
-        $probe = [scriptblock]::Create($head + "`n" + $ast.ParamBlock.Extent.Text + "`n" + '@{ Version = $Version; DownloadUrl = $DownloadUrl; Rest = @($ArgumentList) }')
+        $probe = [scriptblock]::Create($head + "`n" + $ast.ParamBlock.Extent.Text + "`n" + '@{ Release = $Release; DownloadUrl = $DownloadUrl; Rest = @($ArgumentList) }')
         $bound = & $probe -Yes -- --source 'D:\m'
-        $bound.Version | Should -BeNullOrEmpty
+        $bound.Release | Should -BeNullOrEmpty
         $bound.DownloadUrl | Should -BeNullOrEmpty
         $bound.Rest | Should -Be @('--source', 'D:\m')
     }
