@@ -31,7 +31,7 @@ async function main() {
       const started = performance.now();
       const r = await ensureRuntimes(
         {
-          http: httpClient({ role: "installer", env: process.env }),
+          http: httpClient({ role: "installer", target: "linux-x64", env: process.env }),
           layout,
           pins: args.pins,
           source: { kind: "mirror", base: args.base },

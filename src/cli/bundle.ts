@@ -8,7 +8,6 @@ import { TARGETS, type Target } from "../pins/types";
 import { isSingleExecutable } from "../io/self";
 import { installerName } from "../install/offline/format";
 import { findInstallerBinaries, makeBundle } from "../install/offline/make";
-import { hostTarget } from "../core/machine";
 import { tildify, tildifyText } from "../core/layout";
 import { redactUrl } from "../core/secrets";
 
@@ -43,7 +42,7 @@ export const bundleCommand = defineCommand({
     quiet: { type: "boolean", alias: "q", description: "Print only failures and the result (or GENTLE_SHELL_QUIET=1)" },
   },
   async run({ args, rawArgs, data }) {
-    const here = hostTarget();
+    const here = hostOf(data).target;
     const targets = bundleTargets(rawArgs, here);
     const { source, sourceFrom, release, quiet } = settle(args, rawArgs, hostOf(data).env);
     const host = hostOf(data).withMode({ quiet });

@@ -34,6 +34,7 @@ export const doctorCommand = defineCommand({
       probes: hostStatusProbes(layout, host.env),
       program: "gentle-shell-setup" as const,
       http: host.http,
+      target: host.target,
     };
     const fields = host.document?.fields;
     if (fields) {

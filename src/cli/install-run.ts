@@ -8,7 +8,6 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "../core/native-path";
 import { prefixLayout, unusablePrefix, type Layout } from "../core/layout";
-import { hostTarget } from "../core/machine";
 import { envValue } from "../core/environment";
 import type { Host } from "../io/host";
 import { parseSource } from "../core/source";
@@ -129,7 +128,7 @@ export async function installHere(context: InstallContext, args: RunArgs): Promi
     const result = await runBundledInstall({
       layout: installLayout,
       pins,
-      target: hostTarget(),
+      target: context.target,
       host: context,
       source: args.source,
       release: args.release,

@@ -14,7 +14,6 @@ import { SETUP_COMMAND } from "../install/setup-step";
 import { documentError } from "./json";
 import { failedRemoval, recordEnd, recordPlan, type PlanEntry } from "./install-json";
 import { spaceLine } from "../core/space-need";
-import { hostTarget } from "../core/machine";
 import { freeSpace } from "../io/disk";
 import { installSpace } from "../install/space-check";
 import { confirm } from "../io/confirm";
@@ -55,7 +54,7 @@ export const installCommand = defineCommand({
     const say = quiet && !asks ? () => undefined : out;
 
     // An existing global Gentle Shell (spec: "The web installer"): the plan with removal, and no setup step.
-    const found = await findGlobalShell(layout, env, pins, release ?? null);
+    const found = await findGlobalShell(layout, host, release ?? null);
     // A release older than a global Gentle Shell would shadow it: refused before anything is installed.
     const older = olderThanGlobal(found.owner, release ?? null);
     if (older) throw new UserError(older, EXIT.unchanged);
@@ -83,7 +82,7 @@ export const installCommand = defineCommand({
       say(`Your other gentle-shell, ${tildify(found.onPath, home)}, stays as it is (${why}).`);
     }
     say(`Artifacts from: ${redactUrl(source ?? "the official downloads")}`);
-    say(spaceLine(await installSpace(layout, pins, hostTarget()), await freeSpace(layout.prefix), tildify(layout.prefix, home)));
+    say(spaceLine(await installSpace(layout, pins, host.target), await freeSpace(layout.prefix), tildify(layout.prefix, home)));
     say("Your own node, npm, pnpm, Pi and ~/.npmrc are not changed.");
     recordPlan(host, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {

@@ -32,7 +32,7 @@ export const migrateCommand = defineCommand({
   async run({ args, rawArgs, data }) {
     const { host, knobs } = await installerStart(args, rawArgs, data);
     const { source, release, quiet, noModifyPath } = knobs;
-    const { env, home, pins, layout, out } = host;
+    const { env, home, layout, out } = host;
     // The update policy (issue 47): off refuses migrate before anything is looked at (src/engine/install-gate.ts).
     const refusal = await migrateRefusal(installedLayout(host), env);
     if (refusal) throw new UserError(`${refusal}.`, EXIT.unchanged);
@@ -47,7 +47,7 @@ export const migrateCommand = defineCommand({
     }
     /** The owner probe and the gate for a release read as published; the explanation once they allow the move. */
     const probe = async (pair: { shell: string; pi: string | null }): Promise<Moving | string> => {
-      const { owner, gate } = await findGlobalShell(layout, env, pins, pair.shell, true);
+      const { owner, gate } = await findGlobalShell(layout, host, pair.shell, true);
       if (!gate.migrate || owner.kind !== "manager") return gate.migrate ? "no global gentle-pi was found" : gate.reason;
       const { prefix, agent } = layout;
       for (const line of migrationExplanation({ prefix, home, agent, manager: gate.manager, installed: gate.installed, ...pair })) explain(line);

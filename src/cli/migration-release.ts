@@ -26,6 +26,6 @@ export async function readMigrationRelease(
   const { http } = host;
   const shell = release ?? (registry ? await newestRelease(origin, { registry, npmrc, env, http }) : null);
   if (!shell) return null;
-  const { release: fetched } = await openReleaseHere(origin, shell, pins, registry ?? "", http);
+  const { release: fetched } = await openReleaseHere(origin, shell, pins, host.target, registry ?? "", http);
   return { shell: fetched.signed.shell, pi: fetched.signed.pi };
 }

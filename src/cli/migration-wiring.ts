@@ -7,8 +7,7 @@
 import { migrationGate, removalCommand, type Gate, type Owner } from "../core/migration-rules";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
-import { hostTarget } from "../core/machine";
-import type { Pins } from "../pins/types";
+import type { Pins, Target } from "../pins/types";
 import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-package-probe";
 import type { InstallResult } from "../install/bundled-install";
 import { shadowWarningFor } from "../install/path/step";
@@ -22,22 +21,19 @@ export interface Found {
   gate: Gate;
 }
 
-function targetSupported(pins: Pins): boolean {
-  try {
-    return pins.node.archives[hostTarget()] != null;
-  } catch {
-    return false;
-  }
+function targetSupported(pins: Pins, target: Target): boolean {
+  return pins.node.archives[target] != null;
 }
 
 /**
  * ownerManager runs only when there is something to ask about: an old
  * gentle-shell on PATH, or `always` (the user ran migrate).
  */
-export async function findGlobalShell(layout: Layout, env: Env, pins: Pins, release: string | null, always = false): Promise<Found> {
+export async function findGlobalShell(layout: Layout, host: Pick<Host, "env" | "target">, release: string | null, always = false): Promise<Found> {
+  const { env } = host;
   const onPath = await foreignShellOnPath(layout, env);
   const owner: Owner = onPath || always ? await ownerManager(layout, env) : { kind: "none" };
-  return { onPath, owner, gate: migrationGate({ owner, targetSupported: targetSupported(pins), release }) };
+  return { onPath, owner, gate: migrationGate({ owner, targetSupported: targetSupported(layout.pins, host.target), release }) };
 }
 
 /** The removal's outcome: its line and detail (for --json), whether it failed, and the command to run by hand then. */

@@ -6,7 +6,6 @@
  * in src/install/release-assets.ts and release-sign.ts; this binds the machine.
  */
 import { defineCommand } from "citty";
-import { hostTarget } from "../core/machine";
 import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import type { Host } from "../io/host";
@@ -17,7 +16,7 @@ import { checkSignedFolder, signRelease } from "../install/release-sign";
 function context(host: Host, source: string | undefined): ReleaseContext {
   return {
     pins: host.pins,
-    target: hostTarget(),
+    target: host.target,
     platform: host.platform,
     env: host.env,
     http: host.http,

@@ -92,7 +92,15 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
         return usage(host, refused);
       }
       const { layout } = install;
-      const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env), program: "gentle-shell" as const, http: host.http };
+      const context = {
+        layout,
+        pins: host.pins,
+        env: host.env,
+        probes: hostStatusProbes(layout, host.env),
+        program: "gentle-shell" as const,
+        http: host.http,
+        target: host.target,
+      };
       return runDoctor(context, args, host);
     },
   },

@@ -61,7 +61,7 @@ export async function firstUseSetup(install: BundledInstall, host: Host, launch:
     const result = await setupRun(
       install,
       [],
-      { env: setupEnvironment(layout, { env, id: install.id }), out: io.out, err: io.err, http: host.http },
+      { env: setupEnvironment(layout, { env, id: install.id }), out: io.out, err: io.err, http: host.http, target: host.target },
       { firstUse: true },
     );
     if (result.code !== 0) reason = result.reason ?? `it exited with code ${result.code}`;

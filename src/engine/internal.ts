@@ -70,7 +70,7 @@ function launcherScript(layout: Layout): { script: string; name: string } {
  * publish (memory stays off behind the guard); a download that fails verification stops.
  */
 async function engramStatus(host: Host, layout: Layout, source: Source): Promise<string> {
-  const outcome = await ensureEngram(hostRuntimeContext(layout, source, host.env, host.http));
+  const outcome = await ensureEngram(hostRuntimeContext(host, layout, source));
   return outcome.available ? outcome.status : `unavailable: ${outcome.reason}`;
 }
 

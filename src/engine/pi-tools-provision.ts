@@ -14,9 +14,8 @@ import type { Output } from "../core/errors";
 import { tildifyText, type Layout } from "../core/layout";
 import { PI_TOOLS, piToolDecision, toolPin, type PiTool, type ToolDecision } from "../core/pi-tool-rules";
 import { parseSource } from "../core/source";
-import { hostRuntimeContext } from "../install/runtime/host-context";
+import { hostRuntimeContext, type RuntimeHost } from "../install/runtime/host-context";
 import type { Host } from "../io/host";
-import type { HttpClient } from "../io/http-client";
 import { join } from "../core/native-path";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../io/files";
 import type { RuntimeContext } from "../install/runtime/recipe";
@@ -122,11 +121,11 @@ async function failedRecently(layout: Layout, now: number): Promise<boolean> {
 }
 
 /** The tools' context for a launch or setup; `quiet` after a launch's recent failed download. */
-async function toolsContext(install: BundledInstall, env: Env, http: HttpClient, offline: boolean, options: { launch: boolean }, now: number) {
+async function toolsContext(install: BundledInstall, host: RuntimeHost, offline: boolean, options: { launch: boolean }, now: number) {
   const { layout } = install;
   const quiet = options.launch && (await failedRecently(layout, now));
   const source = parseSource(await rememberedSource(layout), "");
-  const ctx: PiToolsContext = { ...hostRuntimeContext(layout, quiet ? { kind: "official", registry: "" } : source, env, http), offline: offline || quiet };
+  const ctx: PiToolsContext = { ...hostRuntimeContext(host, layout, quiet ? { kind: "official", registry: "" } : source), offline: offline || quiet };
   return { ctx, quiet };
 }
 
@@ -135,9 +134,9 @@ async function toolsContext(install: BundledInstall, env: Env, http: HttpClient,
  * Reads only; a question it cannot answer counts as yes, so the full engine
  * reports it. The launch part (./launch-part.ts) asks before anything changes.
  */
-export async function piToolsWouldChange(install: BundledInstall, env: Env, offline: boolean, http: HttpClient): Promise<boolean> {
+export async function piToolsWouldChange(install: BundledInstall, host: RuntimeHost, offline: boolean): Promise<boolean> {
   try {
-    const { ctx } = await toolsContext(install, env, http, offline, { launch: true }, Date.now());
+    const { ctx } = await toolsContext(install, host, offline, { launch: true }, Date.now());
     const homeOurs = (await agentHomeIsOurs(ctx.layout)) === null;
     const mayFetch = mayFetchFor(ctx);
     const decisions = await Promise.all(PI_TOOLS.map((tool) => decideTool(ctx, tool, homeOurs, mayFetch)));
@@ -158,12 +157,12 @@ export async function provisionPiTools(
   install: BundledInstall,
   env: Env,
   offline: boolean,
-  io: Pick<Output, "err"> & Pick<Host, "http">,
+  io: Pick<Output, "err"> & Pick<Host, "http" | "target">,
   options: { launch: boolean },
 ): Promise<void> {
   const { layout } = install;
   const now = Date.now();
-  const { ctx, quiet } = await toolsContext(install, env, io.http, offline, options, now);
+  const { ctx, quiet } = await toolsContext(install, { env, http: io.http, target: io.target }, offline, options, now);
   const reports = await ensurePiTools(ctx);
   const failed = reports.some((r) => r.outcome === "failed");
   if (failed && !quiet) {

@@ -35,7 +35,7 @@ declare const __filename: string;
  */
 export async function runEngine(args: string[], host: Host, part: EnginePart = "full"): Promise<number | HandedToPi | FullEngine | ExitAtOnce> {
   const { env } = host;
-  const io: Output & Pick<Host, "http"> = host;
+  const io: Output & Pick<Host, "http" | "target"> = host;
   stepMark("launch: engine loaded", env);
   // The launch's words and environment, read once for everything below (../core/pi-launch.ts).
   const launch = classifyLaunch(args, env);

@@ -144,7 +144,7 @@ export interface SetupResult {
   reason?: string;
 }
 
-export async function runSetup(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http">): Promise<number> {
+export async function runSetup(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http" | "target">): Promise<number> {
   return (await setupRun(install, args, host)).code;
 }
 
@@ -155,7 +155,7 @@ export async function runSetup(install: BundledInstall, args: string[], host: Pi
 export async function setupRun(
   install: BundledInstall,
   args: string[],
-  host: Pick<Host, "env" | "out" | "err" | "http">,
+  host: Pick<Host, "env" | "out" | "err" | "http" | "target">,
   options: SetupOptions = {},
 ): Promise<SetupResult> {
   const { env } = host;
@@ -189,7 +189,7 @@ export async function setupRun(
 }
 
 /** What setup speaks through, and the HTTP client its downloads (Engram, Pi's tools) go through: the Host's. */
-export type SetupHost = Output & Pick<Host, "http">;
+export type SetupHost = Output & Pick<Host, "http" | "target">;
 
 interface Say {
   err: (line: string) => void;
@@ -204,7 +204,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   const sourceArg = await rememberedSource(layout);
   const source = parseSource(sourceArg, "");
   if (!looksOnly) {
-    const engram = await ensureEngram(hostRuntimeContext(layout, source, env, io.http)).catch((error: Error) => ({
+    const engram = await ensureEngram(hostRuntimeContext({ env, http: io.http, target: io.target }, layout, source)).catch((error: Error) => ({
       available: false as const,
       reason: error.message,
     }));

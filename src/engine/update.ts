@@ -37,7 +37,11 @@ import { policyRefusal } from "../core/update-policy";
 import { updatePolicyOf } from "./update-gate";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
-export async function updateCommand(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http">): Promise<number | null> {
+export async function updateCommand(
+  install: BundledInstall,
+  args: string[],
+  host: Pick<Host, "env" | "out" | "err" | "http" | "target">,
+): Promise<number | null> {
   const { env } = host;
   const io = host;
   const form = classifyUpdate(args);
@@ -73,7 +77,7 @@ export async function updateCommand(install: BundledInstall, args: string[], hos
   return failed ? EXIT.failure : extensions;
 }
 
-async function updatePi(install: BundledInstall, env: Env, io: Pick<Host, "out" | "http">): Promise<void> {
+async function updatePi(install: BundledInstall, env: Env, io: Pick<Host, "out" | "http" | "target">): Promise<void> {
   const { layout, shell } = install;
   const { out, http } = io;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
@@ -106,7 +110,7 @@ async function updatePi(install: BundledInstall, env: Env, io: Pick<Host, "out" 
   const sourceArg = await rememberedSource(layout);
   // Our pinned runtime first (with Go on Windows), as upgrade's step 3: gentle-pi never builds with the user's Go.
   if (!reuse)
-    await ensureVersionRuntime(layout, { env, http: io.http }, sourceArg, configured).catch((error: Error) => {
+    await ensureVersionRuntime(layout, { env, http: io.http, target: io.target }, sourceArg, configured).catch((error: Error) => {
       throw new Error(`${error.message}; nothing was changed`);
     });
   // Its module starts beside pnpm (upgrade's step 4, begun early).

@@ -21,7 +21,6 @@ import { removeOwnFolder } from "../io/own-dir";
 import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/npm-registry";
 import { verifyBundle } from "../install/offline/verify";
-import { hostTarget } from "../core/machine";
 import type { Lock } from "../install/lock";
 import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-source";
 import { versionState } from "../install/version-install";
@@ -44,7 +43,7 @@ export interface UpgradeArgs {
 
 /** What upgrade says and, for a downgrade, asks: the Host's terminal and question when there is one. */
 /** What upgrade asks of the Host: its environment, pins and lines, and (for a downgrade) its terminal and question. */
-export type UpgradeIo = Pick<Host, "env" | "pins" | "out" | "err" | "http"> & Partial<Pick<Host, "terminal" | "ask">>;
+export type UpgradeIo = Pick<Host, "env" | "pins" | "target" | "out" | "err" | "http"> & Partial<Pick<Host, "terminal" | "ask">>;
 
 export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
   const parsed = parseShellCommand(UPGRADE, args);
@@ -110,7 +109,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
   // A folder that is gone (a typo, a USB stick not plugged in) or a mirror that does not answer is said at once.
   if (sourceArg) await checkSourceReachable(sourceArg, { from: args.source ? "--source" : "remembered install source" }, { env, http });
   // An offline bundle names its release: no registry is asked, and pnpm installs from its verified store.
-  const origin = await releaseOrigin(sourceArg, hostTarget());
+  const origin = await releaseOrigin(sourceArg, io.target);
   const bundle = origin.kind === "bundle" ? origin.bundle : null;
   const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);
   // 1. The release asked for, else the latest (or the bundle's) and its two assets, checked by readDistribution.
@@ -144,7 +143,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
     latest = choice.shell;
   }
   // The signed manifest first; the assets and the release's own engine are checked against it.
-  const opened = await openReleaseHere(origin, latest, pins, registry, http);
+  const opened = await openReleaseHere(origin, latest, pins, io.target, registry, http);
   if (aged && bundle && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumAgeMinutes)) {
     return tooYoung(latest, opened.release.signed.published, policy, out);
   }
@@ -176,7 +175,7 @@ async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs
   );
   const go = layout.platform === "win32";
   // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
-  if (!bundle) await ensureVersionRuntime(layout, { env, http }, sourceArg, registry);
+  if (!bundle) await ensureVersionRuntime(layout, { env, http, target: io.target }, sourceArg, registry);
   // 4 begins beside pnpm: the new version's module starts once its engine is in the folder.
   const early = besidePnpm({ layout, env, npmrc, sourceArg, id });
   const installed = await installRelease(opened, { layout, env, go, project: pairProject(pair, distribution), alongside: early }).catch((error: Error) => {

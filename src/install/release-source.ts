@@ -23,7 +23,6 @@ import type { HttpClient } from "../io/http-client";
 import { installVersion, type Alongside, type InstallVersionOutcome } from "./version-install";
 import type { Echo } from "../io/process";
 import { ownScript } from "../io/self";
-import { hostTarget } from "../core/machine";
 
 /** An offline bundle (a folder holding offline-bundle.json), or the network: the official downloads or a mirror (a plain folder too). */
 export type ReleaseOrigin = { kind: "bundle"; bundle: OfflineBundle } | { kind: "online"; source: Source };
@@ -81,8 +80,8 @@ export async function openRelease(
 }
 
 /** Open release `shell` for this machine (its target, this engine as the fallback engine): an upgrade's or a migration's. */
-export function openReleaseHere(origin: ReleaseOrigin, shell: string, pins: Pins, registry: string, http: HttpClient): Promise<OpenedRelease> {
-  return openRelease(origin, shell, { pins, target: hostTarget(), ownEngine: ownScript, registry, http });
+export function openReleaseHere(origin: ReleaseOrigin, shell: string, pins: Pins, target: Target, registry: string, http: HttpClient): Promise<OpenedRelease> {
+  return openRelease(origin, shell, { pins, target, ownEngine: ownScript, registry, http });
 }
 
 export interface InstalledRelease {

@@ -20,9 +20,9 @@ import { isatty } from "node:tty";
 import type { Env } from "../core/environment";
 import type { Output } from "../core/errors";
 import type { Platform } from "../core/layout";
-import { homeOf, hostPlatform } from "../core/machine";
+import { homeOf, hostPlatform, hostTarget } from "../core/machine";
 import { fancyOutput } from "../core/terminal-style";
-import { buildPins, type Pins } from "../pins";
+import { buildPins, type Pins, type Target } from "../pins";
 import { type DocumentStdout, outputChannel } from "./console";
 import { type HttpClient, httpClient, type HttpRole } from "./http-client";
 import { askLine, type Reply } from "./prompt";
@@ -47,6 +47,8 @@ export interface JsonDocument {
 export interface Host extends Output, HostMode {
   readonly env: Env;
   readonly platform: Platform;
+  /** This machine's target in the pins' terms (linux-x64, win-x64, ...): the archives that are ours to fetch. */
+  readonly target: Target;
   readonly home: string;
   /** The pins this build binds (../pins): every byte we fetch is checked against them. */
   readonly pins: Pins;
@@ -106,7 +108,8 @@ function processStreams(): HostStreams {
  */
 export function processHost(mode: HostMode = { quiet: false, json: false }, streams: HostStreams = processStreams(), role: HttpRole = "installer"): Host {
   const env = process.env as Env;
-  const platform = hostPlatform();
+  const platform = hostPlatform(process.platform);
+  const target = hostTarget(process.platform, process.arch);
   const channel = outputChannel(streams);
   // Read at first use, not when the Host is built: os.homedir() throws where HOME is unset and the user has no
   // passwd entry, and that must be a command's one-sentence failure, reported on this Host, not a stack at start.
@@ -117,13 +120,14 @@ export function processHost(mode: HostMode = { quiet: false, json: false }, stre
     return {
       env,
       platform,
+      target,
       get home() {
         home ??= homeOf(env, platform, homedir());
         return home;
       },
       pins: buildPins(),
       get http() {
-        http ??= httpClient({ role, env });
+        http ??= httpClient({ role, env, target });
         return http;
       },
       ...mode,

@@ -30,7 +30,7 @@
  */
 import type { Env } from "../core/environment";
 import { SETUP_VERSION } from "../core/installer-version";
-import { hostTarget } from "../core/machine";
+import type { Target } from "../pins/types";
 import { releaseRedirectHosts } from "../core/source";
 import type { DownloadOptions, Expected } from "./download";
 import type { TextFetchOptions } from "./bounded-fetch";
@@ -42,6 +42,8 @@ export type HttpRole = "installer" | "engine";
 
 export interface HttpClientOptions {
   role: HttpRole;
+  /** This machine's target (the Host's), named in the User-Agent. */
+  target: Target;
   /** The environment whose proxy variables requests follow (Node's proxy support, ./env-proxy.ts): the Host's. */
   env: Env;
   /** The hosts a redirect from `url` may lead to; default: the official release assets' (releaseRedirectHosts). */
@@ -72,8 +74,8 @@ export interface HttpClient extends Wire {
 }
 
 /** Who is asking, on every request (as rustup and uv name themselves). Proxies and repository managers log it; GitHub's API requires one. */
-export function userAgentFor(role: HttpRole): string {
-  return `${role === "engine" ? "gentle-shell" : "gentle-shell-setup"}/${SETUP_VERSION} node/${process.versions.node} ${hostTarget()}`;
+export function userAgentFor(role: HttpRole, target: Target): string {
+  return `${role === "engine" ? "gentle-shell" : "gentle-shell-setup"}/${SETUP_VERSION} node/${process.versions.node} ${target}`;
 }
 
 /** Whether `url` is under `registry`: the same scheme, host and port, and a path at or below the registry's. */
@@ -89,7 +91,7 @@ export function underRegistry(url: string, registry: string): boolean {
 }
 
 export function httpClient(options: HttpClientOptions): HttpClient {
-  const userAgent = userAgentFor(options.role);
+  const userAgent = userAgentFor(options.role, options.target);
   const offline = options.offline ?? false;
   const redirects = options.redirectHosts ?? releaseRedirectHosts;
   // This client's trust: its system-store decision and the registries it learned, with their authorities.

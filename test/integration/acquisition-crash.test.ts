@@ -43,7 +43,7 @@ const beforePublish =
     : undefined;
 const layout = prefixLayout({ home: args.home, platform: "linux", pins: args.pins });
 ensureRuntimes(
-  { http: httpClient({ role: "installer", env: process.env }), layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { stallMs: 120000 } }, beforePublish },
+  { http: httpClient({ role: "installer", target: "linux-x64", env: process.env }), layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { stallMs: 120000 } }, beforePublish },
   { pnpm: false },
 ).then(
   () => { console.log("published"); process.exit(0); },

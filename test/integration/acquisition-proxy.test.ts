@@ -40,7 +40,7 @@ import { useEnvProxy } from "../../src/io/env-proxy";
 const refused = useEnvProxy();
 if (refused) throw new Error(refused);
 const args = JSON.parse(process.argv[2]);
-const http = httpClient({ role: "installer", env: process.env, redirectHosts: () => args.redirectHosts ?? [] });
+const http = httpClient({ role: "installer", target: "linux-x64", env: process.env, redirectHosts: () => args.redirectHosts ?? [] });
 http.download(args.url, args.dest, args.expected, { attempts: 1, timeoutMs: 30000, stallMs: 10000 }).then(
   () => { console.log("verified"); },
   (error) => { console.error(error.message); process.exitCode = 1; },

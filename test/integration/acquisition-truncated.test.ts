@@ -61,7 +61,7 @@ WriteStream.prototype.write = function (chunk, ...rest) {
 };
 const args = JSON.parse(process.argv[2]);
 const layout = prefixLayout({ home: args.home, platform: "linux", pins: args.pins });
-const http = httpClient({ role: "installer", env: process.env });
+const http = httpClient({ role: "installer", target: "linux-x64", env: process.env });
 ensureRuntimes(
   { http, layout, pins: args.pins, source: { kind: "mirror", base: args.base }, target: "linux-x64", env: process.env, fetch: { download: { attempts: 2, backoffMs: 10 } } },
   { pnpm: false },

@@ -96,7 +96,7 @@ describe("a mirror whose certificate a private CA signed", () => {
     await bundleChild(
       `import { httpClient } from "../../src/io/http-client";
        const url = process.argv[2];
-       const http = httpClient({ role: "installer", env: process.env });
+       const http = httpClient({ role: "installer", target: "linux-x64", env: process.env });
        Promise.all([0, 1, 2].map(() => http.get(url, undefined, new AbortController().signal)))
          .then((responses) => { for (const r of responses) r.discard(); console.log(responses.map((r) => r.status).join(" ")); })
          .catch((error) => { console.log("failed: " + (error.code ?? error.message)); process.exitCode = 1; });`,
@@ -167,12 +167,12 @@ describe("pnpm from the official source, when the registry's CA is named only by
     try {
       const dir = scratchDir("gss-pnpm-ca-");
       const registryCa = [readFileSync(ca.caFile, "utf8")];
-      const trusting = httpClient({ role: "installer", env: process.env });
+      const trusting = httpClient({ role: "installer", target: "linux-x64", env: process.env });
       trusting.trustRegistry(url, registryCa);
       const file = await fetchArtifact(trusting, { kind: "official", registry: url }, pnpmPath, dir, expected, { download: { attempts: 1 } });
       expect(readFileSync(file).equals(tarball)).toBe(true);
       // Without them this process's own roots decide (this machine's CA settings do not name the test CA).
-      const plain = httpClient({ role: "installer", env: process.env });
+      const plain = httpClient({ role: "installer", target: "linux-x64", env: process.env });
       await expect(fetchArtifact(plain, { kind: "official", registry: url }, pnpmPath, dir, expected, { download: { attempts: 1 } })).rejects.toThrow(
         /the certificate of 127\.0\.0\.1:\d+ is signed by an authority this machine's Node does not trust/,
       );

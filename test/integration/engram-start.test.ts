@@ -118,10 +118,10 @@ describe("nothing listening", () => {
     await writeStore(m.home, 7, join(m.home, "elsewhere", "engram.db"));
     await fs.mkdir(join(m.home, ".engram"));
     await fs.symlink(join(m.home, "elsewhere", "engram.db"), join(m.home, ".engram", "engram.db"));
-    expect(await readEngramHeader(m.home)).toBeNull();
+    expect(await readEngramHeader(m.home, m.layout.platform)).toBeNull();
     const other = await machine();
     await fs.symlink(join(m.home, "elsewhere"), join(other.home, ".engram"));
-    expect(await readEngramHeader(other.home)).toBeNull();
+    expect(await readEngramHeader(other.home, other.layout.platform)).toBeNull();
     const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
     await fixtureReport(m.endpoint);
     expect(r.decision.row).toBe("started");
@@ -130,7 +130,7 @@ describe("nothing listening", () => {
   it("reads exactly the header of a regular engram.db", async () => {
     const m = await machine();
     await writeStore(m.home, 3);
-    const header = await readEngramHeader(m.home);
+    const header = await readEngramHeader(m.home, m.layout.platform);
     expect(header?.length).toBe(100);
     expect(header?.readInt32BE(60)).toBe(3);
   });

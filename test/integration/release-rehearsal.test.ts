@@ -45,7 +45,7 @@ const f = fixtures();
 const first = f.releases[0]!;
 const second = f.releases[f.releases.length - 1]!;
 const ONE_LINER = `https://github.com/${RELEASE_HOME}/releases/latest/download/install.sh`;
-const BINARY = `gentle-shell-setup-${hostTarget()}`;
+const BINARY = `gentle-shell-setup-${hostTarget(process.platform, process.arch)}`;
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
 
 let work: string;

@@ -20,7 +20,7 @@ import { testHost } from "../support/host";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
-const target = hostTarget();
+const target = hostTarget(process.platform, process.arch);
 const { http } = testHost();
 const access = { registry: f.registryUrl, npmrc: `${registryLine(f.registryUrl)}\n`, env: {}, http };
 const open = (origin: ReleaseOrigin, shell: string) =>
@@ -39,7 +39,7 @@ beforeAll(async () => {
     env: { HOME: home, PATH: process.env.PATH },
     http,
     home,
-    platform: hostPlatform(),
+    platform: hostPlatform(process.platform),
     hostTarget: target,
     targets: [target],
     source: f.mirrorUrl,

@@ -17,7 +17,8 @@ export interface TestHost extends Host {
 }
 
 export function testHost(
-  given: Partial<Pick<Host, "env" | "platform" | "home" | "pins" | "terminal" | "color">> & Partial<HostMode> & { answers?: Reply[]; requests?: string[] } = {},
+  given: Partial<Pick<Host, "env" | "platform" | "target" | "home" | "pins" | "terminal" | "color">> &
+    Partial<HostMode> & { answers?: Reply[]; requests?: string[] } = {},
 ): TestHost {
   const lines = { out: [] as string[], err: [] as string[], asked: [] as string[], document: [] as string[] };
   // While --json's document is being made (one state for every mode of this host, as the process's).
@@ -30,12 +31,13 @@ export function testHost(
   const make = (mode: HostMode): TestHost => ({
     env: given.env ?? {},
     platform: given.platform ?? "linux",
+    target: given.target ?? "linux-x64",
     home: given.home ?? "/home/test",
     pins: given.pins ?? buildPins(),
     terminal: given.terminal ?? false,
     color: given.color ?? false,
     get http() {
-      http ??= httpClient({ role: "installer", env: given.env ?? {} });
+      http ??= httpClient({ role: "installer", env: given.env ?? {}, target: given.target ?? "linux-x64" });
       return http;
     },
     ...mode,

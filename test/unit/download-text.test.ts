@@ -13,7 +13,7 @@ const options = { name: "gentle-shell-distribution.json", maxBytes: 1024 * 1024,
 let root: string;
 let mirror: Mirror;
 const url = () => `${mirror.url}/${PATH}`;
-const http = httpClient({ role: "installer", env: {} });
+const http = httpClient({ role: "installer", target: "linux-x64", env: {} });
 const requests = () => mirror.requests.filter((r) => r.path === PATH);
 
 beforeAll(async () => {

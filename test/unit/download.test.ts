@@ -18,7 +18,7 @@ import { fetchArtifact } from "../../src/install/artifact-fetch";
 import { startMirror, type Mirror } from "../support/mirror";
 
 /** The client these downloads go through: the installer's, its default redirect policy (none for the mirror). */
-const http = httpClient({ role: "installer", env: {} });
+const http = httpClient({ role: "installer", target: "linux-x64", env: {} });
 
 const PATH = "node/v24.21.0/node-v24.21.0-linux-x64.tar.gz";
 const body = randomBytes(300 * 1024);
@@ -178,7 +178,12 @@ describe("verifiedDownload from the mirror", () => {
     const alt = new URL(mirror.altUrl).host;
     work = scratchDir("gss-download-");
     await expect(
-      httpClient({ role: "installer", env: {}, redirectHosts: () => [alt] }).download(`${mirror.url}/${PATH}`, join(work, "f"), pin(), fast),
+      httpClient({ role: "installer", target: "linux-x64", env: {}, redirectHosts: () => [alt] }).download(
+        `${mirror.url}/${PATH}`,
+        join(work, "f"),
+        pin(),
+        fast,
+      ),
     ).rejects.toThrow(/not an allowed host/);
     expect(mirror.requests.filter((r) => r.port === "alt")).toEqual([]);
   });

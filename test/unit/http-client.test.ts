@@ -64,17 +64,17 @@ describe("the Host's HTTP client", () => {
   });
 
   it("follows a redirect only to a host its policy allows: the official release assets to GitHub's asset hosts, nothing else", async () => {
-    const client = httpClient({ role: "installer", env: {} });
+    const client = httpClient({ role: "installer", target: "linux-x64", env: {} });
     expect(client.redirectHostsFor(`${SHELL_RELEASES}/v1.0.0/gentle-shell-release.json`)).toEqual(RELEASE_REDIRECT_HOSTS);
     expect(client.redirectHostsFor(`${base}/away`)).toEqual([]);
     await expect(client.fetchText(`${base}/away`, small)).rejects.toThrow(/redirected the answer to elsewhere\.test, which is not allowed/);
     // Its policy is the client's: one that lists another host refuses this one all the same.
-    const listing = httpClient({ role: "installer", env: {}, redirectHosts: () => ["objects.githubusercontent.com"] });
+    const listing = httpClient({ role: "installer", target: "linux-x64", env: {}, redirectHosts: () => ["objects.githubusercontent.com"] });
     await expect(listing.fetchText(`${base}/away`, small)).rejects.toThrow(/redirected the answer to elsewhere\.test, which is not allowed/);
   });
 
   it("refuses every request when offline, before any socket opens", async () => {
-    const client = httpClient({ role: "engine", env: {}, offline: true });
+    const client = httpClient({ role: "engine", target: "linux-x64", env: {}, offline: true });
     const before = agents.length;
     await expect(client.fetchText(`${base}/a`, small)).rejects.toThrow(/could not be made \(offline: no request is made\)/);
     expect(agents).toHaveLength(before);
@@ -83,9 +83,9 @@ describe("the Host's HTTP client", () => {
   it("closes the idle keep-alive connections of its requests, and touches nothing when it made none", async () => {
     const destroy = vi.spyOn(http.globalAgent, "destroy");
     try {
-      httpClient({ role: "installer", env: {} }).closeIdleConnections();
+      httpClient({ role: "installer", target: "linux-x64", env: {} }).closeIdleConnections();
       expect(destroy).not.toHaveBeenCalled();
-      const client = httpClient({ role: "installer", env: {} });
+      const client = httpClient({ role: "installer", target: "linux-x64", env: {} });
       expect(await client.fetchText(`${base}/idle`, small)).toBe("ok");
       // The body was read to its end: the socket waits in the agent for the next request.
       await vi.waitFor(() => expect(open.size).toBeGreaterThan(0));
@@ -118,7 +118,7 @@ describe("the npm authorities, for the registry's URLs only", () => {
     await new Promise<void>((r) => tls.listen(0, "127.0.0.1", () => r()));
     const origin = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
     try {
-      const client = httpClient({ role: "installer", env: {} });
+      const client = httpClient({ role: "installer", target: "linux-x64", env: {} });
       const pem = [readFileSync(ca.caFile, "utf8")];
       client.trustRegistry(`${origin}/npm/`, pem);
       expect(client.authoritiesFor(`${origin}/npm/gentle-pi`)).toEqual(pem);
@@ -126,7 +126,7 @@ describe("the npm authorities, for the registry's URLs only", () => {
       expect(await client.fetchText(`${origin}/npm/gentle-pi`, small)).toBe("ok");
       await expect(client.fetchText(`${origin}/other`, small)).rejects.toThrow(/is signed by an authority this machine's Node does not trust/);
       // A client that never learned the registry trusts Node's roots alone there too.
-      await expect(httpClient({ role: "installer", env: {} }).fetchText(`${origin}/npm/gentle-pi`, small)).rejects.toThrow(
+      await expect(httpClient({ role: "installer", target: "linux-x64", env: {} }).fetchText(`${origin}/npm/gentle-pi`, small)).rejects.toThrow(
         /is signed by an authority this machine's Node does not trust/,
       );
     } finally {

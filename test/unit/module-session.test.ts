@@ -110,7 +110,7 @@ process.stdin.on("end", () => { log("stdin ended"); });
 async function standIn(mode: string) {
   const engine = join(dir, "engine.cjs");
   await fs.writeFile(engine, STAND_IN);
-  const layout = { node, platform: hostPlatform() } as unknown as Layout;
+  const layout = { node, platform: hostPlatform(process.platform) } as unknown as Layout;
   return {
     open: (piVersion = true) => openVersionModule(layout, engine, { ...process.env, MODE: mode, LOG: log }, { sourceArg: undefined, piVersion }),
     asked: async () =>
@@ -197,7 +197,9 @@ describe("a module from before serve", () => {
     await module.close();
     const starts = (await fake.asked()).map((args) => (args as string[]).slice(1));
     const runtimeFlags =
-      hostPlatform() === "win32" ? ["--engram", "--functions", "--pi-version"] : ["--engram", "--functions", "--pi-version", "--launcher-script"];
+      hostPlatform(process.platform) === "win32"
+        ? ["--engram", "--functions", "--pi-version"]
+        : ["--engram", "--functions", "--pi-version", "--launcher-script"];
     expect(starts).toEqual([["serve"], ["ensure-runtime", ...runtimeFlags], ["ensure-launcher"]]);
   });
 

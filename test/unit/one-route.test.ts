@@ -9,6 +9,9 @@
  * - the pins come only from the Host (src/io/host.ts builds them once, as
  *   host.pins; a layout carries the ones it was made from): nothing else
  *   calls buildPins();
+ * - the platform and the target come from the caller: the Host reads the
+ *   process's (host.platform, host.target), and above src/io/ nothing reads
+ *   process.platform or process.arch (so no signature defaults to them);
  * - doctor's repair command is spelt once, in src/core/repair-command.ts;
  * - a reply to one of our yes/no questions is read once, by io/confirm.ts.
  * Text that is a program of its own (inside a template string) is read past.
@@ -21,6 +24,7 @@ import { REPO_ROOT } from "../support/paths";
 const CHILD_PROCESS = /\bfrom\s+["'](node:)?child_process["']|\brequire\(\s*["'](node:)?child_process["']\s*\)|\bimport\(\s*["'](node:)?child_process["']\s*\)/;
 const BUILD_PINS = /\bbuildPins\s*\(/;
 const DOCTOR_FIX = /doctor --fix/;
+const PROCESS_MACHINE = /\bprocess\.(platform|arch)\b/;
 const REPLY_READ = /["'](noTerminal|interrupt|answer|end)["']\s+in\s+\w+/;
 
 function sources(dir: string): string[] {
@@ -56,6 +60,12 @@ describe("one route for each effect", () => {
     expect(offenders(BUILD_PINS, (rel) => rel === "src/io/host.ts" || rel.startsWith("src/pins/"))).toEqual([]);
   });
 
+  it("the platform and target come from the caller: above src/io/, nothing reads process.platform or process.arch", () => {
+    // core/native-path.ts picks this machine's path module; install/engine-start.ts runs before there is a Host.
+    const below = (rel: string) => rel.startsWith("src/io/") || rel === "src/core/native-path.ts" || rel === "src/install/engine-start.ts";
+    expect(offenders(PROCESS_MACHINE, below)).toEqual([]);
+  });
+
   it("doctor's repair command is written once (src/core/repair-command.ts): no sentence of ours spells doctor --fix", () => {
     expect(offenders(DOCTOR_FIX, (rel) => rel === "src/core/repair-command.ts", true)).toEqual([]);
   });
@@ -73,6 +83,8 @@ describe("one route for each effect", () => {
     expect(CHILD_PROCESS.test('const { spawn } = await import("node:child_process");')).toBe(true);
     expect(CHILD_PROCESS.test("// the server code (and node:child_process) loads later")).toBe(false);
     expect(BUILD_PINS.test("const pins = buildPins();")).toBe(true);
+    expect(PROCESS_MACHINE.test("platform: string = process.platform")).toBe(true);
+    expect(PROCESS_MACHINE.test("process.platformName")).toBe(false);
     expect(BUILD_PINS.test("import { buildPins } from")).toBe(false);
   });
 });

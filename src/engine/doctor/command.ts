@@ -42,7 +42,7 @@ export async function doctorReport(ctx: DoctorContext, given: DoctorArgs): Promi
     try {
       // A --source that cannot be read is said before anything is repaired.
       if (args.source !== undefined) await checkSourceReachable(args.source, {}, ctx).catch((error: Error) => Promise.reject(new FixRefused(error.message)));
-      repaired = await runFixes(ctx.layout, ctx.env, checks, args.source, ctx.http);
+      repaired = await runFixes(ctx.layout, ctx, checks, args.source);
     } catch (error) {
       if (error instanceof FixRefused) return { refused: error.message };
       throw error;

@@ -1,7 +1,7 @@
 /** What doctor's checks read with (issue 41): the install's layout and pins, the environment, and status's probes. */
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
-import type { Pins } from "../../pins/types";
+import type { Pins, Target } from "../../pins/types";
 import type { HttpClient } from "../../io/http-client";
 import type { StatusProbes } from "../status/gather";
 import type { DoctorProgram } from "../../core/repair-command";
@@ -15,4 +15,6 @@ export interface DoctorContext {
   program: DoctorProgram;
   /** The Host's HTTP client: the source check and --fix's downloads. */
   http: HttpClient;
+  /** The Host's target: the runtimes --fix downloads again are this machine's. */
+  target: Target;
 }

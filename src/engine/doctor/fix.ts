@@ -22,7 +22,6 @@ import { promises as fs } from "node:fs";
 import { dirname } from "../../core/native-path";
 import { tildify, tildifyText, type Layout } from "../../core/layout";
 import type { Env } from "../../core/environment";
-import type { HttpClient } from "../../io/http-client";
 import { errnoCode } from "../../core/errno";
 import { isAlive } from "../../io/alive";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
@@ -38,6 +37,7 @@ import { ensurePiNpmCommand } from "../pi-settings";
 import { recordSetup } from "../setup-marker";
 import type { Check, FixAction } from "./plan";
 import { repairRuntime, repairSource } from "./runtimes";
+import type { RuntimeHost } from "../../install/runtime/host-context";
 
 /** How long --fix waits for another installer before it says so. */
 export const FIX_LOCK_WAIT_MS = 10_000;
@@ -80,10 +80,11 @@ async function relink(layout: Layout, action: Extract<FixAction, { do: "link" }>
   return `made the link ${tildify(action.path, layout.home)} to our launcher again`;
 }
 
-async function repair(layout: Layout, env: Env, action: FixAction, source: string | undefined, http: HttpClient): Promise<string | null> {
+async function repair(layout: Layout, host: RuntimeHost, action: FixAction, source: string | undefined): Promise<string | null> {
+  const { env } = host;
   switch (action.do) {
     case "runtime":
-      return repairRuntime(layout, env, action, await repairSource(layout, source), http);
+      return repairRuntime(layout, host, action, await repairSource(layout, source));
     case "launcher":
     case "guard": {
       // ensureLauncher writes both, each only over our own file and only when it differs.
@@ -119,7 +120,8 @@ async function repair(layout: Layout, env: Env, action: FixAction, source: strin
  * line for each thing changed (a second run returns none). A repair that
  * cannot be done is said in its line, and the others still run.
  */
-export async function runFixes(layout: Layout, env: Env, checks: readonly Check[], source: string | undefined, http: HttpClient): Promise<string[]> {
+export async function runFixes(layout: Layout, host: RuntimeHost, checks: readonly Check[], source: string | undefined): Promise<string[]> {
+  const { env } = host;
   const actions = checks.filter((c) => c.status !== "ok" && c.action).map((c) => c.action!);
   if (!actions.length) return [];
   let lock: Lock;
@@ -137,7 +139,7 @@ export async function runFixes(layout: Layout, env: Env, checks: readonly Check[
       try {
         const mark = `fix:${action.do}${action.do === "runtime" ? `:${action.name}` : ""}`;
         stepMark(`${mark}:start`, env);
-        const line = await repair(layout, env, action, source, http);
+        const line = await repair(layout, host, action, source);
         stepMark(`${mark}:end`, env);
         if (line) done.push(line);
       } catch (error) {

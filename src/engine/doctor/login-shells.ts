@@ -127,9 +127,9 @@ export function realRunner(layout: Layout, env: Env, timeoutMs = LOGIN_SHELL_TIM
   return {
     find(shell) {
       const own = env.SHELL;
-      if (own?.startsWith("/") && basename(own) === shell && isCommandFile(own)) return own;
+      if (own?.startsWith("/") && basename(own) === shell && isCommandFile(own, { platform: layout.platform })) return own;
       const dirs = [...pathEntries(envValue(env, "PATH", layout.platform), layout.platform), ...loginPath(layout.platform).split(":")];
-      return dirs.map((d) => join(d, shell)).find((f) => f.startsWith("/") && isCommandFile(f)) ?? null;
+      return dirs.map((d) => join(d, shell)).find((f) => f.startsWith("/") && isCommandFile(f, { platform: layout.platform })) ?? null;
     },
     async ask(shell, binary) {
       const answer = await askShell({

@@ -1,20 +1,3 @@
-/**
- * The runtimes (issue 41): each pinned runtime's folder, its marker, and the
- * file the install runs from it (node and npm's entry, pnpm's entry, the
- * engram binary), and each file against the record written when it was
- * extracted from its pinned archive (src/install/runtime/file-record.ts):
- * a file gone, resized or with other bytes. Files not in the record (npm's
- * entry, written after publishing; what a user added) are not breakage.
- * Node, pnpm and Engram are ours to repair with the install's own
- * acquisition (src/install/runtime/): a marked folder whose file is gone or
- * changed is first moved aside with one rename (a staging name of this process, so a
- * kill leaves a leftover doctor removes, never a half folder with our
- * marker), then the pinned archive is downloaded from the install's source
- * (or --source, an offline bundle), checked against its pin and published
- * with one rename. A folder without our marker is never touched.
- */
-import type { Env } from "../../core/environment";
-import type { HttpClient } from "../../io/http-client";
 import { tildify, type Layout } from "../../core/layout";
 import { npmrcRegistry } from "../../core/npmrc";
 import { parseSource, type Source } from "../../core/source";
@@ -23,7 +6,7 @@ import { rememberedSource } from "../../install/install-source";
 import { configuredRegistry } from "../../install/npm-registry";
 import { ensureRuntimes } from "../../install/runtime/index";
 import { ensureEngram } from "../../install/runtime/engram";
-import { hostRuntimeContext } from "../../install/runtime/host-context";
+import { hostRuntimeContext, type RuntimeHost } from "../../install/runtime/host-context";
 import { moveRuntimeAside, runtimeDir, runtimeHealth, type OurRuntime } from "../../install/runtime/verify";
 import type { StatusReport } from "../status/gather";
 import type { Check, FixAction } from "./plan";
@@ -71,13 +54,8 @@ export async function repairSource(layout: Layout, given: string | undefined): P
 }
 
 /** Acquire one runtime again, by the install's own recipe; the line of what was done. */
-export async function repairRuntime(
-  layout: Layout,
-  env: Env,
-  action: Extract<FixAction, { do: "runtime" }>,
-  source: Source,
-  http: HttpClient,
-): Promise<string | null> {
+export async function repairRuntime(layout: Layout, host: RuntimeHost, action: Extract<FixAction, { do: "runtime" }>, source: Source): Promise<string | null> {
+  const { env } = host;
   const dir = runtimeDir(layout, action.name);
   if (action.aside) {
     if (!(await lstatOrNull(dir))?.isDirectory()) return null;
@@ -85,7 +63,7 @@ export async function repairRuntime(
     if (!health.broken && !health.unrecorded) return null;
     await moveRuntimeAside(layout, action.name, env);
   } else if (await lstatOrNull(dir)) return null;
-  const ctx = hostRuntimeContext(layout, source, env, http);
+  const ctx = hostRuntimeContext(host, layout, source);
   if (action.name === "engram") {
     const engram = await ensureEngram(ctx);
     if (!engram.available) throw new Error(`Engram could not be published: ${engram.reason}`);

@@ -107,7 +107,7 @@ export async function probeOlderVersion(endpoint: Endpoint = DEFAULT_ENDPOINT, t
  * and on Windows, which has no O_NOFOLLOW, still the file at the path after
  * the open (io/safe-fs.ts openOwnFile; `platform` chooses that rule).
  */
-export async function readEngramHeader(home: string, platform: string = process.platform): Promise<Buffer | null> {
+export async function readEngramHeader(home: string, platform: string): Promise<Buffer | null> {
   try {
     const dir = join(home, ".engram");
     const dirStat = await fs.lstat(dir);

@@ -166,11 +166,11 @@ export async function bundledPathStep(layout: Layout, options: PathStepOptions):
 }
 
 /** For shadowingCommand's `isCommand`: a regular file (through links) that is executable (any file on Windows). */
-export function isCommandFile(file: string, options: { fs?: PathFs; platform?: Platform } = {}): boolean {
+export function isCommandFile(file: string, options: { fs?: PathFs; platform: Platform }): boolean {
   const fs = options.fs ?? nodeFs;
   try {
     const st = fs.statSync(file);
-    return st.isFile() && ((options.platform ?? process.platform) === "win32" || (st.mode & 0o111) !== 0);
+    return st.isFile() && (options.platform === "win32" || (st.mode & 0o111) !== 0);
   } catch {
     return false;
   }

@@ -20,17 +20,17 @@ import { ensureRuntimes, type RuntimesOutcome } from "./index";
  */
 export async function ensureVersionRuntime(
   layout: Layout,
-  host: Pick<Host, "env" | "http">,
+  host: Pick<Host, "env" | "http" | "target">,
   sourceArg: string | undefined,
   registry?: string,
 ): Promise<RuntimesOutcome & { source: Source }> {
-  const { env, http } = host;
+  const { env } = host;
   let source = parseSource(sourceArg, registry ?? "");
   const official = async () => ({
     kind: "official" as const,
     registry: registry ?? (await configuredRegistry(layout, (await readTextOrNull(layout.pnpm.npmrc)) ?? "", env)),
   });
-  const ctx = hostRuntimeContext(layout, source, env, http);
+  const ctx = hostRuntimeContext(host, layout, source);
   const outcome = await ensureRuntimes(ctx, { pnpmSource: source.kind === "official" ? official : source });
   if (source.kind === "official") source = await official();
   if (layout.platform === "win32") await acquireGo({ ...ctx, source });

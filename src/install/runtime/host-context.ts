@@ -4,14 +4,14 @@
  * target, with the caller's layout, source and environment. Light on purpose
  * (types and two small modules): the launch part imports it.
  */
-import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
-import { hostTarget } from "../../core/machine";
 import type { Source } from "../../core/source";
 import type { RuntimeContext } from "./recipe";
-import type { HttpClient } from "../../io/http-client";
+import type { Host } from "../../io/host";
 
-/** `http`: the Host's HTTP client, which every download of the context goes through. */
-export function hostRuntimeContext(layout: Layout, source: Source, env: Env, http: HttpClient): RuntimeContext {
-  return { http, layout, pins: layout.pins, source, target: hostTarget(), env };
+/** What of the Host a runtime context takes: its environment, its HTTP client (every download goes through it) and its target. */
+export type RuntimeHost = Pick<Host, "env" | "http" | "target">;
+
+export function hostRuntimeContext(host: RuntimeHost, layout: Layout, source: Source): RuntimeContext {
+  return { http: host.http, layout, pins: layout.pins, source, target: host.target, env: host.env };
 }

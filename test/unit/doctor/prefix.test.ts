@@ -92,12 +92,13 @@ beforeEach(async () => {
   layout = prefixLayout({ home, platform: "linux", pins: productionPins });
   ctx = {
     layout,
+    target: "linux-x64",
     pins: productionPins,
     env: { SHELL: "/bin/bash", PATH: `${layout.bin}:/usr/bin:/bin` },
     probes: probes(),
     program: "gentle-shell",
     // Offline: the official source's registry and release home are not asked from here (test/unit/doctor/reach.test.ts asks them).
-    http: httpClient({ role: "installer", env: {}, offline: true }),
+    http: httpClient({ role: "installer", target: "linux-x64", env: {}, offline: true }),
   };
 });
 

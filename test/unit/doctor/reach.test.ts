@@ -105,7 +105,7 @@ async function context(http: HttpClient, env: NodeJS.ProcessEnv, registryUrl = R
   const layout = prefixLayout({ home: join(scratchDir("gss-reach-"), "home"), platform: "linux", pins: productionPins });
   await fs.mkdir(dirname(layout.pnpm.npmrc), { recursive: true });
   await fs.writeFile(layout.pnpm.npmrc, `registry=${registryUrl}\n`);
-  return { layout, pins: productionPins, env, program: "gentle-shell", http, probes: {} as DoctorContext["probes"] };
+  return { layout, pins: productionPins, target: "linux-x64", env, program: "gentle-shell", http, probes: {} as DoctorContext["probes"] };
 }
 
 /** An HTTP client that records what it is asked and answers from `answers` by URL. */
@@ -160,7 +160,7 @@ describe("officialReachChecks", () => {
       });
     });
     const url = `http://127.0.0.1:${closed}/`;
-    const real = httpClient({ role: "engine", env: {} });
+    const real = httpClient({ role: "engine", target: "linux-x64", env: {} });
     // Only the registry goes out (to loopback); the release home is answered here, never from this machine's network.
     const http: HttpClient = { ...real, answersAtAll: (u, ms) => (u === url ? real.answersAtAll(u, ms) : Promise.resolve({ answered: true as const })) };
     const [check] = await officialReachChecks(await context(http, {}, url), null);
