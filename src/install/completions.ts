@@ -21,9 +21,10 @@
  * is still what was written, and never anything the record does not name.
  */
 import * as fs from "node:fs";
-import { basename, dirname, isAbsolute, join } from "../core/native-path";
+import { basename, dirname, join } from "../core/native-path";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
+import { xdgFolder } from "../core/xdg";
 import { sha256Of } from "../core/release-manifest";
 import { rmdirSync, unlinkSync } from "../io/locked-retry";
 
@@ -46,19 +47,14 @@ export function completionsReceiptPath(layout: Layout): string {
 }
 
 /** An XDG variable counts only when it holds an absolute path (the XDG Base Directory rule). */
-function xdg(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value && isAbsolute(value) ? value : fallback;
-}
-
 export function completionPath(shell: CompletionShellName, command: CompletionCommandName, layout: Layout, env: Env): string {
   switch (shell) {
     case "bash": {
-      const dir = xdg(env, "BASH_COMPLETION_USER_DIR", join(xdg(env, "XDG_DATA_HOME", join(layout.home, ".local", "share")), "bash-completion"));
+      const dir = xdgFolder(env, "BASH_COMPLETION_USER_DIR", join(xdgFolder(env, "XDG_DATA_HOME", join(layout.home, ".local", "share")), "bash-completion"));
       return join(dir, "completions", command);
     }
     case "fish":
-      return join(xdg(env, "XDG_CONFIG_HOME", join(layout.home, ".config")), "fish", "completions", `${command}.fish`);
+      return join(xdgFolder(env, "XDG_CONFIG_HOME", join(layout.home, ".config")), "fish", "completions", `${command}.fish`);
     case "zsh":
       return join(layout.prefix, "completions", "zsh", `_${command}`);
   }

@@ -46,6 +46,7 @@ import { basename, join } from "../../core/native-path";
 import { envValue, type Env } from "../../core/environment";
 import type { Platform } from "../../core/layout";
 import { userPathEntry } from "./user-path";
+import { xdgFolder } from "../../core/xdg";
 
 export const PATH_MARKER = "# gentle-shell bundled install";
 export const USER_PATH_KEY = "HKCU\\Environment";
@@ -165,10 +166,10 @@ const bash: ShellRules = {
   position: "first",
 };
 
-/** spec PATH: "Our own conf.d/gentle-shell.fish for fish", under XDG_CONFIG_HOME or ~/.config. */
+/** spec PATH: "Our own conf.d/gentle-shell.fish for fish", under XDG_CONFIG_HOME (an absolute one) or ~/.config. */
 const fish: ShellRules = {
   name: "fish",
-  files: ({ home, env }) => [join(env.XDG_CONFIG_HOME || join(home, ".config"), "fish", "conf.d", "gentle-shell.fish")],
+  files: ({ home, env }) => [join(xdgFolder(env, "XDG_CONFIG_HOME", join(home, ".config")), "fish", "conf.d", "gentle-shell.fish")],
   choose: first,
   style: "fish",
   line: fishLine,

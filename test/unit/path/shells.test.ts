@@ -39,6 +39,10 @@ describe("profileFiles and shellFor", () => {
       "/c/fish/conf.d/gentle-shell.fish",
     ]);
   });
+  it("a relative XDG_CONFIG_HOME is ignored, as the XDG spec says and as the fish completions' path reads it", () => {
+    const fish = profileFiles(H, { XDG_CONFIG_HOME: "rel" }, "linux").find((f) => f.path.endsWith("gentle-shell.fish"));
+    expect(fish?.path).toBe(`${H}/.config/fish/conf.d/gentle-shell.fish`);
+  });
   it("Windows has none", () => {
     expect(profileFiles("C:/Users/u", {}, "win32")).toEqual([]);
   });
