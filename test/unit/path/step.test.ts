@@ -112,7 +112,14 @@ describe("shadowingCommand on a real PATH", () => {
     const e = env("/bin/bash", { PATH: `${old}:${localBin}:/usr/bin` });
     const p = await plan(e);
     expect(p.kind).toBe("link");
-    const input = { path: e.PATH, platform: "linux" as const, home, env: e, bin: layout.bin, isCommand: (f: string) => isCommandFile(f, { platform: "linux" }) };
+    const input = {
+      path: e.PATH,
+      platform: "linux" as const,
+      home,
+      env: e,
+      bin: layout.bin,
+      isCommand: (f: string) => isCommandFile(f, { platform: "linux" }),
+    };
     expect(shadowingCommand(p, input)).toMatchObject({ ours: false, runs: join(old, "gentle-shell") });
     fs.chmodSync(join(old, "gentle-shell"), 0o644);
     expect(shadowingCommand(p, input)).toMatchObject({ ours: true, runs: join(localBin, "gentle-shell") });
