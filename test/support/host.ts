@@ -11,6 +11,10 @@ import { type Host, type HostMode, type JsonDocument, processHost } from "../../
 import { silentProgress } from "../../src/io/progress";
 import { buildPins } from "../../src/pins";
 import { type HttpClient, httpClient } from "../../src/io/http-client";
+import { hostTarget } from "../../src/core/machine";
+
+/** The target a test host has unless told: this machine's, as the process's Host would. */
+const HERE = hostTarget(process.platform, process.arch);
 
 export interface TestHost extends Host {
   lines: { out: string[]; err: string[]; asked: string[]; document: string[] };
@@ -31,13 +35,13 @@ export function testHost(
   const make = (mode: HostMode): TestHost => ({
     env: given.env ?? {},
     platform: given.platform ?? "linux",
-    target: given.target ?? "linux-x64",
+    target: given.target ?? HERE,
     home: given.home ?? "/home/test",
     pins: given.pins ?? buildPins(),
     terminal: given.terminal ?? false,
     color: given.color ?? false,
     get http() {
-      http ??= httpClient({ role: "installer", env: given.env ?? {}, target: given.target ?? "linux-x64" });
+      http ??= httpClient({ role: "installer", env: given.env ?? {}, target: given.target ?? HERE });
       return http;
     },
     ...mode,
