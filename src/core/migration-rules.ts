@@ -6,7 +6,6 @@
  * manager, and the lines that explain the move. Pure; the probes that feed it
  * live in install/global-package-probe.ts.
  */
-import { answeredYes } from "./answers";
 import { tildify, type Platform } from "./layout";
 import { compareVersions, isExactVersion } from "./versions";
 
@@ -114,11 +113,6 @@ export function removalCommand(manager: Manager): string {
 /** The question after a migration (spec, step 3). */
 export function removalQuestion(manager: Manager): string {
   return `Remove the old global gentle-pi with ${manager} (${removalCommand(manager)})? [y/N] `;
-}
-
-/** A yes, and only a yes, removes; end of input, Ctrl+C and anything else answer No (core/answers.ts, default No). */
-export function isYes(answer: string | null): boolean {
-  return answeredYes(answer, "no");
 }
 
 export interface ExplanationInput {

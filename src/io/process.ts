@@ -165,13 +165,20 @@ export interface AttachedOptions {
  */
 export function runAttached(command: string, args: string[], options: AttachedOptions): Promise<Ended> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      stdio: ["inherit", options.stdout, "inherit"],
-      env: options.env as NodeJS.ProcessEnv,
-      cwd: options.cwd,
-      shell: false,
-      windowsHide: false,
-    });
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(command, args, {
+        stdio: ["inherit", options.stdout, "inherit"],
+        env: options.env as NodeJS.ProcessEnv,
+        cwd: options.cwd,
+        shell: false,
+        windowsHide: false,
+      });
+    } catch (error) {
+      // Node throws at once for some arguments (a NUL byte in one): the same outcome as a start that failed.
+      resolve({ error: (error as Error).message });
+      return;
+    }
     child.on("error", (error) => resolve({ error: error.message }));
     child.on("exit", (code, signal) => resolve({ code, signal }));
   });

@@ -7,8 +7,9 @@
  *
  * How a line is run, and why:
  * - Each line starts from a copy of the run's shared fixture install (its
- *   newest release), or of one at the oldest release for the upgrade lines:
- *   a real install in a scratch HOME, never the developer's.
+ *   newest release), or of one at the oldest release for the install and
+ *   upgrade lines, which must then bring the newest: a real install in a
+ *   scratch HOME, never the developer's.
  * - Where the docs name a place that is not here, the test's stands in for
  *   it: `https://mirror.example/gentle-shell` is the fixture mirror, a
  *   release number the docs show (4.1.0) is the fixture's newest, and
@@ -143,7 +144,9 @@ describe("the docs' changing commands, run in a scratch HOME", () => {
         return;
       }
       case "install": {
-        const i = await installed(f);
+        // Over an install of the oldest release: the line must bring the newest (the one it names, or latest).
+        const i = await installed(f, { release: oldest.shell });
+        expect(await versionOf(i)).toBe(`gentle-shell ${oldest.shell}`);
         const r = await run(c, i);
         expect(r.code, show(r)).toBe(0);
         if (c.args.includes("--json")) {

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import {
   channelOf,
   installOwner,
-  isYes,
   managerInvocation,
   migrationExplanation,
   migrationGate,
@@ -17,6 +16,7 @@ import {
   type ManagerReport,
   type Owner,
 } from "../../src/core/migration-rules";
+import { confirm } from "../../src/io/confirm";
 
 const none = (manager: "npm" | "pnpm", executable: string | null = `/usr/bin/${manager}`): ManagerReport => ({
   manager,
@@ -109,9 +109,11 @@ describe("the removal", () => {
     expect(removalCommand("pnpm")).toBe("pnpm remove -g gentle-pi");
     expect(removalQuestion("pnpm")).toBe("Remove the old global gentle-pi with pnpm (pnpm remove -g gentle-pi)? [y/N] ");
   });
-  it("only y or yes removes; an empty answer, end of input and anything else answer No", () => {
-    for (const a of ["y", "Y", "yes", " YES "]) expect(isYes(a)).toBe(true);
-    for (const a of ["", "n", "no", "yep", "y y", null]) expect(isYes(a)).toBe(false);
+  it("only y or yes removes (the question's default is No, as migrate asks it through io/confirm.ts); an empty answer and anything else answer No", async () => {
+    const asked = (answer: string) => confirm({ ask: async () => ({ answer }) }, removalQuestion("npm"), "no");
+    for (const a of ["y", "Y", "yes", " YES "]) expect(await asked(a)).toBe("yes");
+    for (const a of ["", "n", "no", "yep", "y y"]) expect(await asked(a)).toBe("no");
+    expect(removalQuestion("npm")).toMatch(/\[y\/N\] $/);
   });
 });
 

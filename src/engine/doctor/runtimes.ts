@@ -1,3 +1,18 @@
+/**
+ * The runtimes (issue 41): each pinned runtime's folder, its marker, and the
+ * file the install runs from it (node and npm's entry, pnpm's entry, the
+ * engram binary), and each file against the record written when it was
+ * extracted from its pinned archive (src/install/runtime/file-record.ts):
+ * a file gone, resized or with other bytes. Files not in the record (npm's
+ * entry, written after publishing; what a user added) are not breakage.
+ * Node, pnpm and Engram are ours to repair with the install's own
+ * acquisition (src/install/runtime/): a marked folder whose file is gone or
+ * changed is first moved aside with one rename (a staging name of this process, so a
+ * kill leaves a leftover doctor removes, never a half folder with our
+ * marker), then the pinned archive is downloaded from the install's source
+ * (or --source, an offline bundle), checked against its pin and published
+ * with one rename. A folder without our marker is never touched.
+ */
 import { tildify, type Layout } from "../../core/layout";
 import { npmrcRegistry } from "../../core/npmrc";
 import { parseSource, type Source } from "../../core/source";

@@ -1,8 +1,8 @@
 /**
  * The runtime context of this machine (src/install/runtime/recipe.ts,
- * RuntimeContext): the layout's pins (the Host's) and this machine's
- * target, with the caller's layout, source and environment. Light on purpose
- * (types and two small modules): the launch part imports it.
+ * RuntimeContext): the Host's environment, HTTP client and target, with the
+ * caller's layout (and its pins, the Host's) and source. Types only: the
+ * launch part imports it.
  */
 import type { Layout } from "../../core/layout";
 import type { Source } from "../../core/source";
