@@ -7,18 +7,9 @@
  * the administrator's keys written there, are not read.
  */
 import { describe, expect, it } from "vitest";
-import { mergePolicy, policyRefusal, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
+import { mergePolicy, policyRefusal } from "../../src/core/update-policy";
 import { updatesInfo, updatesRow } from "../../src/engine/status/updates";
-
-const MACHINE = "/etc/gentle-shell/policy.json";
-const CONFIG = "~/.gentle-shell/config/config.json";
-const absent: PolicySource = { kind: "absent" };
-const read = (settings: Record<string, unknown>): PolicySource => ({ kind: "read", settings });
-const inputs = (machine: PolicySource, env: string | undefined, config: PolicySource): PolicyInputs => ({
-  machine: { path: MACHINE, source: machine },
-  env,
-  config: { path: CONFIG, source: config },
-});
+import { absent, CONFIG, inputs, MACHINE, read } from "../support/policy-inputs";
 
 describe("the locked tier", () => {
   it.each([{}, { enforce: true }])("with %j: the file's values beat the environment and config.json", (tier) => {

@@ -16,7 +16,7 @@ import { prefixLayout } from "../../src/core/layout";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signManifest, ENGINE_ASSET } from "../../src/core/release-manifest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
-import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicyInputs, type PolicySource } from "../../src/core/update-policy";
+import { mergePolicy, oldEnough, policyRefusal, tooYoungClause, type PolicySource } from "../../src/core/update-policy";
 import { newerReleases, policyRoot, releaseChoice } from "../../src/engine/update-gate";
 import { parseShellCommand, UPGRADE } from "../../src/engine/command-specs";
 import { requires } from "../support/capabilities";
@@ -29,15 +29,7 @@ import { upgradeBundled, upgradeOptions } from "../../src/engine/upgrade";
 import { updateCommand } from "../../src/engine/update";
 import { startupOffer } from "../../src/engine/startup-offer";
 
-const MACHINE = "/etc/gentle-shell/policy.json";
-const CONFIG = "~/.gentle-shell/config/config.json";
-const absent: PolicySource = { kind: "absent" };
-const read = (settings: Record<string, unknown>): PolicySource => ({ kind: "read", settings });
-const inputs = (machine: PolicySource, env: string | undefined, config: PolicySource): PolicyInputs => ({
-  machine: { path: MACHINE, source: machine },
-  env,
-  config: { path: CONFIG, source: config },
-});
+import { absent, CONFIG, inputs, MACHINE, read } from "../support/policy-inputs";
 
 describe("the update policy's merge", () => {
   it("is on with no minimum age when nothing sets it", () => {
