@@ -38,6 +38,6 @@ export async function fullEngineReason(install: BundledInstall, host: Host, laun
   if (findEngineCommand(launch)) return "a command of Shell's";
   if (offerAllowed(launch, env, host.terminal)) return "the startup offer";
   if (firstUseApplies(launch, host.terminal)) return "first use";
-  if (launch.kind === "final" && (await piToolsWouldChange(install, { env, http: host.http, target: host.target }, launch.offline))) return "Pi's tools";
+  if (launch.kind === "final" && (await piToolsWouldChange(install, host, launch.offline))) return "Pi's tools";
   return null;
 }
