@@ -144,23 +144,23 @@ export async function bundleEngine(outfile, fixturePins, version) {
  * these modules is one line that fails loudly, so the part stays small.
  */
 const FULL_ENGINE_ONLY = [
-  "src/engine/setup.ts",
+  "src/commands/setup.ts",
   "src/engine/startup-offer.ts",
-  "src/engine/upgrade.ts",
-  "src/engine/update.ts",
+  "src/commands/upgrade.ts",
+  "src/commands/update.ts",
   "src/engine/relaunch.ts",
-  "src/engine/status/command.ts",
-  "src/engine/status/probes.ts",
-  "src/engine/memory/migrate.ts",
-  "src/engine/self-uninstall/removal-plan.ts",
-  "src/engine/self-uninstall/bound.ts",
+  "src/commands/status/command.ts",
+  "src/commands/status/probes.ts",
+  "src/commands/memory/migrate.ts",
+  "src/commands/self-uninstall/removal-plan.ts",
+  "src/commands/self-uninstall/bound.ts",
   "src/engine/companion/ensure.ts",
   "src/engine/companion/pi-io.ts",
   "src/install/runtime/pi-tool-runtime.ts",
   // doctor is one of Shell's own commands (the full engine's), and --fix brings the runtimes' downloaders and archive readers.
-  "src/engine/doctor/command.ts",
+  "src/commands/doctor/command.ts",
   // completions (issue 42): the script generators are the full engine's.
-  "src/engine/completions.ts",
+  "src/commands/completions.ts",
   // The Host's HTTP client (src/io/http-client.ts) loads these at its first request, and a launch the part takes to
   // the end makes none (the offer, first use and Pi's tools go on in the full engine).
   "src/io/http-get.ts",

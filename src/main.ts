@@ -22,7 +22,7 @@ const host = processHost(undefined, undefined, speaker === "gentle-shell" ? "eng
 async function main(): Promise<void> {
   if (proxyRefused !== null && (args[0] === INTERNAL_FLAG || args[0] === ENGINE_FLAG)) throw new UserError(proxyRefused, EXIT.usage);
   if (args[0] === INTERNAL_FLAG) {
-    const { runInternal } = await import("./engine/internal");
+    const { runInternal } = await import("./installed/internal");
     process.exitCode = await runInternal(args.slice(1), host);
     return;
   }

@@ -1,4 +1,4 @@
-/** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/install/offline/make.ts. */
+/** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/release/offline-bundle.ts. */
 import { defineCommand } from "citty";
 import { hostOf } from "./command-host";
 import { checkSourceReachable } from "../install/source-check";
@@ -7,7 +7,7 @@ import { ownScript } from "../io/self";
 import { TARGETS, type Target } from "../pins/types";
 import { isSingleExecutable } from "../io/self";
 import { installerName } from "../install/offline/format";
-import { findInstallerBinaries, makeBundle } from "../install/offline/make";
+import { findInstallerBinaries, makeBundle } from "../release/offline-bundle";
 import { tildify, tildifyText } from "../core/layout";
 import { redactUrl } from "../core/secrets";
 

@@ -6,7 +6,7 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { COMPLETION_SHELLS, completionScript, type CompletionCommand, type CompletionOption, type CompletionTree } from "../core/completion/index";
 import type { CompletionScripts } from "../install/completions";
-import { shellCompletionTree } from "../engine/completion-tree";
+import { shellCompletionTree } from "../commands/completion-tree";
 
 type Command = CommandDef<ArgsDef>;
 

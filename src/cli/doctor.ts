@@ -1,15 +1,15 @@
 /**
  * `gentle-shell-setup doctor [--fix] [--json]` (issue 41): the engine's
- * doctor (src/engine/doctor/) run by the installer on this machine's
+ * doctor (src/commands/doctor/) run by the installer on this machine's
  * install, for an install whose launcher is gone or will not start. On
  * Windows the install is in the private folder the installer chose
  * (installedLayout); doctor looks, and never claims.
  */
 import { defineCommand } from "citty";
-import { doctorReport, runDoctor, sourceWithoutFix } from "../engine/doctor/command";
+import { doctorReport, runDoctor, sourceWithoutFix } from "../commands/doctor/command";
 import { EXIT, UserError } from "../core/errors";
-import { doctorDocument } from "../engine/doctor/plan";
-import { hostStatusProbes } from "../engine/status/probes";
+import { doctorDocument } from "../commands/doctor/plan";
+import { hostStatusProbes } from "../commands/status/probes";
 import { documentError } from "./json";
 import { hostOf } from "./command-host";
 import { installContext, installedLayout } from "./install-run";

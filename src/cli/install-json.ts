@@ -10,8 +10,8 @@ import type { Env } from "../core/environment";
 import { redactText, redactUrl } from "../core/secrets";
 import type { Pins } from "../pins/types";
 import type { StepOutcome } from "../install/step-plan";
-import { gatherStatus } from "../engine/status/gather";
-import { hostStatusProbes } from "../engine/status/probes";
+import { gatherStatus } from "../commands/status/gather";
+import { hostStatusProbes } from "../commands/status/probes";
 import type { Host } from "../io/host";
 
 export interface PlanEntry {

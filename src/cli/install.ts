@@ -4,7 +4,7 @@ import { migrationGate, olderThanGlobal, removalCommand } from "../core/migratio
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
-import { installGate, releaseChange } from "../engine/install-gate";
+import { installGate, releaseChange } from "../installed/install-gate";
 import { installerStart } from "./installer-start";
 import { tableOf } from "./command-host";
 import { completionFiles } from "./completion-tree";
@@ -44,7 +44,7 @@ export const installCommand = defineCommand({
     const { host, knobs } = await installerStart(args, rawArgs, data);
     const { source, quiet, noModifyPath } = knobs;
     const { env, home, pins, layout, out } = host;
-    // The update policy (issue 47): under off, a rerun over an active version only repairs it (src/engine/install-gate.ts).
+    // The update policy (issue 47): under off, a rerun over an active version only repairs it (src/installed/install-gate.ts).
     const policyGate = await installGate(installedLayout(host), env, knobs.release);
     if (policyGate.kind === "refuse") throw new UserError(`${policyGate.message}.`, EXIT.unchanged);
     const release = policyGate.kind === "repair" ? policyGate.release : knobs.release;

@@ -3,14 +3,14 @@
  * Gentle Shell that npm or pnpm installed globally (gentle-pi) to the bundled
  * install, reading the release first (./migration-release.ts). Not the Engram
  * store's migration, which is the engine's `memory migrate`
- * (src/engine/memory/migrate.ts).
+ * (src/commands/memory/migrate.ts).
  */
 import { defineCommand } from "citty";
 import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
 import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
-import { migrateRefusal } from "../engine/install-gate";
+import { migrateRefusal } from "../installed/install-gate";
 import { installerStart } from "./installer-start";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
 import { readMigrationRelease } from "./migration-release";
@@ -33,7 +33,7 @@ export const migrateCommand = defineCommand({
     const { host, knobs } = await installerStart(args, rawArgs, data);
     const { source, release, quiet, noModifyPath } = knobs;
     const { env, home, layout, out } = host;
-    // The update policy (issue 47): off refuses migrate before anything is looked at (src/engine/install-gate.ts).
+    // The update policy (issue 47): off refuses migrate before anything is looked at (src/installed/install-gate.ts).
     const refusal = await migrateRefusal(installedLayout(host), env);
     if (refusal) throw new UserError(`${refusal}.`, EXIT.unchanged);
     // Quiet: the explanation only before a real move (its question comes at the end), then failures and the result.

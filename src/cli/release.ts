@@ -3,15 +3,15 @@
  * `release verify --assets <dir>` (spec: "Release workflow"), and
  * `release sign --assets <dir> --key <file>` / `release check --assets
  * <dir>` (the signed manifest), run by the maintainers' CI. The work lives
- * in src/install/release-assets.ts and release-sign.ts; this binds the machine.
+ * in src/release/assets.ts and release-sign.ts; this binds the machine.
  */
 import { defineCommand } from "citty";
 import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import type { Host } from "../io/host";
 import { hostOf } from "./command-host";
-import { buildReleaseAssets, verifyReleaseAssets, type ReleaseContext } from "../install/release-assets";
-import { checkSignedFolder, signRelease } from "../install/release-sign";
+import { buildReleaseAssets, verifyReleaseAssets, type ReleaseContext } from "../release/assets";
+import { checkSignedFolder, signRelease } from "../release/sign";
 
 function context(host: Host, source: string | undefined): ReleaseContext {
   return {

@@ -1,14 +1,14 @@
 /**
  * `gentle-shell-setup status [--json] [--memory | --no-memory]`: the
- * engine's status report (src/engine/status/) for this machine's install,
+ * engine's status report (src/commands/status/) for this machine's install,
  * read without writing anything. On Windows the install is in the private
  * folder the installer chose (installedLayout); status looks, and never claims.
  */
 import { defineCommand } from "citty";
-import { runStatus, statusReport } from "../engine/status/command";
-import { statusDocument } from "../engine/status/render";
+import { runStatus, statusReport } from "../commands/status/command";
+import { statusDocument } from "../commands/status/render";
 import { documentError } from "./json";
-import { hostStatusProbes } from "../engine/status/probes";
+import { hostStatusProbes } from "../commands/status/probes";
 import { hostOf } from "./command-host";
 import { installContext, installedLayout } from "./install-run";
 

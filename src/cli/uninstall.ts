@@ -27,7 +27,7 @@ import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/engine-start";
 import { hostOf } from "./command-host";
 import { installContext, installedLayout } from "./install-run";
-import { OWNED_ENTRIES } from "../engine/self-uninstall/removal-plan";
+import { OWNED_ENTRIES } from "../commands/self-uninstall/removal-plan";
 import { promises as fs } from "node:fs";
 
 export const uninstallCommand = defineCommand({
@@ -62,7 +62,7 @@ export const uninstallCommand = defineCommand({
     const broken = launcher ? await whyNotRunnable(layout, host) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;
     if (broken) {
       out(`The installed Gentle Shell cannot run (${broken}), so gentle-shell-setup finishes removing it itself.`);
-      const { selfUninstallBound } = await import("../engine/self-uninstall/bound");
+      const { selfUninstallBound } = await import("../commands/self-uninstall/bound");
       return await selfUninstallBound(layout, host, {
         dryRun: Boolean(args["dry-run"]),
         yes: Boolean(args.yes),
@@ -84,7 +84,7 @@ async function whyNotRunnable(layout: Layout, host: Pick<Host, "env" | "pins">):
   const id = await readCurrent(layout).catch(() => null);
   if (!id) return "it has no active version";
   if (!(await lstatOrNull(layout.node))?.isFile()) return "its Node is gone";
-  const { BundledError, resolveBundledInstall } = await import("../engine/bundled");
+  const { BundledError, resolveBundledInstall } = await import("../installed/private-install");
   try {
     await resolveBundledInstall(join(layout.versions, id, ENGINE_PATH), { env: host.env, platform: layout.platform, home: layout.home, pins: host.pins });
     return null;

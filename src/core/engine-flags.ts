@@ -15,7 +15,7 @@ export function engineArgs(engine: string, args: readonly string[]): string[] {
 export const INTERNAL_FLAG = "--gentle-shell-engine-internal";
 
 /**
- * Set by an upgrade whose module call already ran this version's Pi (src/engine/pi-version.ts):
+ * Set by an upgrade whose module call already ran this version's Pi (src/installed/pi-version.ts):
  * the launcher check of that version then does not start the same Pi a second time.
  * Like GENTLE_SHELL_VERIFY_VERSION, never passed on to Pi (bundledChildEnv).
  */

@@ -2,7 +2,7 @@
  * Gentle Shell's own commands, each written once (issue 40): the words after
  * `gentle-shell` that name it, and its lines in the launcher's help. The
  * launch's classification finds a command here (./pi-launch.ts), the engine
- * runs it (src/engine/commands.ts has exactly one entry for each name, which
+ * runs it (src/commands/index.ts has exactly one entry for each name, which
  * the compiler checks), the help lists it (src/engine/help.ts), and first-use
  * setup never runs for one (src/engine/first-use.ts). Every other word is
  * Pi's. Pure.

@@ -33,7 +33,7 @@
  * `notify`: the startup offer prints one line on stderr and installs nothing;
  * `upgrade` and `update` still run when asked. `off`: the startup offer does
  * not check, and every path that changes the installed version refuses
- * (src/engine/update-gate.ts lists them); `upgrade --rollback` does not.
+ * (src/installed/update-gate.ts lists them); `upgrade --rollback` does not.
  * `minimumReleaseAge` binds the offer, a plain upgrade and `upgrade --to`,
  * unless the machine-wide file says "allowExactVersions": true, which frees
  * `--to` (an exact release someone chose) from it.

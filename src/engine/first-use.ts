@@ -15,7 +15,7 @@
  * An offline launch (PI_OFFLINE, --offline) waits for one that is not:
  * setup may need to download the verified Engram.
  *
- * Once: the marker (src/engine/setup-marker.ts) is claimed before setup
+ * Once: the marker (src/installed/setup-marker.ts) is claimed before setup
  * starts, and a failure is recorded, not retried. A setup that keeps failing
  * (a mirror that is down, a proxy) would otherwise hold up and nag every
  * start; the one line it prints says how to run it again by hand.
@@ -23,9 +23,9 @@
 import { setupEnvironment } from "../core/environment";
 import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
-import type { BundledInstall } from "./bundled";
+import type { BundledInstall } from "../installed/private-install";
 import type { PiLaunch } from "../core/pi-launch";
-import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "./setup-marker";
+import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../installed/setup-marker";
 
 /** May this launch run first-use setup at all (before looking at the marker)? */
 export function firstUseApplies(launch: PiLaunch, terminal: boolean): boolean {
@@ -55,7 +55,7 @@ export async function firstUseSetup(install: BundledInstall, host: Host, launch:
     return;
   }
   io.err("gentle-shell: setting up Gentle AI for Pi once, before Pi starts (gentle-shell setup)...");
-  const { setupRun } = await import("./setup");
+  const { setupRun } = await import("../commands/setup");
   let reason: string | undefined;
   try {
     const result = await setupRun(

@@ -19,11 +19,11 @@
  */
 import type { Host } from "../io/host";
 import { offerAllowed } from "../core/offer-rules";
-import type { BundledInstall } from "./bundled";
-import { findEngineCommand } from "./commands";
+import type { BundledInstall } from "../installed/private-install";
+import { findEngineCommand } from "../commands/index";
 import { firstUseApplies } from "./first-use";
 import type { PiLaunch } from "../core/pi-launch";
-import { piToolsWouldChange } from "./pi-tools-provision";
+import { piToolsWouldChange } from "../installed/pi-tools-provision";
 
 /** Which of the engine's scripts runs a launch: the launch part, or the whole engine. */
 export type EnginePart = "launch" | "full";

@@ -5,14 +5,14 @@
  * target, `--extensions`, `--extension <source>`, `--models`), and the
  * `update --extensions` that `update --all` sends on. Under `off` they are
  * refused in one sentence naming the source, exit 4, before Pi starts; their
- * help is not. Shell's own `update` forms ask the policy in ./update.ts.
+ * help is not. Shell's own `update` forms ask the policy in ../commands/update.ts.
  */
 import { EXIT } from "../core/errors";
 import type { PiLaunch } from "../core/pi-launch";
 import { policyRefusal } from "../core/update-policy";
 import type { Host } from "../io/host";
-import type { BundledInstall } from "./bundled";
-import { updatePolicyOf } from "./update-gate";
+import type { BundledInstall } from "../installed/private-install";
+import { updatePolicyOf } from "../installed/update-gate";
 
 const CHANGING = new Set(["install", "update"]);
 

@@ -2,10 +2,10 @@
  * The engine: what bin/gentle-shell runs, from the active version (spec:
  * "Launcher in a bundled install"). It resolves the bundled install, answers
  * --version, then looks the words up once in the command table
- * (./commands.ts: upgrade, update, status, setup, memory migrate,
+ * (../commands/index.ts: upgrade, update, status, setup, memory migrate,
  * self-uninstall); then the startup update offer. Anything else gets the final pre-Pi Engram decision
  * ("Engram startup safety"), Pi's npmCommand, the gentle-engram companion
- * (./companion/) and Pi's own tools (./pi-tools-provision.ts), then starts the
+ * (./companion/) and Pi's own tools (../installed/pi-tools-provision.ts), then starts the
  * exact pinned Pi, in this process when it can (./pi-handover.ts), with the
  * version's gentle-pi loaded through Pi's --extension (a Pi subcommand as is);
  * Pi's main help is preceded by Gentle Shell's own commands (./help.ts).
@@ -14,13 +14,13 @@ import { EXIT, type ExitAtOnce, type Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
 import { bundledChildEnv } from "../core/environment";
-import { BundledError, NoActiveVersionError, resolveBundledInstall, type BundledInstall } from "./bundled";
+import { BundledError, NoActiveVersionError, resolveBundledInstall, type BundledInstall } from "../installed/private-install";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../install/launcher";
 import { classifyLaunch, piArguments } from "../core/pi-launch";
 import { shellHelpLines } from "./help";
 import type { HandedToPi } from "./pi-handover";
 import { stepMark } from "../io/step-times";
-import { piOwnVersion, piVersionProblem } from "./pi-version";
+import { piOwnVersion, piVersionProblem } from "../installed/pi-version";
 import { PI_CHECKED_VARIABLE } from "../core/engine-flags";
 import { offerAllowed } from "../core/offer-rules";
 import { FULL_ENGINE, fullEngineReason, type EnginePart, type FullEngine } from "./launch-part";
@@ -71,8 +71,8 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
       return FULL_ENGINE;
     }
   }
-  // Shell's own commands, each registered once (./commands.ts); null goes on to Pi.
-  const { findEngineCommand, runEngineCommand } = await import("./commands");
+  // Shell's own commands, each registered once (../commands/index.ts); null goes on to Pi.
+  const { findEngineCommand, runEngineCommand } = await import("../commands/index");
   const own = findEngineCommand(launch);
   if (own) {
     const code = await runEngineCommand(own, { install, host });
@@ -98,12 +98,12 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   //   - Pi's own tools: pinned, verified fd and rg in our home's bin folder, where Pi looks before PATH;
   //     only for a Pi session (help, --version and Pi's subcommands never download anything); the
   //     launch part comes here only when they are in place already.
-  const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
+  const { applyEngram, engramLaunchEnvironment } = await import("../installed/engram/launch");
   const [engram, npmReady] = await Promise.all([
     engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", launch }),
     piNpmCommandReady(install, io),
     launch.kind === "final" && part === "full"
-      ? import("./pi-tools-provision").then((m) => m.provisionPiTools(install, env, launch.offline, io, { launch: true }))
+      ? import("../installed/pi-tools-provision").then((m) => m.provisionPiTools(install, env, launch.offline, io, { launch: true }))
       : undefined,
   ]);
   applyEngram(childEnv, engram, io);
@@ -137,7 +137,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
 /** Our npm shim and Pi's npmCommand pointing at it; false (with one line said) when Pi's setting could not be made. */
 async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<boolean> {
   const { ensureNpmShim, npmShimInPlace } = await import("../install/runtime/npm-shim");
-  const { ensurePiNpmCommand, piNpmCommandInPlace } = await import("./pi-settings");
+  const { ensurePiNpmCommand, piNpmCommandInPlace } = await import("../installed/pi-settings");
   // Most launches find both as they must be: a few sync reads say so, without the thread pool's round trips.
   if (npmShimInPlace(install.layout) && piNpmCommandInPlace(install.layout)) return true;
   try {
@@ -156,7 +156,7 @@ async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<b
  * Pi's package.json and refused one whose version is not the pin, so no Pi is
  * started. A launcher check that names this version
  * (GENTLE_SHELL_VERIFY_VERSION: an upgrade's or update's step 5, before it
- * becomes current) also runs that Pi's own --version once (./pi-version.ts),
+ * becomes current) also runs that Pi's own --version once (../installed/pi-version.ts),
  * unless the upgrade already had this version's module run it.
  */
 async function printVersion(install: BundledInstall, env: Env, io: Output): Promise<number> {

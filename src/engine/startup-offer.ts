@@ -3,7 +3,7 @@
  * Before Pi opens in a terminal, the registry's gentle-pi `latest` is asked
  * for, at most 1.5 s; a newer release not skipped gets a rose-coloured panel.
  * No update runs without an explicit choice. The update policy (issue 41,
- * ./update-gate.ts) comes first: `off` asks nothing, `notify` turns the panel
+ * ../installed/update-gate.ts) comes first: `off` asks nothing, `notify` turns the panel
  * into one line on stderr, and minimumReleaseAge keeps a release whose signed
  * manifest says it is too young from being offered.
  */
@@ -12,10 +12,10 @@ import type { Host } from "../io/host";
 import { keyPress, notifyLine, panelLines, shouldOffer, skipRelease, type Choice } from "../core/offer-rules";
 import { oldEnough, type UpdatePolicy } from "../core/update-policy";
 import { compareVersions } from "../core/versions";
-import { publishedOf, updatePolicyOf } from "./update-gate";
+import { publishedOf, updatePolicyOf } from "../installed/update-gate";
 import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";
 import { readTextOrNull } from "../io/files";
-import type { BundledInstall } from "./bundled";
+import type { BundledInstall } from "../installed/private-install";
 
 /** The spec's budget for the registry's answer: at most 1.5 s. */
 export const OFFER_TIMEOUT_MS = 1500;
@@ -128,7 +128,7 @@ export async function startupOffer(install: BundledInstall, host: Host, args: re
     return null;
   }
   // Update now: the verified bundled upgrade, then the new Shell with the same arguments.
-  const { upgradeBundled } = await import("./upgrade");
+  const { upgradeBundled } = await import("../commands/upgrade");
   const code = await upgradeBundled(install, { rollback: false }, host);
   if (code !== 0) {
     io.err("gentle-shell: the update failed; opening the current Gentle Shell.");

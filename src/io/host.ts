@@ -64,7 +64,7 @@ export interface Host extends Output, HostMode {
   progress(): ProgressReporter;
   /** A panel on the terminal that keys move through (../engine/startup-offer.ts): keys from stdin, drawn masked on stdout. */
   panel<R>(keys: PanelKeys<R>, initial: number): Promise<R>;
-  /** The lines another process of ours sends on stdin, until it ends them (a version's module session, engine/internal.ts). */
+  /** The lines another process of ours sends on stdin, until it ends them (a version's module session, installed/internal.ts). */
   requests(): AsyncIterable<string>;
   /** Under --json, the document being filled in (the same one in every mode of this host); null otherwise. */
   readonly document: JsonDocument | null;

@@ -1,6 +1,6 @@
 /**
  * A child spoken to in lines: requests on its stdin, its answers as lines on
- * its stdout (a version's module session, ../engine/module-session.ts).
+ * its stdout (a version's module session, ../installed/module-session.ts).
  * Never through a shell; stderr kept (the tail) for an error message.
  */
 import { spawn } from "node:child_process";

@@ -182,7 +182,7 @@ describe("doctor on a real install", () => {
 
 describe.concurrent("doctor --fix killed at each repair", () => {
   const pnpm = `pnpm ${f.pins.pnpm.version}`;
-  // Each repair's start and end (src/engine/doctor/fix.ts marks them), and inside the runtime repair, the one that
+  // Each repair's start and end (src/commands/doctor/fix.ts marks them), and inside the runtime repair, the one that
   // moves pnpm's folder aside and downloads it again: moved aside, downloaded, published.
   const points = [
     "fix:launcher:start",

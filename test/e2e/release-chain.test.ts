@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE, signManifest } from "../../src/core/release-manifest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { INTERNAL_FLAG } from "../../src/core/engine-flags";
-import { MODULE_FUNCTIONS } from "../../src/engine/internal";
+import { MODULE_FUNCTIONS } from "../../src/installed/internal";
 import { fixtures } from "../support/context";
 import { FIXTURE_NEXT_ENGINE, homeEnv } from "../support/fixtures";
 import { runInstall } from "../support/installed";

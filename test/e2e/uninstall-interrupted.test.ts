@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync, lstatSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
-import { uninstallPlan } from "../../src/engine/self-uninstall/removal-plan";
+import { uninstallPlan } from "../../src/commands/self-uninstall/removal-plan";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT, NODE_MISSING } from "../../src/install/launcher";
 import { fixtures } from "../support/context";
 import { homeEnv } from "../support/fixtures";
@@ -37,7 +37,7 @@ async function install() {
 /** Whether anything stands at `path`, a link whose target went included. */
 const present = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 
-/** The hold point after the PATH entry and the first `k` of the plan's entries (src/engine/self-uninstall/run.ts). */
+/** The hold point after the PATH entry and the first `k` of the plan's entries (src/commands/self-uninstall/run.ts). */
 const pointAt = (k: number): string => (k === 0 ? "uninstall:path" : `uninstall:removed ${k}`);
 
 /**

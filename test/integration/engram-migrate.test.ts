@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
-import { memoryMigrate, provenancePath } from "../../src/engine/memory/migrate";
+import { memoryMigrate, provenancePath } from "../../src/commands/memory/migrate";
 import { machine, serve, work } from "../support/engram-machine";
 import { CONFIRM, MIGRATED, migrate, moved, provisioned, snapshot, tops } from "../support/engram-store";
 

@@ -12,8 +12,8 @@ import { promises as fs } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
 import { connect } from "node:net";
 import { join } from "pathe";
-import { migrationMarkerPath, engramLaunchEnvironment } from "../../src/engine/engram/launch";
-import { loopbackGet } from "../../src/engine/engram/probe";
+import { migrationMarkerPath, engramLaunchEnvironment } from "../../src/installed/engram/launch";
+import { loopbackGet } from "../../src/installed/engram/probe";
 import { fixtures } from "../support/context";
 import { machine, serve, work } from "../support/engram-machine";
 import { homeEnv } from "../support/fixtures";
@@ -238,7 +238,7 @@ describe("the probe on our Node 24.21.0 with the environment's proxy switched on
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", () => r()));
     bundle = join(work, "probe-child.cjs");
     await bundleChild(
-      `import { probeCompatibility } from "../../src/engine/engram/probe";
+      `import { probeCompatibility } from "../../src/installed/engram/probe";
 const port = Number(process.argv[2]);
 probeCompatibility({ host: "127.0.0.1", port }).then((r) => console.log(JSON.stringify(r)));
 fetch("http://127.0.0.1:" + port + "/compatibility").then((r) => console.log("fetch " + r.status), () => console.log("fetch failed"));`,

@@ -12,8 +12,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
-import { engramLaunchEnvironment } from "../../src/engine/engram/launch";
-import { readEngramHeader } from "../../src/engine/engram/probe";
+import { engramLaunchEnvironment } from "../../src/installed/engram/launch";
+import { readEngramHeader } from "../../src/installed/engram/probe";
 import { fixtureEngram, fixtureReport, machine, serve, work } from "../support/engram-machine";
 
 /** An SQLite header with this user_version, written as ~/.engram/engram.db (or at `file`). */

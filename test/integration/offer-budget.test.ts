@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { compiledPins } from "../../src/pins/compiled";
-import type { BundledInstall } from "../../src/engine/bundled";
+import type { BundledInstall } from "../../src/installed/private-install";
 import { latestWithin, OFFER_TIMEOUT_MS, startupOffer } from "../../src/engine/startup-offer";
 import type { Host } from "../../src/io/host";
 import { testHost } from "../support/host";

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { hostPlatform, hostTarget } from "../../src/core/machine";
 import { RELEASE_MANIFEST } from "../../src/core/release-manifest";
-import { makeBundle } from "../../src/install/offline/make";
+import { makeBundle } from "../../src/release/offline-bundle";
 import { newestRelease, openRelease, releaseOrigin, type ReleaseOrigin } from "../../src/install/release-source";
 import { fixtures } from "../support/context";
 import { mirrorClient } from "../support/mirror";

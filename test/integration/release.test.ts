@@ -13,7 +13,7 @@ import { createServer, request, type Server } from "node:http";
 import { join } from "pathe";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK, distributionAsset } from "../../src/core/release-project";
 import { prefixLayout } from "../../src/core/layout";
-import { buildDistribution } from "../../src/install/distribution-build";
+import { buildDistribution } from "../../src/release/distribution-build";
 import { ENGINE_ASSET, keyId } from "../../src/core/release-manifest";
 import { FIXTURE_RELEASE_KEY } from "../support/release-key";
 import { fixtures } from "../support/context";

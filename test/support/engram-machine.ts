@@ -14,7 +14,7 @@ import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
-import { loopbackGet, type Endpoint } from "../../src/engine/engram/probe";
+import { loopbackGet, type Endpoint } from "../../src/installed/engram/probe";
 import { engramProgramIn, startEngramServer, type EngramServer, type EngramVariant } from "./engram";
 import { homeEnv } from "./fixtures";
 import { freePort } from "./proc";

@@ -8,7 +8,7 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { memoryMigrate, provenancePath } from "../../src/engine/memory/migrate";
+import { memoryMigrate, provenancePath } from "../../src/commands/memory/migrate";
 import type { Machine } from "./engram-machine";
 import { treeSnapshot, type TreeEntry } from "./tree";
 

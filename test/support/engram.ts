@@ -84,7 +84,7 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(signal, () => s
 `;
 
 /**
- * `engram migrate-copy` as src/engine/memory/migration-plan.ts assumes it (the v3.5.2
+ * `engram migrate-copy` as src/commands/memory/migration-plan.ts assumes it (the v3.5.2
  * source was not readable here; see that file): no arguments, the default
  * data directory ($HOME/.engram, or ENGRAM_DATA_DIR as Engram reads it), the
  * complete directory copied to a new sibling, only the copy "migrated" (it

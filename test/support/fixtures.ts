@@ -25,7 +25,7 @@ import { basename, dirname, join } from "node:path";
 import * as tar from "tar";
 import { prefixLayout, versionId } from "../../src/core/layout";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
-import { buildDistribution } from "../../src/install/distribution-build";
+import { buildDistribution } from "../../src/release/distribution-build";
 import { productionPins } from "../../src/pins/production";
 import type { Pins } from "../../src/pins/types";
 import { packToolArchives } from "./pi-tools";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { prefixLayout } from "../../src/core/layout";
 import { ENGINE_ASSET } from "../../src/core/release-manifest";
-import { buildDistribution } from "../../src/install/distribution-build";
+import { buildDistribution } from "../../src/release/distribution-build";
 import type { Fixtures } from "./fixtures";
 import { packGentlePi } from "./gentle-pi";
 import { linkTree, publishSignedRelease } from "./release-publish";

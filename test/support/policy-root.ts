@@ -2,7 +2,7 @@
  * A machine-wide update policy for a test build: a folder holding
  * etc/gentle-shell/policy.json with the given text, the file 0644 and its
  * folders 0755 (as an administrator leaves them), to pass as
- * GSS_TEST_POLICY_ROOT (src/engine/update-gate.ts; a release build ignores it).
+ * GSS_TEST_POLICY_ROOT (src/installed/update-gate.ts; a release build ignores it).
  */
 import { promises as fs } from "node:fs";
 import { join } from "pathe";

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { ENGINE_ASSET, publishedTime, RELEASE_MANIFEST, RELEASE_SIGNATURE, releaseManifestText, sha256Of, signManifest } from "../../src/core/release-manifest";
 import { prefixLayout } from "../../src/core/layout";
-import { buildDistribution } from "../../src/install/distribution-build";
+import { buildDistribution } from "../../src/release/distribution-build";
 import type { FixtureInfo } from "./fixtures";
 import { REPO_ROOT } from "./paths";
 import { FIXTURE_RELEASE_KEY } from "./release-key";

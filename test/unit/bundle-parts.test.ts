@@ -5,7 +5,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { formatSums, parseSums, BUNDLE_SUMS } from "../../src/install/offline/format";
-import { findInstallerBinaries } from "../../src/install/offline/make";
+import { findInstallerBinaries } from "../../src/release/offline-bundle";
 import { bundleTargets } from "../../src/cli/bundle";
 
 const root = mkdtempSync(join(tmpdir(), "gss-bundle-parts-"));

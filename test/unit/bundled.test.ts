@@ -6,7 +6,7 @@ import { prefixLayout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import type { Env } from "../../src/core/environment";
 import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
-import { BundledError, NoActiveVersionError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/engine/bundled";
+import { BundledError, NoActiveVersionError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/installed/private-install";
 import { classifyLaunch, PI_SUBCOMMANDS, piArguments } from "../../src/core/pi-launch";
 import { activateVersion } from "../../src/install/activate";
 import { requires, shortName } from "../support/capabilities";

@@ -1,13 +1,13 @@
 /**
- * The launcher's command table (src/engine/commands.ts): one lookup, and the
+ * The launcher's command table (src/commands/index.ts): one lookup, and the
  * strict commands' --help and refusal answered by the one loop before the
  * command's module is loaded.
  */
 import { describe, expect, it } from "vitest";
-import type { BundledInstall } from "../../src/engine/bundled";
+import type { BundledInstall } from "../../src/installed/private-install";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../src/core/shell-commands";
-import { ENGINE_COMMANDS, findEngineCommand, runEngineCommand } from "../../src/engine/commands";
+import { ENGINE_COMMANDS, findEngineCommand, runEngineCommand } from "../../src/commands/index";
 import { testHost } from "../support/host";
 
 const noInstall = {} as BundledInstall;

@@ -1,11 +1,11 @@
 /**
- * The engine's internal commands (src/engine/internal.ts), the module
+ * The engine's internal commands (src/installed/internal.ts), the module
  * interface an upgrade uses across a process boundary: one table, one lookup.
  * What each command answers is test/unit/module-session.test.ts's and the
  * e2e upgrade's; here, which words are commands and the refusal of any other.
  */
 import { describe, expect, it } from "vitest";
-import { INTERNAL_COMMANDS, runInternal } from "../../src/engine/internal";
+import { INTERNAL_COMMANDS, runInternal } from "../../src/installed/internal";
 import { testHost } from "../support/host";
 
 describe("the engine's internal commands", () => {

@@ -1,10 +1,10 @@
-/** The engine's own commands are strict (src/engine/command-specs.ts); every other word is Pi's, untouched. */
+/** The engine's own commands are strict (src/commands/specs.ts); every other word is Pi's, untouched. */
 import { describe, expect, it } from "vitest";
-import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../../src/engine/command-specs";
+import { MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, UPGRADE } from "../../src/commands/specs";
 import { classifyLaunch } from "../../src/core/pi-launch";
-import { findEngineCommand } from "../../src/engine/commands";
-import { parseUpgradeArgs } from "../../src/engine/upgrade";
-import { parseUninstallArgs } from "../../src/engine/self-uninstall/removal-plan";
+import { findEngineCommand } from "../../src/commands/index";
+import { parseUpgradeArgs } from "../../src/commands/upgrade";
+import { parseUninstallArgs } from "../../src/commands/self-uninstall/removal-plan";
 import { HELP_ROWS } from "../../src/engine/help";
 
 const UPGRADE_USAGE = "usage: gentle-shell upgrade [--to <version> [--yes]] [--rollback] [--source <mirror or folder>]";

@@ -1,6 +1,6 @@
 /**
  * First-use setup's decisions (src/engine/first-use.ts) and its marker
- * (src/engine/setup-marker.ts): which launches may run it, and that the
+ * (src/installed/setup-marker.ts): which launches may run it, and that the
  * marker is claimed once, with the spec's modes, and never followed
  * through a link.
  */
@@ -14,7 +14,7 @@ import { SHELL_COMMANDS } from "../../src/core/shell-commands";
 import { firstUseApplies } from "../../src/engine/first-use";
 import { classifyLaunch, PI_SUBCOMMANDS } from "../../src/core/pi-launch";
 import { has, requires } from "../support/capabilities";
-import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../../src/engine/setup-marker";
+import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../../src/installed/setup-marker";
 
 /** firstUseApplies for the launch `args` and `env` classify as. */
 const applies = (args: string[], env: Record<string, string>, terminal: boolean) => firstUseApplies(classifyLaunch(args, env), terminal);

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, describe, expect, it } from "vitest";
 import { prefixLayout, type Platform } from "../../src/core/layout";
-import type { BundledInstall } from "../../src/engine/bundled";
-import { gentleAiCandidates, gentleAiExecutable } from "../../src/engine/setup";
+import type { BundledInstall } from "../../src/installed/private-install";
+import { gentleAiCandidates, gentleAiExecutable } from "../../src/commands/setup";
 import { productionPins } from "../../src/pins/production";
 
 const roots: string[] = [];

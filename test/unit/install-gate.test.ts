@@ -1,6 +1,6 @@
 /**
  * The update policy on the installer's paths and on Pi's package commands
- * (issue 47, item 2; src/engine/install-gate.ts, src/engine/pi-package-gate.ts):
+ * (issue 47, item 2; src/installed/install-gate.ts, src/engine/pi-package-gate.ts):
  * under off, a first install runs, a rerun over an active version may only
  * reinstall it (pinned to it without --release, refused with another
  * --release or when the opened release is another version), migrate is
@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { SHELL_PACKAGE } from "../../src/core/release-project";
-import type { BundledInstall } from "../../src/engine/bundled";
-import { installGate, migrateRefusal, releaseChange } from "../../src/engine/install-gate";
+import type { BundledInstall } from "../../src/installed/private-install";
+import { installGate, migrateRefusal, releaseChange } from "../../src/installed/install-gate";
 import { piPackageGate } from "../../src/engine/pi-package-gate";
 import { productionPins } from "../../src/pins/production";
 import { requires } from "../support/capabilities";

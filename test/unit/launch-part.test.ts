@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
-import type { BundledInstall } from "../../src/engine/bundled";
+import type { BundledInstall } from "../../src/installed/private-install";
 import { fullEngineReason } from "../../src/engine/launch-part";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import type { Host } from "../../src/io/host";

@@ -1,5 +1,5 @@
 /**
- * `memory migrate`, the pure part (src/engine/memory/migration-plan.ts): the arguments,
+ * `memory migrate`, the pure part (src/commands/memory/migration-plan.ts): the arguments,
  * the help check, the provider's report and its paths, the interrupted report.
  * The effects run against the fixture Engram in integration/engram-migrate.test.ts.
  */
@@ -13,7 +13,7 @@ import {
   parseMigrateArgs,
   parseProviderReport,
   type ProviderReport,
-} from "../../src/engine/memory/migration-plan";
+} from "../../src/commands/memory/migration-plan";
 
 const ID = "0123456789abcdef0123456789abcdef";
 const SOURCE = "/home/u/.engram";

@@ -1,5 +1,5 @@
 /**
- * A version's module as upgrade steps 4-6 ask it (src/engine/module-session.ts),
+ * A version's module as upgrade steps 4-6 ask it (src/installed/module-session.ts),
  * against stand-in modules on the real Node 24.21.0: one that serves, one
  * from before serve, and ones that fail in each way a real one can. Each
  * stand-in logs every start and every request it reads, so the tests see how
@@ -11,8 +11,8 @@ import { join } from "pathe";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Layout } from "../../src/core/layout";
 import { hostPlatform } from "../../src/core/machine";
-import { openVersionModule } from "../../src/engine/module-session";
-import { MODULE_FUNCTIONS } from "../../src/engine/internal";
+import { openVersionModule } from "../../src/installed/module-session";
+import { MODULE_FUNCTIONS } from "../../src/installed/internal";
 import { has } from "../support/capabilities";
 import { toolchain } from "../support/toolchain";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { bundledNpmCommand, ensurePiNpmCommand, piNpmCommandInPlace, withNpmCommand } from "../../src/engine/pi-settings";
+import { bundledNpmCommand, ensurePiNpmCommand, piNpmCommandInPlace, withNpmCommand } from "../../src/installed/pi-settings";
 import { ensureNpmShim, npmShimInPlace } from "../../src/install/runtime/npm-shim";
 import { requires, type Capability } from "../support/capabilities";
 

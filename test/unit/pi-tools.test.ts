@@ -1,5 +1,5 @@
 /**
- * Pi's own tools (src/core/pi-tool-rules.ts, src/engine/pi-tools-provision.ts,
+ * Pi's own tools (src/core/pi-tool-rules.ts, src/installed/pi-tools-provision.ts,
  * src/install/runtime/pi-tool-runtime.ts): when the launcher provisions fd and rg
  * into <agent home>/bin, and that it never touches a file that is not ours.
  * The verified copies under runtime/ are laid out by hand here, so nothing is
@@ -23,7 +23,7 @@ import {
   versionOutputMatches,
   type ToolFacts,
 } from "../../src/core/pi-tool-rules";
-import { ensurePiTools, piToolLines } from "../../src/engine/pi-tools-provision";
+import { ensurePiTools, piToolLines } from "../../src/installed/pi-tools-provision";
 import { removeOwnTool, toolPresence, toolRuntimeFile } from "../../src/install/runtime/pi-tool-runtime";
 import { RUNTIME_MARKER } from "../../src/install/runtime/recipe";
 import { productionPins } from "../../src/pins/production";

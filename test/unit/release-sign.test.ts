@@ -4,7 +4,7 @@ import { join } from "pathe";
 import { afterAll, describe, expect, it } from "vitest";
 import { distributionAsset, DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-project";
 import { ENGINE_ASSET, keyId, readSignedRelease, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../src/core/release-manifest";
-import { checkSignedFolder, releaseAssetNames, signRelease } from "../../src/install/release-sign";
+import { checkSignedFolder, releaseAssetNames, signRelease } from "../../src/release/sign";
 import { productionPins } from "../../src/pins/production";
 import type { Pins } from "../../src/pins/types";
 import { has } from "../support/capabilities";

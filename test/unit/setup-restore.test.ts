@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdtempSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { restore, snapshot } from "../../src/engine/setup";
+import { restore, snapshot } from "../../src/commands/setup";
 import { has, requires } from "../support/capabilities";
 
 let root: string;

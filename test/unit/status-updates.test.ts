@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { mergePolicy } from "../../src/core/update-policy";
-import { updatesInfo, updatesRow } from "../../src/engine/status/updates";
+import { updatesInfo, updatesRow } from "../../src/commands/status/updates";
 
 const MACHINE = "/etc/gentle-shell/policy.json";
 const CONFIG = "~/.gentle-shell/config/config.json";

@@ -1,6 +1,6 @@
 /**
  * docs/troubleshooting.md's break → command table against doctor's own
- * checks (issue 47, item 1): every check id doctor makes (src/engine/doctor/,
+ * checks (issue 47, item 1): every check id doctor makes (src/commands/doctor/,
  * a templated one by its fixed part, `runtimes.` for `runtimes.<name>`) has
  * exactly one row, no row names a check doctor does not make, and a row says
  * `--fix` exactly when the code that makes that check offers a repair of kind
@@ -11,7 +11,7 @@ import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths";
 
-const DOCTOR = join(REPO_ROOT, "src", "engine", "doctor");
+const DOCTOR = join(REPO_ROOT, "src", "commands", "doctor");
 
 /** Each check id doctor's code makes (a template by the part before its `${`), and whether its code offers a `--fix` repair. */
 function doctorChecks(sources: ReadonlyMap<string, string>): Map<string, boolean> {

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { mergePolicy, policyRefusal } from "../../src/core/update-policy";
-import { updatesInfo, updatesRow } from "../../src/engine/status/updates";
+import { updatesInfo, updatesRow } from "../../src/commands/status/updates";
 import { absent, CONFIG, inputs, MACHINE, read } from "../support/policy-inputs";
 
 describe("the locked tier", () => {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { ENGINE_PATH } from "../../src/install/engine-start";
-import type { VersionModule } from "../../src/engine/module-session";
+import type { VersionModule } from "../../src/installed/module-session";
 import { requires } from "../support/capabilities";
 
 const prune = vi.hoisted(() => ({ fails: true, calls: 0 }));
@@ -28,7 +28,7 @@ vi.mock("../../src/install/activate", async (original) => {
   };
 });
 
-const { verifyAndSwitch } = await import("../../src/engine/version-switch");
+const { verifyAndSwitch } = await import("../../src/installed/version-switch");
 const { readCurrent } = await import("../../src/install/activate");
 
 const roots: string[] = [];

@@ -18,7 +18,7 @@ import { productionPins } from "../../src/pins/production";
 import { CMD_MARKER, ensureLauncher } from "../../src/install/launcher";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../src/install/windows-private/rule";
 import { startDetachedPowerShell } from "../../src/io/powershell";
-import { type WaitFor, windowsRemovalPlan, windowsRemovalScheduler } from "../../src/engine/self-uninstall/windows-removal";
+import { type WaitFor, windowsRemovalPlan, windowsRemovalScheduler } from "../../src/commands/self-uninstall/windows-removal";
 import { pinnedNode } from "../support/toolchain";
 
 function requireWindows(): void {

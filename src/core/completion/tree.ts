@@ -1,7 +1,7 @@
 /**
  * Shell completions (issue 42): the neutral shape every generator reads.
  * The cli layer builds one from citty's table (src/cli/completion-tree.ts),
- * the engine from Shell's own table (src/engine/completion-tree.ts), so the
+ * the engine from Shell's own table (src/commands/completion-tree.ts), so the
  * scripts are made from the same tables that parse the words and cannot
  * drift from them. Pure.
  *

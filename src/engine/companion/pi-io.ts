@@ -24,8 +24,8 @@ import type { Layout } from "../../core/layout";
 import { redactText } from "../../core/secrets";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../../io/files";
 import { run, type RunResult } from "../../io/process";
-import type { BundledInstall } from "../bundled";
-import { agentHomeIsOurs } from "../pi-settings";
+import type { BundledInstall } from "../../installed/private-install";
+import { agentHomeIsOurs } from "../../installed/pi-settings";
 import { COMPANION } from "./decision";
 import type { CompanionIo, CompanionRecord, Done } from "./ensure";
 

@@ -3,7 +3,7 @@
  * mirror and offline"; spec: "One lockfile for every system"): its file
  * names and limits, the manifest, SHA256SUMS and the README text. Pure: no
  * file system, process or network; src/install/offline/open.ts reads a
- * bundle, src/install/offline/make.ts writes one.
+ * bundle, src/release/offline-bundle.ts writes one.
  *
  * A bundle is a folder a user copies to a USB stick and installs from on a
  * machine with no network at all. It is the source layout plus the packages

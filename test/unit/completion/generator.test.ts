@@ -13,11 +13,11 @@ import { COMPLETION_SHELLS, completionScript } from "../../../src/core/completio
 import { EXIT, UserError } from "../../../src/core/errors";
 import { classifyLaunch, PI_SUBCOMMANDS } from "../../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../../src/core/shell-commands";
-import { STATUS_OPTIONS } from "../../../src/engine/command-specs";
-import { ENGINE_COMMANDS } from "../../../src/engine/commands";
-import { COMPLETED_SPECS, shellCompletionTree } from "../../../src/engine/completion-tree";
-import { runCompletions } from "../../../src/engine/completions";
-import { parseStatusArgs } from "../../../src/engine/status/command";
+import { STATUS_OPTIONS } from "../../../src/commands/specs";
+import { ENGINE_COMMANDS } from "../../../src/commands/index";
+import { COMPLETED_SPECS, shellCompletionTree } from "../../../src/commands/completion-tree";
+import { runCompletions } from "../../../src/commands/completions";
+import { parseStatusArgs } from "../../../src/commands/status/command";
 import { testHost } from "../../support/host";
 import { installerScript, shellScript } from "./scripts";
 

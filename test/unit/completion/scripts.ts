@@ -1,7 +1,7 @@
-/** The completion scripts as the two commands print them (src/cli/completions.ts, src/engine/completions.ts), for the completion tests. */
+/** The completion scripts as the two commands print them (src/cli/completions.ts, src/commands/completions.ts), for the completion tests. */
 import { runInstallerCli } from "../../../src/cli/index";
 import type { CompletionShell } from "../../../src/core/completion/index";
-import { runCompletions } from "../../../src/engine/completions";
+import { runCompletions } from "../../../src/commands/completions";
 import { testHost } from "../../support/host";
 
 export async function installerScript(shell: CompletionShell): Promise<string> {

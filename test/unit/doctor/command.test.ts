@@ -4,9 +4,9 @@
  * still one JSON document on stdout under --json.
  */
 import { describe, expect, it } from "vitest";
-import type { BundledInstall } from "../../../src/engine/bundled";
+import type { BundledInstall } from "../../../src/installed/private-install";
 import { classifyLaunch } from "../../../src/core/pi-launch";
-import { findEngineCommand, runEngineCommand } from "../../../src/engine/commands";
+import { findEngineCommand, runEngineCommand } from "../../../src/commands/index";
 import { onlyDocument, schemaErrors } from "../../support/result-schema";
 import { testHost } from "../../support/host";
 

@@ -20,7 +20,7 @@ import {
   loginShellChecks,
   receiptShell,
   terminalFlags,
-} from "../../../src/engine/doctor/login-shells";
+} from "../../../src/commands/doctor/login-shells";
 
 const home = "/home/ada";
 const linux = prefixLayout({ home, platform: "linux", pins: productionPins });

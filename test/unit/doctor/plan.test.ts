@@ -5,8 +5,8 @@
  * manager told from a command's real path.
  */
 import { describe, expect, it } from "vitest";
-import { closingLine, type Check, doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "../../../src/engine/doctor/plan";
-import { managerOf } from "../../../src/engine/doctor/on-path";
+import { closingLine, type Check, doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "../../../src/commands/doctor/plan";
+import { managerOf } from "../../../src/commands/doctor/on-path";
 import { stagingOwner } from "../../../src/io/staging";
 import { schemaErrors } from "../../support/result-schema";
 

@@ -1,6 +1,6 @@
 /**
  * doctor's reachability checks for the official source (issue 41,
- * src/engine/doctor/reach.ts): the words of each answer (ok, through a
+ * src/commands/doctor/reach.ts): the words of each answer (ok, through a
  * proxy, a timeout, an untrusted certificate, a proxy that wants a
  * password, a DNS name that does not resolve, a refused connection, a cut),
  * credentials masked; offline, nothing is asked; the registry is the one
@@ -14,8 +14,8 @@ import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../../src/core/layout";
 import { RELEASE_MANIFEST } from "../../../src/core/release-manifest";
 import { RELEASE_HOME } from "../../../src/core/source";
-import type { DoctorContext } from "../../../src/engine/doctor/context";
-import { type Answer, officialReachChecks, reachCheck, type ReachTarget, releaseHomeUrl, unreachableWhy } from "../../../src/engine/doctor/reach";
+import type { DoctorContext } from "../../../src/commands/doctor/context";
+import { type Answer, officialReachChecks, reachCheck, type ReachTarget, releaseHomeUrl, unreachableWhy } from "../../../src/commands/doctor/reach";
 import { httpClient, type HttpClient } from "../../../src/io/http-client";
 import { productionPins } from "../../../src/pins/production";
 import { scratchDir } from "../../support/scratch";

@@ -4,9 +4,9 @@
  * checks from status's own report fields.
  */
 import { describe, expect, it } from "vitest";
-import { memoryCheck, updatesCheck } from "../../../src/engine/doctor/settings";
-import { NOTICES } from "../../../src/engine/engram/decision";
-import type { UpdatesInfo } from "../../../src/engine/status/updates";
+import { memoryCheck, updatesCheck } from "../../../src/commands/doctor/settings";
+import { NOTICES } from "../../../src/installed/engram/decision";
+import type { UpdatesInfo } from "../../../src/commands/status/updates";
 
 const HOME = "/home/ana";
 const locked: UpdatesInfo = {

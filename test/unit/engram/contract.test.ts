@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { headerSignal, isReadyCompatibility, olderServerVersion, parseEngramVersion } from "../../../src/engine/engram/contract";
+import { headerSignal, isReadyCompatibility, olderServerVersion, parseEngramVersion } from "../../../src/installed/engram/contract";
 
 const IID = "0123456789abcdef0123456789abcdef";
 const RID = "fedcba9876543210fedcba9876543210";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ENGRAM_DEFAULT_URL } from "../../../src/engine/engram/contract";
-import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramEvidence } from "../../../src/engine/engram/decision";
+import { ENGRAM_DEFAULT_URL } from "../../../src/installed/engram/contract";
+import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramEvidence } from "../../../src/installed/engram/decision";
 
 const paths = {
   guard: "/home/ana/.gentle-shell/bin/engram-guard",

@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../../src/core/layout";
-import { engramLaunchEnvironment } from "../../../src/engine/engram/launch";
+import { engramLaunchEnvironment } from "../../../src/installed/engram/launch";
 import { ensureLauncher } from "../../../src/install/launcher";
 import { productionPins } from "../../../src/pins/production";
 import { requires } from "../../support/capabilities";

@@ -12,7 +12,7 @@ import { USER_PATH_KEY, USER_PATH_NAME } from "../../../src/install/path/shells"
 import { userPathEntry } from "../../../src/install/path/user-path";
 import type { RegistryAdapter } from "../../../src/install/path/windows-registry";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
-import type { UninstallIo } from "../../../src/engine/self-uninstall/run";
+import type { UninstallIo } from "../../../src/commands/self-uninstall/run";
 import { has } from "../../support/capabilities";
 
 export const ID = "4.1.0-1.6.0";

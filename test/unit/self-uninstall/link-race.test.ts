@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { selfUninstall } from "../../../src/engine/self-uninstall/run";
+import { selfUninstall } from "../../../src/commands/self-uninstall/run";
 import { layOut, recordingIo, scratchRoot } from "./fixture";
 import { requires } from "../../support/capabilities";
 import { layPairs, outsideLost, startSwapper, type Swapper } from "../../support/link-swapper";

@@ -10,7 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { selfUninstall } from "../../../src/engine/self-uninstall/run";
+import { selfUninstall } from "../../../src/commands/self-uninstall/run";
 import { ID, layOut, recordingIo, scratchRoot, tree, type Laid } from "./fixture";
 import { requires } from "../../support/capabilities";
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import type { Platform } from "../../../src/core/layout";
-import { selfUninstall } from "../../../src/engine/self-uninstall/run";
+import { selfUninstall } from "../../../src/commands/self-uninstall/run";
 import { layOut, recordingIo, scratchRoot, type Laid } from "./fixture";
 
 let laid: Laid | null = null;

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../../src/core/layout";
 import { productionPins } from "../../../src/pins/production";
-import { forbiddenRemoval, protectedFolders, uninstallPlan } from "../../../src/engine/self-uninstall/removal-plan";
+import { forbiddenRemoval, protectedFolders, uninstallPlan } from "../../../src/commands/self-uninstall/removal-plan";
 import { ensureLauncher } from "../../../src/install/launcher";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
 import { has, requires } from "../../support/capabilities";

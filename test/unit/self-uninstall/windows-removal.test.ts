@@ -14,7 +14,7 @@ import {
   windowsRemovalPlan,
   windowsRemovalScheduler,
   type WindowsRemoval,
-} from "../../../src/engine/self-uninstall/windows-removal";
+} from "../../../src/commands/self-uninstall/windows-removal";
 import { CMD_MARKER } from "../../../src/install/launcher";
 import { powerShellScript, startDetachedPowerShell } from "../../../src/io/powershell";
 import type { WindowsProcessRequest } from "../../../src/io/windows-process/check";

@@ -11,9 +11,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { join } from "pathe";
-import { selfUninstall } from "../../../src/engine/self-uninstall/run";
-import { uninstallPlan } from "../../../src/engine/self-uninstall/removal-plan";
-import type { WindowsRemoval, WindowsRemovalPlan } from "../../../src/engine/self-uninstall/windows-removal";
+import { selfUninstall } from "../../../src/commands/self-uninstall/run";
+import { uninstallPlan } from "../../../src/commands/self-uninstall/removal-plan";
+import type { WindowsRemoval, WindowsRemovalPlan } from "../../../src/commands/self-uninstall/windows-removal";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
 import { fakeUserPath, layOut, recordingIo, scratchRoot, tree, type Laid } from "./fixture";
 

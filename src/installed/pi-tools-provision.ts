@@ -21,7 +21,7 @@ import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "
 import type { RuntimeContext } from "../install/runtime/recipe";
 import { existingRuntime } from "../install/runtime/marker";
 import { toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools-presence";
-import type { BundledInstall } from "./bundled";
+import type { BundledInstall } from "./private-install";
 import { agentHomeIsOurs } from "./pi-settings";
 import { rememberedSource } from "../install/install-source";
 import { rm } from "../io/locked-retry";
@@ -132,7 +132,7 @@ async function toolsContext(install: BundledInstall, host: RuntimeHost, offline:
 /**
  * Would this launch place a tool (and so need the download and archive code)?
  * Reads only; a question it cannot answer counts as yes, so the full engine
- * reports it. The launch part (./launch-part.ts) asks before anything changes.
+ * reports it. The launch part (../engine/launch-part.ts) asks before anything changes.
  */
 export async function piToolsWouldChange(install: BundledInstall, host: RuntimeHost, offline: boolean): Promise<boolean> {
   try {

@@ -14,8 +14,8 @@ import { EXIT, type Output } from "../core/errors";
 import type { PiLaunch } from "../core/pi-launch";
 import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
-import type { BundledInstall } from "./bundled";
-import { DOCTOR, MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./command-specs";
+import type { BundledInstall } from "../installed/private-install";
+import { DOCTOR, MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./specs";
 
 export interface EngineContext {
   install: BundledInstall;

@@ -2,7 +2,7 @@
  * The update policy as `status` shows it (issue 41): the effective `updates`
  * value and the source it came from (the machine-wide policy file,
  * GENTLE_SHELL_UPDATES, the launcher's config.json, or the default), and
- * minimumReleaseAge when a source sets it. Read by src/engine/update-gate.ts's
+ * minimumReleaseAge when a source sets it. Read by src/installed/update-gate.ts's
  * updatePolicyOf, the same reading every update path asks. Pure.
  */
 import { ageSetting, ageText } from "../../core/release-age";

@@ -13,7 +13,7 @@
 import type { Env } from "../core/environment";
 import { bundledChildEnv } from "../core/environment";
 import type { Output } from "../core/errors";
-import type { BundledInstall } from "./bundled";
+import type { BundledInstall } from "./private-install";
 
 export interface PiVersionAnswer {
   code: number | null;

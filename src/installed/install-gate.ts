@@ -4,7 +4,7 @@
  * the Action, a package manager then install) and `migrate`. The other paths
  * that change the installed version ask ./update-gate.ts themselves:
  * `upgrade` (and `--to`), `update`, the startup offer, and the Pi commands
- * the launcher hands on that install or update packages (./pi-package-gate.ts).
+ * the launcher hands on that install or update packages (../engine/pi-package-gate.ts).
  *
  * Under `off`:
  *   - a first install (no active version) runs: there is nothing to update,

@@ -10,7 +10,7 @@ import { launcherCheckEnvironment } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { runLauncher } from "../../io/process";
 import { readPathReceipt } from "../../install/path/receipt-file";
-import { engramLaunchEnvironment } from "../engram/launch";
+import { engramLaunchEnvironment } from "../../installed/engram/launch";
 import type { StatusProbes } from "./gather";
 
 export function hostStatusProbes(layout: Layout, env: Env): StatusProbes {

@@ -23,7 +23,7 @@ import { versionState } from "../../install/version-install";
 import { LAUNCHER_MARKER, CMD_MARKER } from "../../install/launcher";
 import { RUNTIME_MARKER } from "../../install/runtime/recipe";
 import type { ReadReceipt } from "../../install/path/receipt-file";
-import { updatePolicyOf } from "../update-gate";
+import { updatePolicyOf } from "../../installed/update-gate";
 import { updatesInfo, type UpdatesInfo } from "./updates";
 
 export interface VersionInfo {

@@ -1,7 +1,7 @@
 /**
  * The update policy where the engine's update paths meet it (issue 41): the
- * startup offer (./startup-offer.ts), `upgrade` (./upgrade.ts; never
- * `--rollback`) and `update` (./update.ts) ask `updatePolicyOf` first; `off`
+ * startup offer (../engine/startup-offer.ts), `upgrade` (../commands/upgrade.ts; never
+ * `--rollback`) and `update` (../commands/update.ts) ask `updatePolicyOf` first; `off`
  * stops each before it asks any network. The sources and their precedence are
  * src/install/update-policy-file.ts and src/core/update-policy.ts.
  *

@@ -21,8 +21,8 @@ import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io
 import { ensureOwnDir } from "../io/own-dir";
 import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime/engram";
-import type { BundledInstall } from "./bundled";
-import { recordSetup, setupMarkerPath } from "./setup-marker";
+import type { BundledInstall } from "../installed/private-install";
+import { recordSetup, setupMarkerPath } from "../installed/setup-marker";
 import { rememberedSource } from "../install/install-source";
 import { rename, rm } from "../io/locked-retry";
 
@@ -149,7 +149,7 @@ export async function runSetup(install: BundledInstall, args: string[], host: Pi
 }
 
 /**
- * gentle-shell setup, with why it failed; a successful full run records the setup marker (src/engine/setup-marker.ts).
+ * gentle-shell setup, with why it failed; a successful full run records the setup marker (src/installed/setup-marker.ts).
  * `host.env` is the environment setup runs in: the Host's, or first use's setup environment.
  */
 export async function setupRun(
@@ -216,8 +216,8 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     }
   }
   // Pi's own tools, from the same source while it is at hand (an offline bundle, a mirror).
-  if (!looksOnly) await (await import("./pi-tools-provision")).provisionPiTools(install, env, piOfflineByEnv(env), io, { launch: false });
-  const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("./engram/launch");
+  if (!looksOnly) await (await import("../installed/pi-tools-provision")).provisionPiTools(install, env, piOfflineByEnv(env), io, { launch: false });
+  const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("../installed/engram/launch");
   const engramPublished = await bundledCoreVerified(layout);
   let gentleAi: string;
   try {

@@ -25,7 +25,7 @@ import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
 import { ENGINE_PATH, ensureEngineFiles } from "../install/engine-start";
-import { prefixAsInstalled, resolveBundledInstall } from "./bundled";
+import { prefixAsInstalled, resolveBundledInstall } from "./private-install";
 import { piOwnVersion, type PiVersionAnswer } from "./pi-version";
 import { SETUP_VERSION } from "../core/installer-version";
 import type { Source } from "../core/source";
@@ -154,7 +154,7 @@ async function ensureRuntime({ rest, host, layout, reply }: InternalContext): Pr
 }
 
 type InternalCommand = (ctx: InternalContext) => Promise<number>;
-/** The internal commands, each once (the one table, as the launcher's ./commands.ts): its word after INTERNAL_FLAG, and what it does. */
+/** The internal commands, each once (the one table, as the launcher's ../commands/index.ts): its word after INTERNAL_FLAG, and what it does. */
 export const INTERNAL_COMMANDS: ReadonlyMap<string, InternalCommand> = new Map<string, InternalCommand>([
   [
     "functions",

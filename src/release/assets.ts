@@ -26,15 +26,15 @@ import { parseSource } from "../core/source";
 import { assertExactVersion } from "../core/versions";
 import type { Pins, Target } from "../pins/types";
 import { runLauncher } from "../io/process";
-import { activateVersion } from "./activate";
+import { activateVersion } from "../install/activate";
 import { buildDistribution } from "./distribution-build";
-import { ensureLauncher } from "./launcher";
-import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
+import { ensureLauncher } from "../install/launcher";
+import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "../install/npm-settings";
 import type { HttpClient } from "../io/http-client";
-import { configuredRegistry } from "./npm-registry";
-import { acquireGo } from "./runtime/go";
-import { ensureRuntimes } from "./runtime/index";
-import { installVersion } from "./version-install";
+import { configuredRegistry } from "../install/npm-registry";
+import { acquireGo } from "../install/runtime/go";
+import { ensureRuntimes } from "../install/runtime/index";
+import { installVersion } from "../install/version-install";
 import { rm } from "../io/locked-retry";
 
 export interface ReleaseContext {

@@ -33,9 +33,9 @@ import type { Layout } from "../../core/layout";
 import { lstatOrNull, writeFileAtomic } from "../../io/files";
 import { CREATE_NEW } from "../../io/safe-fs";
 import { run } from "../../io/process";
-import { bundledCoreVerified, migrationMarkerPath } from "../engram/launch";
-import { DEFAULT_ENDPOINT, probeCompatibility, type Endpoint } from "../engram/probe";
-import { engramSelection } from "../engram/selection";
+import { bundledCoreVerified, migrationMarkerPath } from "../../installed/engram/launch";
+import { DEFAULT_ENDPOINT, probeCompatibility, type Endpoint } from "../../installed/engram/probe";
+import { engramSelection } from "../../installed/engram/selection";
 import {
   HEX32,
   PROVIDER_COMMAND,

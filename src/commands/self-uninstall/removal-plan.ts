@@ -22,10 +22,10 @@ import { readPathReceipt } from "../../install/path/receipt-file";
 import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launcher";
 import { PI_TOOLS, toolFileName, toolMarkerName } from "../../core/pi-tool-rules";
 import { toolPresence } from "../../install/runtime/pi-tool-runtime";
-import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../command-specs";
+import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../specs";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../install/windows-private/rule";
 import type { WindowsRemovalFacts } from "./windows-removal";
-import { migrationMarkerPath } from "../engram/launch";
+import { migrationMarkerPath } from "../../installed/engram/launch";
 import { provenancePath } from "../memory/migrate";
 
 export interface UninstallOptions {
@@ -38,7 +38,7 @@ export interface UninstallOptions {
 
 export function parseUninstallArgs(args: string[]): UninstallOptions | string {
   const parsed = parseShellCommand(SELF_UNINSTALL, args);
-  // --help is answered by the engine before this (../commands.ts).
+  // --help is answered by the engine before this (./index.ts).
   if (parsed.kind !== "ok") return parsed.kind === "refuse" ? parsed.message : usageLine(SELF_UNINSTALL);
   return uninstallOptions(parsed.given);
 }

@@ -6,7 +6,7 @@
  * - The pinned artifacts are fetched through the same sources as any install
  *   and verified against the compiled-in pins as they arrive.
  * - The release comes through its signed manifest, byte for byte.
- * - The packages are the registry tarballs themselves (./package-download.ts), each
+ * - The packages are the registry tarballs themselves (../install/offline/package-download.ts), each
  *   checked against the signed lockfile's integrity, so a bundle stays
  *   verifiable offline down to every package; an extracted pnpm store could
  *   not be (a forged store index can map the right integrity to other files).
@@ -16,31 +16,40 @@
  * - A bundle is made in a staging folder beside --out and appears with one
  *   rename, so a failed or interrupted run leaves no half bundle.
  */
-import { PI_TOOLS, toolPin } from "../../core/pi-tool-rules";
+import { PI_TOOLS, toolPin } from "../core/pi-tool-rules";
 import { promises as fs } from "node:fs";
-import { basename, dirname, join, relative, resolve } from "../../core/native-path";
-import { prefixLayout, type Platform } from "../../core/layout";
-import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../core/release-project";
-import { npmrcRegistry } from "../../core/npmrc";
-import type { Env } from "../../core/environment";
-import { parseSource, releasePath, type Source } from "../../core/source";
-import type { FilePin, Pins, Target } from "../../pins/types";
-import type { Expected } from "../../io/download";
-import { lstatOrNull } from "../../io/files";
-import { sha256OfFile } from "../../io/file-tree";
-import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from "../../io/staging";
-import type { ProgressReporter } from "../../io/progress";
-import { fetchArtifact } from "../artifact-fetch";
-import { ensureRuntimes } from "../runtime/index";
-import { newestRelease, openRelease, type ReleaseOrigin } from "../release-source";
-import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../../core/release-manifest";
-import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "../npm-settings";
-import type { HttpClient } from "../../io/http-client";
-import { configuredRegistry } from "../npm-registry";
-import { downloadPackages } from "./package-download";
-import { BUNDLE_LAUNCHERS } from "./launchers";
-import { BUNDLE_MANIFEST, BUNDLE_README, BUNDLE_SUMS, bundleReadme, formatSums, installerName, parseSums, type BundleManifest } from "./format";
-import { rename, rm, rmdir } from "../../io/locked-retry";
+import { basename, dirname, join, relative, resolve } from "../core/native-path";
+import { prefixLayout, type Platform } from "../core/layout";
+import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../core/release-project";
+import { npmrcRegistry } from "../core/npmrc";
+import type { Env } from "../core/environment";
+import { parseSource, releasePath, type Source } from "../core/source";
+import type { FilePin, Pins, Target } from "../pins/types";
+import type { Expected } from "../io/download";
+import { lstatOrNull } from "../io/files";
+import { sha256OfFile } from "../io/file-tree";
+import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from "../io/staging";
+import type { ProgressReporter } from "../io/progress";
+import { fetchArtifact } from "../install/artifact-fetch";
+import { ensureRuntimes } from "../install/runtime/index";
+import { newestRelease, openRelease, type ReleaseOrigin } from "../install/release-source";
+import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../core/release-manifest";
+import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "../install/npm-settings";
+import type { HttpClient } from "../io/http-client";
+import { configuredRegistry } from "../install/npm-registry";
+import { downloadPackages } from "../install/offline/package-download";
+import { BUNDLE_LAUNCHERS } from "../install/offline/launchers";
+import {
+  BUNDLE_MANIFEST,
+  BUNDLE_README,
+  BUNDLE_SUMS,
+  bundleReadme,
+  formatSums,
+  installerName,
+  parseSums,
+  type BundleManifest,
+} from "../install/offline/format";
+import { rename, rm, rmdir } from "../io/locked-retry";
 
 export interface MakeBundleOptions {
   out: string;
@@ -257,7 +266,7 @@ export async function makeBundle(options: MakeBundleOptions): Promise<MadeBundle
       await fs.chmod(join(staging, name), 0o755);
     }
 
-    // 7. The launchers a person double-clicks (./launchers.ts): the same bytes in every bundle, which verify checks.
+    // 7. The launchers a person double-clicks (../install/offline/launchers.ts): the same bytes in every bundle, which verify checks.
     for (const launcher of BUNDLE_LAUNCHERS) {
       await fs.writeFile(join(staging, launcher.name), launcher.text, { mode: launcher.mode });
       await fs.chmod(join(staging, launcher.name), launcher.mode);

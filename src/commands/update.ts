@@ -31,10 +31,10 @@ import { activePiPeer } from "../install/pi-peer";
 import { installVersion, versionState } from "../install/version-install";
 import { ENGINE_PATH } from "../install/engine-start";
 import { rememberedSource } from "../install/install-source";
-import { besidePnpm, lockActiveVersion, verifyAndSwitch } from "./version-switch";
-import type { BundledInstall } from "./bundled";
+import { besidePnpm, lockActiveVersion, verifyAndSwitch } from "../installed/version-switch";
+import type { BundledInstall } from "../installed/private-install";
 import { policyRefusal } from "../core/update-policy";
-import { updatePolicyOf } from "./update-gate";
+import { updatePolicyOf } from "../installed/update-gate";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
 export async function updateCommand(

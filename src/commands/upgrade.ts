@@ -13,7 +13,7 @@ import { compareVersions, isExactVersion } from "../core/versions";
 import { parseSource } from "../core/source";
 import { oldEnough, policyRefusal, tooYoungClause, type UpdatePolicy } from "../core/update-policy";
 import type { Host } from "../io/host";
-import { publishedOf, releaseChoice, shellDocument, updatePolicyOf } from "./update-gate";
+import { publishedOf, releaseChoice, shellDocument, updatePolicyOf } from "../installed/update-gate";
 import { keptPiWarning, offlineRefusal, pairProject, upgradePair } from "../core/upgrade-pair";
 import { redactText } from "../core/secrets";
 import { readTextOrNull } from "../io/files";
@@ -24,10 +24,10 @@ import { verifyBundle } from "../install/offline/verify";
 import type { Lock } from "../install/lock";
 import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-source";
 import { versionState } from "../install/version-install";
-import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "./version-switch";
-import { openVersionModule } from "./module-session";
-import type { BundledInstall } from "./bundled";
-import { parseShellCommand, UPGRADE, usageLine } from "./command-specs";
+import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "../installed/version-switch";
+import { openVersionModule } from "../installed/module-session";
+import type { BundledInstall } from "../installed/private-install";
+import { parseShellCommand, UPGRADE, usageLine } from "./specs";
 import { checkSourceReachable } from "../install/source-check";
 import { stepMark } from "../io/step-times";
 import { confirm } from "../io/confirm";
@@ -47,7 +47,7 @@ export type UpgradeIo = Pick<Host, "env" | "pins" | "target" | "out" | "err" | "
 
 export function parseUpgradeArgs(args: string[]): UpgradeArgs | string {
   const parsed = parseShellCommand(UPGRADE, args);
-  // --help is answered by the engine before this (./commands.ts).
+  // --help is answered by the engine before this (./index.ts).
   if (parsed.kind !== "ok") return parsed.kind === "refuse" ? parsed.message : usageLine(UPGRADE);
   return upgradeOptions(parsed.given);
 }

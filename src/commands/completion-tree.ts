@@ -1,15 +1,15 @@
 /**
  * gentle-shell's completion tree (issue 42): Shell's own words from the one
  * table of its commands (../core/shell-commands.ts) and the options from
- * their strict specs (./command-specs.ts), the same tables that find and parse
+ * their strict specs (./specs.ts), the same tables that find and parse
  * them. Every other word is Pi's: the tree is closed, so after one the
  * scripts offer only file names, and they complete nothing of Pi's own.
  */
 import { COMPLETION_SHELLS, type CompletionCommand, type CompletionOption, type CompletionTree } from "../core/completion/index";
 import { SHELL_COMMANDS, type ShellCommandEntry } from "../core/shell-commands";
-import { DOCTOR, MEMORY_MIGRATE, SELF_UNINSTALL, type ShellCommandSpec, STATUS_OPTIONS, UPGRADE } from "./command-specs";
+import { DOCTOR, MEMORY_MIGRATE, SELF_UNINSTALL, type ShellCommandSpec, STATUS_OPTIONS, UPGRADE } from "./specs";
 
-/** The strict commands' specs (src/engine/commands.ts gives each its entry; a test checks the two agree). */
+/** The strict commands' specs (src/commands/index.ts gives each its entry; a test checks the two agree). */
 export const COMPLETED_SPECS: readonly ShellCommandSpec[] = [UPGRADE, SELF_UNINSTALL, DOCTOR, MEMORY_MIGRATE];
 
 const HELP: CompletionOption = { long: "--help", short: "-h", takesValue: false, description: "Show this command's help" };

@@ -7,7 +7,7 @@
  * since Gentle Shell keeps working either way.
  */
 import { tildifyText } from "../../core/layout";
-import { NOTICES, type EngramDecision } from "../engram/decision";
+import { NOTICES, type EngramDecision } from "../../installed/engram/decision";
 import type { MemoryInfo } from "../status/gather";
 import { updatesRow, type UpdatesInfo } from "../status/updates";
 import type { Check } from "./plan";
