@@ -9,28 +9,23 @@
  * - every folder of src/ has its place in that order, so a new one is placed
  *   on purpose, not by accident.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "pathe";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths";
+import { sourceFiles } from "../support/source-files";
 
 /** Highest first. The top-level entry files are the topmost layer. */
 const ORDER = ["(entry)", "cli", "engine", "commands", "release", "installed", "install", "sea", "io", "core", "pins"] as const;
 const SRC = join(REPO_ROOT, "src");
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
-  );
-}
 
 function layerOf(file: string): string {
   const parts = relative(SRC, file).split("/");
   return parts.length === 1 ? "(entry)" : parts[0]!;
 }
 
-const FILES = sources(SRC);
+const FILES = sourceFiles(SRC);
 const KNOWN = new Set(FILES);
 
 /** The files of src/ that `file` imports (relative specifiers, resolved as the bundler resolves them). */

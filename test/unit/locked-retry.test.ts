@@ -7,12 +7,13 @@
  * runs here on any machine: a file system that refuses the first N calls,
  * and a clock that records the waits instead of waiting.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "pathe";
 import { describe, expect, it } from "vitest";
 import { HELD_WAIT_MS, heldSentence, heldWaits, mayBeHeld } from "../../src/core/held-file";
 import { HeldError, type LockFs, type LockFsSync, type LockRules, rename, renameSync, rm, rmdir, unlink, unlinkSync } from "../../src/io/locked-retry";
 import { REPO_ROOT } from "../support/paths";
+import { sourceFiles } from "../support/source-files";
 
 /** An error as node:fs throws it. */
 function refusal(code: string, path: string): NodeJS.ErrnoException {
@@ -178,16 +179,10 @@ const ALLOWED = new Set(["src/io/locked-retry.ts", "src/io/remove-tree.ts"]);
 const DIRECT = /\.(rename|unlink|rmdir|rm)(Sync)?\s*\(/;
 const IMPORTED = /import\s*\{[^}]*\b(rename|unlink|rmdir|rm)(Sync)?\b[^}]*\}\s*from\s*"node:fs/;
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
-  );
-}
-
 describe("one way to rename and remove", () => {
   it("nothing in src/ renames, unlinks or removes but through io/locked-retry.ts (a script for another process, in a template string, is read past)", () => {
     const found: string[] = [];
-    for (const path of sources(join(REPO_ROOT, "src"))) {
+    for (const path of sourceFiles(join(REPO_ROOT, "src"))) {
       const rel = relative(REPO_ROOT, path);
       if (ALLOWED.has(rel)) continue;
       const text = readFileSync(path, "utf8").replace(/`(?:\\[\s\S]|[^`\\])*`/g, "``");

@@ -11,21 +11,16 @@
  * Text that is a program of its own (a script handed to another process,
  * inside a template string) is not ours to route and is read past.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "pathe";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths";
+import { sourceFiles } from "../support/source-files";
 
 const ALLOWED = new Set(["src/io/host.ts", "src/sea/main.ts"]);
 const PROCESS_END = /\bprocess\.(exitCode\b|exit\s*\()/;
 const ENV_FALLBACK = /\?\?\s*process\.env\b/;
 const WRITER = /\bprocess\.(stdout|stderr|stdin)\b|\bconsole\.(log|error|warn|info|debug)\s*\(/;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
-  );
-}
 
 /** The file with every template string's text blanked (a script for another process lives there). */
 function withoutTemplates(text: string): string {
@@ -35,7 +30,7 @@ function withoutTemplates(text: string): string {
 describe("one output channel", () => {
   it("nothing in src/ touches stdin, stdout, stderr or console but the Host and the single executable's main script", () => {
     const found: string[] = [];
-    for (const file of sources(join(REPO_ROOT, "src"))) {
+    for (const file of sourceFiles(join(REPO_ROOT, "src"))) {
       const rel = relative(REPO_ROOT, file);
       if (ALLOWED.has(rel)) continue;
       withoutTemplates(readFileSync(file, "utf8"))
@@ -51,7 +46,7 @@ describe("one output channel", () => {
     // Commands return their exit code (issue 40): src/main.ts and src/launch.ts alone hand it to the process.
     const entries = new Set(["src/main.ts", "src/launch.ts"]);
     const found: string[] = [];
-    for (const file of sources(join(REPO_ROOT, "src"))) {
+    for (const file of sourceFiles(join(REPO_ROOT, "src"))) {
       const rel = relative(REPO_ROOT, file);
       withoutTemplates(readFileSync(file, "utf8"))
         .split("\n")

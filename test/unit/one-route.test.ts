@@ -17,23 +17,18 @@
  * Comments, and text that is a program of its own (inside a template
  * string), are read past, found by TypeScript's parser.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, relative } from "pathe";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../support/paths";
+import { sourceFiles } from "../support/source-files";
 
 const CHILD_PROCESS = /\bfrom\s+["'](node:)?child_process["']|\brequire\(\s*["'](node:)?child_process["']\s*\)|\bimport\(\s*["'](node:)?child_process["']\s*\)/;
 const BUILD_PINS = /\bbuildPins\s*\(/;
 const DOCTOR_FIX = /doctor --fix/;
 const PROCESS_MACHINE = /\bprocess\.(platform|arch)\b/;
 const REPLY_READ = /["'](noTerminal|interrupt|answer|end)["']\s+in\s+\w+/;
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
-  );
-}
 
 /**
  * `text` with its comments blanked, and unless `keepStrings` its template strings too (a program handed to another
@@ -68,7 +63,7 @@ function blanked(text: string, file: string, keepStrings: boolean): string {
  */
 function offenders(pattern: RegExp, allowed: (rel: string) => boolean, text = false): string[] {
   const found: string[] = [];
-  for (const file of sources(join(REPO_ROOT, "src"))) {
+  for (const file of sourceFiles(join(REPO_ROOT, "src"))) {
     const rel = relative(REPO_ROOT, file);
     if (allowed(rel)) continue;
     const source = readFileSync(file, "utf8");
