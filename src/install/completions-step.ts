@@ -13,7 +13,7 @@
 import type { Env } from "../core/environment";
 import { type Layout, tildify } from "../core/layout";
 import { dirname } from "../core/native-path";
-import { type CompletionScripts, completionShell, installCompletions } from "./completions";
+import { type CompletionScripts, completionShell, installCompletions, zshFpathLine } from "./completions";
 import type { PathStepOutcome } from "./path/step";
 
 /** The shell the PATH step set up: its line's, or null for a link (the user's $SHELL then) or Windows' Path. */
@@ -39,7 +39,7 @@ export function completionsStep(layout: Layout, env: Env, outcome: PathStepOutco
       const folder = show(dirname(written[0]!));
       parts.push(`${shell} completions in ${folder}`);
       const zshrc = outcome.file?.endsWith(".zshrc") ? show(outcome.file) : "~/.zshrc";
-      if (shell === "zsh") parts.push(`for them add fpath=(${folder} $fpath) before compinit in ${zshrc}`);
+      if (shell === "zsh") parts.push(`for them add ${zshFpathLine(folder)} before compinit in ${zshrc}`);
     }
     for (const path of foreign) parts.push(`${show(path)} is not ours, so it was left as it is`);
     return parts.length ? `; ${parts.join("; ")}` : "";

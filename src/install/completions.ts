@@ -46,6 +46,20 @@ export function completionsReceiptPath(layout: Layout): string {
   return join(layout.prefix, "completions.json");
 }
 
+/**
+ * The line to put before compinit in ~/.zshrc for the zsh folder `folder`
+ * (as the user is shown it: `~/...` under the home). A plain `~/` path stays
+ * as it is, the form users know; any other is double-quoted, with `$HOME`
+ * for the tilde (which does not expand inside quotes), so a home or prefix
+ * with a space, a quote or a `$` is still one word on fpath.
+ */
+export function zshFpathLine(folder: string): string {
+  if (/^~\/[A-Za-z0-9._/-]*$/.test(folder)) return `fpath=(${folder} $fpath)`;
+  const quoted = (text: string) => text.replace(/[$`"\\]/g, "\\$&");
+  const word = folder.startsWith("~/") ? `"$HOME/${quoted(folder.slice(2))}"` : `"${quoted(folder)}"`;
+  return `fpath=(${word} $fpath)`;
+}
+
 /** An XDG variable counts only when it holds an absolute path (the XDG Base Directory rule). */
 export function completionPath(shell: CompletionShellName, command: CompletionCommandName, layout: Layout, env: Env): string {
   switch (shell) {

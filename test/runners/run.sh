@@ -8,7 +8,10 @@
 #               not say otherwise);
 #   macos-user  .ci/unit as a user who is not root, with TMPDIR
 #               reached through a symlink and ending in a slash (macos-latest:
-#               the runner user, /var -> /private/var, TMPDIR=/var/folders/../T/);
+#               the runner user, /var -> /private/var, TMPDIR=/var/folders/../T/),
+#               and as locked down as such a user can be (issue 50): a space in
+#               TMPDIR (a Windows or macOS user name brings one), umask 077
+#               (hardened corporate images) and LANG=C (many CI images);
 #   lanes       .ci/lanes, the end-to-end lane (test/lanes), which the
 #               windows-e2e and macos-e2e jobs run and npm test never collects.
 #
@@ -82,8 +85,9 @@ for replay in "${replays[@]}"; do
     [ "$(id -u)" = 0 ] || { say "macos-user: making a user needs root"; exit 1; }
     id -u "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
     home=$(getent passwd "$user" | cut -d: -f6)
-    # /private/var/folders/T is real; var -> private/var, as macOS has /var -> /private/var.
-    mkdir -p "$scratch/private/var/folders/T"
+    # /private/var/folders/a b/T is real; var -> private/var, as macOS has /var -> /private/var.
+    tmp="$scratch/var/folders/a b/T/"
+    mkdir -p "$scratch/private/var/folders/a b/T"
     ln -s private/var "$scratch/var"
     # The checkout lives in the user's own folder, as the runner's work folder does.
     dir="$home/work-$$"
@@ -92,8 +96,9 @@ for replay in "${replays[@]}"; do
     cp -a "$(readlink -f "$repo/node_modules")" "$dir/node_modules"
     chown -R "$user:" "$dir" "$scratch/private"
     chmod 755 "$scratch"
-    unit_project "$dir" macos-user runuser -u "$user" -- env -i PATH="$PATH" HOME="$home" USER="$user" LANG=C.UTF-8 CI=true \
-      TMPDIR="$scratch/var/folders/T/" GSS_SKIP_LOG="$dir/skips.jsonl"
+    # The umask is set in the user's own shell, so .ci/unit and everything it starts inherit it.
+    unit_project "$dir" macos-user runuser -u "$user" -- env -i PATH="$PATH" HOME="$home" USER="$user" LANG=C CI=true \
+      TMPDIR="$tmp" GSS_SKIP_LOG="$dir/skips.jsonl" sh -c 'umask 077 && exec "$@"' sh env
     rm -rf "$dir"
     ;;
   lanes)

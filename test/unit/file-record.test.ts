@@ -18,6 +18,7 @@ import { checkFileRecord, RECORDED_LINE, writeFileRecord } from "../../src/insta
 import { RUNTIME_FILES, RUNTIME_MARKER } from "../../src/install/runtime/marker";
 import { requires } from "../support/capabilities";
 import { scratchDir } from "../support/scratch";
+import { withMode } from "../support/modes";
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 const file = (path: string, text: string): RecordedEntry => ({ path, size: Buffer.byteLength(text), sha256: sha(text) });
@@ -98,7 +99,7 @@ describe("a runtime folder recorded, then checked", () => {
     const dir = join(scratchDir("gss-file-record-"), "node-1.0.0");
     await fs.mkdir(join(dir, "bin"), { recursive: true });
     await fs.mkdir(join(dir, "lib", "npm"), { recursive: true });
-    await fs.writeFile(join(dir, "bin", "node"), Buffer.alloc(3 * 1024 * 1024 + 17, 7), { mode: 0o755 });
+    withMode(join(dir, "bin", "node"), Buffer.alloc(3 * 1024 * 1024 + 17, 7), 0o755);
     await fs.writeFile(join(dir, "lib", "npm", "cli.js"), "console.log(1)\n");
     await fs.writeFile(join(dir, "lib", "npm", "empty"), "");
     await fs.symlink("../lib/npm/cli.js", join(dir, "bin", "npm"));

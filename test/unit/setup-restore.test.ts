@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { restore, snapshot } from "../../src/commands/setup";
 import { has, requires } from "../support/capabilities";
+import { underUmask, withMode } from "../support/modes";
 
 let root: string;
 beforeEach(() => {
@@ -40,11 +41,12 @@ describe("snapshot and restore", () => {
     const target = join(root, "dotfiles", "persona.json");
     const link = join(root, "persona.json");
     await fs.mkdir(join(root, "dotfiles"));
-    await fs.writeFile(target, '{"mine":true}\n', { mode: 0o640 });
+    withMode(target, '{"mine":true}\n', 0o640);
     await fs.symlink(target, link);
     const snaps = await snapshot([link]);
     await fs.writeFile(link, '{"rewritten":true}');
-    expect(await restore(snaps)).toEqual([{ path: link, via: target }]);
+    // Under umask 077 the restore must still give the target its own 0640: it sets the mode, the umask does not.
+    expect(await underUmask(0o077, () => restore(snaps))).toEqual([{ path: link, via: target }]);
     expect(await fs.readlink(link)).toBe(target);
     expect(await fs.readFile(target, "utf8")).toBe('{"mine":true}\n');
     if (has("posix-modes")) expect((await fs.stat(target)).mode & 0o777).toBe(0o640);

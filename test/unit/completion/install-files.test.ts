@@ -18,6 +18,7 @@ import {
   installCompletions,
   recordedCompletionFiles,
   removeCompletions,
+  zshFpathLine,
 } from "../../../src/install/completions";
 import { completionsStep } from "../../../src/install/completions-step";
 import type { PathStepOutcome } from "../../../src/install/path/step";
@@ -116,5 +117,11 @@ describe("install --completions", () => {
     expect(completionsStep(layout, {}, line("sh"), scripts)).toBe("");
     expect(completionsStep(layout, { SHELL: "/bin/bash" }, line("bash", "skipped"), scripts)).toBe("");
     expect(existsSync(join(layout.home, ".local"))).toBe(false);
+  });
+
+  it("prints the zsh fpath line as one word whatever the folder holds: plain under ~, else double-quoted with $HOME for ~", () => {
+    expect(zshFpathLine("~/.gentle-shell/completions/zsh")).toBe("fpath=(~/.gentle-shell/completions/zsh $fpath)");
+    expect(zshFpathLine("~/my tools/completions/zsh")).toBe('fpath=("$HOME/my tools/completions/zsh" $fpath)');
+    expect(zshFpathLine('/opt/a "b" $c `d` \\e/zsh')).toBe('fpath=("/opt/a \\"b\\" \\$c \\`d\\` \\\\e/zsh" $fpath)');
   });
 });

@@ -14,7 +14,7 @@ import { join } from "pathe";
 import { afterEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../../src/core/layout";
 import { engramLaunchEnvironment } from "../../../src/installed/engram/launch";
-import { ensureLauncher } from "../../../src/install/launcher";
+import { ensureLauncher, shQuote } from "../../../src/install/launcher";
 import { productionPins } from "../../../src/pins/production";
 import { requires } from "../../support/capabilities";
 
@@ -32,7 +32,7 @@ async function windowsPrefix() {
   const decoys = join(root, "decoys");
   const ran = join(root, "engram-ran");
   await fs.mkdir(decoys);
-  await fs.writeFile(join(decoys, "engram"), `#!/bin/sh\n: > ${ran}\n`, { mode: 0o755 });
+  await fs.writeFile(join(decoys, "engram"), `#!/bin/sh\n: > ${shQuote(ran)}\n`, { mode: 0o755 });
   return { layout, decoys, ran };
 }
 

@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "pathe";
 import { has, requires } from "../../support/capabilities";
+import { underUmask, withMode } from "../../support/modes";
 import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
 import { fishLine } from "../../../src/install/path/shells";
 import { env, home, layout, LINE, plan, read, root } from "./temp-home";
@@ -31,11 +32,11 @@ describe("applyPathEntry and removePathEntry: byte for byte", () => {
   it("a file ending in a newline: no separator, and the same inode and mode after removal", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     const rc = join(home, ".zshrc");
-    fs.writeFileSync(rc, "setopt x\n", { mode: 0o640 });
+    withMode(rc, "setopt x\n", 0o640);
     const ino = fs.statSync(rc).ino;
-    const receipt = await applyPathEntry(await plan(env("/usr/bin/zsh")), { home });
+    const receipt = await underUmask(0o077, async () => applyPathEntry(await plan(env("/usr/bin/zsh")), { home }));
     expect(receipt).toMatchObject({ separator: "", create: false });
-    await removePathEntry(receipt);
+    await underUmask(0o077, () => removePathEntry(receipt));
     expect(fs.readFileSync(rc, "utf8")).toBe("setopt x\n");
     expect(fs.statSync(rc).ino).toBe(ino);
     if (has("posix-modes")) expect(fs.statSync(rc).mode & 0o777).toBe(0o640);
