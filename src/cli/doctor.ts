@@ -12,7 +12,7 @@ import { doctorDocument } from "../commands/doctor/plan";
 import { hostStatusProbes } from "../commands/status/probes";
 import { documentError } from "./json";
 import { hostOf } from "./command-host";
-import { installContext, installedLayout } from "./install-run";
+import { installedLayout } from "./install-run";
 
 export const doctorCommand = defineCommand({
   meta: { name: "doctor", description: "Check the install, one line each; --fix repairs what is Gentle Shell's own (without it, nothing is changed)" },
@@ -25,7 +25,7 @@ export const doctorCommand = defineCommand({
     const options = { json: Boolean(args.json), fix: Boolean(args.fix), source: typeof args.source === "string" ? args.source : undefined };
     const refused = sourceWithoutFix(options, "gentle-shell-setup");
     if (refused) throw new UserError(refused, EXIT.usage);
-    const host = installContext(hostOf(data));
+    const host = hostOf(data);
     const layout = installedLayout(host);
     const context = {
       layout,

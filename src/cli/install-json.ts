@@ -6,9 +6,7 @@
  * without probing memory), and the one action left for the user.
  */
 import { tildifyText, type Layout } from "../core/layout";
-import type { Env } from "../core/environment";
 import { redactText, redactUrl } from "../core/secrets";
-import type { Pins } from "../pins/types";
 import type { StepOutcome } from "../install/step-plan";
 import { gatherStatus } from "../commands/status/gather";
 import { hostStatusProbes } from "../commands/status/probes";
@@ -47,14 +45,15 @@ export function failedRemoval(removal: { failed: boolean; command: string | null
 
 /** The steps' outcomes, the state the install left, what the user does next, and a failed removal's command. */
 export async function recordEnd(
-  context: Pick<Host, "document"> & { layout: Layout; pins: Pins; env: Env },
+  host: Pick<Host, "document" | "pins" | "env">,
+  layout: Layout,
   steps: JsonStep[],
   next: string | null,
   removeGlobal: RemoveGlobal | null = null,
 ): Promise<void> {
-  const doc = context.document?.fields;
+  const doc = host.document?.fields;
   if (!doc) return;
-  const { layout, pins, env } = context;
+  const { pins, env } = host;
   const state = await gatherStatus({ layout, pins, env, probes: hostStatusProbes(layout, env), memory: false, launcherCheck: false }).catch(() => null);
   const home = layout.home;
   Object.assign(doc, {

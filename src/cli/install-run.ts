@@ -21,19 +21,17 @@ import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/step-plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
-/** The Host (src/io/host.ts) with what the installer's commands add: the default layout. */
-export interface InstallContext extends Host {
-  layout: Layout;
-}
-
-/** The host, as the installer's commands see it: the default layout of its home, under the Host's pins. */
-export function installContext(host: Host): InstallContext {
-  return { ...host, layout: prefixLayout({ home: host.home, platform: host.platform, pins: host.pins }) };
+/**
+ * The layout the installer's commands start from: the default one of the Host's home, under its pins. It travels
+ * beside the Host, never spread into a copy of it (a spread would read each of the Host's lazy fields at once).
+ */
+export function defaultLayout(host: Host): Layout {
+  return prefixLayout({ home: host.home, platform: host.platform, pins: host.pins });
 }
 
 /** A prefix no install can live in (core/layout.ts unusablePrefix) is refused before the plan is printed. */
-export function checkPrefix(context: InstallContext): void {
-  const why = unusablePrefix(context.layout);
+export function checkPrefix(layout: Layout): void {
+  const why = unusablePrefix(layout);
   if (why) throw new UserError(`${why}; nothing was changed`, EXIT.failure);
 }
 
@@ -43,8 +41,8 @@ export function checkPrefix(context: InstallContext): void {
  * %LOCALAPPDATA%\gentle-shell, or the fallback %USERPROFILE%\.gentle-shell-bundle
  * when only that one carries the bundle marker.
  */
-export function installedLayout(host: InstallContext): Layout {
-  if (host.platform !== "win32") return host.layout;
+export function installedLayout(host: Host): Layout {
+  if (host.platform !== "win32") return defaultLayout(host);
   const local = envValue(host.env, "LOCALAPPDATA", "win32");
   const first = local ? join(local, WINDOWS_FIRST_FOLDER) : null;
   const fallback = join(host.home, WINDOWS_FALLBACK_FOLDER);
@@ -101,11 +99,11 @@ export function reportLine(o: StepOutcome): string {
 
 /**
  * Claim, lock, install; returns the result and the layout the install used (Windows' may differ).
- * `context` is the command's host in its mode: quiet reports failed steps only and shows no progress.
+ * `host` is the command's Host in its mode: quiet reports failed steps only and shows no progress.
  */
-export async function installHere(context: InstallContext, args: RunArgs): Promise<{ result: InstallResult; layout: Layout }> {
-  const { env, platform, home, pins, out, quiet } = context;
-  let layout = context.layout;
+export async function installHere(host: Host, start: Layout, args: RunArgs): Promise<{ result: InstallResult; layout: Layout }> {
+  const { env, platform, home, pins, out, quiet } = host;
+  let layout = start;
   let claimed: string;
   if (platform === "win32") {
     // The private folder (spec: "Layout"): LOCALAPPDATA first, the fallback only on an untrusted owner or ACL.
@@ -128,8 +126,8 @@ export async function installHere(context: InstallContext, args: RunArgs): Promi
     const result = await runBundledInstall({
       layout: installLayout,
       pins,
-      target: context.target,
-      host: context,
+      target: host.target,
+      host,
       source: args.source,
       release: args.release,
       noModifyPath: args.noModifyPath,

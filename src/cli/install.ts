@@ -41,9 +41,9 @@ export const installCommand = defineCommand({
     ...SHARED_ARGS,
   },
   async run({ args, rawArgs, data }) {
-    const { host, knobs } = await installerStart(args, rawArgs, data);
+    const { host, layout, knobs } = await installerStart(args, rawArgs, data);
     const { source, quiet, noModifyPath } = knobs;
-    const { env, home, pins, layout, out } = host;
+    const { env, home, pins, out } = host;
     // The update policy (issue 47): under off, a rerun over an active version only repairs it (src/installed/install-gate.ts).
     const policyGate = await installGate(installedLayout(host), env, knobs.release);
     if (policyGate.kind === "refuse") throw new UserError(`${policyGate.message}.`, EXIT.unchanged);
@@ -87,7 +87,7 @@ export const installCommand = defineCommand({
     recordPlan(host, { prefix: tildify(layout.prefix, home), source: source ?? "official", dryRun: Boolean(args["dry-run"]), plan });
     if (args["dry-run"]) {
       out("Dry run: nothing was changed.");
-      await recordEnd(host, [], "Run the same command without --dry-run to install.");
+      await recordEnd(host, layout, [], "Run the same command without --dry-run to install.");
       return EXIT.unchanged;
     }
     if (!args.yes) {
@@ -97,14 +97,14 @@ export const installCommand = defineCommand({
       if (reply !== "yes") {
         out("Cancelled: nothing was changed.");
         documentError(host, "the install was cancelled at its question; nothing was changed");
-        await recordEnd(host, [], "Run the installer again and answer yes, or pass --yes.");
+        await recordEnd(host, layout, [], "Run the installer again and answer yes, or pass --yes.");
         return EXIT.unchanged;
       }
     }
 
     let gateRelease: string | null = null;
     let refused: string | null = null;
-    const { result, layout: used } = await installHere(host, {
+    const { result, layout: used } = await installHere(host, layout, {
       source,
       release,
       noModifyPath,
@@ -125,11 +125,7 @@ export const installCommand = defineCommand({
       const kept = migrating ? " Your global gentle-pi was left untouched." : "";
       out(`Gentle Shell was not installed: the ${failed?.id} step failed. Fix what it says and run the installer again; finished steps are reused.${kept}`);
       documentError(host, `the ${failed?.id} step failed: ${failed?.detail}`);
-      await recordEnd(
-        { ...host, layout: used },
-        result.outcomes,
-        `Fix what the ${failed?.id} step says and run the installer again; finished steps are reused.${kept}`,
-      );
+      await recordEnd(host, used, result.outcomes, `Fix what the ${failed?.id} step says and run the installer again; finished steps are reused.${kept}`);
       return EXIT.failure;
     }
     let removal: Removal = { line: "", detail: "", removed: false, failed: false, command: null };
@@ -175,7 +171,7 @@ export const installCommand = defineCommand({
         ]
       : [];
     // A failed removal keeps the outcome and adds removeGlobal, so the command to run by hand is a field of its own.
-    await recordEnd({ ...host, layout: used }, [...result.outcomes, ...removalStep], next, failedRemoval(removal));
+    await recordEnd(host, used, [...result.outcomes, ...removalStep], next, failedRemoval(removal));
     return code;
   },
 });

@@ -4,13 +4,16 @@
  */
 import { checkSourceReachable } from "../install/source-check";
 import { hostOf } from "./command-host";
-import { checkPrefix, type InstallContext, installContext } from "./install-run";
+import type { Layout } from "../core/layout";
+import type { Host } from "../io/host";
+import { checkPrefix, defaultLayout } from "./install-run";
 import { type KnobFlags, type Settled, settle } from "./knobs";
 
-export async function installerStart(args: KnobFlags, rawArgs: readonly string[], data: unknown): Promise<{ host: InstallContext; knobs: Settled }> {
+export async function installerStart(args: KnobFlags, rawArgs: readonly string[], data: unknown): Promise<{ host: Host; layout: Layout; knobs: Settled }> {
   const knobs = settle(args, rawArgs, hostOf(data).env);
-  const host = installContext(hostOf(data).withMode({ quiet: knobs.quiet }));
-  checkPrefix(host);
+  const host = hostOf(data).withMode({ quiet: knobs.quiet });
+  const layout = defaultLayout(host);
+  checkPrefix(layout);
   await checkSourceReachable(knobs.source, { from: knobs.sourceFrom }, host);
-  return { host, knobs };
+  return { host, layout, knobs };
 }

@@ -30,9 +30,9 @@ export const migrateCommand = defineCommand({
     ...SHARED_ARGS,
   },
   async run({ args, rawArgs, data }) {
-    const { host, knobs } = await installerStart(args, rawArgs, data);
+    const { host, layout, knobs } = await installerStart(args, rawArgs, data);
     const { source, release, quiet, noModifyPath } = knobs;
-    const { env, home, layout, out } = host;
+    const { env, home, out } = host;
     // The update policy (issue 47): off refuses migrate before anything is looked at (src/installed/install-gate.ts).
     const refusal = await migrateRefusal(installedLayout(host), env);
     if (refusal) throw new UserError(`${refusal}.`, EXIT.unchanged);
@@ -73,7 +73,7 @@ export const migrateCommand = defineCommand({
 
     // Without a release read first, the install reads it (with its own npm, after the runtimes), and only then is the owner asked.
     let nothing: string | null = null;
-    const { result, layout: used } = await installHere(host, {
+    const { result, layout: used } = await installHere(host, layout, {
       source,
       release,
       noModifyPath,

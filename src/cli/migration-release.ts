@@ -7,17 +7,13 @@
  * cannot be known before the install: an offline bundle (read by the install
  * itself), or a registry that only our npm, not installed yet, could name.
  */
-import type { InstallContext } from "./install-run";
+import type { Host } from "../io/host";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { userRegistrySettings } from "../install/npm-settings";
 import { newestRelease, openReleaseHere, type ReleaseOrigin } from "../install/release-source";
 
-export async function readMigrationRelease(
-  host: InstallContext,
-  source: string | undefined,
-  release: string | undefined,
-): Promise<{ shell: string; pi: string } | null> {
+export async function readMigrationRelease(host: Host, source: string | undefined, release: string | undefined): Promise<{ shell: string; pi: string } | null> {
   const { env, home, pins } = host;
   const { npmrc } = await userRegistrySettings(env, home);
   const registry = npmrcRegistry(npmrc, env);

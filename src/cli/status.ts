@@ -10,7 +10,7 @@ import { statusDocument } from "../commands/status/render";
 import { documentError } from "./json";
 import { hostStatusProbes } from "../commands/status/probes";
 import { hostOf } from "./command-host";
-import { installContext, installedLayout } from "./install-run";
+import { installedLayout } from "./install-run";
 
 export const statusCommand = defineCommand({
   meta: { name: "status", description: "Show what is installed: versions, runtimes, launcher, PATH entry, source and memory; changes nothing" },
@@ -19,7 +19,7 @@ export const statusCommand = defineCommand({
     memory: { type: "boolean", description: "Check the memory decision on the local Engram endpoint (default: yes, but no with --json)" },
   },
   async run({ args, data }) {
-    const host = installContext(hostOf(data));
+    const host = hostOf(data);
     const layout = installedLayout(host);
     const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env) };
     const options = { json: Boolean(args.json), memory: args.memory };

@@ -26,7 +26,7 @@ import { readCurrent } from "../install/activate";
 import { CMD_MARKER, LAUNCHER_MARKER } from "../install/launcher";
 import { ENGINE_PATH } from "../install/engine-start";
 import { hostOf } from "./command-host";
-import { installContext, installedLayout } from "./install-run";
+import { installedLayout } from "./install-run";
 import { OWNED_ENTRIES } from "../commands/self-uninstall/removal-plan";
 import { promises as fs } from "node:fs";
 
@@ -42,7 +42,7 @@ export const uninstallCommand = defineCommand({
     },
   },
   async run({ args, data }) {
-    const host = installContext(hostOf(data));
+    const host = hostOf(data);
     const { out } = host;
     const forwarded = [...(args["dry-run"] ? ["--dry-run"] : []), ...(args.yes ? ["--yes"] : []), ...(args["include-shared"] ? ["--include-shared"] : [])];
     const found = installedLayout(host);
@@ -56,7 +56,7 @@ export const uninstallCommand = defineCommand({
       dryRun: Boolean(args["dry-run"]),
     });
     if (!layout) {
-      out(`Gentle Shell is not installed (no launcher at ${tildify(host.layout.launcher, host.home)}); nothing to uninstall.`);
+      out(`Gentle Shell is not installed (no launcher at ${tildify(found.launcher, host.home)}); nothing to uninstall.`);
       return EXIT.ok;
     }
     const broken = launcher ? await whyNotRunnable(layout, host) : `its launcher is gone, and ${left.join(", ")} ${left.length === 1 ? "is" : "are"} left`;

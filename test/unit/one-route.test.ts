@@ -13,7 +13,11 @@
  *   process's (host.platform, host.target), and above src/io/ nothing reads
  *   process.platform or process.arch (so no signature defaults to them);
  * - doctor's repair command is spelt once, in src/core/repair-command.ts;
- * - a reply to one of our yes/no questions is read once, by io/confirm.ts.
+ * - a reply to one of our yes/no questions is read once, by io/confirm.ts;
+ * - the Host travels composed, beside a layout (`installHere(host, layout)`),
+ *   never spread into a copy (`{ ...host, layout }` read each of its lazy
+ *   fields, its HTTP client and its document at once) nor extended by a type
+ *   that a copy would have to fill.
  * Comments, and text that is a program of its own (inside a template
  * string), are read past, found by TypeScript's parser.
  */
@@ -29,6 +33,9 @@ const BUILD_PINS = /\bbuildPins\s*\(/;
 const DOCTOR_FIX = /doctor --fix/;
 const PROCESS_MACHINE = /\bprocess\.(platform|arch)\b/;
 const REPLY_READ = /["'](noTerminal|interrupt|answer|end)["']\s+in\s+\w+/;
+/** A spread of something named a host (`...host`, `...ctx.host`, `...jsonHost`), not of one of its fields (`...host.env`). */
+const HOST_SPREAD = /\.\.\.\s*(?:\w+\.)*\w*[hH]ost\b(?!\s*[.?[])/;
+const HOST_EXTENDED = /\b(?:extends|implements)\s+(?:Host|(?:Omit|Pick|Partial)<\s*Host)\b|\bHost\s*&|&\s*Host\b/;
 
 /**
  * `text` with its comments blanked, and unless `keepStrings` its template strings too (a program handed to another
@@ -101,6 +108,11 @@ describe("one route for each effect", () => {
     expect(offenders(REPLY_READ, (rel) => rel === "src/io/confirm.ts" || rel === "src/io/prompt.ts")).toEqual([]);
   });
 
+  it("the Host is composed, never spread into a copy or extended by a type a copy would fill", () => {
+    expect(offenders(HOST_SPREAD, () => false)).toEqual([]);
+    expect(offenders(HOST_EXTENDED, () => false)).toEqual([]);
+  });
+
   it("the checks see what they look for", () => {
     // A backtick in a comment opens no template: the code after it is still read.
     expect(blanked("// a `\nconst p = process.platform;\n// `\n", "x.ts", false)).toContain("process.platform");
@@ -118,5 +130,12 @@ describe("one route for each effect", () => {
     expect(PROCESS_MACHINE.test("platform: string = process.platform")).toBe(true);
     expect(PROCESS_MACHINE.test("process.platformName")).toBe(false);
     expect(BUILD_PINS.test("import { buildPins } from")).toBe(false);
+    expect(HOST_SPREAD.test("return { ...host, layout: prefixLayout(options) };")).toBe(true);
+    expect(HOST_SPREAD.test("await recordEnd({ ...jsonHost, layout }, steps);")).toBe(true);
+    expect(HOST_SPREAD.test("f({ ...ctx.host })")).toBe(true);
+    expect(HOST_SPREAD.test("env: { ...host.env, GENTLE_SHELL_VERIFY_VERSION: id },")).toBe(false);
+    expect(HOST_EXTENDED.test("export interface InstallContext extends Host {")).toBe(true);
+    expect(HOST_EXTENDED.test("type C = Host & { layout: Layout };")).toBe(true);
+    expect(HOST_EXTENDED.test('host: Pick<Host, "env">')).toBe(false);
   });
 });

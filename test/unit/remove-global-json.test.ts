@@ -55,7 +55,7 @@ describe("a failed removal of the global gentle-pi", () => {
       recordPlan(jsonHost, { prefix: "~/.gentle-shell", source: "official", dryRun: false, plan: [] });
       documentError(jsonHost, `the remove-global-shell step failed: ${removal.detail}`);
       const step = { id: "remove-global-shell", title: "global Gentle Shell", status: "failed", detail: removal.detail } as const;
-      await recordEnd({ ...jsonHost, layout, pins: productionPins, env }, [step], null, failedRemoval(removal));
+      await recordEnd({ document: jsonHost.document, pins: productionPins, env }, layout, [step], null, failedRemoval(removal));
       return EXIT.failure;
     });
     expect(code).toBe(EXIT.failure);
