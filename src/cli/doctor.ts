@@ -6,11 +6,8 @@
  * (installedLayout); doctor looks, and never claims.
  */
 import { defineCommand } from "citty";
-import { doctorReport, runDoctor, sourceWithoutFix } from "../commands/doctor/command";
+import { doctorOn, sourceWithoutFix } from "../commands/doctor/command";
 import { EXIT, UserError } from "../core/errors";
-import { doctorDocument } from "../commands/doctor/plan";
-import { hostStatusProbes } from "../commands/status/probes";
-import { documentError } from "./json";
 import { hostOf } from "./command-host";
 import { installedLayout } from "./install-run";
 
@@ -26,29 +23,6 @@ export const doctorCommand = defineCommand({
     const refused = sourceWithoutFix(options, "gentle-shell-setup");
     if (refused) throw new UserError(refused, EXIT.usage);
     const host = hostOf(data);
-    const layout = installedLayout(host);
-    const context = {
-      layout,
-      pins: host.pins,
-      env: host.env,
-      probes: hostStatusProbes(layout, host.env),
-      program: "gentle-shell-setup" as const,
-      http: host.http,
-      target: host.target,
-    };
-    const fields = host.document?.fields;
-    if (fields) {
-      // The document is ./json.ts's to write: the report goes into its fields.
-      const report = await doctorReport(context, options);
-      if ("refused" in report) {
-        documentError(host, report.refused);
-        return 1;
-      }
-      const doc = doctorDocument(report);
-      fields.doctor = doc.doctor;
-      if (typeof doc.error === "string") documentError(host, doc.error);
-      return Number(doc.exitCode);
-    }
-    return await runDoctor(context, options, host);
+    return await doctorOn(host, installedLayout(host), "gentle-shell-setup", options);
   },
 });

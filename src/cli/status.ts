@@ -5,10 +5,7 @@
  * folder the installer chose (installedLayout); status looks, and never claims.
  */
 import { defineCommand } from "citty";
-import { runStatus, statusReport } from "../commands/status/command";
-import { statusDocument } from "../commands/status/render";
-import { documentError } from "./json";
-import { hostStatusProbes } from "../commands/status/probes";
+import { statusOn } from "../commands/status/command";
 import { hostOf } from "./command-host";
 import { installedLayout } from "./install-run";
 
@@ -20,17 +17,6 @@ export const statusCommand = defineCommand({
   },
   async run({ args, data }) {
     const host = hostOf(data);
-    const layout = installedLayout(host);
-    const context = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env) };
-    const options = { json: Boolean(args.json), memory: args.memory };
-    const fields = host.document?.fields;
-    if (fields) {
-      // The document is ./json.ts's to write: the report goes into its fields.
-      const doc = statusDocument(await statusReport(context, options));
-      fields.status = doc.status;
-      if (typeof doc.error === "string") documentError(host, doc.error);
-      return Number(doc.exitCode);
-    }
-    return await runStatus(context, options, host);
+    return await statusOn(host, installedLayout(host), { json: Boolean(args.json), memory: args.memory });
   },
 });

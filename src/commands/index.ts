@@ -60,15 +60,13 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   // issue 14: reads only; the memory decision probes the loopback endpoint (./status/).
   status: {
     async run({ install, host }, rest) {
-      const { env } = host;
-      const { parseStatusArgs, runStatus, statusUsageDocument } = await import("./status/command");
-      const { hostStatusProbes } = await import("./status/probes");
+      const { parseStatusArgs, statusOn, statusUsageDocument } = await import("./status/command");
       const options = parseStatusArgs(rest);
       if (typeof options === "string") {
         if (rest.includes("--json")) host.out(statusUsageDocument(options));
         return usage(host, options);
       }
-      return runStatus({ layout: install.layout, pins: host.pins, env, probes: hostStatusProbes(install.layout, env) }, options, host);
+      return statusOn(host, install.layout, options);
     },
   },
   // issue 41: reads only, unless --fix (./doctor/).
@@ -76,8 +74,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
     spec: DOCTOR,
     refusesItself: true,
     async run({ install, host }, rest, given) {
-      const { runDoctor, doctorUsageDocument, sourceWithoutFix } = await import("./doctor/command");
-      const { hostStatusProbes } = await import("./status/probes");
+      const { doctorOn, doctorUsageDocument, sourceWithoutFix } = await import("./doctor/command");
       if (!given) {
         const parsed = parseShellCommand(DOCTOR, rest);
         const message = parsed.kind === "refuse" ? parsed.message : "unreadable arguments";
@@ -91,17 +88,7 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
         if (args.json) host.out(doctorUsageDocument(refused));
         return usage(host, refused);
       }
-      const { layout } = install;
-      const context = {
-        layout,
-        pins: host.pins,
-        env: host.env,
-        probes: hostStatusProbes(layout, host.env),
-        program: "gentle-shell" as const,
-        http: host.http,
-        target: host.target,
-      };
-      return runDoctor(context, args, host);
+      return doctorOn(host, install.layout, "gentle-shell", args);
     },
   },
   // What setup is given goes to Gentle AI untouched.

@@ -16,6 +16,7 @@ import { GENTLE_PI_MARKER, readGentleAiRuns } from "../support/gentle-pi";
 import { runCommand } from "../support/proc";
 import { OUTPUT_WAIT_MS } from "../support/limits";
 import { installed, type Installed } from "../support/installed";
+import { paneCommand } from "../support/tmux";
 
 const f = fixtures();
 const latest = f.releases[f.releases.length - 1]!;
@@ -38,7 +39,7 @@ class Terminal {
     sockets.push(socket);
     const conf = join(h.home, "tmux.conf");
     await fs.writeFile(conf, "set -g remain-on-exit on\n");
-    const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", "120", "-y", "40", "--", ...command], {
+    const r = await runCommand("tmux", ["-L", socket, "-f", conf, "new-session", "-d", "-x", "120", "-y", "40", "--", ...paneCommand(command)], {
       env: userEnv(h, extra),
       cwd: h.home,
     });

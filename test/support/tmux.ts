@@ -31,6 +31,15 @@ export interface TerminalOptions {
   keepOnExit?: boolean;
 }
 
+/**
+ * The argv for tmux's new-session: tmux runs a command of one word through `$SHELL -c`, where a path with a space
+ * (a TMPDIR or home that holds one) splits, and execs two or more words itself. A lone program is handed to sh as
+ * "$0" and exec'd, so it runs whatever its path holds and is still the pane's own process.
+ */
+export function paneCommand(command: readonly string[]): string[] {
+  return command.length === 1 ? ["/bin/sh", "-c", 'exec "$0"', command[0]!] : [...command];
+}
+
 export class Terminal {
   private constructor(
     readonly socket: string,
@@ -49,7 +58,7 @@ export class Terminal {
       [
         ...["-L", socket, "-f", "/dev/null", "start-server", ";", "set-option", "-g", "extended-keys", "on", ";"],
         ...(options.keepOnExit ? ["set-option", "-g", "remain-on-exit", "on", ";"] : []),
-        ...["new-session", "-d", "-x", String(columns), "-y", String(rows), "--", ...options.command],
+        ...["new-session", "-d", "-x", String(columns), "-y", String(rows), "--", ...paneCommand(options.command)],
       ],
       { env: { TERM: "xterm-256color", ...options.env }, cwd: options.cwd },
     );

@@ -13,6 +13,7 @@ import {
   LAUNCHER_MARKER,
   NO_ACTIVE_VERSION,
   NO_ACTIVE_VERSION_HINT,
+  shQuote,
 } from "../../src/install/launcher";
 import { activateVersion, parseHistory, readCurrent } from "../../src/install/activate";
 import { classifyVersionMarker, versionState } from "../../src/install/version-install";
@@ -196,7 +197,8 @@ describe("the Engram guard prints this launch's reason", () => {
     requires(ctx, "posix-shell");
     await ensureLauncher(layout);
     const canary = join(home, "pwned");
-    const notice = `-n $(touch ${canary}) \`touch ${canary}\` %s %d \\n 100%\nsecond line; $HOME`;
+    // Quoted, so that a guard that ran it would make the canary whatever the home holds (a space, a quote, a $).
+    const notice = `-n $(touch ${shQuote(canary)}) \`touch ${shQuote(canary)}\` %s %d \\n 100%\nsecond line; $HOME`;
     for (const shell of ["sh", "dash"]) {
       const r = spawnSync(shell, [layout.guard, "serve"], { encoding: "utf8", env: { PATH: process.env.PATH, ENGRAM_STARTUP_NOTICE: notice } });
       expect(r.status).toBe(78);

@@ -13,6 +13,9 @@ import { FixRefused, runFixes } from "./fix";
 import { checkSourceReachable } from "../../install/source-check";
 import { gatherDoctor, type DoctorContext } from "./gather";
 import { type DoctorProgram, doctorFix } from "../../core/repair-command";
+import type { Layout } from "../../core/layout";
+import type { Host } from "../../io/host";
+import { hostStatusProbes } from "../status/probes";
 
 export interface DoctorArgs {
   json: boolean;
@@ -67,4 +70,26 @@ export async function runDoctor(ctx: DoctorContext, args: DoctorArgs, io: Pick<O
 /** A usage error of `doctor --json`: still one document on stdout. */
 export function doctorUsageDocument(message: string): string {
   return resultText(resultDocument("doctor", EXIT.usage, message)).trimEnd();
+}
+
+/**
+ * doctor as both programs run it (`gentle-shell doctor` from the launch, `gentle-shell-setup doctor` from citty):
+ * its context read from the Host and the install's layout. Under the installer's --json (a Host with a document,
+ * src/cli/json.ts) the report goes into the document's fields; otherwise doctor prints its lines, or under the
+ * launcher's --json its own document.
+ */
+export async function doctorOn(host: Host, layout: Layout, program: DoctorProgram, args: DoctorArgs): Promise<number> {
+  const { pins, env, http, target } = host;
+  const context: DoctorContext = { layout, pins, env, probes: hostStatusProbes(layout, env), program, http, target };
+  const document = host.document;
+  if (!document) return runDoctor(context, args, host);
+  const report = await doctorReport(context, args);
+  if ("refused" in report) {
+    document.error = report.refused;
+    return EXIT.failure;
+  }
+  const doc = doctorDocument(report);
+  document.fields.doctor = doc.doctor;
+  if (typeof doc.error === "string") document.error = doc.error;
+  return Number(doc.exitCode);
 }

@@ -12,6 +12,8 @@ import type { Layout } from "../../core/layout";
 import type { Pins } from "../../pins/types";
 import { gatherStatus, type StatusProbes, type StatusReport } from "./gather";
 import { statusDocument, statusExitCode, statusLines } from "./render";
+import type { Host } from "../../io/host";
+import { hostStatusProbes } from "./probes";
 
 export interface StatusArgs {
   json: boolean;
@@ -49,4 +51,18 @@ export async function runStatus(context: StatusContext, args: StatusArgs, io: Pi
 /** A usage error of `status --json`: still one document on stdout. */
 export function statusUsageDocument(message: string): string {
   return resultText(resultDocument("status", EXIT.usage, message)).trimEnd();
+}
+
+/**
+ * status as both programs run it: its context read from the Host and the install's layout; under the installer's
+ * --json (a Host with a document, src/cli/json.ts) the report goes into the document's fields, otherwise it prints.
+ */
+export async function statusOn(host: Host, layout: Layout, args: StatusArgs): Promise<number> {
+  const context: StatusContext = { layout, pins: host.pins, env: host.env, probes: hostStatusProbes(layout, host.env) };
+  const document = host.document;
+  if (!document) return runStatus(context, args, host);
+  const doc = statusDocument(await statusReport(context, args));
+  document.fields.status = doc.status;
+  if (typeof doc.error === "string") document.error = doc.error;
+  return Number(doc.exitCode);
 }
