@@ -7,10 +7,10 @@
  */
 import { COMPLETION_SHELLS, type CompletionCommand, type CompletionOption, type CompletionTree } from "../core/completion/index";
 import { SHELL_COMMANDS, type ShellCommandEntry } from "../core/shell-commands";
-import { DOCTOR, MEMORY_MIGRATE, SELF_UNINSTALL, type ShellCommandSpec, STATUS_OPTIONS, UPGRADE } from "./specs";
+import { type ShellCommandSpec, STATUS_OPTIONS, STRICT_SPECS } from "./specs";
 
 /** The strict commands' specs (src/commands/index.ts gives each its entry; a test checks the two agree). */
-export const COMPLETED_SPECS: readonly ShellCommandSpec[] = [UPGRADE, SELF_UNINSTALL, DOCTOR, MEMORY_MIGRATE];
+export const COMPLETED_SPECS: readonly ShellCommandSpec[] = STRICT_SPECS;
 
 const HELP: CompletionOption = { long: "--help", short: "-h", takesValue: false, description: "Show this command's help" };
 

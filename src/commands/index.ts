@@ -1,8 +1,8 @@
 /**
  * The launcher's own commands, each run from one entry (as corepack registers
- * its commands): its strict spec where it has one, and what it runs, under
- * the name the one table of Shell's commands gives it
- * (../core/shell-commands.ts: the words, and the help's lines). The launch's
+ * its commands): what it runs, under the name the one table of Shell's
+ * commands gives it (../core/shell-commands.ts: the words, the help's lines,
+ * and a strict command's options, usage and exit codes). The launch's
  * classification (../core/pi-launch.ts) has already found the command;
  * runEngine does one lookup and one loop: a strict command's --help and
  * refusal come from its spec here, parsed once, and the parsed options are
@@ -15,7 +15,7 @@ import type { PiLaunch } from "../core/pi-launch";
 import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import type { BundledInstall } from "../installed/private-install";
-import { DOCTOR, MEMORY_MIGRATE, parseShellCommand, SELF_UNINSTALL, type ShellCommandSpec, UPGRADE } from "./specs";
+import { DOCTOR, parseShellCommand, type ShellCommandSpec, strictSpec } from "./specs";
 
 export interface EngineContext {
   install: BundledInstall;
@@ -26,12 +26,11 @@ export interface EngineContext {
 /** The options a strict command's spec read, or null for a command that reads its own. */
 export type Given = Map<string, string | true> | null;
 
-export interface EngineCommand<N extends ShellCommandName = ShellCommandName> {
-  /** A strict command: --help prints its usage, and what it does not define is refused (exit 2) before it runs; named as its entry is. */
-  spec?: ShellCommandSpec<N>;
-  /** A strict command that words its own refusal (memory migrate names the one store it migrates). */
-  refusesItself?: boolean;
-  /** Its exit code; null hands the launch on to Pi. */
+export interface EngineCommand {
+  /**
+   * Its exit code; null hands the launch on to Pi. A strict command (the table's `strict`) has had its --help
+   * answered and what it does not define refused (exit 2) before this runs, unless it refuses itself.
+   */
   run(ctx: EngineContext, rest: string[], given: Given): Promise<number | null>;
 }
 
@@ -41,9 +40,8 @@ function usage(io: Output, message: string): number {
 }
 
 /** One entry for each name of the table, and no other (the compiler checks both). */
-export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<N> } = {
+export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand } = {
   upgrade: {
-    spec: UPGRADE,
     async run({ install, host }, _rest, given) {
       const { upgradeOptions, upgradeBundled } = await import("./upgrade");
       const options = upgradeOptions(given!);
@@ -71,8 +69,6 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   },
   // issue 41: reads only, unless --fix (./doctor/).
   doctor: {
-    spec: DOCTOR,
-    refusesItself: true,
     async run({ install, host }, rest, given) {
       const { doctorOn, doctorUsageDocument, sourceWithoutFix } = await import("./doctor/command");
       if (!given) {
@@ -100,8 +96,6 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   },
   // Explicit recovery after a core upgrade (./memory/): never a Pi prompt, never a probe of Pi's.
   "memory migrate": {
-    spec: MEMORY_MIGRATE,
-    refusesItself: true,
     async run({ install, host }, rest) {
       const { memoryMigrate } = await import("./memory/migrate");
       return memoryMigrate(install.layout, ["migrate", ...rest], host);
@@ -115,7 +109,6 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
     },
   },
   "self-uninstall": {
-    spec: SELF_UNINSTALL,
     async run({ install, host }, _rest, given) {
       const { uninstallOptions } = await import("./self-uninstall/removal-plan");
       const { selfUninstallBound } = await import("./self-uninstall/bound");
@@ -124,23 +117,31 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand<
   },
 };
 
-/** The entry of the command the launch names (its classification found it), and the words after its name; null for Pi's. */
-export function findEngineCommand(launch: Pick<PiLaunch, "shellCommand">): { name: ShellCommandName; command: EngineCommand; rest: string[] } | null {
+export interface FoundCommand {
+  name: ShellCommandName;
+  command: EngineCommand;
+  /** Its strict spec from the table, or null for a command that reads its own words. */
+  spec: ShellCommandSpec | null;
+  rest: string[];
+}
+
+/** The entry of the command the launch names (its classification found it), its spec, and the words after its name; null for Pi's. */
+export function findEngineCommand(launch: Pick<PiLaunch, "shellCommand">): FoundCommand | null {
   const found = launch.shellCommand;
-  return found ? { ...found, command: ENGINE_COMMANDS[found.name] as EngineCommand } : null;
+  return found ? { ...found, command: ENGINE_COMMANDS[found.name], spec: strictSpec(found.name) } : null;
 }
 
 /** The one loop: a strict command's --help and refusal, then the command with what its spec read; null goes on to Pi. */
-export async function runEngineCommand(found: { command: EngineCommand; rest: string[] }, ctx: EngineContext): Promise<number | null> {
-  const { command, rest } = found;
+export async function runEngineCommand(found: Pick<FoundCommand, "command" | "spec" | "rest">, ctx: EngineContext): Promise<number | null> {
+  const { command, spec, rest } = found;
   let given: Given = null;
-  if (command.spec) {
-    const parsed = parseShellCommand(command.spec, rest);
+  if (spec) {
+    const parsed = parseShellCommand(spec, rest);
     if (parsed.kind === "help") {
       for (const line of parsed.lines) ctx.host.out(line);
       return EXIT.ok;
     }
-    if (parsed.kind === "refuse" && !command.refusesItself) return usage(ctx.host, parsed.message);
+    if (parsed.kind === "refuse" && !spec.refusesItself) return usage(ctx.host, parsed.message);
     if (parsed.kind === "ok") given = parsed.given;
   }
   return command.run(ctx, rest, given);

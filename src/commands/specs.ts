@@ -7,61 +7,38 @@
  * other word, and `update`'s forms that are Pi's) and what `setup` hands to
  * Gentle AI pass through untouched. Pure.
  */
-import type { ShellCommandName } from "../core/shell-commands";
+import { SHELL_COMMANDS, type ShellCommandName, type StrictSurface } from "../core/shell-commands";
 
-export interface ShellCommandSpec<N extends ShellCommandName = ShellCommandName> {
-  /** The words after `gentle-shell`: "upgrade", "memory migrate" (its name in ../core/shell-commands.ts). */
+/** A strict command's surface (../core/shell-commands.ts, its one row there) under its name. */
+export interface ShellCommandSpec<N extends ShellCommandName = ShellCommandName> extends StrictSurface {
+  /** The words after `gentle-shell`: "upgrade", "memory migrate". */
   name: N;
-  /** Each option, with whether it takes a value. */
-  options: Record<string, "flag" | "value">;
-  /** Short forms: "-y" → "--yes". */
-  aliases?: Record<string, string>;
-  /** The usage line's arguments, and one line of what it does. */
-  synopsis: string;
-  what: string;
-  /** Its exit codes, as one clause. */
-  exits: string;
 }
 
 export type Parsed = { kind: "help"; lines: string[] } | { kind: "refuse"; message: string } | { kind: "ok"; given: Map<string, string | true> };
 
-export const UPGRADE: ShellCommandSpec<"upgrade"> = {
-  name: "upgrade",
-  options: { "--rollback": "flag", "--source": "value", "--channel": "value", "--to": "value", "--yes": "flag" },
-  aliases: { "-y": "--yes" },
-  synopsis: "[--to <version> [--yes]] [--rollback] [--source <mirror or folder>]",
-  what: "Install the newest Gentle Shell release (or --to that exact one) beside the active one, check it, then make it current; an older --to is a downgrade, confirmed first (--yes without a terminal); --rollback goes back to the version that was current before.",
-  exits:
-    "0 done (also when it is already current); 1 failed, with current unchanged; 2 usage (an unknown option or argument); 4 nothing was changed: updates are off by the update policy, or a downgrade was not confirmed",
-};
+/** The strict commands, in the table's order. */
+type StrictName = Extract<(typeof SHELL_COMMANDS)[number], { strict: StrictSurface }>["name"];
+export const STRICT_SPECS: ReadonlyArray<ShellCommandSpec<StrictName>> = SHELL_COMMANDS.flatMap((entry) =>
+  "strict" in entry ? [{ name: entry.name, ...entry.strict } as ShellCommandSpec<StrictName>] : [],
+);
 
-export const SELF_UNINSTALL: ShellCommandSpec<"self-uninstall"> = {
-  name: "self-uninstall",
-  options: { "--dry-run": "flag", "--yes": "flag", "--include-shared": "flag" },
-  aliases: { "-y": "--yes" },
-  synopsis: "[--dry-run] [--yes] [--include-shared]",
-  what: "Remove Gentle Shell from this machine; --dry-run shows what goes, --include-shared also removes the Gentle Shell home.",
-  exits: "0 removed; 1 failed; 2 usage (an unknown option or argument); 4 nothing was removed (a dry run, a declined question, or no terminal to ask)",
-};
+/** The spec of a command the table makes strict, or null for one that reads its own words. */
+export function strictSpec<N extends ShellCommandName>(name: N): ShellCommandSpec<N> | null {
+  return (STRICT_SPECS.find((spec) => spec.name === name) as ShellCommandSpec<N> | undefined) ?? null;
+}
 
-export const DOCTOR: ShellCommandSpec<"doctor"> = {
-  name: "doctor",
-  options: { "--fix": "flag", "--json": "flag", "--source": "value" },
-  synopsis: "[--fix [--source <mirror or folder>]] [--json]",
-  what: "Check the install (its versions, runtimes, launcher, Pi's npm and tools, setup, leftovers of an interrupted run, PATH and free space), one line each; --fix repairs what is Gentle Shell's own and names the command for the rest; without --fix nothing is changed.",
-  exits: "0 healthy (warnings too); 1 something is broken; 2 usage (an unknown option or argument)",
-};
+function strict<N extends StrictName>(name: N): ShellCommandSpec<N> {
+  return strictSpec(name)!;
+}
 
-export const MEMORY_MIGRATE: ShellCommandSpec<"memory migrate"> = {
-  name: "memory migrate",
-  options: { "--confirm-quiescent": "flag" },
-  synopsis: "--confirm-quiescent",
-  what: "Migrate the Engram store in ~/.engram with the bundled core, once every program using it has stopped.",
-  exits: "0 migrated; 1 failed or refused, with the store unchanged; 2 usage (an unknown option, or no --confirm-quiescent)",
-};
+export const UPGRADE = strict("upgrade");
+export const SELF_UNINSTALL = strict("self-uninstall");
+export const DOCTOR = strict("doctor");
+export const MEMORY_MIGRATE = strict("memory migrate");
 
 /** `gentle-shell status`'s options (it reads its own words: ./status/command.ts parseStatusArgs, which a test holds to these). */
-export const STATUS_OPTIONS = ["--json", "--memory", "--no-memory"] as const;
+export const STATUS_OPTIONS = SHELL_COMMANDS.find((entry) => entry.name === "status")!.ownOptions;
 
 export function usageLine(spec: ShellCommandSpec): string {
   return `usage: gentle-shell ${spec.name} ${spec.synopsis}`;

@@ -13,7 +13,7 @@ const UNINSTALL_USAGE = "usage: gentle-shell self-uninstall [--dry-run] [--yes] 
 /** The strict command the launcher's command table finds for `args`, with the words after its name; null for any other. */
 function strictCommand(args: readonly string[]) {
   const found = findEngineCommand(classifyLaunch(args, {}));
-  return found?.command.spec ? { spec: found.command.spec, rest: found.rest } : null;
+  return found?.spec ? { spec: found.spec, rest: found.rest } : null;
 }
 
 describe("which words are Shell's own strict commands", () => {

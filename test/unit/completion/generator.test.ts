@@ -14,7 +14,7 @@ import { EXIT, UserError } from "../../../src/core/errors";
 import { classifyLaunch, PI_SUBCOMMANDS } from "../../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../../src/core/shell-commands";
 import { STATUS_OPTIONS } from "../../../src/commands/specs";
-import { ENGINE_COMMANDS } from "../../../src/commands/index";
+import { ENGINE_COMMANDS, findEngineCommand } from "../../../src/commands/index";
 import { COMPLETED_SPECS, shellCompletionTree } from "../../../src/commands/completion-tree";
 import { runCompletions } from "../../../src/commands/completions";
 import { parseStatusArgs } from "../../../src/commands/status/command";
@@ -110,7 +110,7 @@ describe("gentle-shell's scripts", () => {
   });
 
   it("reads the strict commands' specs the engine runs them with, and status's words as status reads them", () => {
-    const specs = Object.values(ENGINE_COMMANDS).flatMap((c) => ("spec" in c && c.spec ? [c.spec] : []));
+    const specs = Object.keys(ENGINE_COMMANDS).flatMap((name) => findEngineCommand(classifyLaunch(name.split(" "), {}))?.spec ?? []);
     expect([...COMPLETED_SPECS].sort((a, b) => a.name.localeCompare(b.name))).toEqual(specs.sort((a, b) => a.name.localeCompare(b.name)));
     for (const option of STATUS_OPTIONS) expect(typeof parseStatusArgs([option]), option).toBe("object");
     expect(parseStatusArgs(["--bogus"])).toContain("--json, --memory and --no-memory");
