@@ -16,7 +16,7 @@ import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
 import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
-import { windowsRegistry } from "../install/path/windows-registry";
+import { windowsRegistry } from "../path/windows-registry";
 import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/step-plan";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";

@@ -10,7 +10,7 @@ import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-package-probe";
 import type { InstallResult } from "../install/bundled-install";
-import { shadowWarningFor } from "../install/path/step";
+import { shadowWarningFor } from "../path/step";
 import { recordChannel } from "../install/launcher-config-file";
 import type { Host } from "../io/host";
 

@@ -36,8 +36,8 @@ import { runPlan, STEP_ORDER, STEPS, type InstallStepId, type Step, type StepId,
 import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
-import type { RegistryAdapter } from "./path/windows-registry";
-import { bundledPathStep, type PathStepOutcome } from "./path/step";
+import type { RegistryAdapter } from "../path/windows-registry";
+import { bundledPathStep, type PathStepOutcome } from "../path/step";
 import { completionsStep } from "./completions-step";
 import type { CompletionScripts } from "./completions";
 

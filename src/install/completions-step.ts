@@ -14,7 +14,7 @@ import type { Env } from "../core/environment";
 import { type Layout, tildify } from "../core/layout";
 import { dirname } from "../core/native-path";
 import { type CompletionScripts, completionShell, installCompletions, zshFpathLine } from "./completions";
-import type { PathStepOutcome } from "./path/step";
+import type { PathStepOutcome } from "../path/step";
 
 /** The shell the PATH step set up: its line's, or null for a link (the user's $SHELL then) or Windows' Path. */
 function pathShell(outcome: PathStepOutcome): string | null | "none" {

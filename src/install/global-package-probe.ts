@@ -21,9 +21,9 @@ import {
   type Owner,
 } from "../core/migration-rules";
 import { outputTail, run } from "../io/process";
-import { pathEntries } from "./path/entry-plan";
-import { COMMAND_NAME, commandFileNames } from "./path/shells";
-import { isCommandFile } from "./path/step";
+import { pathEntries } from "../path/entry-plan";
+import { COMMAND_NAME, commandFileNames } from "../path/shells";
+import { isCommandFile } from "../path/step";
 
 const PROBE_TIMEOUT_MS = 60_000;
 

@@ -20,7 +20,7 @@ import { type HeldAction, heldSentence, heldWaits, mayBeHeld } from "../core/hel
 
 export type LockFs = Pick<typeof nodeFs, "rename" | "unlink" | "rmdir" | "rm">;
 
-/** The sync calls a sync caller brings with its own seam (install/path/fs.ts's PathFs has them). */
+/** The sync calls a sync caller brings with its own seam (path/fs.ts's PathFs has them). */
 export interface LockFsSync {
   renameSync(from: string, to: string): void;
   unlinkSync(path: string): void;

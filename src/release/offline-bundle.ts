@@ -6,7 +6,7 @@
  * - The pinned artifacts are fetched through the same sources as any install
  *   and verified against the compiled-in pins as they arrive.
  * - The release comes through its signed manifest, byte for byte.
- * - The packages are the registry tarballs themselves (../install/offline/package-download.ts), each
+ * - The packages are the registry tarballs themselves (./package-download.ts), each
  *   checked against the signed lockfile's integrity, so a bundle stays
  *   verifiable offline down to every package; an extracted pnpm store could
  *   not be (a forged store index can map the right integrity to other files).
@@ -37,7 +37,7 @@ import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from ".
 import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "../install/npm-settings";
 import type { HttpClient } from "../io/http-client";
 import { configuredRegistry } from "../install/npm-registry";
-import { downloadPackages } from "../install/offline/package-download";
+import { downloadPackages } from "./package-download";
 import { BUNDLE_LAUNCHERS } from "../install/offline/launchers";
 import {
   BUNDLE_MANIFEST,

@@ -11,10 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
 import { buildPins } from "../../src/pins";
-import { PATH_MARKER, profileFiles } from "../../src/install/path/shells";
-import { bundledPathStep } from "../../src/install/path/step";
-import { readPathReceipt } from "../../src/install/path/receipt-file";
-import { removePathEntry } from "../../src/install/path/apply";
+import { PATH_MARKER, profileFiles } from "../../src/path/shells";
+import { bundledPathStep } from "../../src/path/step";
+import { readPathReceipt } from "../../src/path/receipt-file";
+import { removePathEntry } from "../../src/path/apply";
 
 const VERSION = "gentle-shell 4.1.0";
 let root: string;

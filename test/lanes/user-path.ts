@@ -5,7 +5,7 @@
  * in a profile file, which the lane's folder snapshot covers): read() is null.
  */
 import { windowsPowerShellRunner } from "../../src/io/powershell";
-import { windowsRegistry } from "../../src/install/path/windows-registry";
+import { windowsRegistry } from "../../src/path/windows-registry";
 import type { LanePlatform } from "./lane";
 
 export interface UserPathReader {

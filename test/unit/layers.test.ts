@@ -17,7 +17,7 @@ import { REPO_ROOT } from "../support/paths";
 import { sourceFiles } from "../support/source-files";
 
 /** Highest first. The top-level entry files are the topmost layer. */
-const ORDER = ["(entry)", "cli", "engine", "commands", "release", "installed", "install", "sea", "io", "core", "pins"] as const;
+const ORDER = ["(entry)", "cli", "engine", "commands", "release", "installed", "install", "path", "sea", "io", "core", "pins"] as const;
 const SRC = join(REPO_ROOT, "src");
 
 function layerOf(file: string): string {

@@ -17,11 +17,11 @@ import { readEngramHeader } from "../../src/installed/engram/probe";
 import { BundledError, readPiPackage } from "../../src/installed/private-install";
 import { openSourceFile } from "../../src/io/own-dir";
 import { openOwnFile, openOwnFileSync, OwnFileError, readOwnFlags } from "../../src/io/safe-fs";
-import { receiptJson } from "../../src/install/path/receipt";
-import { readPathReceipt } from "../../src/install/path/receipt-file";
-import type { PathFs } from "../../src/install/path/fs";
-import { USER_PATH_KEY, USER_PATH_NAME } from "../../src/install/path/shells";
-import { userPathEntry } from "../../src/install/path/user-path";
+import { receiptJson } from "../../src/path/receipt";
+import { readPathReceipt } from "../../src/path/receipt-file";
+import type { PathFs } from "../../src/path/fs";
+import { USER_PATH_KEY, USER_PATH_NAME } from "../../src/path/shells";
+import { userPathEntry } from "../../src/path/user-path";
 import { productionPins } from "../../src/pins/production";
 import { requires } from "../support/capabilities";
 

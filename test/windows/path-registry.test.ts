@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { windowsPowerShellRunner } from "../../src/io/powershell";
-import { removePathEntry } from "../../src/install/path/apply";
-import { windowsRegistry } from "../../src/install/path/windows-registry";
-import { bundledPathStep } from "../../src/install/path/step";
+import { removePathEntry } from "../../src/path/apply";
+import { windowsRegistry } from "../../src/path/windows-registry";
+import { bundledPathStep } from "../../src/path/step";
 
 function requireWindows(): void {
   if (process.platform !== "win32") throw new Error(`test/windows needs Windows (HKCU, PowerShell); this is ${process.platform}`);

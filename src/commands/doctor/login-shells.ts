@@ -10,7 +10,7 @@
  *
  * Which shell, started how
  * ------------------------
- * - A profile receipt: the shell whose file it is (install/path/shells.ts's
+ * - A profile receipt: the shell whose file it is (path/shells.ts's
  *   profileFiles). ~/.profile is written for "any other shell": which binary
  *   reads it is unknown, so it is not started (path.entry still checks the
  *   line).
@@ -54,10 +54,10 @@ import { userInfo } from "node:os";
 import { basename, dirname, join } from "../../core/native-path";
 import { envValue, type Env } from "../../core/environment";
 import { tildify, type Layout } from "../../core/layout";
-import { pathEntries } from "../../install/path/entry-plan";
-import { profileFiles, rulesFor, shellFor } from "../../install/path/shells";
-import { isCommandFile } from "../../install/path/step";
-import type { ReadReceipt } from "../../install/path/receipt-file";
+import { pathEntries } from "../../path/entry-plan";
+import { profileFiles, rulesFor, shellFor } from "../../path/shells";
+import { isCommandFile } from "../../path/step";
+import type { ReadReceipt } from "../../path/receipt-file";
 import { askShell, realFile, type ShellAnswer } from "../../io/login-shell";
 import { managerOf, migrateSentence } from "./on-path";
 import type { DoctorContext } from "./context";

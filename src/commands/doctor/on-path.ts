@@ -10,9 +10,9 @@ import { promises as fs } from "node:fs";
 import { envValue, type Env } from "../../core/environment";
 import { isWithin, tildify, type Layout } from "../../core/layout";
 import { join } from "../../core/native-path";
-import { pathEntries } from "../../install/path/entry-plan";
-import { commandFileNames } from "../../install/path/shells";
-import { isCommandFile } from "../../install/path/step";
+import { pathEntries } from "../../path/entry-plan";
+import { commandFileNames } from "../../path/shells";
+import { isCommandFile } from "../../path/step";
 import type { Check } from "./plan";
 
 export const PATH_COMMANDS = ["gentle-shell", "gentle-pi"] as const;

@@ -8,7 +8,7 @@
  */
 import { promises as fs } from "node:fs";
 import { tildify } from "../../core/layout";
-import { holdsLine, markedLines } from "../../install/path/shells";
+import { holdsLine, markedLines } from "../../path/shells";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import type { StatusReport } from "../status/gather";
 import type { DoctorContext } from "./context";

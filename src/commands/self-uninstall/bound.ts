@@ -13,7 +13,7 @@ export async function selfUninstallBound(layout: Layout, host: Host, options: Un
   const { askYesNo, selfUninstall } = await import("./run");
   const io = { out: host.out, err: host.err, ask: (question: string) => askYesNo(host, question) };
   if (layout.platform !== "win32") return selfUninstall(layout, host.env, options, io);
-  const { windowsRegistry } = await import("../../install/path/windows-registry");
+  const { windowsRegistry } = await import("../../path/windows-registry");
   const { windowsPowerShellRunner, startDetachedPowerShell } = await import("../../io/powershell");
   const { windowsRemovalScheduler } = await import("./windows-removal");
   return selfUninstall(layout, host.env, options, {

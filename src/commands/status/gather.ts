@@ -22,7 +22,7 @@ import { parseHistory, readCurrent } from "../../install/activate";
 import { versionState } from "../../install/version-install";
 import { LAUNCHER_MARKER, CMD_MARKER } from "../../install/launcher";
 import { RUNTIME_MARKER } from "../../install/runtime/recipe";
-import type { ReadReceipt } from "../../install/path/receipt-file";
+import type { ReadReceipt } from "../../path/receipt-file";
 import { updatePolicyOf } from "../../installed/update-gate";
 import { updatesInfo, type UpdatesInfo } from "./updates";
 
@@ -94,7 +94,7 @@ export interface StatusReport {
 export interface StatusProbes {
   /** `gentle-shell --version` through the launcher. */
   runLauncher(): Promise<{ code: number | null; stdout: string; stderr: string }>;
-  /** path-entry.json read back (src/install/path/receipt-file.ts). */
+  /** path-entry.json read back (src/path/receipt-file.ts). */
   readReceipt(): ReadReceipt;
   /** The memory decision, classified without starting anything; called only when asked. */
   probeMemory(): Promise<{ memory: "allowed" | "disabled" | "start"; row: string; notice?: string }>;

@@ -9,7 +9,7 @@ import type { Env } from "../../core/environment";
 import { launcherCheckEnvironment } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { runLauncher } from "../../io/process";
-import { readPathReceipt } from "../../install/path/receipt-file";
+import { readPathReceipt } from "../../path/receipt-file";
 import { engramLaunchEnvironment } from "../../installed/engram/launch";
 import type { StatusProbes } from "./gather";
 

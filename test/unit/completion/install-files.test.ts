@@ -21,7 +21,7 @@ import {
   zshFpathLine,
 } from "../../../src/install/completions";
 import { completionsStep } from "../../../src/install/completions-step";
-import type { PathStepOutcome } from "../../../src/install/path/step";
+import type { PathStepOutcome } from "../../../src/path/step";
 import { buildPins } from "../../../src/pins";
 import { scratchDir } from "../../support/scratch";
 

@@ -17,7 +17,7 @@ import type { CompletionShell } from "../../../src/core/completion/index";
 import { prefixLayout } from "../../../src/core/layout";
 import { completionsStep } from "../../../src/install/completions-step";
 import { shQuote } from "../../../src/install/launcher";
-import type { PathStepOutcome } from "../../../src/install/path/step";
+import type { PathStepOutcome } from "../../../src/path/step";
 import { buildPins } from "../../../src/pins";
 import { requires } from "../../support/capabilities";
 import { scratchDir } from "../../support/scratch";

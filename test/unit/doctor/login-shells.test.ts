@@ -10,8 +10,8 @@
 import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../../src/core/layout";
 import { productionPins } from "../../../src/pins/production";
-import { fishLine, posixLine } from "../../../src/install/path/shells";
-import type { ReadReceipt } from "../../../src/install/path/receipt-file";
+import { fishLine, posixLine } from "../../../src/path/shells";
+import type { ReadReceipt } from "../../../src/path/receipt-file";
 import {
   type LoginAnswer,
   type LoginShell,

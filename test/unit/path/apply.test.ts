@@ -11,8 +11,8 @@ import { execFileSync } from "node:child_process";
 import { join } from "pathe";
 import { has, requires } from "../../support/capabilities";
 import { underUmask, withMode } from "../../support/modes";
-import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
-import { fishLine } from "../../../src/install/path/shells";
+import { applyPathEntry, removePathEntry } from "../../../src/path/apply";
+import { fishLine } from "../../../src/path/shells";
 import { env, home, layout, LINE, plan, read, root } from "./temp-home";
 
 describe("applyPathEntry and removePathEntry: byte for byte", () => {

@@ -3,8 +3,8 @@
 // tested in probe.test.ts and in real shells in
 // test/integration/path-shells.test.ts.
 import { describe, expect, it } from "vitest";
-import { modeAllowsWrite, pathEntryPlan } from "../../../src/install/path/entry-plan";
-import { posixLine } from "../../../src/install/path/shells";
+import { modeAllowsWrite, pathEntryPlan } from "../../../src/path/entry-plan";
+import { posixLine } from "../../../src/path/shells";
 import { absent, facts, file, FISH, H, LAUNCHER, LINE, link, type Fact } from "./facts";
 
 describe("pathEntryPlan: Symlink", () => {

@@ -2,7 +2,7 @@
 // a home, its bundled bin and launcher, the two marked lines, and facts()
 // building PathFacts from a few files. Shared by test/unit/path/*.test.ts.
 import type { Platform } from "../../../src/core/layout";
-import type { FileFacts, PathFacts } from "../../../src/install/path/entry-plan";
+import type { FileFacts, PathFacts } from "../../../src/path/entry-plan";
 
 export const H = "/home/u";
 export const BIN = `${H}/.gentle-shell/bin`;

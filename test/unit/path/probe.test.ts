@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join, resolve } from "pathe";
 import { has, requires } from "../../support/capabilities";
-import { probeFile } from "../../../src/install/path/probe";
+import { probeFile } from "../../../src/path/probe";
 import { home, root } from "./temp-home";
 
 describe("probeFile", () => {

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { join } from "pathe";
 import { has, requires } from "../../support/capabilities";
-import type { PathReceipt } from "../../../src/install/path/receipt";
-import { readPathReceipt, writePathReceipt } from "../../../src/install/path/receipt-file";
-import { fishLine } from "../../../src/install/path/shells";
+import type { PathReceipt } from "../../../src/path/receipt";
+import { readPathReceipt, writePathReceipt } from "../../../src/path/receipt-file";
+import { fishLine } from "../../../src/path/shells";
 import { env, home, layout, LINE, read, root } from "./temp-home";
 
 describe("path-entry.json", () => {

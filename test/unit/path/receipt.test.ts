@@ -1,8 +1,8 @@
 // The PATH entry's receipt (spec: "PATH", "Persisted receipt", "Reading it
 // back"): only what this prefix writes is valid.
 import { describe, expect, it } from "vitest";
-import { checkReceipt, receiptJson, type PathReceipt, type ReceiptContext } from "../../../src/install/path/receipt";
-import { posixLine } from "../../../src/install/path/shells";
+import { checkReceipt, receiptJson, type PathReceipt, type ReceiptContext } from "../../../src/path/receipt";
+import { posixLine } from "../../../src/path/shells";
 import { BIN, FISH, H, LAUNCHER, LINE } from "./facts";
 
 describe("receipts: only what this prefix writes", () => {

@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { join } from "pathe";
 import type { PowerShellRunner } from "../../../src/io/powershell";
-import { applyPathEntry, removePathEntry } from "../../../src/install/path/apply";
-import { pathEntryPlan } from "../../../src/install/path/entry-plan";
-import { collectPathFacts } from "../../../src/install/path/probe";
-import { windowsRegistry } from "../../../src/install/path/windows-registry";
-import { bundledPathStep } from "../../../src/install/path/step";
+import { applyPathEntry, removePathEntry } from "../../../src/path/apply";
+import { pathEntryPlan } from "../../../src/path/entry-plan";
+import { collectPathFacts } from "../../../src/path/probe";
+import { windowsRegistry } from "../../../src/path/windows-registry";
+import { bundledPathStep } from "../../../src/path/step";
 import { fakeRegistry, makeLayout, root } from "./temp-home";
 
 describe("Windows user Path through the adapter", () => {

@@ -1,8 +1,8 @@
 // shadowingCommand against the spec's table ("Migration from a global
 // install"). The same on a real PATH is in step.test.ts.
 import { describe, expect, it } from "vitest";
-import type { PathEntryPlan } from "../../../src/install/path/entry-plan";
-import { shadowingCommand } from "../../../src/install/path/shadow";
+import type { PathEntryPlan } from "../../../src/path/entry-plan";
+import { shadowingCommand } from "../../../src/path/shadow";
 import { BIN, FISH, H, LAUNCHER, LINE } from "./facts";
 
 describe("shadowingCommand: the spec's table", () => {

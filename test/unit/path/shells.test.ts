@@ -1,7 +1,7 @@
 // The per-shell rules of the PATH entry (spec: "PATH"): the marked lines and
 // the startup files pathEntryPlan can choose.
 import { describe, expect, it } from "vitest";
-import { fishLine, holdsLine, posixLine, profileFiles, shellFor } from "../../../src/install/path/shells";
+import { fishLine, holdsLine, posixLine, profileFiles, shellFor } from "../../../src/path/shells";
 import { H, LINE } from "./facts";
 
 describe("lines", () => {

@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { join } from "pathe";
 import { requires } from "../../support/capabilities";
-import { readPathReceipt } from "../../../src/install/path/receipt-file";
-import { shadowingCommand } from "../../../src/install/path/shadow";
-import { bundledPathStep, isCommandFile } from "../../../src/install/path/step";
+import { readPathReceipt } from "../../../src/path/receipt-file";
+import { shadowingCommand } from "../../../src/path/shadow";
+import { bundledPathStep, isCommandFile } from "../../../src/path/step";
 import { env, home, layout, LINE, makeLayout, plan, read, root } from "./temp-home";
 
 describe("bundledPathStep", () => {

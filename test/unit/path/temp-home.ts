@@ -8,11 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { prefixLayout, type Layout, type Platform } from "../../../src/core/layout";
 import { buildPins } from "../../../src/pins";
-import { pathEntryPlan, type PathEntryPlan } from "../../../src/install/path/entry-plan";
-import { collectPathFacts } from "../../../src/install/path/probe";
-import type { RegistryAdapter } from "../../../src/install/path/windows-registry";
-import { posixLine } from "../../../src/install/path/shells";
-import type { UserPathValue } from "../../../src/install/path/user-path";
+import { pathEntryPlan, type PathEntryPlan } from "../../../src/path/entry-plan";
+import { collectPathFacts } from "../../../src/path/probe";
+import type { RegistryAdapter } from "../../../src/path/windows-registry";
+import { posixLine } from "../../../src/path/shells";
+import type { UserPathValue } from "../../../src/path/user-path";
 
 export let root: string;
 export let home: string;

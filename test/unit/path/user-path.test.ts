@@ -1,6 +1,6 @@
 // The Windows user Path as text (spec: "PATH", "Registry (Windows)").
 import { describe, expect, it } from "vitest";
-import { userPathAppend, userPathHolds, userPathRemove } from "../../../src/install/path/user-path";
+import { userPathAppend, userPathHolds, userPathRemove } from "../../../src/path/user-path";
 
 describe("user Path values", () => {
   it("append keeps every other entry as written and adds one ';'", () => {

@@ -7,10 +7,10 @@
  * its inode, mode and owner stay, and truncates when our line was the end of
  * it.
  */
-import { errnoCode } from "../../core/errno";
+import { errnoCode } from "../core/errno";
 import type { PathFs } from "./fs";
-import { NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../../io/safe-fs";
-import { unlinkSync } from "../../io/locked-retry";
+import { NOFOLLOW, NONBLOCK, O, readAll, writeAll } from "../io/safe-fs";
+import { unlinkSync } from "../io/locked-retry";
 import type { PathEntryPlan } from "./entry-plan";
 import { assertRealFolders } from "./probe";
 import type { PathReceipt, RemoveResult } from "./receipt";

@@ -5,13 +5,13 @@
  * Also the check, right before a write, that every folder above a path
  * under home is real.
  */
-import { errnoCode } from "../../core/errno";
+import { errnoCode } from "../core/errno";
 import * as nodeFs from "node:fs";
-import { dirname, isAbsolute, join, relative } from "../../core/native-path";
-import type { Env } from "../../core/environment";
-import type { Layout, Platform } from "../../core/layout";
+import { dirname, isAbsolute, join, relative } from "../core/native-path";
+import type { Env } from "../core/environment";
+import type { Layout, Platform } from "../core/layout";
 import type { PathFs, PathIoOptions } from "./fs";
-import { NONBLOCK, O, readAll } from "../../io/safe-fs";
+import { NONBLOCK, O, readAll } from "../io/safe-fs";
 import { modeAllowsWrite, type FileFacts, type PathFacts, type UserIds } from "./entry-plan";
 import { requireRegistry } from "./windows-registry";
 import { localBinLink, profileFiles } from "./shells";

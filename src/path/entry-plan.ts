@@ -29,9 +29,9 @@
  * whose `nextStep` is one sentence saying what the user must do to get
  * `gentle-shell` in the current terminal.
  */
-import { join } from "../../core/native-path";
-import { envValue, type Env } from "../../core/environment";
-import type { Platform } from "../../core/layout";
+import { join } from "../core/native-path";
+import { envValue, type Env } from "../core/environment";
+import type { Platform } from "../core/layout";
 import { holdsLine, localBinLink, SHELLS, shellFor, windowsUserPath, type ShellName } from "./shells";
 import { userPathHolds, userPathKey, type UserPathValue } from "./user-path";
 

@@ -4,11 +4,11 @@
  * and exactly what that receipt records undone: our link, our line (in
  * `profile-file.ts`) or our entry of the Windows user Path.
  */
-import { errnoCode } from "../../core/errno";
+import { errnoCode } from "../core/errno";
 import * as nodeFs from "node:fs";
-import { dirname } from "../../core/native-path";
+import { dirname } from "../core/native-path";
 import type { PathIoOptions } from "./fs";
-import { unlinkSync } from "../../io/locked-retry";
+import { unlinkSync } from "../io/locked-retry";
 import type { PathEntryPlan } from "./entry-plan";
 import { assertRealFolders } from "./probe";
 import { appendLine, removeLine } from "./profile-file";

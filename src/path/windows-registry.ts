@@ -6,7 +6,7 @@
  * is injected by the caller (`runWindowsPowerShell` in src/io/powershell.ts
  * for the real one).
  */
-import type { PowerShellResult, PowerShellRunner } from "../../io/powershell";
+import type { PowerShellResult, PowerShellRunner } from "../io/powershell";
 import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import type { UserPathValue } from "./user-path";
 

@@ -14,10 +14,10 @@
  * sentence: what the user does to get `gentle-shell` in the current terminal.
  */
 import * as nodeFs from "node:fs";
-import { dirname } from "../../core/native-path";
-import { envValue, type Env } from "../../core/environment";
-import type { Layout, Platform } from "../../core/layout";
-import { tildify, tildifyText } from "../../core/layout";
+import { dirname } from "../core/native-path";
+import { envValue, type Env } from "../core/environment";
+import type { Layout, Platform } from "../core/layout";
+import { tildify, tildifyText } from "../core/layout";
 import { applyPathEntry, removePathEntry } from "./apply";
 import type { PathFs, PathIoOptions } from "./fs";
 import { pathEntries, pathEntryPlan, profileTarget, samePathEntry, type PathEntryPlan, type PathFacts } from "./entry-plan";

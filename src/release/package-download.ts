@@ -6,14 +6,14 @@
  * into packages/<name>/-/<base>-<version>.tgz. Nothing unverified stays.
  */
 import { promises as fs } from "node:fs";
-import { dirname, join } from "../../core/native-path";
-import { lockedPackages, packagesForTargets, tarballPath, type LockedPackage } from "../../core/lockfile";
-import { npmrcAuthHeader, npmrcEntries } from "../../core/npmrc";
-import { trustRegistries } from "../npm-settings";
-import type { Env } from "../../core/environment";
-import type { Target } from "../../pins/types";
-import type { HttpClient } from "../../io/http-client";
-import { BUNDLE_PACKAGES, PACKAGE_MAX } from "./format";
+import { dirname, join } from "../core/native-path";
+import { lockedPackages, packagesForTargets, tarballPath, type LockedPackage } from "../core/lockfile";
+import { npmrcAuthHeader, npmrcEntries } from "../core/npmrc";
+import { trustRegistries } from "../install/npm-settings";
+import type { Env } from "../core/environment";
+import type { Target } from "../pins/types";
+import type { HttpClient } from "../io/http-client";
+import { BUNDLE_PACKAGES, PACKAGE_MAX } from "../install/offline/format";
 
 export interface PackageDownloadOptions {
   lockfile: string;

@@ -4,10 +4,10 @@
  * applied, and, when an old one still wins, one sentence on how to change
  * that. Pure; each shell's position comes from its rules in `shells.ts`.
  */
-import { join } from "../../core/native-path";
-import type { Env } from "../../core/environment";
-import type { Platform } from "../../core/layout";
-import { tildify } from "../../core/layout";
+import { join } from "../core/native-path";
+import type { Env } from "../core/environment";
+import type { Platform } from "../core/layout";
+import { tildify } from "../core/layout";
 import { pathEntries, samePathEntry, type PathEntryPlan } from "./entry-plan";
 import { COMMAND_NAME, commandFileNames, rulesFor, type ShellName } from "./shells";
 

@@ -42,11 +42,11 @@
  *   session's PATH, and puts our bin first like the sh line does. Inside fish
  *   single quotes only `\` and `'` need a backslash.
  */
-import { basename, join } from "../../core/native-path";
-import { envValue, type Env } from "../../core/environment";
-import type { Platform } from "../../core/layout";
+import { basename, join } from "../core/native-path";
+import { envValue, type Env } from "../core/environment";
+import type { Platform } from "../core/layout";
 import { userPathEntry } from "./user-path";
-import { xdgFolder } from "../../core/xdg";
+import { xdgFolder } from "../core/xdg";
 
 export const PATH_MARKER = "# gentle-shell bundled install";
 export const USER_PATH_KEY = "HKCU\\Environment";

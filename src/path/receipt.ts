@@ -4,9 +4,9 @@
  * `<prefix>/path-entry.json`, and which receipts read back are this
  * prefix's own. Pure; `receipt-file.ts` reads and writes the file.
  */
-import type { Env } from "../../core/environment";
-import type { Platform } from "../../core/layout";
-import { tildify } from "../../core/layout";
+import type { Env } from "../core/environment";
+import type { Platform } from "../core/layout";
+import { tildify } from "../core/layout";
 import { localBinLink, markedLine, profileFiles, USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import { userPathKey } from "./user-path";
 

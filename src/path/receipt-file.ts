@@ -4,15 +4,15 @@
  * for an applied change; read back through a descriptor that does not
  * follow links, and checked by checkReceipt in `receipt.ts`.
  */
-import { errnoCode } from "../../core/errno";
+import { errnoCode } from "../core/errno";
 import * as nodeFs from "node:fs";
-import { dirname, join } from "../../core/native-path";
-import { stagingName } from "../../io/staging";
-import type { Env } from "../../core/environment";
-import type { Layout, Platform } from "../../core/layout";
+import { dirname, join } from "../core/native-path";
+import { stagingName } from "../io/staging";
+import type { Env } from "../core/environment";
+import type { Layout, Platform } from "../core/layout";
 import type { PathIoOptions } from "./fs";
-import { NOFOLLOW, O, OwnFileError, openOwnFileSync, readAll, writeAll } from "../../io/safe-fs";
-import { renameSync, unlinkSync } from "../../io/locked-retry";
+import { NOFOLLOW, O, OwnFileError, openOwnFileSync, readAll, writeAll } from "../io/safe-fs";
+import { renameSync, unlinkSync } from "../io/locked-retry";
 import { checkReceipt, receiptJson, type PathReceipt, type ReceiptCheck } from "./receipt";
 
 /**

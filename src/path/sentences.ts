@@ -3,7 +3,7 @@
  * shell argument, the command that loads a startup file into the current
  * terminal, and the sentence asking the user to add the line by hand. Pure.
  */
-import { tildify } from "../../core/layout";
+import { tildify } from "../core/layout";
 import { SHELLS, type ShellName } from "./shells";
 
 /** A path as a shell argument: `~/...` when that needs no quoting, else single-quoted. */
