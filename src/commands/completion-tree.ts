@@ -9,9 +9,6 @@ import { COMPLETION_SHELLS, type CompletionCommand, type CompletionOption, type 
 import { SHELL_COMMANDS, type ShellCommandEntry } from "../core/shell-commands";
 import { type ShellCommandSpec, STATUS_OPTIONS, STRICT_SPECS } from "./specs";
 
-/** The strict commands' specs (src/commands/index.ts gives each its entry; a test checks the two agree). */
-export const COMPLETED_SPECS: readonly ShellCommandSpec[] = STRICT_SPECS;
-
 const HELP: CompletionOption = { long: "--help", short: "-h", takesValue: false, description: "Show this command's help" };
 
 function specOptions(spec: ShellCommandSpec, help: ShellCommandEntry["help"]): CompletionOption[] {
@@ -27,7 +24,7 @@ function specOptions(spec: ShellCommandSpec, help: ShellCommandEntry["help"]): C
 }
 
 function commandOptions(name: string, help: ShellCommandEntry["help"]): CompletionOption[] {
-  const spec = COMPLETED_SPECS.find((s) => s.name === name);
+  const spec = STRICT_SPECS.find((s) => s.name === name);
   if (spec) return specOptions(spec, help);
   if (name === "status") return [...STATUS_OPTIONS.map((long) => ({ long, takesValue: false, description: `status ${long}` })), HELP];
   return [];

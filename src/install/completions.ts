@@ -25,6 +25,7 @@ import { basename, dirname, join } from "../core/native-path";
 import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import { xdgFolder } from "../core/xdg";
+import { inDoubleQuotes } from "../path/shells";
 import { sha256Of } from "../core/release-manifest";
 import { rmdirSync, unlinkSync } from "../io/locked-retry";
 
@@ -55,8 +56,7 @@ export function completionsReceiptPath(layout: Layout): string {
  */
 export function zshFpathLine(folder: string): string {
   if (/^~\/[A-Za-z0-9._/-]*$/.test(folder)) return `fpath=(${folder} $fpath)`;
-  const quoted = (text: string) => text.replace(/[$`"\\]/g, "\\$&");
-  const word = folder.startsWith("~/") ? `"$HOME/${quoted(folder.slice(2))}"` : `"${quoted(folder)}"`;
+  const word = folder.startsWith("~/") ? `"$HOME/${inDoubleQuotes(folder.slice(2))}"` : `"${inDoubleQuotes(folder)}"`;
   return `fpath=(${word} $fpath)`;
 }
 

@@ -105,9 +105,14 @@ export interface UserPathRules extends PathRules {
 // ---------------------------------------------------------------------------
 // Lines
 
+/** `text` for inside POSIX double quotes: `\` before the four characters they give a meaning to ($, backquote, ", \). */
+export function inDoubleQuotes(text: string): string {
+  return text.replace(/[$`"\\]/g, "\\$&");
+}
+
 /** The line for sh, bash and zsh. */
 export function posixLine(bin: string): string {
-  return `export PATH="${bin.replace(/[$`"\\]/g, "\\$&")}:$PATH" ${PATH_MARKER}`;
+  return `export PATH="${inDoubleQuotes(bin)}:$PATH" ${PATH_MARKER}`;
 }
 
 /** The line for fish. */

@@ -13,9 +13,9 @@ import { COMPLETION_SHELLS, completionScript } from "../../../src/core/completio
 import { EXIT, UserError } from "../../../src/core/errors";
 import { classifyLaunch, PI_SUBCOMMANDS } from "../../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../../src/core/shell-commands";
-import { STATUS_OPTIONS } from "../../../src/commands/specs";
+import { STATUS_OPTIONS, STRICT_SPECS } from "../../../src/commands/specs";
 import { ENGINE_COMMANDS, findEngineCommand } from "../../../src/commands/index";
-import { COMPLETED_SPECS, shellCompletionTree } from "../../../src/commands/completion-tree";
+import { shellCompletionTree } from "../../../src/commands/completion-tree";
 import { runCompletions } from "../../../src/commands/completions";
 import { parseStatusArgs } from "../../../src/commands/status/command";
 import { testHost } from "../../support/host";
@@ -87,7 +87,7 @@ describe("gentle-shell's scripts", () => {
   it.each(COMPLETION_SHELLS)("%s: every one of Shell's commands and every option its spec or status reads", (shell) => {
     const script = shellScript(shell);
     for (const { name } of SHELL_COMMANDS) for (const word of name.split(" ")) expect(script, `${shell}: ${name}`).toContain(word);
-    const options = [...COMPLETED_SPECS.flatMap((s) => [...Object.keys(s.options), ...Object.keys(s.aliases ?? {})]), ...STATUS_OPTIONS];
+    const options = [...STRICT_SPECS.flatMap((s) => [...Object.keys(s.options), ...Object.keys(s.aliases ?? {})]), ...STATUS_OPTIONS];
     for (const option of options)
       expect(script, `${shell}: ${option}`).toContain(
         shell === "fish" ? (option.startsWith("--") ? `-l '${option.slice(2)}'` : `-s '${option.slice(1)}'`) : option,
@@ -111,7 +111,7 @@ describe("gentle-shell's scripts", () => {
 
   it("reads the strict commands' specs the engine runs them with, and status's words as status reads them", () => {
     const specs = Object.keys(ENGINE_COMMANDS).flatMap((name) => findEngineCommand(classifyLaunch(name.split(" "), {}))?.spec ?? []);
-    expect([...COMPLETED_SPECS].sort((a, b) => a.name.localeCompare(b.name))).toEqual(specs.sort((a, b) => a.name.localeCompare(b.name)));
+    expect([...STRICT_SPECS].sort((a, b) => a.name.localeCompare(b.name))).toEqual(specs.sort((a, b) => a.name.localeCompare(b.name)));
     for (const option of STATUS_OPTIONS) expect(typeof parseStatusArgs([option]), option).toBe("object");
     expect(parseStatusArgs(["--bogus"])).toContain("--json, --memory and --no-memory");
   });
