@@ -163,7 +163,7 @@ describe("the ~/.zshrc line the install prints", () => {
     const prefix = prefixName === null ? undefined : join(dir, prefixName);
     const layout = prefixLayout({ home, platform: "linux", pins: buildPins(), prefix });
     mkdirSync(layout.prefix, { recursive: true });
-    const step = completionsStep(layout, {}, applied(home), (shell) => scripts(shell as CompletionShell));
+    const step = completionsStep(layout, {}, applied(home), scripts);
     const printed = /for them add (.+) before compinit in ~\/\.zshrc$/.exec(step)?.[1];
     expect(printed, step).toBeDefined();
     writeFileSync(zshrcPath(home), `${printed}\nautoload -Uz compinit; compinit -u -D\n`);
