@@ -8,6 +8,7 @@
  * from it (src/commands/completion-tree.ts), and first-use setup never runs
  * for one (src/engine/first-use.ts). Every other word is Pi's. Pure.
  */
+import { COMPLETION_SHELL_WORDS } from "./completion/index";
 
 /**
  * A strict command's surface (issue 14, CLI conventions): what it refuses before it runs, and its --help. The
@@ -100,7 +101,7 @@ export const SHELL_COMMANDS = [
   // issue 42: `completions` is none of Pi 1.6.0's own commands (install, remove, uninstall, update, list, config, auth,
   // mcp: ./pi-launch.ts PI_SUBCOMMANDS), so Shell takes the word as it took `doctor` (issue 41), and shadows no Pi
   // command; what it takes from Pi is only a first message that starts with it, and `gentle-shell -- completions` stays that.
-  { name: "completions", help: [["completions", "Print the completion script for bash, zsh, fish or powershell"]] },
+  { name: "completions", help: [["completions", `Print the completion script for ${COMPLETION_SHELL_WORDS}`]] },
 ] as const satisfies readonly ShellCommandEntry[];
 
 export type ShellCommandName = (typeof SHELL_COMMANDS)[number]["name"];

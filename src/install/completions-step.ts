@@ -13,11 +13,12 @@
 import type { Env } from "../core/environment";
 import { type Layout, tildify } from "../core/layout";
 import { dirname } from "../core/native-path";
-import { type CompletionScripts, completionShell, installCompletions, zshFpathLine } from "./completions";
+import { type CompletionScripts, completionRules, completionShell, installCompletions } from "./completions";
 import type { PathStepOutcome } from "../path/step";
+import { SHELLS, type ShellName } from "../path/shells";
 
 /** The shell the PATH step set up: its line's, or null for a link (the user's $SHELL then) or Windows' Path. */
-function pathShell(outcome: PathStepOutcome): string | null | "none" {
+function pathShell(outcome: PathStepOutcome): ShellName | null | "none" {
   const plan = outcome.plan;
   if (plan?.kind === "line") return plan.shell;
   if (plan?.kind === "link") return null;
@@ -38,8 +39,10 @@ export function completionsStep(layout: Layout, env: Env, outcome: PathStepOutco
     if (written.length) {
       const folder = show(dirname(written[0]!));
       parts.push(`${shell} completions in ${folder}`);
-      const zshrc = outcome.file?.endsWith(".zshrc") ? show(outcome.file) : "~/.zshrc";
-      if (shell === "zsh") parts.push(`for them add ${zshFpathLine(folder)} before compinit in ${zshrc}`);
+      const hint = completionRules(shell).hint;
+      const files = SHELLS[shell].files({ home: layout.home, env, platform: layout.platform });
+      const startup = show(outcome.file && files.includes(outcome.file) ? outcome.file : files[0]!);
+      if (hint) parts.push(hint(folder, startup));
     }
     for (const path of foreign) parts.push(`${show(path)} is not ours, so it was left as it is`);
     return parts.length ? `; ${parts.join("; ")}` : "";

@@ -4,16 +4,14 @@
  * what self-uninstall takes back. The scripts come from the cli layer, which
  * makes them from the command tables; this layer only places them.
  *
- * The places, each the one that shell reads by itself:
- * - bash: bash-completion's per-user folder,
- *   `${BASH_COMPLETION_USER_DIR:-${XDG_DATA_HOME:-~/.local/share}/bash-completion}/completions/<command>`,
- *   loaded on demand at the command's first Tab;
- * - fish: `${XDG_CONFIG_HOME:-~/.config}/fish/completions/<command>.fish`;
- * - zsh has no per-user folder on fpath: the files go into the prefix,
- *   `<prefix>/completions/zsh/_<command>`, and the install names the one
- *   fpath line to put before compinit in ~/.zshrc (what rustup and uv tell
- *   their users), rather than a second edit of ~/.zshrc that would run after
- *   compinit and do nothing there.
+ * The places are the shell table's (path/shells.ts, each row's
+ * `completion`), each the one that shell reads by itself: bash-completion's
+ * per-user folder, fish's completions folder, nu's autoload folder. zsh has
+ * no per-user folder on fpath and PowerShell no completions folder at all:
+ * their files go into the prefix, and the install names the one line to add
+ * (the fpath line before compinit in ~/.zshrc, what rustup and uv tell their
+ * users; the dot-sourcing lines in the PowerShell profile) rather than a
+ * second edit of a user's file.
  *
  * `<prefix>/completions.json` records each file written with its SHA-256.
  * A file already at a place is never replaced unless the record says it is
@@ -21,20 +19,22 @@
  * is still what was written, and never anything the record does not name.
  */
 import * as fs from "node:fs";
-import { basename, dirname, join } from "../core/native-path";
+import { dirname, join } from "../core/native-path";
 import type { Env } from "../core/environment";
+import type { CompletionShell } from "../core/completion/index";
 import type { Layout } from "../core/layout";
-import { xdgFolder } from "../core/xdg";
-import { inDoubleQuotes } from "../path/shells";
+import { type CompletionRules, knownShell, SHELLS, type ShellName } from "../path/shells";
 import { sha256Of } from "../core/release-manifest";
 import { rmdirSync, unlinkSync } from "../io/locked-retry";
 
-export type CompletionShellName = "bash" | "zsh" | "fish";
+/** The shells the install writes scripts for: the rows of the shell table with completion rules. */
+export type CompletionShellName = Exclude<ShellName, "sh">;
+const COMPLETING_SHELLS = (Object.keys(SHELLS) as ShellName[]).filter((n): n is CompletionShellName => SHELLS[n].completion !== null);
 export const COMPLETION_COMMANDS = ["gentle-shell", "gentle-shell-setup"] as const;
 export type CompletionCommandName = (typeof COMPLETION_COMMANDS)[number];
 
-/** One script for one command, made by the cli layer. */
-export type CompletionScripts = (shell: CompletionShellName) => Array<{ command: CompletionCommandName; text: string }>;
+/** One script for one command in one format, made by the cli layer. */
+export type CompletionScripts = (format: CompletionShell) => Array<{ command: CompletionCommandName; text: string }>;
 
 interface Receipt {
   schema: 1;
@@ -47,44 +47,26 @@ export function completionsReceiptPath(layout: Layout): string {
   return join(layout.prefix, "completions.json");
 }
 
-/**
- * The line to put before compinit in ~/.zshrc for the zsh folder `folder`
- * (as the user is shown it: `~/...` under the home). A plain `~/` path stays
- * as it is, the form users know; any other is double-quoted, with `$HOME`
- * for the tilde (which does not expand inside quotes), so a home or prefix
- * with a space, a quote or a `$` is still one word on fpath.
- */
-export function zshFpathLine(folder: string): string {
-  if (/^~\/[A-Za-z0-9._/-]*$/.test(folder)) return `fpath=(${folder} $fpath)`;
-  const word = folder.startsWith("~/") ? `"$HOME/${inDoubleQuotes(folder.slice(2))}"` : `"${inDoubleQuotes(folder)}"`;
-  return `fpath=(${word} $fpath)`;
-}
-
-/** An XDG variable counts only when it holds an absolute path (the XDG Base Directory rule). */
+/** The file for `command`'s script in `shell` (the shell table's place for it). */
 export function completionPath(shell: CompletionShellName, command: CompletionCommandName, layout: Layout, env: Env): string {
-  switch (shell) {
-    case "bash": {
-      const dir = xdgFolder(env, "BASH_COMPLETION_USER_DIR", join(xdgFolder(env, "XDG_DATA_HOME", join(layout.home, ".local", "share")), "bash-completion"));
-      return join(dir, "completions", command);
-    }
-    case "fish":
-      return join(xdgFolder(env, "XDG_CONFIG_HOME", join(layout.home, ".config")), "fish", "completions", `${command}.fish`);
-    case "zsh":
-      return join(layout.prefix, "completions", "zsh", `_${command}`);
-  }
+  return completionRules(shell).file({ home: layout.home, env, platform: layout.platform }, layout.prefix, command);
 }
 
-/** The shell whose completions the install writes: the PATH step's shell, or $SHELL's when it made a link. */
-export function completionShell(pathShell: string | null, env: Env): CompletionShellName | null {
-  const name = pathShell ?? (env.SHELL ? basename(env.SHELL) : "");
-  return name === "bash" || name === "zsh" || name === "fish" ? name : null;
+/** The shell whose completions the install writes: the PATH step's shell, or $SHELL's when it made a link; null for one without scripts. */
+export function completionShell(pathShell: ShellName | null, env: Env): CompletionShellName | null {
+  const name = pathShell ?? knownShell(env.SHELL ?? "");
+  return name && SHELLS[name].completion ? (name as CompletionShellName) : null;
+}
+
+/** The shell table's completion rules of a shell that has them. */
+export function completionRules(shell: CompletionShellName): CompletionRules {
+  return SHELLS[shell].completion!;
 }
 
 /** Every place a receipt may name: a file at any other path is never touched. */
 function allowedPaths(layout: Layout, env: Env): Set<string> {
   const out = new Set<string>();
-  for (const e of [env, {}])
-    for (const shell of ["bash", "zsh", "fish"] as const) for (const c of COMPLETION_COMMANDS) out.add(completionPath(shell, c, layout, e));
+  for (const e of [env, {}]) for (const shell of COMPLETING_SHELLS) for (const c of COMPLETION_COMMANDS) out.add(completionPath(shell, c, layout, e));
   return out;
 }
 
@@ -129,7 +111,7 @@ export interface CompletionsWritten {
 export function installCompletions(layout: Layout, env: Env, shell: CompletionShellName, scripts: CompletionScripts): CompletionsWritten {
   const receipt = readCompletionsReceipt(layout, env);
   const result: CompletionsWritten = { shell, written: [], foreign: [] };
-  for (const { command, text } of scripts(shell)) {
+  for (const { command, text } of scripts(completionRules(shell).format)) {
     const path = completionPath(shell, command, layout, env);
     const there = regularFile(path);
     const recorded = receipt.files.find((f) => f.path === path);

@@ -29,7 +29,7 @@ export interface ShellQuestion {
   binary: string;
   /** Its flags before `-c` (login, interactive). */
   flags: string[];
-  /** The command whose stdout is the answer: {begin} and {end} stand for the markers' echo commands. */
+  /** The command, in the shell's own syntax, that prints the begin marker, the answer and the end marker (plain words). */
   command: (begin: string, end: string) => string;
   env: Env;
   cwd: string;
@@ -46,7 +46,7 @@ export function askShell(q: ShellQuestion): Promise<ShellAnswer> {
   return new Promise((resolve) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(q.binary, [...q.flags, "-c", q.command(`echo ${begin}`, `echo ${end}`)], {
+      child = spawn(q.binary, [...q.flags, "-c", q.command(begin, end)], {
         cwd: q.cwd,
         env: q.env as NodeJS.ProcessEnv,
         stdio: ["ignore", "pipe", "ignore"],

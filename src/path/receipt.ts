@@ -7,7 +7,7 @@
 import type { Env } from "../core/environment";
 import type { Platform } from "../core/layout";
 import { tildify } from "../core/layout";
-import { localBinLink, markedLine, profileFiles, USER_PATH_KEY, USER_PATH_NAME } from "./shells";
+import { localBinLink, profileFiles, SHELLS, USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import { userPathKey } from "./user-path";
 
 export type PathReceipt =
@@ -92,8 +92,9 @@ export function checkReceipt(text: string, ctx: ReceiptContext): ReceiptCheck {
     const manual = str(r.line) && r.line.length < 4096 ? `the line ${JSON.stringify(r.line)} in ${show(r.path)}` : `the marked line in ${show(r.path)}`;
     const file = profileFiles(ctx.home, ctx.env, ctx.platform).find((f) => f.path === r.path);
     if (!file) return { status: "invalid", reason: `the installer never writes ${show(r.path)} for this user`, manual };
-    if (r.line !== markedLine(file.style, ctx.bin)) {
-      return { status: "invalid", reason: `the line is not this prefix's ${file.style === "fish" ? "fish " : ""}line for ${show(r.path)}`, manual };
+    if (r.line !== SHELLS[file.shell].line(ctx.bin)) {
+      const kind = SHELLS[file.shell].line === SHELLS.sh.line ? "" : `${file.shell} `;
+      return { status: "invalid", reason: `the line is not this prefix's ${kind}line for ${show(r.path)}`, manual };
     }
     return {
       status: "valid",

@@ -23,32 +23,45 @@
  *   (`$XDG_CONFIG_HOME/fish`, else `~/.config/fish`) before `config.fish`. A
  *   file of our own there is ours alone: adding it edits no user file, and
  *   removing it is deleting it.
+ * - nu reads `env.nu` in its config folder (`$XDG_CONFIG_HOME/nushell`
+ *   for an absolute XDG_CONFIG_HOME, else `~/Library/Application
+ *   Support/nushell` on macOS and `~/.config/nushell` elsewhere: nu's own
+ *   `$nu.default-config-dir`) in every REPL and in `nu -l`. Not the autoload
+ *   folder, which is our own file's kind of place but which `nu -l -c` does
+ *   not read, so doctor could not ask a new nu about it.
+ * - PowerShell on macOS and Linux reads `$PROFILE.CurrentUserAllHosts`,
+ *   `$XDG_CONFIG_HOME/powershell/profile.ps1` or
+ *   `~/.config/powershell/profile.ps1`, on every start that does not say
+ *   -NoProfile. Windows' PowerShell reads the user Path like everything else.
  * - Any other shell: `~/.profile`, which login shells of the sh family read.
  * - Windows: no file at all; the user Path in HKCU\Environment (the entry is
  *   described in `user-path.ts`).
  *
- * The lines
- * ---------
- * sh, bash, zsh:  export PATH="<bin>:$PATH" # gentle-shell bundled install
- *   Double quotes with `\` before `$`, backquote, `"` and `\` - the four
- *   characters POSIX double quotes give a meaning to - so spaces, quotes,
- *   `$` and any unicode in the path stay literal in every sh-family shell.
- *   History expansion (`!`) does not happen in sourced files.
- * fish:  set -gx PATH '<bin>' $PATH # gentle-shell bundled install
- *   Not `fish_add_path`: by default it stores the folder in the universal
- *   variable fish_user_paths (the fish_variables file), a second change
- *   outside our file that removing the file would not undo, and it exists
- *   only since fish 3.2. `set -gx` works in every fish, changes only this
- *   session's PATH, and puts our bin first like the sh line does. Inside fish
- *   single quotes only `\` and `'` need a backslash.
+ * Each shell's line, quoting and lookup are in ./shell-lines.ts; adding a
+ * shell is one row below and, when its syntax is new, its functions there.
  */
 import { basename, join } from "../core/native-path";
 import { envValue, type Env } from "../core/environment";
 import type { Platform } from "../core/layout";
+import type { CompletionShell } from "../core/completion/index";
 import { userPathEntry } from "./user-path";
 import { xdgFolder } from "../core/xdg";
+import {
+  fishLine,
+  inDoubleQuotes,
+  fishQuote,
+  nuLine,
+  nuLookup,
+  nuQuote,
+  posixLine,
+  posixLookup,
+  posixQuote,
+  pwshLine,
+  pwshLookup,
+  pwshQuote,
+} from "./shell-lines";
 
-export const PATH_MARKER = "# gentle-shell bundled install";
+export { holdsLine, inDoubleQuotes, markedLines, PATH_MARKER, posixLine, fishLine } from "./shell-lines";
 export const USER_PATH_KEY = "HKCU\\Environment";
 export const USER_PATH_NAME = "Path";
 export const COMMAND_NAME = "gentle-shell";
@@ -62,7 +75,7 @@ export function commandFileNames(name: string, platform: Platform, env: Env): st
     .map((ext) => name + ext.toLowerCase());
 }
 
-export type ShellName = "zsh" | "bash" | "fish" | "sh";
+export type ShellName = "zsh" | "bash" | "fish" | "nu" | "pwsh" | "sh";
 
 export interface ShellContext {
   home: string;
@@ -78,18 +91,36 @@ export interface PathRules {
   whenShadowed?: string;
 }
 
+/** Where a shell's completion scripts go, and what the user is told to add when the shell does not read that place by itself. */
+export interface CompletionRules {
+  /** The script format (`gentle-shell completions <format>`). */
+  format: CompletionShell;
+  /** The file for `command`'s script. */
+  file(ctx: ShellContext, prefix: string, command: string): string;
+  /** The sentence naming the line to add, given the folder as shown and the startup file as shown; absent when none is needed. */
+  hint?(folder: string, startupFile: string): string;
+}
+
 export interface ShellRules extends PathRules {
   name: ShellName;
+  /** The program a terminal starts, for doctor's new-shell check; null when which program reads the files is unknown. */
+  program: string | null;
   /** The startup files of this shell we may write, in the order the shell looks for them. */
   files(ctx: ShellContext): string[];
   /** Which of them gets the line, given which exist. */
   choose(files: string[], exists: (path: string) => boolean): string;
-  /** The line syntax its files take. */
-  style: "posix" | "fish";
   /** The marked line putting `bin` first on this shell's PATH. */
   line(bin: string): string;
+  /** A path as one word of this shell's command line. */
+  quote(path: string): string;
   /** The command that loads `file` into the current terminal. */
   reload(fileArg: string): string;
+  /** The flags (before `-c`) that start it as a new terminal does. */
+  terminal(platform: Platform): string[];
+  /** The command printing `begin`, what `name` is to this shell (a file's path, another kind's name, or nothing) and `end`. */
+  lookup(name: string, begin: string, end: string): string;
+  /** Its completion scripts; null when none are written for it. */
+  completion: CompletionRules | null;
 }
 
 /** Windows: no startup file; one entry of the HKCU user Path. */
@@ -103,53 +134,26 @@ export interface UserPathRules extends PathRules {
 }
 
 // ---------------------------------------------------------------------------
-// Lines
-
-/** `text` for inside POSIX double quotes: `\` before the four characters they give a meaning to ($, backquote, ", \). */
-export function inDoubleQuotes(text: string): string {
-  return text.replace(/[$`"\\]/g, "\\$&");
-}
-
-/** The line for sh, bash and zsh. */
-export function posixLine(bin: string): string {
-  return `export PATH="${inDoubleQuotes(bin)}:$PATH" ${PATH_MARKER}`;
-}
-
-/** The line for fish. */
-export function fishLine(bin: string): string {
-  return `set -gx PATH '${bin.replace(/[\\']/g, "\\$&")}' $PATH ${PATH_MARKER}`;
-}
-
-export function markedLine(style: "posix" | "fish", bin: string): string {
-  return style === "fish" ? fishLine(bin) : posixLine(bin);
-}
-
-/** True when `content` holds `line` as a whole line (a CR before the newline is tolerated). */
-export function holdsLine(content: string, line: string): boolean {
-  return content.split("\n").some((l) => l === line || l === line + "\r");
-}
-
-/** Lines carrying our marker (for naming a line the user edited). */
-export function markedLines(content: string): string[] {
-  return content
-    .split("\n")
-    .map((l) => l.replace(/\r$/, ""))
-    .filter((l) => l.includes(PATH_MARKER));
-}
-
-// ---------------------------------------------------------------------------
 // One rules object per shell, and Windows' user Path.
 
 const first = (files: string[]) => files[0]!;
+const configHome = ({ home, env }: ShellContext) => xdgFolder(env, "XDG_CONFIG_HOME", join(home, ".config"));
+const posix = { line: posixLine, quote: posixQuote, reload: (f: string) => `. ${f}`, lookup: posixLookup };
 
 /** spec PATH: "$ZDOTDIR/.zshrc (or ~/.zshrc) for zsh." */
 const zsh: ShellRules = {
   name: "zsh",
+  program: "zsh",
   files: ({ home, env }) => [join(env.ZDOTDIR || home, ".zshrc")],
   choose: first,
-  style: "posix",
-  line: posixLine,
-  reload: (f) => `. ${f}`,
+  ...posix,
+  terminal: () => ["-l", "-i"],
+  // zsh has no per-user folder on its fpath: the scripts go into the prefix, and the user is told the one fpath line.
+  completion: {
+    format: "zsh",
+    file: (_ctx, prefix, command) => join(prefix, "completions", "zsh", `_${command}`),
+    hint: (folder, zshrc) => `for them add ${zshFpathLine(folder)} before compinit in ${zshrc}`,
+  },
   // Table: zsh reads .zshrc after .zprofile and path_helper; appended after pnpm setup's block.
   position: "first",
 };
@@ -161,38 +165,100 @@ const zsh: ShellRules = {
  */
 const bash: ShellRules = {
   name: "bash",
+  program: "bash",
   files: ({ home, platform }) =>
     platform === "darwin" ? [join(home, ".bash_profile"), join(home, ".bash_login"), join(home, ".profile")] : [join(home, ".bashrc")],
   // ~/.bash_profile is created only when none exists: it would hide ~/.profile.
   choose: (files, exists) => files.find(exists) ?? files[0]!,
-  style: "posix",
-  line: posixLine,
-  reload: (f) => `. ${f}`,
+  ...posix,
+  // Other systems' terminals start the interactive non-login bash, the one that reads ~/.bashrc.
+  terminal: (platform) => (platform === "darwin" ? ["-l", "-i"] : ["-i"]),
+  // bash-completion's per-user folder, loaded on demand at the command's first Tab.
+  completion: {
+    format: "bash",
+    file: (ctx, _prefix, command) =>
+      join(
+        xdgFolder(ctx.env, "BASH_COMPLETION_USER_DIR", join(xdgFolder(ctx.env, "XDG_DATA_HOME", join(ctx.home, ".local", "share")), "bash-completion")),
+        "completions",
+        command,
+      ),
+  },
   position: "first",
 };
 
 /** spec PATH: "Our own conf.d/gentle-shell.fish for fish", under XDG_CONFIG_HOME (an absolute one) or ~/.config. */
 const fish: ShellRules = {
   name: "fish",
-  files: ({ home, env }) => [join(xdgFolder(env, "XDG_CONFIG_HOME", join(home, ".config")), "fish", "conf.d", "gentle-shell.fish")],
+  program: "fish",
+  files: (ctx) => [join(configHome(ctx), "fish", "conf.d", "gentle-shell.fish")],
   choose: first,
-  style: "fish",
   line: fishLine,
+  quote: fishQuote,
   reload: (f) => `source ${f}`,
+  terminal: () => ["-l", "-i"],
+  // fish's `command -v` names external commands only: a function of that name is not seen.
+  lookup: posixLookup,
+  completion: { format: "fish", file: (ctx, _prefix, command) => join(configHome(ctx), "fish", "completions", `${command}.fish`) },
   // Table: conf.d is read before config.fish, so what config.fish prepends comes first.
   position: "last",
   whenShadowed:
     "fish reads conf.d before config.fish, so folders config.fish adds come first; remove that old gentle-shell or add the line to the end of config.fish instead",
 };
 
+/** nu's `$nu.default-config-dir`: an absolute XDG_CONFIG_HOME's nushell, else the platform's config folder's. */
+function nuConfigDir(ctx: ShellContext): string {
+  const fallback = ctx.platform === "darwin" ? join(ctx.home, "Library", "Application Support") : join(ctx.home, ".config");
+  return join(xdgFolder(ctx.env, "XDG_CONFIG_HOME", fallback), "nushell");
+}
+
+/** nu: a line in env.nu; the completions (`extern` definitions) in its autoload folder, which every REPL reads. */
+const nu: ShellRules = {
+  name: "nu",
+  program: "nu",
+  files: (ctx) => [join(nuConfigDir(ctx), "env.nu")],
+  choose: first,
+  line: nuLine,
+  quote: nuQuote,
+  reload: (f) => `source ${f}`,
+  // `nu -c` alone reads no startup file; with -l it reads env.nu and config.nu, as a terminal's nu does.
+  terminal: () => ["-l"],
+  lookup: nuLookup,
+  completion: { format: "nu", file: (ctx, _prefix, command) => join(nuConfigDir(ctx), "autoload", `${command}-completions.nu`) },
+  // env.nu runs before config.nu: what config.nu prepends comes first.
+  position: "last",
+  whenShadowed: "nu reads env.nu before config.nu, so folders config.nu adds come first; remove that old gentle-shell or move the line to the end of config.nu",
+};
+
+/** PowerShell on macOS and Linux: `$PROFILE.CurrentUserAllHosts`; the completer is dot-sourced from it by the user. */
+const pwsh: ShellRules = {
+  name: "pwsh",
+  program: "pwsh",
+  files: (ctx) => [join(configHome(ctx), "powershell", "profile.ps1")],
+  choose: first,
+  line: pwshLine,
+  quote: pwshQuote,
+  reload: (f) => `. ${f}`,
+  // -Login must come first; -NonInteractive keeps a profile that prompts from waiting.
+  terminal: () => ["-Login", "-NoLogo", "-NonInteractive"],
+  lookup: pwshLookup,
+  completion: {
+    format: "powershell",
+    file: (_ctx, prefix, command) => join(prefix, "completions", "powershell", `${command}.ps1`),
+    hint: (folder, profile) => `for them add . ${pwshQuote(`${folder}/gentle-shell.ps1`)} and . ${pwshQuote(`${folder}/gentle-shell-setup.ps1`)} to ${profile}`,
+  },
+  // The profile runs after the PATH PowerShell was started with; the line prepends.
+  position: "first",
+};
+
 /** spec PATH: "~/.profile otherwise." */
 const sh: ShellRules = {
   name: "sh",
+  program: null,
   files: ({ home }) => [join(home, ".profile")],
   choose: first,
-  style: "posix",
-  line: posixLine,
-  reload: (f) => `. ${f}`,
+  ...posix,
+  terminal: () => ["-l"],
+  completion: null,
   // Not in the table; like bash, appended last to the one file the shell reads.
   position: "first",
 };
@@ -209,39 +275,56 @@ export const windowsUserPath: UserPathRules = {
     "Windows reads the machine Path before the user Path; remove that old gentle-shell, or move the bundled bin folder ahead of its folder in your Path",
 };
 
-export const SHELLS: Record<ShellName, ShellRules> = { zsh, bash, fish, sh };
+/** The shell table, in the order profileFiles lists their files; sh, the fallback, last. */
+export const SHELLS: Record<ShellName, ShellRules> = { zsh, bash, fish, nu, pwsh, sh };
+const ROWS: ShellRules[] = Object.values(SHELLS);
 
 /** The rules of the shell (or of the Windows user Path) a plan writes for. */
 export function rulesFor(kind: ShellName | "registry"): PathRules {
   return kind === "registry" ? windowsUserPath : SHELLS[kind];
 }
 
+/** The shell a program's name is (`/usr/bin/zsh`, `pwsh`), or null for one the table does not know. */
+export function knownShell(program: string): ShellName | null {
+  const name = basename(program);
+  return ROWS.find((r) => r.program !== null && r.program === name)?.name ?? null;
+}
+
 /** The user's shell, from $SHELL's name; anything unknown is the sh family. */
 export function shellFor(env: Env): ShellName {
-  const name = basename(env.SHELL ?? "");
-  return name === "zsh" || name === "bash" || name === "fish" ? name : "sh";
+  return knownShell(env.SHELL ?? "") ?? "sh";
+}
+
+/**
+ * The line to put before compinit in ~/.zshrc for the zsh folder `folder`
+ * (as the user is shown it: `~/...` under the home). A plain `~/` path stays
+ * as it is, the form users know; any other is double-quoted, with `$HOME`
+ * for the tilde (which does not expand inside quotes), so a home or prefix
+ * with a space, a quote or a `$` is still one word on fpath.
+ */
+export function zshFpathLine(folder: string): string {
+  if (/^~\/[A-Za-z0-9._/-]*$/.test(folder)) return `fpath=(${folder} $fpath)`;
+  const word = folder.startsWith("~/") ? `"$HOME/${inDoubleQuotes(folder.slice(2))}"` : `"${inDoubleQuotes(folder)}"`;
+  return `fpath=(${word} $fpath)`;
 }
 
 export interface ProfileFile {
   shell: ShellName;
   path: string;
-  /** The line syntax this file takes. */
-  style: "posix" | "fish";
 }
 
 /**
  * Every startup file pathEntryPlan can choose for this user, whatever their
  * shell (spec PATH, "Reading it back"): .zshrc in $ZDOTDIR or home, the macOS
- * bash login files or Linux ~/.bashrc, the fish conf.d file, ~/.profile.
+ * bash login files or Linux ~/.bashrc, the fish conf.d file, nu's env.nu,
+ * PowerShell's profile, ~/.profile.
  */
 export function profileFiles(home: string, env: Env, platform: Platform): ProfileFile[] {
   if (platform === "win32") return [];
   const out: ProfileFile[] = [];
-  for (const rules of [zsh, bash, fish, sh]) {
+  for (const rules of ROWS) {
     for (const path of rules.files({ home, env, platform })) {
-      if (!out.some((f) => f.path === path)) {
-        out.push({ shell: rules.name, path, style: rules.style });
-      }
+      if (!out.some((f) => f.path === path)) out.push({ shell: rules.name, path });
     }
   }
   return out;

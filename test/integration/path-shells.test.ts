@@ -3,7 +3,9 @@
 // started the way a terminal starts it, finds and runs a fake launcher; the
 // receipt read back from path-entry.json takes the entry away, leaving every
 // profile file byte-identical. Needs bash, dash (/bin/sh), zsh and fish
-// (.ci/run installs them).
+// (.ci/run installs them), and nu (the nushell devDependency's binary).
+// PowerShell's cases need a pwsh, which this machine cannot get: they skip
+// here, saying so, and ci.yml's posix-shells job runs them where one is.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";
@@ -15,6 +17,7 @@ import { PATH_MARKER, profileFiles } from "../../src/path/shells";
 import { bundledPathStep } from "../../src/path/step";
 import { readPathReceipt } from "../../src/path/receipt-file";
 import { removePathEntry } from "../../src/path/apply";
+import { type Capability, requires, shellProgram } from "../support/capabilities";
 
 const VERSION = "gentle-shell 4.1.0";
 let root: string;
@@ -70,8 +73,21 @@ function expectSame(before: Map<string, Buffer | null>, after: Map<string, Buffe
   }
 }
 
+/** nu and pwsh by their full paths: the new shell's PATH (/usr/bin:/bin) need not hold them. */
+const NU = shellProgram("nu");
+const PWSH = findOnPath("pwsh") ?? "/usr/bin/pwsh";
+
+function findOnPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? "").split(":")) if (dir.startsWith("/") && fs.existsSync(join(dir, name))) return join(dir, name);
+  return null;
+}
+
 interface Case {
   name: string;
+  /** A shell this machine may lack. */
+  needs?: Capability;
+  /** Started once before the install, as by a user who has used it: it writes startup files of its own at its first start (nu). */
+  warm?: boolean;
   platform?: Platform;
   shell: string;
   argv: string[];
@@ -163,6 +179,43 @@ const CASES: Case[] = [
     expectCreate: true,
   },
   {
+    name: "nu -l: the env.nu under ~/.config/nushell that nu wrote at its first start",
+    needs: "nu",
+    warm: true,
+    shell: NU,
+    argv: [NU, "-l", "-c"],
+    expectFile: ".config/nushell/env.nu",
+    expectCreate: false,
+  },
+  {
+    name: "nu -l: the user's env.nu under XDG_CONFIG_HOME, without a trailing newline, beside their config.nu",
+    needs: "nu",
+    shell: NU,
+    argv: [NU, "-l", "-c"],
+    files: { "xdg/nushell/env.nu": "$env.EDITOR = 'vi'", "xdg/nushell/config.nu": "$env.config.show_banner = false\n" },
+    env: { XDG_CONFIG_HOME: "xdg" },
+    expectFile: "xdg/nushell/env.nu",
+    expectCreate: false,
+  },
+  {
+    name: "pwsh -Login: profile.ps1 under ~/.config/powershell, folders created",
+    needs: "pwsh",
+    shell: PWSH,
+    argv: [PWSH, "-Login", "-NoLogo", "-NonInteractive", "-Command"],
+    expectFile: ".config/powershell/profile.ps1",
+    expectCreate: true,
+  },
+  {
+    name: "pwsh -Login: the user's profile.ps1 under XDG_CONFIG_HOME",
+    needs: "pwsh",
+    shell: PWSH,
+    argv: [PWSH, "-Login", "-NoLogo", "-NonInteractive", "-Command"],
+    files: { "xdg/powershell/profile.ps1": "$env:EDITOR = 'vi'\r\n" },
+    env: { XDG_CONFIG_HOME: "xdg" },
+    expectFile: "xdg/powershell/profile.ps1",
+    expectCreate: false,
+  },
+  {
     name: "sh -l (dash): ~/.profile",
     shell: "/bin/sh",
     argv: ["sh", "-l", "-c"],
@@ -180,7 +233,8 @@ const HOMES = [
 ] as const;
 
 describe.each(HOMES)("real shells, %s home", (_kind, homeName) => {
-  it.each(CASES)("$name", async (c) => {
+  it.for(CASES)("$name", async (c, ctx) => {
+    if (c.needs) requires(ctx, c.needs);
     const layout = makeHome(homeName, c.platform);
     const home = layout.home;
     for (const d of c.folders ?? []) fs.mkdirSync(join(home, d), { recursive: true });
@@ -192,10 +246,10 @@ describe.each(HOMES)("real shells, %s home", (_kind, homeName) => {
     for (const [k, v] of Object.entries(c.env ?? {})) extra[k] = join(home, v);
     const env = { HOME: home, PATH: "/usr/bin:/bin", SHELL: c.shell, ...extra };
     const target = join(home, c.expectFile);
-    const before = snapshot(home, env, [target]);
-
     // Before: a new terminal does not find it (so the check below can fail).
-    expect(terminal(c.argv, home, extra).stdout).not.toContain(VERSION);
+    if (c.warm) expect(terminal(c.argv, home, extra).stdout).not.toContain(VERSION);
+    const before = snapshot(home, env, [target]);
+    if (!c.warm) expect(terminal(c.argv, home, extra).stdout).not.toContain(VERSION);
 
     const out = await bundledPathStep(layout, { env, platform: c.platform ?? "linux" });
     expect(out.status, out.detail).toBe("applied");
@@ -320,7 +374,7 @@ describe("in a real terminal (tmux): the shell a terminal window starts", () => 
   let tmuxRuns = 0;
 
   /** Starts `argv` as a tmux window's shell, types the command, returns what it printed. */
-  async function inTmux(argv: string[], home: string, extra: Record<string, string> = {}): Promise<string> {
+  async function inTmux(argv: string[], home: string, extra: Record<string, string> = {}, nu = false): Promise<string> {
     const sock = join(root, `tmux-${++tmuxRuns}.sock`);
     const out = join(root, "tmux.out");
     fs.rmSync(out, { force: true });
@@ -330,7 +384,9 @@ describe("in a real terminal (tmux): the shell a terminal window starts", () => 
     expect(started.status, started.stderr).toBe(0);
     try {
       // Type only once the shell has drawn its prompt; type again if it was not ready after all.
-      const command = `gentle-shell --version > '${out}' 2>&1; echo finished >> '${out}'; exit`;
+      const command = nu
+        ? `try { gentle-shell --version o+e> '${out}' }; "finished" | save --append '${out}'; exit`
+        : `gentle-shell --version > '${out}' 2>&1; echo finished >> '${out}'; exit`;
       for (let i = 0; i < 100 && !(tmux("capture-pane", "-p").stdout ?? "").trim(); i++) await sleep(100);
       for (let attempt = 0; attempt < 3; attempt++) {
         tmux("send-keys", command, "Enter");
@@ -347,13 +403,16 @@ describe("in a real terminal (tmux): the shell a terminal window starts", () => 
     }
   }
 
-  it.each([
+  it.for([
     ["bash on Linux", "linux", "/bin/bash", ["bash"], {}],
     ["login bash with the macOS rule", "darwin", "/bin/bash", ["bash", "-l"], {}],
     ["zsh with ZDOTDIR", "linux", "/usr/bin/zsh", ["zsh"], { ZDOTDIR: "zdot" }],
     ["fish", "linux", "/usr/bin/fish", ["fish"], {}],
     ["a login sh (dash)", "linux", "/bin/sh", ["sh", "-l"], {}],
-  ] as const)("%s finds gentle-shell after the install, and not after the removal", async (_n, platform, shell, argv, rel) => {
+    ["nu's REPL", "linux", NU, [NU], {}],
+  ] as const)("%s finds gentle-shell after the install, and not after the removal", async ([_n, platform, shell, argv, rel], ctx) => {
+    const nu = shell === NU;
+    if (nu) requires(ctx, "nu");
     const layout = makeHome("home", platform);
     const extra: Record<string, string> = {};
     for (const [k, v] of Object.entries(rel)) {
@@ -363,15 +422,15 @@ describe("in a real terminal (tmux): the shell a terminal window starts", () => 
     // zsh offers its new-user menu when it finds no startup file at all.
     if (shell.endsWith("zsh")) fs.writeFileSync(join(extra.ZDOTDIR ?? layout.home, ".zshenv"), "# present\n");
     const env = { HOME: layout.home, PATH: "/usr/bin:/bin", SHELL: shell, ...extra };
-    expect(await inTmux([...argv], layout.home, extra)).not.toContain(VERSION);
+    expect(await inTmux([...argv], layout.home, extra, nu)).not.toContain(VERSION);
     const before = snapshot(layout.home, env);
     const out = await bundledPathStep(layout, { env, platform });
     expect(out.status, out.detail).toBe("applied");
-    expect(await inTmux([...argv], layout.home, extra)).toContain(VERSION);
+    expect(await inTmux([...argv], layout.home, extra, nu)).toContain(VERSION);
     const read = readPathReceipt(layout, { env, platform });
     expect(read.status).toBe("valid");
     if (read.status === "valid") await removePathEntry(read.receipt);
     expectSame(before, snapshot(layout.home, env));
-    expect(await inTmux([...argv], layout.home, extra)).not.toContain(VERSION);
+    expect(await inTmux([...argv], layout.home, extra, nu)).not.toContain(VERSION);
   });
 });

@@ -33,6 +33,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -51,7 +52,9 @@ export type Capability =
   | "openssl"
   | "bash"
   | "zsh"
-  | "fish";
+  | "fish"
+  | "nu"
+  | "pwsh";
 
 const REASONS: Record<Capability, string> = {
   symlinks: "needs symbolic links, and this machine cannot make one",
@@ -71,7 +74,24 @@ const REASONS: Record<Capability, string> = {
   bash: "needs a bash this process can start, and this machine has none",
   zsh: "needs a zsh this process can start, and this machine has none",
   fish: "needs a fish this process can start, and this machine has none",
+  nu: "needs a nu this process can start: the nushell devDependency brings one for Linux, macOS and Windows on x64 and arm64, and none was installed for this machine",
+  pwsh: "needs PowerShell 7 (pwsh), which neither Debian nor the npm registry gives this machine; ci.yml's posix-shells job runs these tests on ubuntu-latest and macos-latest, which have it",
 };
+
+/**
+ * The program of a shell a test starts: nu is the nushell devDependency's own
+ * binary for this platform (not its Node wrapper, which would be one more
+ * process between the test and the shell), any other shell its name on PATH.
+ */
+export function shellProgram(name: "bash" | "zsh" | "fish" | "nu" | "pwsh"): string {
+  if (name !== "nu") return name;
+  const os = process.platform === "win32" ? "windows" : process.platform;
+  try {
+    return createRequire(import.meta.url).resolve(`@nushell/${os}-${process.arch}/bin/nu${process.platform === "win32" ? ".exe" : ""}`);
+  } catch {
+    return "nu";
+  }
+}
 
 /**
  * `command` run in a mount namespace of its own (unshare -m; private, so
@@ -158,6 +178,8 @@ const PROBES: Record<Capability, () => boolean> = {
   bash: () => spawnSync("bash", ["-c", "exit 7"]).status === 7,
   zsh: () => spawnSync("zsh", ["-f", "-c", "exit 7"]).status === 7,
   fish: () => spawnSync("fish", ["--no-config", "-c", "exit 7"]).status === 7,
+  nu: () => spawnSync(shellProgram("nu"), ["-n", "-c", "exit 7"]).status === 7,
+  pwsh: () => spawnSync("pwsh", ["-NoProfile", "-NonInteractive", "-Command", "exit 7"]).status === 7,
   fifos: () =>
     inScratch((dir) => {
       const fifo = join(dir, "fifo");

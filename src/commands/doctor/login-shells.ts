@@ -1,11 +1,13 @@
 /**
  * Does a new terminal find our launcher? (issue 41: "a new login shell of
- * each shell with our receipt (bash, zsh, fish) finding our launcher first,
- * or what shadows it"). The receipt (path-entry.json) names the one change
+ * each shell with our receipt finding our launcher first, or what shadows
+ * it"; nu and PowerShell since issue 48: every row of path/shells.ts's table
+ * that names its program). The receipt (path-entry.json) names the one change
  * the installer made: a line in one shell's startup file, or the
  * ~/.local/bin link. For that shell, when its binary is on this machine, a
  * NEW shell is started as a terminal starts it, in a clean environment, and
- * asked `command -v gentle-shell`; its answer, links followed, is compared
+ * asked what `gentle-shell` is (`command -v`, nu's `which`, PowerShell's
+ * Get-Command: the table's lookup); its answer, links followed, is compared
  * with our launcher's real file.
  *
  * Which shell, started how
@@ -14,7 +16,7 @@
  *   profileFiles). ~/.profile is written for "any other shell": which binary
  *   reads it is unknown, so it is not started (path.entry still checks the
  *   line).
- * - A link receipt: the user's $SHELL, if bash, zsh or fish (the link works
+ * - A link receipt: the user's $SHELL, if the table knows it (the link works
  *   only where a startup file puts ~/.local/bin on PATH; this is the check
  *   that says whether one does).
  * - Started the way shells.ts says terminals start it, the model the
@@ -22,7 +24,8 @@
  *   bash as an interactive login shell on macOS, and on other systems as the
  *   interactive non-login shell their terminals start, which is the one that
  *   reads ~/.bashrc (a login bash reads ~/.bashrc only through a ~/.profile
- *   that sources it).
+ *   that sources it); nu as a login shell, the one way `nu -c` reads env.nu;
+ *   pwsh with -Login and -NonInteractive, reading its profile.
  * - Environment: HOME, USER, LOGNAME, SHELL, TERM=dumb and the PATH login(1)
  *   gives, plus ZDOTDIR and XDG_CONFIG_HOME when set (they say where the
  *   user's shells read their files, and the receipt's path was chosen by
@@ -55,7 +58,7 @@ import { basename, dirname, join } from "../../core/native-path";
 import { envValue, type Env } from "../../core/environment";
 import { tildify, type Layout } from "../../core/layout";
 import { pathEntries } from "../../path/entry-plan";
-import { profileFiles, rulesFor, shellFor } from "../../path/shells";
+import { COMMAND_NAME, profileFiles, SHELLS, shellFor, type ShellName } from "../../path/shells";
 import { isCommandFile } from "../../path/step";
 import type { ReadReceipt } from "../../path/receipt-file";
 import { askShell, realFile, type ShellAnswer } from "../../io/login-shell";
@@ -64,7 +67,12 @@ import type { DoctorContext } from "./context";
 import type { Check } from "./plan";
 import { doctorFix } from "../../core/repair-command";
 
-export type LoginShell = "bash" | "zsh" | "fish";
+/** The shells doctor can start: every row of the shell table that names its program (all but sh). */
+export type LoginShell = Exclude<ShellName, "sh">;
+
+function asLoginShell(shell: ShellName | undefined): LoginShell | null {
+  return shell && SHELLS[shell].program ? (shell as LoginShell) : null;
+}
 
 /** A few seconds: a startup file slower than that is named, not waited for. */
 export const LOGIN_SHELL_TIMEOUT_MS = 5000;
@@ -85,19 +93,19 @@ export function receiptShell(layout: Layout, env: Env, read: ReadReceipt | null)
   if (layout.platform === "win32" || read?.status !== "valid") return null;
   const r = read.receipt;
   if (r.kind === "profile") {
-    const shell = profileFiles(layout.home, env, layout.platform).find((f) => f.path === r.path)?.shell;
-    return shell === "bash" || shell === "zsh" || shell === "fish" ? { shell, file: r.path } : null;
+    const shell = asLoginShell(profileFiles(layout.home, env, layout.platform).find((f) => f.path === r.path)?.shell);
+    return shell ? { shell, file: r.path } : null;
   }
   if (r.kind === "link") {
-    const shell = shellFor(env);
-    return shell === "sh" ? null : { shell, file: r.path };
+    const shell = asLoginShell(shellFor(env));
+    return shell ? { shell, file: r.path } : null;
   }
   return null;
 }
 
-/** The flags a terminal starts `shell` with (see the header). */
+/** The flags a terminal starts `shell` with (the shell table's; see the header). */
 export function terminalFlags(shell: LoginShell, platform: Layout["platform"]): string[] {
-  return shell === "bash" && platform !== "darwin" ? ["-i"] : ["-l", "-i"];
+  return SHELLS[shell].terminal(platform);
 }
 
 /** The PATH login(1) gives: Debian's login.defs ENV_PATH without its games folders; macOS's (path_helper adds the rest). */
@@ -126,16 +134,17 @@ function safeUserName(): string | undefined {
 export function realRunner(layout: Layout, env: Env, timeoutMs = LOGIN_SHELL_TIMEOUT_MS): LoginShellRunner {
   return {
     find(shell) {
+      const program = SHELLS[shell].program!;
       const own = env.SHELL;
-      if (own?.startsWith("/") && basename(own) === shell && isCommandFile(own, { platform: layout.platform })) return own;
+      if (own?.startsWith("/") && basename(own) === program && isCommandFile(own, { platform: layout.platform })) return own;
       const dirs = [...pathEntries(envValue(env, "PATH", layout.platform), layout.platform), ...loginPath(layout.platform).split(":")];
-      return dirs.map((d) => join(d, shell)).find((f) => f.startsWith("/") && isCommandFile(f, { platform: layout.platform })) ?? null;
+      return dirs.map((d) => join(d, program)).find((f) => f.startsWith("/") && isCommandFile(f, { platform: layout.platform })) ?? null;
     },
     async ask(shell, binary) {
       const answer = await askShell({
         binary,
         flags: terminalFlags(shell, layout.platform),
-        command: (begin, end) => `${begin}; command -v gentle-shell; ${end}`,
+        command: (begin, end) => SHELLS[shell].lookup(COMMAND_NAME, begin, end),
         env: loginEnv(layout, env, binary),
         cwd: layout.home,
         timeoutMs,
@@ -198,8 +207,8 @@ export function loginShellCheck(layout: Layout, facts: LoginFacts, fixCommand: s
   const sentence =
     manager === "npm" || manager === "pnpm"
       ? migrateSentence()
-      : shell === "fish"
-        ? `remove ${show(first)}; ${rulesFor("fish").whenShadowed}`
+      : SHELLS[shell].whenShadowed
+        ? `remove ${show(first)}; ${SHELLS[shell].whenShadowed}`
         : `remove ${show(first)}, or put ${show(dirname(first))} after ${show(layout.bin)} on PATH in your startup files`;
   const via = first === real ? "" : ` (found as ${show(first)})`;
   return {

@@ -13,12 +13,16 @@
 import { bashScript, zshScript } from "./posix";
 import { fishScript } from "./fish";
 import { powershellScript } from "./powershell";
+import { nushellScript } from "./nushell";
 import type { CompletionTree } from "./tree";
 
 export type { CompletionCommand, CompletionOption, CompletionTree } from "./tree";
 
-export const COMPLETION_SHELLS = ["bash", "zsh", "fish", "powershell"] as const;
+export const COMPLETION_SHELLS = ["bash", "zsh", "fish", "nu", "powershell"] as const;
 export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
+
+/** "bash, zsh, fish, nu or powershell": the shells named in a help line. */
+export const COMPLETION_SHELL_WORDS = `${COMPLETION_SHELLS.slice(0, -1).join(", ")} or ${COMPLETION_SHELLS.at(-1)}`;
 
 export function isCompletionShell(word: string): word is CompletionShell {
   return (COMPLETION_SHELLS as readonly string[]).includes(word);
@@ -32,6 +36,8 @@ export function completionScript(tree: CompletionTree, shell: CompletionShell): 
       return zshScript(tree);
     case "fish":
       return fishScript(tree);
+    case "nu":
+      return nushellScript(tree);
     case "powershell":
       return powershellScript(tree);
   }

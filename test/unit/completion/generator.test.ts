@@ -1,8 +1,8 @@
 /**
  * The completion scripts are made from the tables that parse the words
  * (issue 42): every command and option of citty's table (gentle-shell-setup)
- * and of Shell's own table and specs (gentle-shell) is in each of the four
- * scripts; a command added to a table is in them without more; and the two
+ * and of Shell's own table and specs (gentle-shell) is in each of the five
+ * scripts (nu: the long forms only); a command added to a table is in them without more; and the two
  * `completions` commands refuse a missing or unknown shell in one sentence.
  */
 import { type ArgsDef, type CommandDef, defineCommand } from "citty";
@@ -33,6 +33,14 @@ function cittyCommands(def: Command, words: string[] = []): Array<{ words: strin
   return [{ words, options }, ...subs.flatMap(([name, sub]) => cittyCommands(sub, [...words, name]))];
 }
 
+/** The lines of nu's `extern "<name>" [ ... ]` block. */
+function externBlock(script: string, name: string): string[] {
+  const lines = script.split("\n");
+  const start = lines.indexOf(`extern "${name}" [`);
+  expect(start, `extern "${name}"`).toBeGreaterThanOrEqual(0);
+  return lines.slice(start, lines.indexOf("]", start) + 1);
+}
+
 describe("gentle-shell-setup's scripts", () => {
   it.each(COMPLETION_SHELLS)("%s: every command and option of citty's table", async (shell) => {
     const script = await installerScript(shell);
@@ -40,11 +48,16 @@ describe("gentle-shell-setup's scripts", () => {
     expect(commands.map((c) => c.words.join(" "))).toEqual(expect.arrayContaining(["install", "release sign", "doctor", "completions"]));
     for (const { words, options } of commands) {
       for (const word of words) expect(script, `${shell}: ${words.join(" ")}`).toContain(word);
-      // Each option is offered in its command's place: the node's id and the option on one line (fish: its -l name).
-      const lines = script
-        .split("\n")
-        .filter((l) => l.includes(shell === "fish" ? `_at "${words.join(" ")}"'` : `'${words.join(" ")}'`) || l.includes(`"${words.join(" ")}"`));
+      // Each option is offered in its command's place: the node's id and the option on one line (fish: its -l name; nu: the node's extern block).
+      const lines =
+        shell === "nu"
+          ? externBlock(script, ["gentle-shell-setup", ...words].join(" "))
+          : script
+              .split("\n")
+              .filter((l) => l.includes(shell === "fish" ? `_at "${words.join(" ")}"'` : `'${words.join(" ")}'`) || l.includes(`"${words.join(" ")}"`));
       for (const option of options) {
+        // nu is given no short forms: it would rewrite a declared -y into --yes before starting the program (core/completion/nushell.ts).
+        if (shell === "nu" && !option.startsWith("--")) continue;
         const written = shell === "fish" ? (option.startsWith("--") ? `-l '${option.slice(2)}'` : `-s '${option.slice(1)}'`) : option;
         expect(
           lines.some((l) => l.includes(written)),
@@ -64,15 +77,15 @@ describe("gentle-shell-setup's scripts", () => {
       const script = completionScript(installerCompletionTree(table), shell);
       expect(script, shell).toContain("frobnicate");
       expect(script, shell).toContain(shell === "fish" ? "-l 'widget' -r -F" : "--widget");
-      expect(script, shell).toContain(shell === "fish" ? "-l 'loud' -s 'L'" : "-L");
+      expect(script, shell).toContain(shell === "fish" ? "-l 'loud' -s 'L'" : shell === "nu" ? "--loud" : "-L");
       expect(completionScript(installerCompletionTree(installerTable()), shell), shell).not.toContain("frobnicate");
     }
   });
 
   it("refuses no shell, an unknown one, or a second word, in one sentence with exit 2", async () => {
     for (const [args, sentence] of [
-      [["completions"], "gentle-shell-setup completions needs a shell; usage: gentle-shell-setup completions <bash|zsh|fish|powershell>"],
-      [["completions", "tcsh"], 'unknown shell "tcsh" for gentle-shell-setup completions; usage: gentle-shell-setup completions <bash|zsh|fish|powershell>'],
+      [["completions"], "gentle-shell-setup completions needs a shell; usage: gentle-shell-setup completions <bash|zsh|fish|nu|powershell>"],
+      [["completions", "tcsh"], 'unknown shell "tcsh" for gentle-shell-setup completions; usage: gentle-shell-setup completions <bash|zsh|fish|nu|powershell>'],
       [["completions", "bash", "zsh"], 'unexpected argument "zsh" for gentle-shell-setup completions; see gentle-shell-setup completions --help'],
     ] as const) {
       const error = await runInstallerCli([...args], testHost()).catch((e: unknown) => e);
@@ -88,10 +101,12 @@ describe("gentle-shell's scripts", () => {
     const script = shellScript(shell);
     for (const { name } of SHELL_COMMANDS) for (const word of name.split(" ")) expect(script, `${shell}: ${name}`).toContain(word);
     const options = [...STRICT_SPECS.flatMap((s) => [...Object.keys(s.options), ...Object.keys(s.aliases ?? {})]), ...STATUS_OPTIONS];
-    for (const option of options)
+    for (const option of options) {
+      if (shell === "nu" && !option.startsWith("--")) continue;
       expect(script, `${shell}: ${option}`).toContain(
         shell === "fish" ? (option.startsWith("--") ? `-l '${option.slice(2)}'` : `-s '${option.slice(1)}'`) : option,
       );
+    }
   });
 
   it("a command added to Shell's table is in every script", () => {
@@ -127,11 +142,11 @@ describe("gentle-shell's scripts", () => {
     expect(runCompletions([], host)).toBe(EXIT.usage);
     expect(runCompletions(["tcsh"], host)).toBe(EXIT.usage);
     expect(host.lines.err).toEqual([
-      "gentle-shell: gentle-shell completions needs a shell; usage: gentle-shell completions <bash|zsh|fish|powershell>",
-      'gentle-shell: unknown shell "tcsh" for gentle-shell completions; usage: gentle-shell completions <bash|zsh|fish|powershell>',
+      "gentle-shell: gentle-shell completions needs a shell; usage: gentle-shell completions <bash|zsh|fish|nu|powershell>",
+      'gentle-shell: unknown shell "tcsh" for gentle-shell completions; usage: gentle-shell completions <bash|zsh|fish|nu|powershell>',
     ]);
     expect(runCompletions(["--help"], host)).toBe(EXIT.ok);
-    expect(host.lines.out[0]).toBe("usage: gentle-shell completions <bash|zsh|fish|powershell>");
+    expect(host.lines.out[0]).toBe("usage: gentle-shell completions <bash|zsh|fish|nu|powershell>");
   });
 });
 

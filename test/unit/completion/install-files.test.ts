@@ -18,8 +18,8 @@ import {
   installCompletions,
   recordedCompletionFiles,
   removeCompletions,
-  zshFpathLine,
 } from "../../../src/install/completions";
+import { zshFpathLine } from "../../../src/path/shells";
 import { completionsStep } from "../../../src/install/completions-step";
 import type { PathStepOutcome } from "../../../src/path/step";
 import { buildPins } from "../../../src/pins";

@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../../src/core/layout";
 import { productionPins } from "../../../src/pins/production";
-import { fishLine, posixLine } from "../../../src/path/shells";
+import { fishLine, posixLine, SHELLS } from "../../../src/path/shells";
 import type { ReadReceipt } from "../../../src/path/receipt-file";
 import {
   type LoginAnswer,
@@ -43,11 +43,17 @@ describe("which shell the receipt is for", () => {
     expect(receiptShell(linux, env, profile(`${home}/.zshrc`))).toEqual({ shell: "zsh", file: `${home}/.zshrc` });
     const fish = `${home}/.config/fish/conf.d/gentle-shell.fish`;
     expect(receiptShell(linux, env, profile(fish, fishLine(linux.bin)))).toEqual({ shell: "fish", file: fish });
+    const nu = `${home}/.config/nushell/env.nu`;
+    expect(receiptShell(linux, env, profile(nu, SHELLS.nu.line(linux.bin)))).toEqual({ shell: "nu", file: nu });
+    const pwsh = `${home}/.config/powershell/profile.ps1`;
+    expect(receiptShell(linux, env, profile(pwsh, SHELLS.pwsh.line(linux.bin)))).toEqual({ shell: "pwsh", file: pwsh });
     expect(receiptShell(linux, env, profile(`${home}/.profile`))).toBeNull();
   });
 
-  it("the ~/.local/bin link: the user's $SHELL when it is bash, zsh or fish", () => {
+  it("the ~/.local/bin link: the user's $SHELL when it is one the shell table can start", () => {
     expect(receiptShell(linux, { SHELL: "/usr/bin/zsh" }, link)).toEqual({ shell: "zsh", file: `${home}/.local/bin/gentle-shell` });
+    expect(receiptShell(linux, { SHELL: "/opt/homebrew/bin/nu" }, link)).toEqual({ shell: "nu", file: `${home}/.local/bin/gentle-shell` });
+    expect(receiptShell(linux, { SHELL: "/usr/bin/pwsh" }, link)).toEqual({ shell: "pwsh", file: `${home}/.local/bin/gentle-shell` });
     expect(receiptShell(linux, { SHELL: "/bin/dash" }, link)).toBeNull();
   });
 
@@ -71,6 +77,9 @@ describe("how the shell is started", () => {
     expect(terminalFlags("bash", "darwin")).toEqual(["-l", "-i"]);
     expect(terminalFlags("zsh", "linux")).toEqual(["-l", "-i"]);
     expect(terminalFlags("fish", "linux")).toEqual(["-l", "-i"]);
+    // nu -c reads env.nu and config.nu only as a login shell; pwsh's -Login must come first, and a profile that prompts must not wait.
+    expect(terminalFlags("nu", "darwin")).toEqual(["-l"]);
+    expect(terminalFlags("pwsh", "linux")).toEqual(["-Login", "-NoLogo", "-NonInteractive"]);
   });
 
   it("a clean environment: home, user, shell, a dumb terminal, login's PATH, and only the user's ZDOTDIR and XDG_CONFIG_HOME besides", () => {

@@ -22,12 +22,14 @@ describe("lines", () => {
 });
 
 describe("profileFiles and shellFor", () => {
-  it("Linux: .zshrc, .bashrc, the fish file, .profile", () => {
-    expect(profileFiles(H, {}, "linux").map((f) => [f.shell, f.path, f.style])).toEqual([
-      ["zsh", `${H}/.zshrc`, "posix"],
-      ["bash", `${H}/.bashrc`, "posix"],
-      ["fish", `${H}/.config/fish/conf.d/gentle-shell.fish`, "fish"],
-      ["sh", `${H}/.profile`, "posix"],
+  it("Linux: .zshrc, .bashrc, the fish file, nu's env.nu, PowerShell's profile, .profile", () => {
+    expect(profileFiles(H, {}, "linux").map((f) => [f.shell, f.path])).toEqual([
+      ["zsh", `${H}/.zshrc`],
+      ["bash", `${H}/.bashrc`],
+      ["fish", `${H}/.config/fish/conf.d/gentle-shell.fish`],
+      ["nu", `${H}/.config/nushell/env.nu`],
+      ["pwsh", `${H}/.config/powershell/profile.ps1`],
+      ["sh", `${H}/.profile`],
     ]);
   });
   it("macOS with ZDOTDIR and XDG_CONFIG_HOME: the bash login files in order, .profile once", () => {
@@ -37,7 +39,14 @@ describe("profileFiles and shellFor", () => {
       `${H}/.bash_login`,
       `${H}/.profile`,
       "/c/fish/conf.d/gentle-shell.fish",
+      "/c/nushell/env.nu",
+      "/c/powershell/profile.ps1",
     ]);
+  });
+  it("macOS without XDG_CONFIG_HOME: nu's folder is under Library/Application Support, PowerShell's under ~/.config", () => {
+    const files = profileFiles(H, {}, "darwin");
+    expect(files.find((f) => f.shell === "nu")?.path).toBe(`${H}/Library/Application Support/nushell/env.nu`);
+    expect(files.find((f) => f.shell === "pwsh")?.path).toBe(`${H}/.config/powershell/profile.ps1`);
   });
   it("a relative XDG_CONFIG_HOME is ignored, as the XDG spec says and as the fish completions' path reads it", () => {
     const fish = profileFiles(H, { XDG_CONFIG_HOME: "rel" }, "linux").find((f) => f.path.endsWith("gentle-shell.fish"));
@@ -51,8 +60,10 @@ describe("profileFiles and shellFor", () => {
       shellFor({ SHELL: "/usr/bin/zsh" }),
       shellFor({ SHELL: "/bin/bash" }),
       shellFor({ SHELL: "/usr/bin/fish" }),
+      shellFor({ SHELL: "/home/u/.cargo/bin/nu" }),
+      shellFor({ SHELL: "/opt/homebrew/bin/pwsh" }),
       shellFor({ SHELL: "/bin/dash" }),
       shellFor({}),
-    ]).toEqual(["zsh", "bash", "fish", "sh", "sh"]);
+    ]).toEqual(["zsh", "bash", "fish", "nu", "pwsh", "sh", "sh"]);
   });
 });
