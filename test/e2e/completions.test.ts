@@ -5,13 +5,15 @@
  * prints, and complete in a real bash; self-uninstall lists them, removes
  * exactly them and the folders the install made, and keeps one the user
  * edited. Without --completions nothing is written there (the home's other
- * tests: home-untouched, self-uninstall).
+ * tests: home-untouched, self-uninstall). For nu (the nushell
+ * devDependency's), the same whole road: install, a new nu, self-uninstall.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
+import { requires, shellProgram } from "../support/capabilities";
 import { installed } from "../support/installed";
 import { runCommand } from "../support/proc";
 
@@ -56,6 +58,35 @@ describe.concurrent("install --completions", () => {
     expect(await fs.readdir(dir)).toEqual(["gentle-shell-setup"]);
     // The prefix still goes: the kept file is outside it.
     expect(existsSync(i.prefix)).toBe(false);
+  });
+
+  it("nu (issue 48): the PATH line in the user's env.nu, both scripts in nu's autoload folder; a new nu finds gentle-shell; self-uninstall leaves env.nu byte for byte", async (ctx) => {
+    requires(ctx, "nu");
+    const NU = shellProgram("nu");
+    const envNu = "# the user's own env.nu, without a trailing newline\n$env.EDITOR = 'vi'";
+    const i = await installed(f, { env: { SHELL: NU }, files: { ".config/nushell/env.nu": envNu }, extra: ["--completions"] });
+    expect(i.output).toContain("nu completions in ~/.config/nushell/autoload");
+    const autoload = join(i.home, ".config/nushell/autoload");
+    expect((await fs.readdir(autoload)).sort()).toEqual(["gentle-shell-completions.nu", "gentle-shell-setup-completions.nu"]);
+    const printed = await runCommand(i.gs, ["completions", "nu"], { env: i.env, cwd: i.home });
+    expect(await fs.readFile(join(autoload, "gentle-shell-completions.nu"), "utf8")).toBe(printed.stdout);
+    // A new nu, as a terminal starts it, in a clean environment.
+    const newNu = () =>
+      spawnSync(NU, ["-l", "-c", "gentle-shell --version"], {
+        cwd: i.home,
+        env: { HOME: i.home, PATH: "/usr/bin:/bin", TERM: "dumb" },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+    const found = newNu();
+    expect(found.status, found.stderr).toBe(0);
+    expect(found.stdout).toMatch(/^gentle-shell /);
+
+    const r = await runCommand(i.gs, ["self-uninstall", "--yes", "--include-shared"], { env: i.env, cwd: i.home });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(await fs.readFile(join(i.home, ".config/nushell/env.nu"), "utf8")).toBe(envNu);
+    expect(existsSync(autoload)).toBe(false);
+    expect(newNu().status).not.toBe(0);
   });
 
   it("self-uninstall --include-shared leaves the home as it was before the install", async () => {

@@ -1,6 +1,7 @@
 /**
  * doctor's login-shell check (issue 41) with the real bash, zsh and fish
- * (.ci/system-tools installs them): after a real install for each shell
+ * (.ci/system-tools installs them), nu (the nushell devDependency) and, where
+ * there is one, pwsh (not on this machine: ci.yml's posix-shells job): after a real install for each shell
  * ($SHELL chooses the file the PATH line goes to), a new shell of that kind
  * finds our launcher; a startup-file line that puts a foreign gentle-shell's
  * folder first is named by that file's real path, as broken. The PATH line
@@ -15,22 +16,34 @@ import { promises as fs } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
+import { requires, shellProgram } from "../support/capabilities";
 import { installed, type Installed } from "../support/installed";
 import { runCommand } from "../support/proc";
 import { onlyDocument, schemaErrors } from "../support/result-schema";
 
 const f = fixtures();
 
-type Shell = "bash" | "zsh" | "fish";
-const BINARY: Record<Shell, string> = { bash: "/bin/bash", zsh: "/usr/bin/zsh", fish: "/usr/bin/fish" };
-/** The file the install's PATH line goes to for each $SHELL, and how a startup file there puts a folder first. */
-const STARTUP: Record<Shell, { file: string; prepend: (dir: string) => string }> = {
-  bash: { file: ".bashrc", prepend: (dir) => `export PATH="${dir}:$PATH"\n` },
-  zsh: { file: ".zshrc", prepend: (dir) => `export PATH="${dir}:$PATH"\n` },
+type Shell = "bash" | "zsh" | "fish" | "nu" | "pwsh";
+const BINARY: Record<Shell, string> = { bash: "/bin/bash", zsh: "/usr/bin/zsh", fish: "/usr/bin/fish", nu: shellProgram("nu"), pwsh: shellProgram("pwsh") };
+/** A startup file of each $SHELL read after the install's line, how it puts a folder first, and how it prints. */
+const STARTUP: Record<Shell, { file: string; prepend: (dir: string) => string; noise: string }> = {
+  bash: { file: ".bashrc", prepend: (dir) => `export PATH="${dir}:$PATH"\n`, noise: "echo STARTUP-NOISE-7731\n" },
+  zsh: { file: ".zshrc", prepend: (dir) => `export PATH="${dir}:$PATH"\n`, noise: "echo STARTUP-NOISE-7731\n" },
   // conf.d (ours) is read before config.fish, so what config.fish prepends comes first.
-  fish: { file: ".config/fish/config.fish", prepend: (dir) => `set -gx PATH '${dir}' $PATH\n` },
+  fish: { file: ".config/fish/config.fish", prepend: (dir) => `set -gx PATH '${dir}' $PATH\n`, noise: "echo STARTUP-NOISE-7731\n" },
+  // env.nu (ours) is read before config.nu, likewise.
+  nu: {
+    file: ".config/nushell/config.nu",
+    prepend: (dir) => `$env.PATH = ($env.PATH | split row (char esep) | prepend '${dir}')\n`,
+    noise: "print STARTUP-NOISE-7731\n",
+  },
+  pwsh: {
+    file: ".config/powershell/profile.ps1",
+    prepend: (dir) => `$env:PATH = '${dir}' + [IO.Path]::PathSeparator + $env:PATH\n`,
+    noise: "Write-Output STARTUP-NOISE-7731\n",
+  },
 };
-const SEEN: Record<Shell, string> = { bash: "a new bash", zsh: "a new zsh login", fish: "a new fish login" };
+const SEEN: Record<Shell, string> = { bash: "a new bash", zsh: "a new zsh login", fish: "a new fish login", nu: "a new nu login", pwsh: "a new pwsh login" };
 
 function doctor(i: Installed, shell: Shell, args: string[] = []) {
   return runCommand(f.binary!, ["doctor", ...args], { env: { ...i.env, SHELL: BINARY[shell], ENGRAM_STARTUP_POLICY: "disabled" }, cwd: i.home });
@@ -62,13 +75,14 @@ async function foreignCommand(root: string): Promise<{ bin: string; real: string
 }
 
 describe("doctor asks a new shell of the receipt's kind for gentle-shell", () => {
-  for (const shell of ["bash", "zsh", "fish"] as const) {
-    it(`${shell}: finds our launcher after the install; a foreign folder put first is named by its file's real path`, async () => {
+  for (const shell of ["bash", "zsh", "fish", "nu", "pwsh"] as const) {
+    it(`${shell}: finds our launcher after the install; a foreign folder put first is named by its file's real path`, async (ctx) => {
+      if (shell === "nu" || shell === "pwsh") requires(ctx, shell);
       const i = shell === "bash" ? await installed(f) : await installed(f, { env: { SHELL: BINARY[shell] } });
       const rc = join(i.home, STARTUP[shell].file);
       // What the startup files print is never shown.
       await fs.mkdir(join(rc, ".."), { recursive: true });
-      await fs.appendFile(rc, "echo STARTUP-NOISE-7731\n");
+      await fs.appendFile(rc, STARTUP[shell].noise);
       const lines = await doctor(i, shell);
       expect(lines.code, lines.stdout + lines.stderr).toBe(0);
       expect(lines.stdout).toContain(`  ok     ${SEEN[shell]} finds our launcher`);

@@ -75,12 +75,7 @@ function expectSame(before: Map<string, Buffer | null>, after: Map<string, Buffe
 
 /** nu and pwsh by their full paths: the new shell's PATH (/usr/bin:/bin) need not hold them. */
 const NU = shellProgram("nu");
-const PWSH = findOnPath("pwsh") ?? "/usr/bin/pwsh";
-
-function findOnPath(name: string): string | null {
-  for (const dir of (process.env.PATH ?? "").split(":")) if (dir.startsWith("/") && fs.existsSync(join(dir, name))) return join(dir, name);
-  return null;
-}
+const PWSH = shellProgram("pwsh");
 
 interface Case {
   name: string;

@@ -35,7 +35,7 @@ import {
 } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 
 export type Capability =
   | "symlinks"
@@ -81,10 +81,16 @@ const REASONS: Record<Capability, string> = {
 /**
  * The program of a shell a test starts: nu is the nushell devDependency's own
  * binary for this platform (not its Node wrapper, which would be one more
- * process between the test and the shell), any other shell its name on PATH.
+ * process between the test and the shell), any other shell its full path
+ * from this process's PATH (a test's new shell gets a PATH of its own), else
+ * its bare name.
  */
 export function shellProgram(name: "bash" | "zsh" | "fish" | "nu" | "pwsh"): string {
-  if (name !== "nu") return name;
+  if (name !== "nu") {
+    for (const dir of (process.env.PATH ?? "").split(process.platform === "win32" ? ";" : ":"))
+      if (isAbsolute(dir) && existsSync(join(dir, name))) return join(dir, name);
+    return name;
+  }
   const os = process.platform === "win32" ? "windows" : process.platform;
   try {
     return createRequire(import.meta.url).resolve(`@nushell/${os}-${process.arch}/bin/nu${process.platform === "win32" ? ".exe" : ""}`);

@@ -22,7 +22,7 @@
 import { createHash } from "node:crypto";
 import { registryLine, writeNpmrc } from "./npmrc";
 import { promises as fs } from "node:fs";
-import { join } from "pathe";
+import { dirname, join } from "pathe";
 import { expect } from "vitest";
 import type { FixtureInfo } from "./fixtures";
 import { homeEnv } from "./fixtures";
@@ -133,7 +133,10 @@ export interface InstallCommand {
 export async function prepareInstall(f: FixtureInfo, home: string, args: readonly string[] = [], options: InstallRunOptions = {}): Promise<InstallCommand> {
   await fs.mkdir(home, { recursive: true });
   await writeNpmrc(home, options.npmrc ?? [registryLine(f.registryUrl)]);
-  for (const [rel, text] of Object.entries(options.files ?? {})) await fs.writeFile(join(home, rel), text);
+  for (const [rel, text] of Object.entries(options.files ?? {})) {
+    await fs.mkdir(dirname(join(home, rel)), { recursive: true });
+    await fs.writeFile(join(home, rel), text);
+  }
   const source = options.source === undefined ? f.mirrorUrl : options.source;
   return {
     command: f.binary!,
