@@ -64,6 +64,17 @@ export function pwshQuote(text: string): string {
   return `'${text.replace(/['\u2018\u2019\u201a\u201b]/g, "$&$&")}'`;
 }
 
+/**
+ * A path as the user is shown it (`~/...` under the home) in PowerShell's
+ * double quotes, with `$HOME` for the tilde: a backtick before each
+ * character those quotes give a meaning to (`$`, the backtick, and the
+ * double quotes, typographic ones too).
+ */
+export function pwshHomeQuote(shown: string): string {
+  const escape = (text: string) => text.replace(/[$`"\u201c\u201d\u201e]/g, "`$&");
+  return shown.startsWith("~/") ? `"$HOME/${escape(shown.slice(2))}"` : `"${escape(shown)}"`;
+}
+
 /** The line for sh, bash and zsh. */
 export function posixLine(bin: string): string {
   return `export PATH="${inDoubleQuotes(bin)}:$PATH" ${PATH_MARKER}`;

@@ -57,6 +57,7 @@ import {
   posixLookup,
   posixQuote,
   pwshLine,
+  pwshHomeQuote,
   pwshLookup,
   pwshQuote,
 } from "./shell-lines";
@@ -244,7 +245,8 @@ const pwsh: ShellRules = {
   completion: {
     format: "powershell",
     file: (_ctx, prefix, command) => join(prefix, "completions", "powershell", `${command}.ps1`),
-    hint: (folder, profile) => `for them add . ${pwshQuote(`${folder}/gentle-shell.ps1`)} and . ${pwshQuote(`${folder}/gentle-shell-setup.ps1`)} to ${profile}`,
+    hint: (folder, profile) =>
+      `for them add . ${pwshHomeQuote(`${folder}/gentle-shell.ps1`)} and . ${pwshHomeQuote(`${folder}/gentle-shell-setup.ps1`)} to ${profile}`,
   },
   // The profile runs after the PATH PowerShell was started with; the line prepends.
   position: "first",

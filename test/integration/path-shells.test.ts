@@ -5,7 +5,7 @@
 // profile file byte-identical. Needs bash, dash (/bin/sh), zsh and fish
 // (.ci/run installs them), and nu (the nushell devDependency's binary).
 // PowerShell's cases need a pwsh, which this machine cannot get: they skip
-// here, saying so, and ci.yml's posix-shells job runs them where one is.
+// here, saying so, and ci.yml's linux job, whose ubuntu-latest has one runs them where one is.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";

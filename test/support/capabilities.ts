@@ -75,7 +75,7 @@ const REASONS: Record<Capability, string> = {
   zsh: "needs a zsh this process can start, and this machine has none",
   fish: "needs a fish this process can start, and this machine has none",
   nu: "needs a nu this process can start: the nushell devDependency brings one for Linux, macOS and Windows on x64 and arm64, and none was installed for this machine",
-  pwsh: "needs PowerShell 7 (pwsh), which neither Debian nor the npm registry gives this machine; ci.yml's posix-shells job runs these tests on ubuntu-latest and macos-latest, which have it",
+  pwsh: "needs PowerShell 7 (pwsh), which neither Debian nor the npm registry gives this machine; ci.yml's linux job (.ci/run on ubuntu-latest, which has pwsh) runs these tests",
 };
 
 /**

@@ -20,6 +20,7 @@ import {
   removeCompletions,
 } from "../../../src/install/completions";
 import { zshFpathLine } from "../../../src/path/shells";
+import { pwshHomeQuote } from "../../../src/path/shell-lines";
 import { completionsStep } from "../../../src/install/completions-step";
 import type { PathStepOutcome } from "../../../src/path/step";
 import { buildPins } from "../../../src/pins";
@@ -48,6 +49,14 @@ describe("install --completions", () => {
     // A relative XDG value does not count (XDG Base Directory).
     expect(completionPath("fish", "gentle-shell-setup", layout, { XDG_CONFIG_HOME: "rel" })).toBe(join(h, ".config/fish/completions/gentle-shell-setup.fish"));
     expect(completionPath("zsh", "gentle-shell", layout, {})).toBe(join(layout.prefix, "completions/zsh/_gentle-shell"));
+    // nu: its autoload folder, under nu's config folder (Library/Application Support on macOS); PowerShell: the prefix.
+    expect(completionPath("nu", "gentle-shell", layout, {})).toBe(join(h, ".config/nushell/autoload/gentle-shell-completions.nu"));
+    expect(completionPath("nu", "gentle-shell", layout, { XDG_CONFIG_HOME: "/xdg" })).toBe("/xdg/nushell/autoload/gentle-shell-completions.nu");
+    const mac = prefixLayout({ home: h, platform: "darwin", pins: buildPins() });
+    expect(completionPath("nu", "gentle-shell-setup", mac, {})).toBe(join(h, "Library/Application Support/nushell/autoload/gentle-shell-setup-completions.nu"));
+    expect(completionPath("pwsh", "gentle-shell", layout, {})).toBe(join(layout.prefix, "completions/powershell/gentle-shell.ps1"));
+    expect(completionShell(null, { SHELL: "/usr/local/bin/nu" })).toBe("nu");
+    expect(completionShell("pwsh", {})).toBe("pwsh");
     expect(completionShell("fish", {})).toBe("fish");
     expect(completionShell(null, { SHELL: "/usr/bin/zsh" })).toBe("zsh");
     expect(completionShell("sh", { SHELL: "/bin/bash" })).toBeNull();
@@ -117,6 +126,36 @@ describe("install --completions", () => {
     expect(completionsStep(layout, {}, line("sh"), scripts)).toBe("");
     expect(completionsStep(layout, { SHELL: "/bin/bash" }, line("bash", "skipped"), scripts)).toBe("");
     expect(existsSync(join(layout.home, ".local"))).toBe(false);
+  });
+
+  it("for PowerShell names the profile's two dot-sourcing lines, $HOME for ~ inside double quotes, and writes the PowerShell format", () => {
+    const layout = home();
+    const profile = join(layout.home, ".config/powershell/profile.ps1");
+    const outcome: PathStepOutcome = {
+      status: "applied",
+      plan: { kind: "line", shell: "pwsh", file: profile, line: "x", create: true },
+      file: profile,
+      nextStep: "",
+    };
+    expect(completionsStep(layout, {}, outcome, scripts)).toBe(
+      '; pwsh completions in ~/.gentle-shell/completions/powershell; for them add . "$HOME/.gentle-shell/completions/powershell/gentle-shell.ps1"' +
+        ' and . "$HOME/.gentle-shell/completions/powershell/gentle-shell-setup.ps1" to ~/.config/powershell/profile.ps1',
+    );
+    expect(readFileSync(join(layout.prefix, "completions/powershell/gentle-shell.ps1"), "utf8")).toBe("# powershell gentle-shell\n");
+    expect(pwshHomeQuote('/opt/a "b" $c `d` \u201cq\u201d')).toBe('"/opt/a `"b`" `$c ``d`` `\u201cq`\u201d"');
+  });
+
+  it("for nu writes the nu format into its autoload folder and needs no line added", () => {
+    const layout = home();
+    const envNu = join(layout.home, ".config/nushell/env.nu");
+    const outcome: PathStepOutcome = {
+      status: "already",
+      plan: { kind: "none", existing: { kind: "line", shell: "nu", file: envNu, line: "x" } },
+      file: envNu,
+      nextStep: "",
+    };
+    expect(completionsStep(layout, {}, outcome, scripts)).toBe("; nu completions in ~/.config/nushell/autoload");
+    expect(readFileSync(join(layout.home, ".config/nushell/autoload/gentle-shell-completions.nu"), "utf8")).toBe("# nu gentle-shell\n");
   });
 
   it("prints the zsh fpath line as one word whatever the folder holds: plain under ~, else double-quoted with $HOME for ~", () => {
