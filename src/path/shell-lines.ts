@@ -71,8 +71,8 @@ export function pwshQuote(text: string): string {
  * double quotes, typographic ones too).
  */
 export function pwshHomeQuote(shown: string): string {
-  const escape = (text: string) => text.replace(/[$`"\u201c\u201d\u201e]/g, "`$&");
-  return shown.startsWith("~/") ? `"$HOME/${escape(shown.slice(2))}"` : `"${escape(shown)}"`;
+  const backticked = (text: string) => text.replace(/[$`"\u201c\u201d\u201e]/g, "`$&");
+  return shown.startsWith("~/") ? `"$HOME/${backticked(shown.slice(2))}"` : `"${backticked(shown)}"`;
 }
 
 /** The line for sh, bash and zsh. */
