@@ -2,7 +2,7 @@
 import { defineCommand } from "citty";
 import { hostOf } from "./command-host";
 import { checkSourceReachable } from "../install/source-check";
-import { settle } from "./knobs";
+import { settle, withKnob } from "./knobs";
 import { ownScript } from "../io/self";
 import { TARGETS, type Target } from "../pins/types";
 import { isSingleExecutable } from "../io/self";
@@ -34,12 +34,12 @@ export const bundleCommand = defineCommand({
   meta: { name: "bundle", description: "Write an offline bundle: everything `install --source <folder>` needs on a machine with no network" },
   args: {
     out: { type: "string", required: true, description: "The new folder to write the bundle into" },
-    release: { type: "string", description: "Bundle this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
-    source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or a folder (or GENTLE_SHELL_SOURCE)" },
+    release: { type: "string", description: withKnob("release", "Bundle this exact Gentle Shell version instead of the latest") },
+    source: { type: "string", description: withKnob("source", "Where artifacts come from: official (default), a mirror URL, or a folder") },
     target: { type: "string", description: "A target to bundle for (repeatable: linux-x64, darwin-arm64, win-x64, ... or all); default this machine's" },
     verbose: { type: "boolean", description: "Show pnpm's output" },
     json: { type: "boolean", description: "Write one JSON document on stdout (the bundle's folder, release, files, size); progress goes to stderr" },
-    quiet: { type: "boolean", alias: "q", description: "Print only failures and the result (or GENTLE_SHELL_QUIET=1)" },
+    quiet: { type: "boolean", alias: "q", description: withKnob("quiet", "Print only failures and the result") },
   },
   async run({ args, rawArgs, data }) {
     const here = hostOf(data).target;

@@ -4,6 +4,7 @@
  * environment knobs (./knobs.ts). Pure text.
  */
 import { EXIT } from "../core/errors";
+import { knobLines } from "./knobs";
 
 export const EXIT_CODE_LINES: readonly string[] = [
   "Exit codes:",
@@ -18,10 +19,7 @@ export const EXIT_CODE_LINES: readonly string[] = [
 
 export const KNOB_LINES: readonly string[] = [
   "Environment (a flag given on the command line wins):",
-  "  GENTLE_SHELL_SOURCE=<url or folder>   as --source",
-  "  GENTLE_SHELL_RELEASE=<version>        as --release (an exact version, or latest)",
-  "  GENTLE_SHELL_NO_MODIFY_PATH=1         as --no-modify-path",
-  "  GENTLE_SHELL_QUIET=1                  as --quiet",
+  ...knobLines(),
   "  NO_COLOR, CI, or output that is no terminal: plain lines, no colours or progress bars",
 ];
 

@@ -10,8 +10,6 @@ import { join } from "../core/native-path";
 import { prefixLayout, unusablePrefix, type Layout } from "../core/layout";
 import { envValue } from "../core/environment";
 import type { Host } from "../io/host";
-import { parseSource } from "../core/source";
-import { isExactVersion } from "../core/versions";
 import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
@@ -19,6 +17,7 @@ import { runBundledInstall, type InstallOptions, type InstallResult } from "../i
 import { windowsRegistry } from "../path/windows-registry";
 import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/step-plan";
+import { withKnob } from "./knobs";
 import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
 /**
@@ -50,34 +49,12 @@ export function installedLayout(host: Host): Layout {
   return prefixLayout({ home: host.home, platform: "win32", pins: host.pins, windowsPrefix: prefix });
 }
 
-/**
- * --source is checked before anything is printed or asked: a URL with credentials is refused, never shown.
- * `from` names where the value came from: the flag, or its environment knob.
- */
-export function checkSource(source: string | undefined, from = "--source"): void {
-  try {
-    parseSource(source, "");
-  } catch (error) {
-    const message = error instanceof TypeError ? `${from} is neither a URL nor a folder` : (error as Error).message.replace("a --source URL", `a ${from} URL`);
-    throw new UserError(`${message}; nothing was changed`, EXIT.usage);
-  }
-}
-
-/** --release: an exact version, or `latest` (the same as leaving it out); anything else is refused before any step. */
-export function checkRelease(release: string | undefined, from = "--release"): string | undefined {
-  if (release === undefined || release === "latest") return undefined;
-  if (!isExactVersion(release)) {
-    throw new UserError(`${from} takes an exact Gentle Shell version such as 4.1.0, or latest; not ${JSON.stringify(release)}`, EXIT.usage);
-  }
-  return release;
-}
-
 /** The options `install` and `migrate` share. */
 export const SHARED_ARGS = {
-  source: { type: "string", description: "Where artifacts come from: official (default), a mirror URL, or an offline folder (or GENTLE_SHELL_SOURCE)" },
-  "modify-path": { type: "boolean", default: true, description: "Add gentle-shell to PATH (--no-modify-path or GENTLE_SHELL_NO_MODIFY_PATH=1 to skip)" },
+  source: { type: "string", description: withKnob("source", "Where artifacts come from: official (default), a mirror URL, or an offline folder") },
+  "modify-path": { type: "boolean", default: true, description: withKnob("modify-path", "Add gentle-shell to PATH") },
   verbose: { type: "boolean", description: "Show pnpm's output" },
-  quiet: { type: "boolean", alias: "q", description: "Print only questions, failures and the result (or GENTLE_SHELL_QUIET=1)" },
+  quiet: { type: "boolean", alias: "q", description: withKnob("quiet", "Print only questions, failures and the result") },
 } as const;
 
 export interface RunArgs {

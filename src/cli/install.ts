@@ -4,6 +4,7 @@ import { migrationGate, olderThanGlobal, removalCommand } from "../core/migratio
 import { redactUrl } from "../core/secrets";
 import { EXIT, UserError } from "../core/errors";
 import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
+import { withKnob } from "./knobs";
 import { installGate, releaseChange } from "../installed/install-gate";
 import { installerStart } from "./installer-start";
 import { tableOf } from "./command-host";
@@ -26,7 +27,7 @@ export const installCommand = defineCommand({
   args: {
     yes: { type: "boolean", alias: "y", description: "Install without asking" },
     "dry-run": { type: "boolean", description: "Print the plan and change nothing" },
-    release: { type: "string", description: "Install this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
+    release: { type: "string", description: withKnob("release", "Install this exact Gentle Shell version instead of the latest") },
     setup: {
       type: "boolean",
       default: true,

@@ -10,6 +10,7 @@ import { tildify } from "../core/layout";
 import { EXIT, UserError } from "../core/errors";
 import { migrationExplanation, migrationGate, removalCommand, removalQuestion, type Gate, type Owner } from "../core/migration-rules";
 import { installedLayout, installHere, SHARED_ARGS } from "./install-run";
+import { withKnob } from "./knobs";
 import { migrateRefusal } from "../installed/install-gate";
 import { installerStart } from "./installer-start";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning } from "./migration-wiring";
@@ -25,7 +26,7 @@ interface Moving {
 export const migrateCommand = defineCommand({
   meta: { name: "migrate", description: "Move a Gentle Shell that npm or pnpm installed globally to the bundled install in ~/.gentle-shell" },
   args: {
-    release: { type: "string", description: "Move to this exact Gentle Shell version instead of the latest (or GENTLE_SHELL_RELEASE)" },
+    release: { type: "string", description: withKnob("release", "Move to this exact Gentle Shell version instead of the latest") },
     "dry-run": { type: "boolean", description: "Say what would happen and change nothing" },
     ...SHARED_ARGS,
   },

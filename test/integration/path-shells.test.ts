@@ -5,21 +5,21 @@
 // profile file byte-identical. Needs bash, dash (/bin/sh), zsh and fish
 // (.ci/run installs them), and nu (the nushell devDependency's binary).
 // PowerShell's cases need a pwsh, which this machine cannot get: they skip
-// here, saying so, and ci.yml's linux job, whose ubuntu-latest has one runs them where one is.
+// here, saying so, and ci.yml's linux job runs them on ubuntu-latest, which
+// has one. The same rules in a real terminal (tmux): path-shells-terminal.test.ts.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { prefixLayout, type Layout, type Platform } from "../../src/core/layout";
-import { buildPins } from "../../src/pins";
-import { PATH_MARKER, profileFiles } from "../../src/path/shells";
+import type { Platform } from "../../src/core/layout";
+import { PATH_MARKER } from "../../src/path/shells";
 import { bundledPathStep } from "../../src/path/step";
 import { readPathReceipt } from "../../src/path/receipt-file";
 import { removePathEntry } from "../../src/path/apply";
 import { type Capability, requires, shellProgram } from "../support/capabilities";
+import { expectSame, makeHome, snapshot, terminal, VERSION } from "../support/path-homes";
 
-const VERSION = "gentle-shell 4.1.0";
 let root: string;
 
 beforeEach(() => {
@@ -28,50 +28,6 @@ beforeEach(() => {
 afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
-
-/** A temp home with a fake launcher at <prefix>/bin/gentle-shell. */
-function makeHome(name: string, platform: Platform = "linux"): Layout {
-  const home = join(root, name);
-  fs.mkdirSync(home, { recursive: true });
-  const layout = prefixLayout({ home, platform, pins: buildPins() });
-  fs.mkdirSync(layout.bin, { recursive: true });
-  fs.writeFileSync(layout.launcher, `#!/bin/sh\necho "${VERSION}"\n`, { mode: 0o755 });
-  return layout;
-}
-
-/** A new shell as a terminal starts it: a clean environment, a UTF-8 locale, no input. */
-function terminal(argv: string[], home: string, extra: Record<string, string> = {}) {
-  const r = spawnSync(argv[0]!, [...argv.slice(1), "gentle-shell --version"], {
-    cwd: home,
-    env: { HOME: home, PATH: "/usr/bin:/bin", TERM: "dumb", LANG: "C.UTF-8", ...extra },
-    input: "",
-    encoding: "utf8",
-    timeout: 20_000,
-  });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** The bytes of every startup file either platform's rules could touch, plus extra paths. */
-function snapshot(home: string, env: Record<string, string>, extra: string[] = []): Map<string, Buffer | null> {
-  const paths = new Set<string>(extra);
-  for (const p of ["linux", "darwin"] as const) for (const f of profileFiles(home, env, p)) paths.add(f.path);
-  const out = new Map<string, Buffer | null>();
-  for (const p of paths) {
-    try {
-      out.set(p, fs.readFileSync(p));
-    } catch {
-      out.set(p, null);
-    }
-  }
-  return out;
-}
-
-function expectSame(before: Map<string, Buffer | null>, after: Map<string, Buffer | null>) {
-  for (const [p, bytes] of before) {
-    const now = after.get(p);
-    expect(now === null || now === undefined ? null : now.toString("latin1"), p).toBe(bytes === null ? null : bytes.toString("latin1"));
-  }
-}
 
 /** nu and pwsh by their full paths: the new shell's PATH (/usr/bin:/bin) need not hold them. */
 const NU = shellProgram("nu");
@@ -230,7 +186,7 @@ const HOMES = [
 describe.each(HOMES)("real shells, %s home", (_kind, homeName) => {
   it.for(CASES)("$name", async (c, ctx) => {
     if (c.needs) requires(ctx, c.needs);
-    const layout = makeHome(homeName, c.platform);
+    const layout = makeHome(root, homeName, c.platform);
     const home = layout.home;
     for (const d of c.folders ?? []) fs.mkdirSync(join(home, d), { recursive: true });
     for (const [f, text] of Object.entries(c.files ?? {})) {
@@ -280,7 +236,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
   }
 
   it("a symlinked ~/.bashrc (stow, chezmoi, home-manager)", async () => {
-    const layout = makeHome("home");
+    const layout = makeHome(root, "home");
     const dots = join(root, "dotfiles");
     fs.mkdirSync(dots);
     fs.writeFileSync(join(dots, "bashrc"), "alias g=git\n");
@@ -299,7 +255,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
   });
 
   it("a read-only ~/.zshrc (0444; judged by mode bits, so also when the installer runs as root)", async () => {
-    const layout = makeHome("home");
+    const layout = makeHome(root, "home");
     const rc = join(layout.home, ".zshrc");
     fs.writeFileSync(rc, "bindkey -e\n", { mode: 0o444 });
     fs.chmodSync(rc, 0o444);
@@ -314,7 +270,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
   // home, like /home -> /var/home, is edited as usual), so a profile reached
   // through a linked folder is one below home: $ZDOTDIR or ~/.config.
   it("a $ZDOTDIR/.zshrc reached through a linked folder", async () => {
-    const layout = makeHome("home");
+    const layout = makeHome(root, "home");
     const real = join(root, "dotfiles", "zsh");
     fs.mkdirSync(real, { recursive: true });
     fs.writeFileSync(join(real, ".zshrc"), "PROMPT='> '\n");
@@ -332,7 +288,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
   });
 
   it("the fish conf.d file under a linked ~/.config: not created", async () => {
-    const layout = makeHome("home");
+    const layout = makeHome(root, "home");
     fs.mkdirSync(join(root, "config", "fish"), { recursive: true });
     fs.symlinkSync(join(root, "config"), join(layout.home, ".config"));
     const out = await bundledPathStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/fish" } });
@@ -346,7 +302,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
 
 describe("the ~/.local/bin link in a real shell", () => {
   it("~/.local/bin on PATH: a link, found by a new bash, removed exactly", async () => {
-    const layout = makeHome("home");
+    const layout = makeHome(root, "home");
     const localBin = join(layout.home, ".local", "bin");
     fs.mkdirSync(localBin, { recursive: true });
     fs.writeFileSync(join(layout.home, ".bashrc"), "# untouched\n");
@@ -361,71 +317,5 @@ describe("the ~/.local/bin link in a real shell", () => {
     expect(read.status).toBe("valid");
     if (read.status === "valid") expect(await removePathEntry(read.receipt)).toEqual({ status: "removed" });
     expect(fs.readdirSync(localBin)).toEqual([]);
-  });
-});
-
-describe("in a real terminal (tmux): the shell a terminal window starts", () => {
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  let tmuxRuns = 0;
-
-  /** Starts `argv` as a tmux window's shell, types the command, returns what it printed. */
-  async function inTmux(argv: string[], home: string, extra: Record<string, string> = {}, nu = false): Promise<string> {
-    const sock = join(root, `tmux-${++tmuxRuns}.sock`);
-    const out = join(root, "tmux.out");
-    fs.rmSync(out, { force: true });
-    const env = { HOME: home, PATH: "/usr/bin:/bin", TERM: "xterm-256color", LANG: "C.UTF-8", ...extra };
-    const tmux = (...args: string[]) => spawnSync("tmux", ["-S", sock, "-f", "/dev/null", ...args], { env, encoding: "utf8", timeout: 10_000 });
-    const started = tmux("new-session", "-d", "-x", "120", "-y", "30", ...argv);
-    expect(started.status, started.stderr).toBe(0);
-    try {
-      // Type only once the shell has drawn its prompt; type again if it was not ready after all.
-      const command = nu
-        ? `try { gentle-shell --version o+e> '${out}' }; "finished" | save --append '${out}'; exit`
-        : `gentle-shell --version > '${out}' 2>&1; echo finished >> '${out}'; exit`;
-      for (let i = 0; i < 100 && !(tmux("capture-pane", "-p").stdout ?? "").trim(); i++) await sleep(100);
-      for (let attempt = 0; attempt < 3; attempt++) {
-        tmux("send-keys", command, "Enter");
-        for (let i = 0; i < 50; i++) {
-          if (fs.existsSync(out) && fs.readFileSync(out, "utf8").includes("finished")) return fs.readFileSync(out, "utf8");
-          await sleep(100);
-        }
-      }
-      throw new Error(`the shell in tmux never ran the command; its screen:\n${tmux("capture-pane", "-p").stdout}`);
-    } finally {
-      // The shell exits by itself; wait for it (and its history write) before the home goes away.
-      for (let i = 0; i < 50 && tmux("has-session").status === 0; i++) await sleep(100);
-      tmux("kill-server");
-    }
-  }
-
-  it.for([
-    ["bash on Linux", "linux", "/bin/bash", ["bash"], {}],
-    ["login bash with the macOS rule", "darwin", "/bin/bash", ["bash", "-l"], {}],
-    ["zsh with ZDOTDIR", "linux", "/usr/bin/zsh", ["zsh"], { ZDOTDIR: "zdot" }],
-    ["fish", "linux", "/usr/bin/fish", ["fish"], {}],
-    ["a login sh (dash)", "linux", "/bin/sh", ["sh", "-l"], {}],
-    ["nu's REPL", "linux", NU, [NU], {}],
-  ] as const)("%s finds gentle-shell after the install, and not after the removal", async ([_n, platform, shell, argv, rel], ctx) => {
-    const nu = shell === NU;
-    if (nu) requires(ctx, "nu");
-    const layout = makeHome("home", platform);
-    const extra: Record<string, string> = {};
-    for (const [k, v] of Object.entries(rel)) {
-      extra[k] = join(layout.home, v);
-      fs.mkdirSync(extra[k]!, { recursive: true });
-    }
-    // zsh offers its new-user menu when it finds no startup file at all.
-    if (shell.endsWith("zsh")) fs.writeFileSync(join(extra.ZDOTDIR ?? layout.home, ".zshenv"), "# present\n");
-    const env = { HOME: layout.home, PATH: "/usr/bin:/bin", SHELL: shell, ...extra };
-    expect(await inTmux([...argv], layout.home, extra, nu)).not.toContain(VERSION);
-    const before = snapshot(layout.home, env);
-    const out = await bundledPathStep(layout, { env, platform });
-    expect(out.status, out.detail).toBe("applied");
-    expect(await inTmux([...argv], layout.home, extra, nu)).toContain(VERSION);
-    const read = readPathReceipt(layout, { env, platform });
-    expect(read.status).toBe("valid");
-    if (read.status === "valid") await removePathEntry(read.receipt);
-    expectSame(before, snapshot(layout.home, env));
-    expect(await inTmux([...argv], layout.home, extra, nu)).not.toContain(VERSION);
   });
 });

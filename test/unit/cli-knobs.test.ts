@@ -5,7 +5,9 @@
  * the exit codes the help documents (src/cli/conventions.ts).
  */
 import { describe, expect, it } from "vitest";
-import { gives, knobSwitch, settle } from "../../src/cli/knobs";
+import { readFileSync } from "node:fs";
+import { gives, KNOBS, knobSwitch, settle, withKnob } from "../../src/cli/knobs";
+import { installerTable } from "../../src/cli/index";
 import { EXIT_CODE_LINES, helpEpilogue } from "../../src/cli/conventions";
 import { EXIT } from "../../src/core/errors";
 import { fancyOutput } from "../../src/core/terminal-style";
@@ -130,5 +132,41 @@ describe("the exit codes the help documents", () => {
     expect(text).toContain(`  ${EXIT.usage}   usage: an unknown option or argument`);
     for (const knob of ["GENTLE_SHELL_SOURCE", "GENTLE_SHELL_RELEASE", "GENTLE_SHELL_NO_MODIFY_PATH", "GENTLE_SHELL_QUIET", "NO_COLOR"])
       expect(text).toContain(knob);
+  });
+});
+
+describe("the knob table (issue 48): one row per knob, everything else made from it", () => {
+  it("the help lines, one per row, in the columns --help has always had", () => {
+    const text = helpEpilogue();
+    expect(text).toContain("  GENTLE_SHELL_SOURCE=<url or folder>   as --source\n");
+    expect(text).toContain("  GENTLE_SHELL_RELEASE=<version>        as --release (an exact version, or latest)\n");
+    expect(text).toContain("  GENTLE_SHELL_NO_MODIFY_PATH=1         as --no-modify-path\n");
+    expect(text).toContain("  GENTLE_SHELL_QUIET=1                  as --quiet\n");
+    for (const k of KNOBS) expect(text).toContain(`  ${k.sample} `);
+  });
+
+  it("every install, migrate and bundle flag that has a knob names it in its description, and only those", () => {
+    const sub = installerTable().subCommands as Record<string, { args?: Record<string, { description?: string }> }>;
+    for (const name of ["install", "migrate", "bundle"]) {
+      const args = sub[name]!.args ?? {};
+      for (const k of KNOBS) {
+        if (!(k.flag in args)) continue;
+        expect(args[k.flag]!.description, `${name} --${k.flag}`).toContain(k.variable);
+      }
+      for (const [flag, a] of Object.entries(args))
+        if (!KNOBS.some((k) => k.flag === flag)) expect(a.description ?? "", `${name} --${flag}`).not.toMatch(/GENTLE_SHELL_[A-Z_]+/);
+    }
+    expect(withKnob("modify-path", "Add gentle-shell to PATH")).toBe("Add gentle-shell to PATH (--no-modify-path or GENTLE_SHELL_NO_MODIFY_PATH=1 to skip)");
+    expect(withKnob("release", "R")).toBe("R (or GENTLE_SHELL_RELEASE)");
+  });
+
+  it("docs/fleets-and-ci.md's knob table has exactly the rows, each with its flag", () => {
+    const doc = readFileSync(new URL("../../docs/fleets-and-ci.md", import.meta.url), "utf8");
+    const rows = doc
+      .split("\n")
+      .filter((l) => /^\| `GENTLE_SHELL_/.test(l))
+      .map((l) => l.split("|").map((c) => c.trim()));
+    expect(rows.map((r) => r[1])).toEqual(KNOBS.map((k) => `\`${k.sample.replace(/=<.*>$/, "")}\``));
+    for (const [i, k] of KNOBS.entries()) expect(rows[i]![2]!.startsWith(`\`--${k.on === false ? "no-" : ""}${k.flag}\``), k.variable).toBe(true);
   });
 });

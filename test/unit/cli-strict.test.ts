@@ -1,7 +1,7 @@
 /** The strict command line (src/cli/stray-arguments.ts): unknown options and stray arguments are refused. */
 import { describe, expect, it } from "vitest";
 import { strayArgument } from "../../src/cli/stray-arguments";
-import { checkRelease } from "../../src/cli/install-run";
+import { checkRelease } from "../../src/cli/knobs";
 
 const install = {
   yes: { type: "boolean", alias: "y" },
