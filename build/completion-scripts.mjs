@@ -1,4 +1,4 @@
-// Writes the four completion scripts of gentle-shell-setup and gentle-shell
+// Writes the completion scripts (each shell's) of gentle-shell-setup and gentle-shell
 // (issue 42) into a folder, from the sources compiled in memory: the Windows
 // CI job runs PSScriptAnalyzer on the two PowerShell ones (.ci/install-ps1.ps1).
 //   node build/completion-scripts.mjs <folder>
@@ -12,10 +12,10 @@ if (!out) {
   process.exit(2);
 }
 const { completionScript, COMPLETION_SHELLS } = await importSource("core", "completion", "index.ts");
-const { installerCompletionTree } = await importSource("cli", "completion-tree.ts");
+const { installerCompletionTree } = await importSource("cli", "completions.ts");
 const { installerTable } = await importSource("cli", "index.ts");
-const { shellCompletionTree } = await importSource("engine", "completion-tree.ts");
-const extension = { bash: "bash", zsh: "zsh", fish: "fish", powershell: "ps1" };
+const { shellCompletionTree } = await importSource("commands", "completions.ts");
+const extension = { bash: "bash", zsh: "zsh", fish: "fish", nu: "nu", powershell: "ps1" };
 mkdirSync(out, { recursive: true });
 for (const shell of COMPLETION_SHELLS) {
   for (const [name, tree] of [

@@ -65,6 +65,20 @@ const PACKAGE_INTEGRITY = {
   "npm@11.19.0": "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==",
 };
 
+/**
+ * The nu the shell tests start (issue 48): nushell's own npm release of its
+ * binary for this machine, `@nushell/<target>@0.115.1`, verified and unpacked
+ * once. Neither Debian 13 nor the nushell package's other platforms are
+ * there to be had (the registry this machine uses serves linux-x64 alone),
+ * so only that target is pinned; any other gets null, and the tests that need
+ * a nu say so. The integrity was read with
+ * `npm view @nushell/linux-x64@0.115.1 dist.integrity`.
+ */
+const NU_VERSION = "0.115.1";
+const NU_INTEGRITY = {
+  "linux-x64": "sha512-w6eMwPZJ/JqIEq2BgUif71fzBuNFxA1xvrIshC+bQYq44x2PgOE+x1IX+URNUBQSkCLAY9ze2Egec00RMyDtMA==",
+};
+
 const MARKER = ".gss-verified.json";
 
 /** Our name for the machine this runs on, e.g. "linux-x64". */
@@ -124,6 +138,35 @@ export async function ensureNodeBinary(target = hostTarget()) {
     },
   });
   return path.join(dir, executable);
+}
+
+/** Where the verified nu of `target` is, once ensureNu has unpacked it (a test asks without waiting). */
+export function nuPath(target = hostTarget()) {
+  return path.join(CACHE_DIR, "tools", `nu@${NU_VERSION}-${target}`, "bin", "nu");
+}
+
+/** The verified nu of `target`, unpacked from its registry tarball after the integrity check; null where none is pinned. */
+export async function ensureNu(target = hostTarget()) {
+  const integrity = NU_INTEGRITY[target];
+  if (!integrity) return null;
+  const spec = `@nushell/${target}@${NU_VERSION}`;
+  const artifact = `registry tarball ${spec}`;
+  const dir = path.dirname(path.dirname(nuPath(target)));
+  await ensureCached({
+    dir,
+    artifact,
+    expect: integrity,
+    check: (marker) => marker.file === "bin/nu",
+    produce: async (work, tree) => {
+      const tgz = await npmPack(spec, work);
+      await verifyFile(tgz, "sha512", integrity, artifact);
+      await extractTar(tgz, tree, { strip: 1, filter: (p) => p === "package/bin/nu" });
+      await fs.chmod(path.join(tree, "bin", "nu"), 0o755);
+      const stat = await fs.stat(path.join(tree, "bin", "nu"));
+      return { file: "bin/nu", size: stat.size };
+    },
+  });
+  return nuPath(target);
 }
 
 /** Path of a verified registry tarball (`pnpm@11.1.1`, `npm@11.19.0`). */

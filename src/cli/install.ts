@@ -8,7 +8,7 @@ import { withKnob } from "./knobs";
 import { installGate, releaseChange } from "../installed/install-gate";
 import { installerStart } from "./installer-start";
 import { tableOf } from "./command-host";
-import { completionFiles } from "./completion-tree";
+import { completionFiles } from "./completions";
 import { findGlobalShell, recordReleaseChannel, removeAfterInstall, shadowWarning, type Removal } from "./migration-wiring";
 import { tildify } from "../core/layout";
 import { SETUP_COMMAND } from "../install/setup-step";

@@ -38,7 +38,7 @@ import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "../path/windows-registry";
 import { bundledPathStep, type PathStepOutcome } from "../path/step";
-import { completionsStep } from "./completions-step";
+import { completionsStep } from "./completions";
 import type { CompletionScripts } from "./completions";
 
 export interface InstallOptions {

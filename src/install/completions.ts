@@ -17,15 +17,25 @@
  * A file already at a place is never replaced unless the record says it is
  * ours and unchanged; self-uninstall removes a recorded file only while it
  * is still what was written, and never anything the record does not name.
+ *
+ * When (completionsStep, the end of this file): once the PATH step has put
+ * the entry in place for a shell, and only with --completions. The install's
+ * promise is that HOME holds what it held plus the prefix and the PATH entry
+ * (spec: "Self-uninstall"; test/e2e/home-untouched.test.ts), and rustup, uv,
+ * deno and mise write no completions unasked either (bun does); `gentle-shell
+ * completions <shell>` prints them for anyone who wants them elsewhere. With
+ * --no-modify-path no shell is set up, so none are written. A failure here
+ * never fails the install: the step's line says what was not written.
  */
 import * as fs from "node:fs";
 import { dirname, join } from "../core/native-path";
 import type { Env } from "../core/environment";
 import type { CompletionShell } from "../core/completion/index";
-import type { Layout } from "../core/layout";
+import { type Layout, tildify } from "../core/layout";
 import { type CompletionRules, knownShell, SHELLS, type ShellName } from "../path/shells";
 import { sha256Of } from "../core/release-manifest";
 import { rmdirSync, unlinkSync } from "../io/locked-retry";
+import type { PathStepOutcome } from "../path/step";
 
 /** The shells the install writes scripts for: the rows of the shell table with completion rules. */
 export type CompletionShellName = Exclude<ShellName, "sh">;
@@ -172,4 +182,38 @@ export function removeCompletions(layout: Layout, env: Env): CompletionsRemoved 
     }
   }
   return out;
+}
+
+/** The shell the PATH step set up: its line's, or null for a link (the user's $SHELL then) or Windows' Path. */
+function pathShell(outcome: PathStepOutcome): ShellName | null | "none" {
+  const plan = outcome.plan;
+  if (plan?.kind === "line") return plan.shell;
+  if (plan?.kind === "link") return null;
+  if (plan?.kind === "none") return plan.existing.kind === "line" ? plan.existing.shell : plan.existing.kind === "link" ? null : "none";
+  return "none";
+}
+
+/** What the step's line adds: "; bash completions in <folder>", or why there are none. */
+export function completionsStep(layout: Layout, env: Env, outcome: PathStepOutcome, scripts: CompletionScripts): string {
+  if (outcome.status !== "applied" && outcome.status !== "already") return "";
+  const from = pathShell(outcome);
+  const shell = from === "none" ? null : completionShell(from, env);
+  if (!shell) return "";
+  const show = (p: string) => tildify(p, layout.home);
+  try {
+    const { written, foreign } = installCompletions(layout, env, shell, scripts);
+    const parts: string[] = [];
+    if (written.length) {
+      const folder = show(dirname(written[0]!));
+      parts.push(`${shell} completions in ${folder}`);
+      const hint = completionRules(shell).hint;
+      const files = SHELLS[shell].files({ home: layout.home, env, platform: layout.platform });
+      const startup = show(outcome.file && files.includes(outcome.file) ? outcome.file : files[0]!);
+      if (hint) parts.push(hint(folder, startup));
+    }
+    for (const path of foreign) parts.push(`${show(path)} is not ours, so it was left as it is`);
+    return parts.length ? `; ${parts.join("; ")}` : "";
+  } catch (error) {
+    return `; ${shell} completions were not written (${(error as Error).message})`;
+  }
 }

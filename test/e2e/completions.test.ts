@@ -5,8 +5,9 @@
  * prints, and complete in a real bash; self-uninstall lists them, removes
  * exactly them and the folders the install made, and keeps one the user
  * edited. Without --completions nothing is written there (the home's other
- * tests: home-untouched, self-uninstall). For nu (the nushell
- * devDependency's), the same whole road: install, a new nu, self-uninstall.
+ * tests: home-untouched, self-uninstall). For nu (the verified release
+ * build/test-shells.mjs unpacks), the same whole road: install, a new nu,
+ * self-uninstall.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";

@@ -1,6 +1,6 @@
 /**
  * doctor's login-shell check (issue 41) with the real bash, zsh and fish
- * (.ci/system-tools installs them), nu (the nushell devDependency) and, where
+ * (.ci/system-tools installs them), nu (build/test-shells.mjs) and, where
  * there is one, pwsh (not on this machine: ci.yml's linux job, whose ubuntu-latest has one): after a real install for each shell
  * ($SHELL chooses the file the PATH line goes to), a new shell of that kind
  * finds our launcher; a startup-file line that puts a foreign gentle-shell's

@@ -5,7 +5,7 @@
  * completes each partial word to the table's one candidate; after Pi's words
  * nothing of ours is offered. Taking them back removes our files and the
  * folder we made, and leaves what nu wrote in its config folder. The home's
- * name holds a space. nu is the nushell devDependency's.
+ * name holds a space. nu is the verified release build/test-shells.mjs unpacks.
  */
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "pathe";

@@ -1,7 +1,7 @@
 // The PATH entry in the shell a terminal window starts (spec: "PATH"): each
 // shell started by tmux as a terminal starts it, before the install, after
 // it, and after the receipt took the entry away, with every startup file
-// byte-identical at the end. nu's REPL is the nushell devDependency's.
+// byte-identical at the end. nu's REPL is the verified nushell release build/test-shells.mjs unpacks.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";

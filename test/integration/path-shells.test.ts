@@ -3,7 +3,7 @@
 // started the way a terminal starts it, finds and runs a fake launcher; the
 // receipt read back from path-entry.json takes the entry away, leaving every
 // profile file byte-identical. Needs bash, dash (/bin/sh), zsh and fish
-// (.ci/run installs them), and nu (the nushell devDependency's binary).
+// (.ci/run installs them), and nu (nushell's verified release, build/test-shells.mjs).
 // PowerShell's cases need a pwsh, which this machine cannot get: they skip
 // here, saying so, and ci.yml's linux job runs them on ubuntu-latest, which
 // has one. The same rules in a real terminal (tmux): path-shells-terminal.test.ts.

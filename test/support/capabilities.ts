@@ -33,9 +33,10 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { REPO_ROOT } from "./paths";
 
 export type Capability =
   | "symlinks"
@@ -74,29 +75,30 @@ const REASONS: Record<Capability, string> = {
   bash: "needs a bash this process can start, and this machine has none",
   zsh: "needs a zsh this process can start, and this machine has none",
   fish: "needs a fish this process can start, and this machine has none",
-  nu: "needs a nu this process can start: the nushell devDependency brings one for Linux, macOS and Windows on x64 and arm64, and none was installed for this machine",
+  nu: "needs a nu this process can start: build/test-shells.mjs (npm test runs it first) unpacks nushell's verified npm release into the toolchain cache, and none is there for this user, or none is pinned for this platform",
   pwsh: "needs PowerShell 7 (pwsh), which neither Debian nor the npm registry gives this machine; ci.yml's linux job (.ci/run on ubuntu-latest, which has pwsh) runs these tests",
 };
 
+/** The verified nu build/test-shells.mjs unpacks (npm test runs it first), where it is for this machine. */
+const { nuPath } = (await import(/* @vite-ignore */ pathToFileURL(join(REPO_ROOT, "build", "toolchain.mjs")).href)) as { nuPath(): string };
+
 /**
- * The program of a shell a test starts: nu is the nushell devDependency's own
- * binary for this platform (not its Node wrapper, which would be one more
- * process between the test and the shell), any other shell its full path
- * from this process's PATH (a test's new shell gets a PATH of its own), else
- * its bare name.
+ * The program of a shell a test starts: nu is the verified nushell release
+ * in the toolchain cache (build/toolchain.mjs ensureNu), any other shell its
+ * full path from this process's PATH (a test's new shell gets a PATH of its
+ * own), else its bare name.
  */
 export function shellProgram(name: "bash" | "zsh" | "fish" | "nu" | "pwsh"): string {
-  if (name !== "nu") {
-    for (const dir of (process.env.PATH ?? "").split(process.platform === "win32" ? ";" : ":"))
-      if (isAbsolute(dir) && existsSync(join(dir, name))) return join(dir, name);
-    return name;
+  if (name === "nu") {
+    try {
+      return nuPath();
+    } catch {
+      return "nu";
+    }
   }
-  const os = process.platform === "win32" ? "windows" : process.platform;
-  try {
-    return createRequire(import.meta.url).resolve(`@nushell/${os}-${process.arch}/bin/nu${process.platform === "win32" ? ".exe" : ""}`);
-  } catch {
-    return "nu";
-  }
+  for (const dir of (process.env.PATH ?? "").split(process.platform === "win32" ? ";" : ":"))
+    if (isAbsolute(dir) && existsSync(join(dir, name))) return join(dir, name);
+  return name;
 }
 
 /**

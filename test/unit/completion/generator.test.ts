@@ -5,9 +5,12 @@
  * scripts (nu: the long forms only); a command added to a table is in them without more; and the two
  * `completions` commands refuse a missing or unknown shell in one sentence.
  */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "pathe";
 import { type ArgsDef, type CommandDef, defineCommand } from "citty";
 import { describe, expect, it } from "vitest";
-import { installerCompletionTree } from "../../../src/cli/completion-tree";
+import { installerCompletionTree } from "../../../src/cli/completions";
 import { installerTable, runInstallerCli } from "../../../src/cli/index";
 import { COMPLETION_SHELLS, completionScript } from "../../../src/core/completion/index";
 import { EXIT, UserError } from "../../../src/core/errors";
@@ -15,10 +18,11 @@ import { classifyLaunch, PI_SUBCOMMANDS } from "../../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../../src/core/shell-commands";
 import { STATUS_OPTIONS, STRICT_SPECS } from "../../../src/commands/specs";
 import { ENGINE_COMMANDS, findEngineCommand } from "../../../src/commands/index";
-import { shellCompletionTree } from "../../../src/commands/completion-tree";
+import { shellCompletionTree } from "../../../src/commands/completions";
 import { runCompletions } from "../../../src/commands/completions";
 import { parseStatusArgs } from "../../../src/commands/status/command";
 import { testHost } from "../../support/host";
+import { scratchDir } from "../../support/scratch";
 import { installerScript, shellScript } from "./scripts";
 
 type Command = CommandDef<ArgsDef>;
@@ -158,6 +162,22 @@ describe("the PowerShell scripts", () => {
     ] as const) {
       expect(script).toContain(`Register-ArgumentCompleter -Native -CommandName ${names} -ScriptBlock {`);
       expect(/^[\x20-\x7e\n]*$/.test(script)).toBe(true);
+    }
+  });
+});
+
+describe("build/completion-scripts.mjs (the scripts the Windows CI job lints)", () => {
+  it("writes both commands' script for every shell, each what the commands print", async () => {
+    const out = scratchDir("completion scripts-");
+    const r = spawnSync(process.execPath, ["build/completion-scripts.mjs", out], { encoding: "utf8", timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const extension: Record<string, string> = { bash: "bash", zsh: "zsh", fish: "fish", nu: "nu", powershell: "ps1" };
+    expect(readdirSync(out).sort()).toEqual(
+      COMPLETION_SHELLS.flatMap((shell) => [`gentle-shell-setup.${extension[shell]}`, `gentle-shell.${extension[shell]}`]).sort(),
+    );
+    for (const shell of COMPLETION_SHELLS) {
+      expect(readFileSync(join(out, `gentle-shell.${extension[shell]}`), "utf8").trimEnd(), shell).toBe(shellScript(shell).trimEnd());
+      expect(readFileSync(join(out, `gentle-shell-setup.${extension[shell]}`), "utf8").trimEnd(), shell).toBe((await installerScript(shell)).trimEnd());
     }
   });
 });

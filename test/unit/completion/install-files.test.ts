@@ -21,7 +21,7 @@ import {
 } from "../../../src/install/completions";
 import { zshFpathLine } from "../../../src/path/shells";
 import { pwshHomeQuote } from "../../../src/path/shell-lines";
-import { completionsStep } from "../../../src/install/completions-step";
+import { completionsStep } from "../../../src/install/completions";
 import type { PathStepOutcome } from "../../../src/path/step";
 import { buildPins } from "../../../src/pins";
 import { scratchDir } from "../../support/scratch";

@@ -15,7 +15,7 @@ import { join } from "pathe";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { CompletionShell } from "../../../src/core/completion/index";
 import { prefixLayout } from "../../../src/core/layout";
-import { completionsStep } from "../../../src/install/completions-step";
+import { completionsStep } from "../../../src/install/completions";
 import { shQuote } from "../../../src/install/launcher";
 import type { PathStepOutcome } from "../../../src/path/step";
 import { buildPins } from "../../../src/pins";
