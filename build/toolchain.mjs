@@ -65,20 +65,6 @@ const PACKAGE_INTEGRITY = {
   "npm@11.19.0": "sha512-SDd/hHg3KqHE5Ht2NHWxNYNtqCQ2pXAPLl6OtQhPyED5PHsRfrOtO199MZTIG2cQoQ1ZRI9t28shrD+2cr3AAw==",
 };
 
-/**
- * The nu the shell tests start (issue 48): nushell's own npm release of its
- * binary for this machine, `@nushell/<target>@0.115.1`, verified and unpacked
- * once. Neither Debian 13 nor the nushell package's other platforms are
- * there to be had (the registry this machine uses serves linux-x64 alone),
- * so only that target is pinned; any other gets null, and the tests that need
- * a nu say so. The integrity was read with
- * `npm view @nushell/linux-x64@0.115.1 dist.integrity`.
- */
-const NU_VERSION = "0.115.1";
-const NU_INTEGRITY = {
-  "linux-x64": "sha512-w6eMwPZJ/JqIEq2BgUif71fzBuNFxA1xvrIshC+bQYq44x2PgOE+x1IX+URNUBQSkCLAY9ze2Egec00RMyDtMA==",
-};
-
 const MARKER = ".gss-verified.json";
 
 /** Our name for the machine this runs on, e.g. "linux-x64". */
@@ -140,35 +126,6 @@ export async function ensureNodeBinary(target = hostTarget()) {
   return path.join(dir, executable);
 }
 
-/** Where the verified nu of `target` is, once ensureNu has unpacked it (a test asks without waiting). */
-export function nuPath(target = hostTarget()) {
-  return path.join(CACHE_DIR, "tools", `nu@${NU_VERSION}-${target}`, "bin", "nu");
-}
-
-/** The verified nu of `target`, unpacked from its registry tarball after the integrity check; null where none is pinned. */
-export async function ensureNu(target = hostTarget()) {
-  const integrity = NU_INTEGRITY[target];
-  if (!integrity) return null;
-  const spec = `@nushell/${target}@${NU_VERSION}`;
-  const artifact = `registry tarball ${spec}`;
-  const dir = path.dirname(path.dirname(nuPath(target)));
-  await ensureCached({
-    dir,
-    artifact,
-    expect: integrity,
-    check: (marker) => marker.file === "bin/nu",
-    produce: async (work, tree) => {
-      const tgz = await npmPack(spec, work);
-      await verifyFile(tgz, "sha512", integrity, artifact);
-      await extractTar(tgz, tree, { strip: 1, filter: (p) => p === "package/bin/nu" });
-      await fs.chmod(path.join(tree, "bin", "nu"), 0o755);
-      const stat = await fs.stat(path.join(tree, "bin", "nu"));
-      return { file: "bin/nu", size: stat.size };
-    },
-  });
-  return nuPath(target);
-}
-
 /** Path of a verified registry tarball (`pnpm@11.1.1`, `npm@11.19.0`). */
 export async function ensurePackageTarball(name, version) {
   const spec = `${name}@${version}`;
@@ -207,7 +164,7 @@ export async function ensurePackageTarball(name, version) {
 // pin it was verified against. A cached copy is used only when its marker
 // names the same pin and the file has the recorded size.
 
-async function ensureCached({ dir, artifact, expect, check, produce }) {
+export async function ensureCached({ dir, artifact, expect, check, produce }) {
   if (await markerValid(dir, expect, check)) return;
   await fs.mkdir(path.dirname(dir), { recursive: true });
   const work = `${dir}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
@@ -270,7 +227,7 @@ async function hashFile(file, algorithm) {
 }
 
 /** `expected` is an SRI string for sha512, lower-case hex for sha256. */
-async function verifyFile(file, algorithm, expected, artifact) {
+export async function verifyFile(file, algorithm, expected, artifact) {
   const digest = await hashFile(file, algorithm);
   const actual = algorithm === "sha512" ? `sha512-${digest.toString("base64")}` : digest.toString("hex");
   if (actual !== expected) {
@@ -291,7 +248,7 @@ function npmCommand() {
   return ["npm", []];
 }
 
-async function npmPack(spec, dest) {
+export async function npmPack(spec, dest) {
   const [command, prefix] = npmCommand();
   const args = [...prefix, "pack", spec, "--pack-destination", dest, "--json", "--ignore-scripts"];
   const { code, stdout, stderr } = await run(command, args, { cwd: dest });
@@ -392,7 +349,7 @@ export function productionPins() {
 // ---------------------------------------------------------------------------
 // Extraction (only ever of verified files)
 
-async function extractTar(file, cwd, { strip, filter }) {
+export async function extractTar(file, cwd, { strip, filter }) {
   const tar = await import("tar");
   await tar.x({ file, cwd, strip, filter: filter ? (p) => filter(p.replace(/^\.\//, "")) : undefined });
 }

@@ -1,7 +1,7 @@
 /** `gentle-shell-setup bundle`: wiring only; the bundle is made by src/release/offline-bundle.ts. */
 import { defineCommand } from "citty";
 import { hostOf } from "./command-host";
-import { checkSourceReachable } from "../install/source-check";
+import { checkSourceReachable } from "../install/source-reachable";
 import { settle, withKnob } from "./knobs";
 import { ownScript } from "../io/self";
 import { TARGETS, type Target } from "../pins/types";

@@ -1,7 +1,7 @@
 /**
  * What `install` and `migrate` share once the user said yes: the prefix
  * claimed (on Windows the private folder, with its real adapter), the install
- * lock, the steps of src/install/bundled-install.ts with the report lines,
+ * lock, the steps of src/install/install-steps.ts with the report lines,
  * and where the install came from remembered for setup and upgrade.
  */
 import { existsSync } from "node:fs";
@@ -13,12 +13,12 @@ import type { Host } from "../io/host";
 import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
-import { runBundledInstall, type InstallOptions, type InstallResult } from "../install/bundled-install";
+import { runInstallSteps, type InstallOptions, type InstallResult } from "../install/install-steps";
 import { windowsRegistry } from "../path/windows-registry";
 import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/step-plan";
 import { withKnob } from "./knobs";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
+import { WINDOWS_PREFIX_MARKER, WINDOWS_FALLBACK_FOLDER, WINDOWS_FIRST_FOLDER } from "../install/windows-private/rule";
 
 /**
  * The layout the installer's commands start from: the default one of the Host's home, under its pins. It travels
@@ -45,7 +45,7 @@ export function installedLayout(host: Host): Layout {
   const local = envValue(host.env, "LOCALAPPDATA", "win32");
   const first = local ? join(local, WINDOWS_FIRST_FOLDER) : null;
   const fallback = join(host.home, WINDOWS_FALLBACK_FOLDER);
-  const prefix = first && !existsSync(join(first, WINDOWS_BUNDLE_MARKER)) && existsSync(join(fallback, WINDOWS_BUNDLE_MARKER)) ? fallback : (first ?? fallback);
+  const prefix = first && !existsSync(join(first, WINDOWS_PREFIX_MARKER)) && existsSync(join(fallback, WINDOWS_PREFIX_MARKER)) ? fallback : (first ?? fallback);
   return prefixLayout({ home: host.home, platform: "win32", pins: host.pins, windowsPrefix: prefix });
 }
 
@@ -97,10 +97,10 @@ export async function installHere(host: Host, start: Layout, args: RunArgs): Pro
   }
   const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   // Upgrades and setup fetch from where this install did.
-  const { rememberSource } = await import("../install/install-source");
+  const { rememberSource } = await import("../install/remembered-source");
   const installLayout = layout;
   try {
-    const result = await runBundledInstall({
+    const result = await runInstallSteps({
       layout: installLayout,
       pins,
       target: host.target,

@@ -2,7 +2,7 @@
  * What install and migrate do first, in this order: the knobs settled (flags over GENTLE_SHELL_* variables), the
  * Host in the mode they ask, a prefix no install can live in refused, and a source that is gone said at once.
  */
-import { checkSourceReachable } from "../install/source-check";
+import { checkSourceReachable } from "../install/source-reachable";
 import { hostOf } from "./command-host";
 import type { Layout } from "../core/layout";
 import type { Host } from "../io/host";

@@ -11,7 +11,7 @@ import type { Host } from "../io/host";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource } from "../core/source";
 import { userRegistrySettings } from "../install/npm-settings";
-import { newestRelease, openReleaseHere, type ReleaseOrigin } from "../install/release-source";
+import { newestRelease, openReleaseHere, type ReleaseOrigin } from "../install/release-origin";
 
 export async function readMigrationRelease(host: Host, source: string | undefined, release: string | undefined): Promise<{ shell: string; pi: string } | null> {
   const { env, home, pins } = host;

@@ -9,7 +9,7 @@ import type { Env } from "../core/environment";
 import type { Layout } from "../core/layout";
 import type { Pins, Target } from "../pins/types";
 import { foreignShellOnPath, ownerManager, removeGlobalShell } from "../install/global-package-probe";
-import type { InstallResult } from "../install/bundled-install";
+import type { InstallResult } from "../install/install-steps";
 import { shadowWarningFor } from "../path/step";
 import { recordChannel } from "../install/launcher-config-file";
 import type { Host } from "../io/host";

@@ -84,12 +84,12 @@ async function whyNotRunnable(layout: Layout, host: Pick<Host, "env" | "pins">):
   const id = await readCurrent(layout).catch(() => null);
   if (!id) return "it has no active version";
   if (!(await lstatOrNull(layout.node))?.isFile()) return "its Node is gone";
-  const { BundledError, resolveBundledInstall } = await import("../installed/private-install");
+  const { PrivateInstallError, resolvePrivateInstall } = await import("../installed/private-install");
   try {
-    await resolveBundledInstall(join(layout.versions, id, ENGINE_PATH), { env: host.env, platform: layout.platform, home: layout.home, pins: host.pins });
+    await resolvePrivateInstall(join(layout.versions, id, ENGINE_PATH), { env: host.env, platform: layout.platform, home: layout.home, pins: host.pins });
     return null;
   } catch (error) {
-    if (error instanceof BundledError || errnoCode(error) === "ENOENT") return (error as Error).message.replace(/\.$/, "");
+    if (error instanceof PrivateInstallError || errnoCode(error) === "ENOENT") return (error as Error).message.replace(/\.$/, "");
     throw error;
   }
 }

@@ -14,11 +14,11 @@ import { EXIT, type Output } from "../core/errors";
 import type { PiLaunch } from "../core/pi-launch";
 import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import { DOCTOR, parseShellCommand, type ShellCommandSpec, strictSpec } from "./specs";
 
 export interface EngineContext {
-  install: BundledInstall;
+  install: PrivateInstall;
   /** The process's Host (src/io/host.ts): its environment, lines and questions. */
   host: Host;
 }
@@ -43,9 +43,9 @@ function usage(io: Output, message: string): number {
 export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand } = {
   upgrade: {
     async run({ install, host }, _rest, given) {
-      const { upgradeOptions, upgradeBundled } = await import("./upgrade");
+      const { upgradeOptions, upgradeInstall } = await import("./upgrade");
       const options = upgradeOptions(given!);
-      return typeof options === "string" ? usage(host, options) : upgradeBundled(install, options, host);
+      return typeof options === "string" ? usage(host, options) : upgradeInstall(install, options, host);
     },
   },
   // Pi updates (S5): the selecting forms are Shell's; null hands every other form to Pi.

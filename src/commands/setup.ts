@@ -13,7 +13,7 @@ import type { Host } from "../io/host";
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "../core/native-path";
 import { tildify, tildifyText, type Platform } from "../core/layout";
-import { type Env, bundledSetupEnv } from "../core/environment";
+import { type Env, privateSetupEnv } from "../core/environment";
 import { piOfflineByEnv } from "../core/env-flags";
 import { parseSource } from "../core/source";
 import { hostRuntimeContext } from "../install/runtime/host-context";
@@ -21,9 +21,9 @@ import { lstatOrNull, readTextOrNull, tempSibling, writeFileAtomic } from "../io
 import { ensureOwnDir } from "../io/own-dir";
 import { acquireInstallLock } from "../install/lock";
 import { ensureEngram } from "../install/runtime/engram";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import { recordSetup, setupMarkerPath } from "../installed/setup-marker";
-import { rememberedSource } from "../install/install-source";
+import { rememberedSource } from "../install/remembered-source";
 import { rename, rm } from "../io/locked-retry";
 
 /**
@@ -38,7 +38,7 @@ export function gentleAiCandidates(rel: string, platform: Platform): string[] {
 }
 
 /** The gentle-ai executable gentle-pi's build leaves: its package.json bin entry, else bin/gentle-ai. */
-export async function gentleAiExecutable(install: BundledInstall): Promise<string> {
+export async function gentleAiExecutable(install: PrivateInstall): Promise<string> {
   const pkg = JSON.parse((await readTextOrNull(join(install.gentlePiRoot, "package.json"))) ?? "{}") as { bin?: unknown };
   const bin = typeof pkg.bin === "object" && pkg.bin !== null ? (pkg.bin as Record<string, unknown>)["gentle-ai"] : undefined;
   const rel = typeof bin === "string" ? bin : "bin/gentle-ai";
@@ -144,7 +144,7 @@ export interface SetupResult {
   reason?: string;
 }
 
-export async function runSetup(install: BundledInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http" | "target">): Promise<number> {
+export async function runSetup(install: PrivateInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http" | "target">): Promise<number> {
   return (await setupRun(install, args, host)).code;
 }
 
@@ -153,7 +153,7 @@ export async function runSetup(install: BundledInstall, args: string[], host: Pi
  * `host.env` is the environment setup runs in: the Host's, or first use's setup environment.
  */
 export async function setupRun(
-  install: BundledInstall,
+  install: PrivateInstall,
   args: string[],
   host: Pick<Host, "env" | "out" | "err" | "http" | "target">,
   options: SetupOptions = {},
@@ -196,7 +196,7 @@ interface Say {
   fail: (message: string, reason: string) => SetupResult;
 }
 
-async function setupLocked(install: BundledInstall, env: Env, args: string[], { err, fail }: Say, io: SetupHost): Promise<SetupResult> {
+async function setupLocked(install: PrivateInstall, env: Env, args: string[], { err, fail }: Say, io: SetupHost): Promise<SetupResult> {
   const { layout } = install;
   // A dry run and Gentle AI's help only look: nothing is published, downloaded or created for them.
   const looksOnly = args.some((a) => a === "--dry-run" || a === "--help" || a === "-h");
@@ -217,8 +217,8 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
   }
   // Pi's own tools, from the same source while it is at hand (an offline bundle, a mirror).
   if (!looksOnly) await (await import("../installed/pi-tools-provision")).provisionPiTools(install, env, piOfflineByEnv(env), io, { launch: false });
-  const { applyEngram, bundledCoreVerified, engramLaunchEnvironment } = await import("../installed/engram/launch");
-  const engramPublished = await bundledCoreVerified(layout);
+  const { applyEngram, ownCoreVerified, engramLaunchEnvironment } = await import("../installed/engram/launch");
+  const engramPublished = await ownCoreVerified(layout);
   let gentleAi: string;
   try {
     gentleAi = await gentleAiExecutable(install);
@@ -238,7 +238,7 @@ async function setupLocked(install: BundledInstall, env: Env, args: string[], { 
     const why = tildifyText((error as Error).message, home);
     return fail(`setup stopped: ${why}. Nothing was set up.`, why);
   }
-  const setupEnv = bundledSetupEnv(install, env, engramPublished);
+  const setupEnv = privateSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
   applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }), io);
   const ended = await runAttached(gentleAi, ["install", "--agent", "pi", ...args], { env: setupEnv, cwd: home, stdout: "inherit" });

@@ -30,15 +30,15 @@ import { packageDocument } from "../install/release-fetch";
 import { activePiPeer } from "../install/pi-peer";
 import { installVersion, versionState } from "../install/version-install";
 import { ENGINE_PATH } from "../install/engine-start";
-import { rememberedSource } from "../install/install-source";
+import { rememberedSource } from "../install/remembered-source";
 import { besidePnpm, lockActiveVersion, verifyAndSwitch } from "../installed/version-switch";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import { policyRefusal } from "../core/update-policy";
 import { updatePolicyOf } from "../installed/update-gate";
 
 /** null: the form is Pi's, and the engine hands it to Pi unchanged. */
 export async function updateCommand(
-  install: BundledInstall,
+  install: PrivateInstall,
   args: string[],
   host: Pick<Host, "env" | "out" | "err" | "http" | "target">,
 ): Promise<number | null> {
@@ -77,7 +77,7 @@ export async function updateCommand(
   return failed ? EXIT.failure : extensions;
 }
 
-async function updatePi(install: BundledInstall, env: Env, io: Pick<Host, "out" | "http" | "target">): Promise<void> {
+async function updatePi(install: PrivateInstall, env: Env, io: Pick<Host, "out" | "http" | "target">): Promise<void> {
   const { layout, shell } = install;
   const { out, http } = io;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
@@ -144,7 +144,7 @@ async function updatePi(install: BundledInstall, env: Env, io: Pick<Host, "out" 
  * user's environment, the normal Pi path (Engram decision, npmCommand, our
  * variables). Pi's own rules apply, so pinned extensions stay pinned.
  */
-async function piExtensionsUpdate(install: BundledInstall, env: Env, trust: string[], io: Output): Promise<number> {
+async function piExtensionsUpdate(install: PrivateInstall, env: Env, trust: string[], io: Output): Promise<number> {
   const { layout } = install;
   let engine: string;
   try {

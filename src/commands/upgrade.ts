@@ -6,7 +6,7 @@
  */
 import { EXIT } from "../core/errors";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
-import { rememberedSource } from "../install/install-source";
+import { rememberedSource } from "../install/remembered-source";
 import { tildifyText } from "../core/layout";
 import { launcherCheckEnvironment, type Env } from "../core/environment";
 import { compareVersions, isExactVersion } from "../core/versions";
@@ -22,13 +22,13 @@ import { activateVersion, parseHistory } from "../install/activate";
 import { configuredRegistry } from "../install/npm-registry";
 import { verifyBundle } from "../install/offline/verify";
 import type { Lock } from "../install/lock";
-import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-source";
+import { installRelease, newestRelease, openReleaseHere, releaseOrigin } from "../install/release-origin";
 import { versionState } from "../install/version-install";
 import { besidePnpm, lockActiveVersion, verifyAndSwitch, versionModule } from "../installed/version-switch";
 import { openVersionModule } from "../installed/module-session";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import { parseShellCommand, UPGRADE, usageLine } from "./specs";
-import { checkSourceReachable } from "../install/source-check";
+import { checkSourceReachable } from "../install/source-reachable";
 import { stepMark } from "../io/step-times";
 import { confirm } from "../io/confirm";
 
@@ -73,7 +73,7 @@ export function upgradeOptions(given: ReadonlyMap<string, string | true>): Upgra
 }
 
 /** `upgrade`, `upgrade --to` or `upgrade --rollback` on the engine's Host (its environment, pins, lines and question); the exit code. */
-export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs, host: UpgradeIo): Promise<number> {
+export async function upgradeInstall(install: PrivateInstall, args: UpgradeArgs, host: UpgradeIo): Promise<number> {
   const { layout } = install;
   const { env } = host;
   const out = host.out;
@@ -101,7 +101,7 @@ export async function upgradeBundled(install: BundledInstall, args: UpgradeArgs,
   }
 }
 
-async function upgrade(install: BundledInstall, io: UpgradeIo, args: UpgradeArgs, policy: UpdatePolicy): Promise<number> {
+async function upgrade(install: PrivateInstall, io: UpgradeIo, args: UpgradeArgs, policy: UpdatePolicy): Promise<number> {
   const { layout } = install;
   const { env, pins, out, http } = io;
   const npmrc = (await readTextOrNull(layout.pnpm.npmrc)) ?? "";
@@ -222,7 +222,7 @@ async function downgradeConfirmed(to: string, active: string, args: UpgradeArgs,
   return false;
 }
 
-async function rollback(install: BundledInstall, env: Env, out: (l: string) => void): Promise<number> {
+async function rollback(install: PrivateInstall, env: Env, out: (l: string) => void): Promise<number> {
   const { layout } = install;
   const history = parseHistory(await readTextOrNull(layout.history));
   let target: string | null = null;

@@ -17,14 +17,14 @@ export const INTERNAL_FLAG = "--gentle-shell-engine-internal";
 /**
  * Set by an upgrade whose module call already ran this version's Pi (src/installed/pi-version.ts):
  * the launcher check of that version then does not start the same Pi a second time.
- * Like GENTLE_SHELL_VERIFY_VERSION, never passed on to Pi (bundledChildEnv).
+ * Like GENTLE_SHELL_VERIFY_VERSION, never passed on to Pi (privateChildEnv).
  */
 export const PI_CHECKED_VARIABLE = "GENTLE_SHELL_PI_CHECKED";
 
 /**
  * Set by the launcher beside the NODE_USE_SYSTEM_CA=1 it sets for the engine
  * when the user set none: that value is the launcher's, not the user's, so
- * bundledChildEnv takes both away and Pi's children (the agent's shell, every
+ * privateChildEnv takes both away and Pi's children (the agent's shell, every
  * node the user runs there) never get the variable from us.
  */
 export const SYSTEM_CA_MARKER = "GENTLE_SHELL_SYSTEM_CA";

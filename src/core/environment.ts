@@ -230,7 +230,7 @@ export function launcherCheckEnvironment(layout: Layout, options: PnpmEnvironmen
  * the engine's process or by --use-system-ca (systemStoreOptions), so the
  * agent's shell and every node the user runs there see their own setting.
  */
-export function bundledChildEnv(install: { layout: Layout; piCli: string }, env: Env): Env {
+export function privateChildEnv(install: { layout: Layout; piCli: string }, env: Env): Env {
   const out: Env = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   const { layout } = install;
@@ -271,12 +271,12 @@ export function gentleAiIsolationEnv(layout: Layout, engramPublished: boolean): 
 }
 
 /**
- * bundledSetupEnv: Pi's environment, with our node and the version's .bin
+ * privateSetupEnv: Pi's environment, with our node and the version's .bin
  * ahead of the user's PATH, plus isolation. A PATH that already starts with
  * them (setupEnvironment's) gets them once.
  */
-export function bundledSetupEnv(install: { layout: Layout; piCli: string; versionDir: string }, env: Env, engramPublished: boolean): Env {
-  const out = bundledChildEnv(install, env);
+export function privateSetupEnv(install: { layout: Layout; piCli: string; versionDir: string }, env: Env, engramPublished: boolean): Env {
+  const out = privateChildEnv(install, env);
   const { layout } = install;
   const key = pathKey(out, layout.platform);
   const sep = layout.platform === "win32" ? ";" : ":";

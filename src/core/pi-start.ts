@@ -16,7 +16,7 @@
  *   - This Node trusts the system's certificate store exactly when Pi is to
  *     (piTrustsSystemStore). The launcher sets NODE_USE_SYSTEM_CA=1 for the
  *     engine when the user did not set it, with its marker, and
- *     bundledChildEnv takes that value away from Pi's environment: Pi keeps
+ *     privateChildEnv takes that value away from Pi's environment: Pi keeps
  *     the trust in this Node, and its children never see the variable. A
  *     launcher written before issue 28 sets none and gets a fresh Node, which
  *     trusts the store by --use-system-ca (systemStoreOptions).
@@ -64,7 +64,7 @@ export interface PiStartInput {
   platform: Platform;
   /** The environment this Node started with (the engine's, from the launcher). */
   startEnv: Env;
-  /** The environment Pi gets (bundledChildEnv plus the Engram decision). */
+  /** The environment Pi gets (privateChildEnv plus the Engram decision). */
   piEnv: Env;
   /** This Node's own options (process.execArgv). */
   execArgv: readonly string[];

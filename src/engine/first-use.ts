@@ -23,7 +23,7 @@
 import { setupEnvironment } from "../core/environment";
 import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import type { PiLaunch } from "../core/pi-launch";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../installed/setup-marker";
 
@@ -40,7 +40,7 @@ export function firstUseApplies(launch: PiLaunch, terminal: boolean): boolean {
 }
 
 /** Run setup once when this launch may and setup has not run yet; never stops the launch. */
-export async function firstUseSetup(install: BundledInstall, host: Host, launch: PiLaunch): Promise<void> {
+export async function firstUseSetup(install: PrivateInstall, host: Host, launch: PiLaunch): Promise<void> {
   const { env } = host;
   const io = host;
   if (!firstUseApplies(launch, host.terminal)) return;

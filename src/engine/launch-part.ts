@@ -19,7 +19,7 @@
  */
 import type { Host } from "../io/host";
 import { offerAllowed } from "../core/offer-rules";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import { findEngineCommand } from "../commands/index";
 import { firstUseApplies } from "./first-use";
 import type { PiLaunch } from "../core/pi-launch";
@@ -33,7 +33,7 @@ export const FULL_ENGINE = "full-engine" as const;
 export type FullEngine = typeof FULL_ENGINE;
 
 /** Why this launch needs the full engine, or null when the launch part can take it to the end; reads only. */
-export async function fullEngineReason(install: BundledInstall, host: Host, launch: PiLaunch): Promise<string | null> {
+export async function fullEngineReason(install: PrivateInstall, host: Host, launch: PiLaunch): Promise<string | null> {
   const { env } = host;
   if (findEngineCommand(launch)) return "a command of Shell's";
   if (offerAllowed(launch, env, host.terminal)) return "the startup offer";

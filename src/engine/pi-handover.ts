@@ -7,7 +7,7 @@
  * imported and owns the process from then on, its exit code included. What a
  * second Node gave for free, and what is done instead:
  *   - process.argv is [node, cli.js, ...args] and process.env is exactly Pi's
- *     (bundledChildEnv with the Engram decision): every variable the engine
+ *     (privateChildEnv with the Engram decision): every variable the engine
  *     had and Pi would not is removed.
  *   - process.execArgv is empty, as Pi's Node would have it: the engine runs
  *     with no Node option (Pi stays in this Node only then, core/pi-start.ts).

@@ -11,13 +11,13 @@ import { EXIT } from "../core/errors";
 import type { PiLaunch } from "../core/pi-launch";
 import { policyRefusal } from "../core/update-policy";
 import type { Host } from "../io/host";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 import { updatePolicyOf } from "../installed/update-gate";
 
 const CHANGING = new Set(["install", "update"]);
 
 /** The exit code when the launch is such a command and the policy refuses it (said on stderr); null to go on to Pi. */
-export async function piPackageGate(install: BundledInstall, launch: PiLaunch, host: Pick<Host, "env" | "err">): Promise<number | null> {
+export async function piPackageGate(install: PrivateInstall, launch: PiLaunch, host: Pick<Host, "env" | "err">): Promise<number | null> {
   if (!launch.piSubcommand || launch.kind === "skip" || !CHANGING.has(launch.args[0]!)) return null;
   // The words after the subcommand are not repeated: a package source may carry a token.
   const words = launch.args.slice(1).filter((a) => a.startsWith("--") && !a.includes("="));

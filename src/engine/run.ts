@@ -13,8 +13,8 @@
 import { EXIT, type ExitAtOnce, type Output } from "../core/errors";
 import type { Env } from "../core/environment";
 import type { Host } from "../io/host";
-import { bundledChildEnv } from "../core/environment";
-import { BundledError, NoActiveVersionError, resolveBundledInstall, type BundledInstall } from "../installed/private-install";
+import { privateChildEnv } from "../core/environment";
+import { PrivateInstallError, NoActiveVersionError, resolvePrivateInstall, type PrivateInstall } from "../installed/private-install";
 import { NO_ACTIVE_VERSION, NO_ACTIVE_VERSION_HINT } from "../install/launcher";
 import { classifyLaunch, piArguments } from "../core/pi-launch";
 import { shellHelpLines } from "./help";
@@ -39,9 +39,9 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   stepMark("launch: engine loaded", env);
   // The launch's words and environment, read once for everything below (../core/pi-launch.ts).
   const launch = classifyLaunch(args, env);
-  let install: BundledInstall;
+  let install: PrivateInstall;
   try {
-    install = await resolveBundledInstall(__filename, host);
+    install = await resolvePrivateInstall(__filename, host);
   } catch (error) {
     if (error instanceof NoActiveVersionError) {
       // current names a folder that is not a finished version: the launcher's own lines, as when current names nothing.
@@ -49,7 +49,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
       io.err(NO_ACTIVE_VERSION_HINT);
       return EXIT.failure;
     }
-    if (error instanceof BundledError) {
+    if (error instanceof PrivateInstallError) {
       // A self-uninstall killed partway can leave an install its own engine no longer accepts: the setup binary finishes it.
       const finish = launch.shellCommand?.name === "self-uninstall" ? "; finish removing Gentle Shell with gentle-shell-setup uninstall" : "";
       io.err(`gentle-shell: ${finish ? error.message.replace(/\.$/, "") : error.message}${finish}`);
@@ -91,7 +91,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
   await (await import("./first-use")).firstUseSetup(install, host, launch);
   stepMark("launch: first use", env);
-  const childEnv = bundledChildEnv(install, env);
+  const childEnv = privateChildEnv(install, env);
   // Three independent steps at once, each on its own files:
   //   - Engram startup safety: the final pre-Pi decision (the only one that may start the shared server);
   //   - Pi's npmCommand, through our npm shim;
@@ -135,7 +135,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
 }
 
 /** Our npm shim and Pi's npmCommand pointing at it; false (with one line said) when Pi's setting could not be made. */
-async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<boolean> {
+async function piNpmCommandReady(install: PrivateInstall, io: Output): Promise<boolean> {
   const { ensureNpmShim, npmShimInPlace } = await import("../install/runtime/npm-shim");
   const { ensurePiNpmCommand, piNpmCommandInPlace } = await import("../installed/pi-settings");
   // Most launches find both as they must be: a few sync reads say so, without the thread pool's round trips.
@@ -152,14 +152,14 @@ async function piNpmCommandReady(install: BundledInstall, io: Output): Promise<b
 }
 
 /**
- * gentle-shell --version: resolveBundledInstall already read the installed
+ * gentle-shell --version: resolvePrivateInstall already read the installed
  * Pi's package.json and refused one whose version is not the pin, so no Pi is
  * started. A launcher check that names this version
  * (GENTLE_SHELL_VERIFY_VERSION: an upgrade's or update's step 5, before it
  * becomes current) also runs that Pi's own --version once (../installed/pi-version.ts),
  * unless the upgrade already had this version's module run it.
  */
-async function printVersion(install: BundledInstall, env: Env, io: Output): Promise<number> {
+async function printVersion(install: PrivateInstall, env: Env, io: Output): Promise<number> {
   if (env.GENTLE_SHELL_VERIFY_VERSION === install.id && env[PI_CHECKED_VARIABLE] !== install.id) {
     const problem = piVersionProblem(install, await piOwnVersion(install, env, io));
     if (problem) {

@@ -15,7 +15,7 @@ import { compareVersions } from "../core/versions";
 import { publishedOf, updatePolicyOf } from "../installed/update-gate";
 import { readLauncherConfig, saveLauncherConfig } from "../install/launcher-config-file";
 import { readTextOrNull } from "../io/files";
-import type { BundledInstall } from "../installed/private-install";
+import type { PrivateInstall } from "../installed/private-install";
 
 /** The spec's budget for the registry's answer: at most 1.5 s. */
 export const OFFER_TIMEOUT_MS = 1500;
@@ -35,7 +35,7 @@ const OFFER_BUDGET_MS = typeof __GSS_OFFER_BUDGET_MS__ === "number" ? __GSS_OFFE
  * npm's default, which is read from its record and asked of npm (within the
  * same budget) only when what it depends on changed.
  */
-export async function latestWithin(install: BundledInstall, host: Pick<Host, "env" | "http">, ms: number, policy?: UpdatePolicy): Promise<string | null> {
+export async function latestWithin(install: PrivateInstall, host: Pick<Host, "env" | "http">, ms: number, policy?: UpdatePolicy): Promise<string | null> {
   // One limit for the whole check: npm stopped at its own limit can still be waited on past it (a process
   // it started holds its output), and reading the prefix's files takes time too.
   let timer: NodeJS.Timeout | undefined;
@@ -47,7 +47,7 @@ export async function latestWithin(install: BundledInstall, host: Pick<Host, "en
   }
 }
 
-async function askRegistry(install: BundledInstall, host: Pick<Host, "env" | "http">, ms: number, policy?: UpdatePolicy): Promise<string | null> {
+async function askRegistry(install: PrivateInstall, host: Pick<Host, "env" | "http">, ms: number, policy?: UpdatePolicy): Promise<string | null> {
   const { env, http } = host;
   // Only a launch that may offer asks the registry: the download code loads then, not on every start.
   const [{ recordedRegistry }, { latestRelease }] = await Promise.all([import("../install/npm-registry"), import("../install/release-fetch")]);
@@ -56,7 +56,7 @@ async function askRegistry(install: BundledInstall, host: Pick<Host, "env" | "ht
   const latest = registry ? await latestRelease({ registry, npmrc, env, http }) : null;
   // minimumReleaseAge: a newer release is offered once its signed manifest says it is old enough.
   if (!latest || !policy || policy.minimumAgeMinutes <= 0 || compareVersions(latest, install.shell) <= 0) return latest;
-  const [{ rememberedSource }, { parseSource }] = await Promise.all([import("../install/install-source"), import("../core/source")]);
+  const [{ rememberedSource }, { parseSource }] = await Promise.all([import("../install/remembered-source"), import("../core/source")]);
   const published = await publishedOf(parseSource(await rememberedSource(install.layout), registry!), latest, http, install.layout.pins);
   return oldEnough(published, Date.now(), policy.minimumAgeMinutes) ? latest : null;
 }
@@ -92,7 +92,7 @@ function choose(current: string, latest: string, host: Pick<Host, "color" | "pan
  * (POSIX) or runs as its child, whose exit code this process exits with (Windows),
  * at once too: both are returned as ExitAtOnce, which the entry ends the process with.
  */
-export async function startupOffer(install: BundledInstall, host: Host, args: readonly string[]): Promise<number | ExitAtOnce | null> {
+export async function startupOffer(install: PrivateInstall, host: Host, args: readonly string[]): Promise<number | ExitAtOnce | null> {
   const { env } = host;
   const io = host;
   const file = await readLauncherConfig(install.layout, env);
@@ -128,8 +128,8 @@ export async function startupOffer(install: BundledInstall, host: Host, args: re
     return null;
   }
   // Update now: the verified bundled upgrade, then the new Shell with the same arguments.
-  const { upgradeBundled } = await import("../commands/upgrade");
-  const code = await upgradeBundled(install, { rollback: false }, host);
+  const { upgradeInstall } = await import("../commands/upgrade");
+  const code = await upgradeInstall(install, { rollback: false }, host);
   if (code !== 0) {
     io.err("gentle-shell: the update failed; opening the current Gentle Shell.");
     return null;

@@ -1,6 +1,6 @@
 /**
  * The step plan of a new install (spec: "Migration from a global install",
- * runBundledInstall): claim, npm settings, runtime, version, activate,
+ * runInstallSteps): claim, npm settings, runtime, version, activate,
  * launcher, verify-launcher, then the PATH entry, so a launcher that fails its
  * check is never put on PATH. A new install then runs `gentle-shell setup`
  * (the setup step; a migration's plan has none). Each step reports an
@@ -17,7 +17,7 @@ import { SETUP_COMMAND } from "./setup-step";
  * The steps of a new install, in their order: the one list of them. Each has
  * the title its outcome carries and the line the printed plan gives it; the
  * ids (StepId), the order (STEP_ORDER) and the step bodies
- * (src/install/bundled-install.ts) are read from it.
+ * (src/install/install-steps.ts) are read from it.
  */
 export const STEPS = {
   claim: { title: "Gentle Shell folder", plan: "claim the Gentle Shell folder (mode 0700) and the agent home" },
@@ -36,7 +36,7 @@ export type StepId = keyof typeof STEPS;
 /** Every step's id, in the plan's order. */
 export const STEP_ORDER = Object.keys(STEPS) as StepId[];
 
-/** The steps runBundledInstall runs as one plan; the setup step runs after them, on its own. */
+/** The steps runInstallSteps runs as one plan; the setup step runs after them, on its own. */
 export type InstallStepId = Exclude<StepId, "setup">;
 
 export interface Step {

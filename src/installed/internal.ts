@@ -25,7 +25,7 @@ import { ensureEngram } from "../install/runtime/engram";
 import { ensureVersionRuntime } from "../install/runtime/for-version";
 import { cmdLauncher, ensureLauncher, posixLauncher } from "../install/launcher";
 import { ENGINE_PATH, ensureEngineFiles } from "../install/engine-start";
-import { prefixAsInstalled, resolveBundledInstall } from "./private-install";
+import { prefixAsInstalled, resolvePrivateInstall } from "./private-install";
 import { piOwnVersion, type PiVersionAnswer } from "./pi-version";
 import { SETUP_VERSION } from "../core/installer-version";
 import type { Source } from "../core/source";
@@ -48,7 +48,7 @@ export function ownLayout(host: Pick<Host, "platform" | "home" | "pins">): Layou
 /** This version's Pi's own --version, for a version that is not current yet (as its launcher check resolves it). */
 async function ownPiVersion(host: Host): Promise<PiVersionAnswer> {
   const id = basename(dirname(dirname(realpathSync(__filename))));
-  const install = await resolveBundledInstall(__filename, {
+  const install = await resolvePrivateInstall(__filename, {
     env: { ...host.env, GENTLE_SHELL_VERIFY_VERSION: id },
     platform: host.platform,
     home: host.home,

@@ -15,7 +15,7 @@ import { lstatOrNull, lstatSyncOrNull, readTextOrNull, writeFileAtomic } from ".
  * call that ambiguous), and there is no --prefix: it would also move npm's
  * local prefix for installs Pi runs inside a git clone.
  */
-export function bundledNpmCommand(layout: Layout): string[] {
+export function privateNpmCommand(layout: Layout): string[] {
   return [
     layout.node,
     layout.npmEntry,
@@ -59,7 +59,7 @@ export function piNpmCommandInPlace(layout: Layout): boolean {
     if (!lstatSync(layout.npmEntry).isFile() || !lstatSync(npmCliOf(layout)).isFile()) return false;
     if (agentHomeProblem(layout) !== null) return false;
     const file = join(layout.agent, "settings.json");
-    return lstatSync(file).isFile() && withNpmCommand(readFileSync(file, "utf8"), bundledNpmCommand(layout)) === null;
+    return lstatSync(file).isFile() && withNpmCommand(readFileSync(file, "utf8"), privateNpmCommand(layout)) === null;
   } catch {
     return false;
   }
@@ -75,7 +75,7 @@ export async function ensurePiNpmCommand(layout: Layout): Promise<NpmCommandResu
   const file = join(layout.agent, "settings.json");
   const stat = await lstatOrNull(file);
   if (stat && !stat.isFile()) return { warning: "its settings.json is not a regular file" };
-  const next = withNpmCommand(stat ? await readTextOrNull(file) : null, bundledNpmCommand(layout));
+  const next = withNpmCommand(stat ? await readTextOrNull(file) : null, privateNpmCommand(layout));
   if (next === null) return "unchanged";
   if ("warning" in next) return next;
   await writeFileAtomic(file, next.text, stat ? stat.mode & 0o777 : 0o600);

@@ -21,9 +21,9 @@ import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "
 import type { RuntimeContext } from "../install/runtime/recipe";
 import { existingRuntime } from "../install/runtime/marker";
 import { toolPresence, toolRuntimeDir } from "../install/runtime/pi-tools-presence";
-import type { BundledInstall } from "./private-install";
+import type { PrivateInstall } from "./private-install";
 import { agentHomeIsOurs } from "./pi-settings";
-import { rememberedSource } from "../install/install-source";
+import { rememberedSource } from "../install/remembered-source";
 import { rm } from "../io/locked-retry";
 
 /** A runtime context's client, layout, pins, source, target and environment, and what a launch adds. */
@@ -121,7 +121,7 @@ async function failedRecently(layout: Layout, now: number): Promise<boolean> {
 }
 
 /** The tools' context for a launch or setup; `quiet` after a launch's recent failed download. */
-async function toolsContext(install: BundledInstall, host: RuntimeHost, offline: boolean, options: { launch: boolean }, now: number) {
+async function toolsContext(install: PrivateInstall, host: RuntimeHost, offline: boolean, options: { launch: boolean }, now: number) {
   const { layout } = install;
   const quiet = options.launch && (await failedRecently(layout, now));
   const source = parseSource(await rememberedSource(layout), "");
@@ -134,7 +134,7 @@ async function toolsContext(install: BundledInstall, host: RuntimeHost, offline:
  * Reads only; a question it cannot answer counts as yes, so the full engine
  * reports it. The launch part (../engine/launch-part.ts) asks before anything changes.
  */
-export async function piToolsWouldChange(install: BundledInstall, host: RuntimeHost, offline: boolean): Promise<boolean> {
+export async function piToolsWouldChange(install: PrivateInstall, host: RuntimeHost, offline: boolean): Promise<boolean> {
   try {
     const { ctx } = await toolsContext(install, host, offline, { launch: true }, Date.now());
     const homeOurs = (await agentHomeIsOurs(ctx.layout)) === null;
@@ -154,7 +154,7 @@ export async function piToolsWouldChange(install: BundledInstall, host: RuntimeH
  * forgets the failure.
  */
 export async function provisionPiTools(
-  install: BundledInstall,
+  install: PrivateInstall,
   env: Env,
   offline: boolean,
   io: Pick<Output, "err"> & Pick<Host, "http" | "target">,

@@ -11,9 +11,9 @@
  *     an update.
  */
 import type { Env } from "../core/environment";
-import { bundledChildEnv } from "../core/environment";
+import { privateChildEnv } from "../core/environment";
 import type { Output } from "../core/errors";
-import type { BundledInstall } from "./private-install";
+import type { PrivateInstall } from "./private-install";
 
 export interface PiVersionAnswer {
   code: number | null;
@@ -22,8 +22,8 @@ export interface PiVersionAnswer {
 }
 
 /** The pinned Pi's own --version: its exit code, what it printed, and its standard error. */
-export async function piOwnVersion(install: BundledInstall, env: Env, io: Output): Promise<PiVersionAnswer> {
-  const childEnv = bundledChildEnv(install, env);
+export async function piOwnVersion(install: PrivateInstall, env: Env, io: Output): Promise<PiVersionAnswer> {
+  const childEnv = privateChildEnv(install, env);
   // --version never probes, starts a server or prints memory notices.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
   applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }), io);
@@ -36,7 +36,7 @@ export async function piOwnVersion(install: BundledInstall, env: Env, io: Output
 }
 
 /** The one sentence for a Pi that did not report its pin, or null when it did. */
-export function piVersionProblem(install: Pick<BundledInstall, "pi" | "id">, answer: PiVersionAnswer): string | null {
+export function piVersionProblem(install: Pick<PrivateInstall, "pi" | "id">, answer: PiVersionAnswer): string | null {
   if (answer.code === 0 && answer.reported === install.pi) return null;
   return `the pinned Pi ${install.pi} in versions/${install.id} reported ${JSON.stringify(answer.reported || answer.stderr.slice(0, 200))}`;
 }

@@ -1,5 +1,5 @@
 /**
- * resolveBundledInstall (spec: "Launcher in a bundled
+ * resolvePrivateInstall (spec: "Launcher in a bundled
  * install"). The engine runs in bundled mode only from a finished version of
  * a bundled install that `current` names; it runs only the Pi that version
  * pins, with the user's environment plus Gentle Shell's own variables.
@@ -14,7 +14,7 @@ import { readCurrent } from "../install/activate";
 import { openOwnFileSync } from "../io/safe-fs";
 import type { Host } from "../io/host";
 
-export interface BundledInstall {
+export interface PrivateInstall {
   layout: Layout;
   id: string;
   versionDir: string;
@@ -27,13 +27,13 @@ export interface BundledInstall {
   verifyOnly: boolean;
 }
 
-export class BundledError extends Error {}
+export class PrivateInstallError extends Error {}
 
 /**
  * current names this version's folder, but its marker is not the finished id (an install still running, or
  * killed): no version is active, and the launcher's own sentence says so (src/install/launcher.ts).
  */
-export class NoActiveVersionError extends BundledError {}
+export class NoActiveVersionError extends PrivateInstallError {}
 
 interface PiPackage {
   version?: string;
@@ -57,7 +57,7 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
     return {};
   }
   if (realRoot === normalize(realVersionDir) || !isWithin(realVersionDir, realRoot))
-    throw new BundledError(`Pi in versions/${id} lies outside the version folder`);
+    throw new PrivateInstallError(`Pi in versions/${id} lies outside the version folder`);
   let text: string;
   try {
     // Never through a link, on Windows too, where the open cannot refuse one (io/safe-fs.ts).
@@ -68,7 +68,8 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
       closeSync(fd);
     }
   } catch (error) {
-    if (errnoCode(error) === "ELOOP" || errnoCode(error) === "EMLINK") throw new BundledError(`Pi's package.json in versions/${id} is a link, not a file`);
+    if (errnoCode(error) === "ELOOP" || errnoCode(error) === "EMLINK")
+      throw new PrivateInstallError(`Pi's package.json in versions/${id} is a link, not a file`);
     return {};
   }
   try {
@@ -77,7 +78,7 @@ export async function readPiPackage(piRoot: string, realVersionDir: string, id: 
   } catch {
     // Reported below.
   }
-  throw new BundledError(`Pi's package.json in versions/${id} is not valid JSON. Run gentle-shell upgrade or the Gentle Shell installer again.`);
+  throw new PrivateInstallError(`Pi's package.json in versions/${id} is not valid JSON. Run gentle-shell upgrade or the Gentle Shell installer again.`);
 }
 
 /**
@@ -108,54 +109,54 @@ function textOrNull(path: string): string | null {
 }
 
 /** From the engine's own path (versions/<id>/.gentle-shell/engine.cjs) to the bundled install it belongs to. */
-export async function resolveBundledInstall(enginePath: string, host: Pick<Host, "env" | "platform" | "home" | "pins">): Promise<BundledInstall> {
+export async function resolvePrivateInstall(enginePath: string, host: Pick<Host, "env" | "platform" | "home" | "pins">): Promise<PrivateInstall> {
   const { env, platform, home, pins } = host;
   // One realpath on both sides of every comparison: the native one (the JS one keeps 8.3 short names such as RUNNER~1 on Windows).
   const real = realpathSync.native(enginePath);
   const realVersionDir = dirname(dirname(real));
   const versions = dirname(realVersionDir);
   const id = basename(realVersionDir);
-  if (basename(versions) !== "versions") throw new BundledError("this engine does not run from a version of a bundled install");
+  if (basename(versions) !== "versions") throw new PrivateInstallError("this engine does not run from a version of a bundled install");
   const prefix = prefixAsInstalled(dirname(versions), home, platform);
   const layout = prefixLayout({ home, platform, pins, prefix, windowsPrefix: prefix });
   const versionDir = join(layout.versions, id);
   if (versionDir !== realVersionDir && realpathSync.native(versionDir) !== realVersionDir) {
-    throw new BundledError("this engine does not run from a version of a bundled install");
+    throw new PrivateInstallError("this engine does not run from a version of a bundled install");
   }
   const marker = textOrNull(join(versionDir, VERSION_MARKER))?.trim();
   const current = await readCurrent(layout).catch(() => null);
   if (marker !== id) {
     const why = `versions/${id} is not a finished install`;
-    throw current === id ? new NoActiveVersionError(why) : new BundledError(why);
+    throw current === id ? new NoActiveVersionError(why) : new PrivateInstallError(why);
   }
   const verify = env.GENTLE_SHELL_VERIFY_VERSION;
-  if (current !== id && verify !== id) throw new BundledError(`current does not name versions/${id}`);
+  if (current !== id && verify !== id) throw new PrivateInstallError(`current does not name versions/${id}`);
   const manifest = JSON.parse(textOrNull(join(versionDir, "package.json")) ?? "{}") as {
     dependencies?: Record<string, string>;
   };
   const pi = manifest.dependencies?.[PI_PACKAGE];
   const shell = manifest.dependencies?.[SHELL_PACKAGE];
-  if (!pi || !shell) throw new BundledError(`versions/${id} has no release manifest`);
+  if (!pi || !shell) throw new PrivateInstallError(`versions/${id} has no release manifest`);
   const piRoot = join(versionDir, "node_modules", PI_PACKAGE);
   const piPkg = await readPiPackage(piRoot, realVersionDir, id, platform);
   if (piPkg.version !== pi) {
-    throw new BundledError(
+    throw new PrivateInstallError(
       `Gentle Shell ${shell} pins Pi ${pi}, but versions/${id} holds ${piPkg.version ? `Pi ${piPkg.version}` : "no Pi"}. Run gentle-shell upgrade or the Gentle Shell installer again.`,
     );
   }
   const bin = typeof piPkg.bin === "string" ? piPkg.bin : piPkg.bin?.pi;
-  if (!bin) throw new BundledError(`Pi ${pi} in versions/${id} declares no pi executable`);
+  if (!bin) throw new PrivateInstallError(`Pi ${pi} in versions/${id} declares no pi executable`);
   const piCli = join(piRoot, bin);
   // One path rule for every platform (isWithin takes either separator), and never the folder itself.
   let realPiCli: string;
   try {
     realPiCli = realpathSync.native(piCli);
   } catch {
-    throw new BundledError(`Pi ${pi} in versions/${id} has lost its executable ${bin}. Run gentle-shell upgrade or the Gentle Shell installer again.`);
+    throw new PrivateInstallError(`Pi ${pi} in versions/${id} has lost its executable ${bin}. Run gentle-shell upgrade or the Gentle Shell installer again.`);
   }
   const realVersion = realpathSync.native(versionDir);
   if (realPiCli === realVersion || !isWithin(realVersion, realPiCli)) {
-    throw new BundledError(`Pi's executable in versions/${id} lies outside the version folder`);
+    throw new PrivateInstallError(`Pi's executable in versions/${id} lies outside the version folder`);
   }
   // The realpath above found piCli, so it exists.
   return {

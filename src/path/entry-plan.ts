@@ -23,8 +23,8 @@
  * root user who made `.zshrc` 0444 asked for it to be left alone. The io side
  * also requires access(W_OK), which sees read-only mounts and ACLs.
  *
- * The installer's entry point is `bundledPathStep` in `step.ts`:
- *   bundledPathStep(layout, { env, platform?, noModifyPath?, fs?, registry?, user? })
+ * The installer's entry point is `pathEntryStep` in `step.ts`:
+ *   pathEntryStep(layout, { env, platform?, noModifyPath?, fs?, registry?, user? })
  *     -> Promise<PathStepOutcome>
  * whose `nextStep` is one sentence saying what the user must do to get
  * `gentle-shell` in the current terminal.

@@ -2,7 +2,7 @@
  * The installer's PATH step (spec: "PATH", and bundled-path in the step
  * list of "Migration from a global install"):
  *
- *   bundledPathStep(layout, { env, platform?, noModifyPath?, fs?, registry?, user? })
+ *   pathEntryStep(layout, { env, platform?, noModifyPath?, fs?, registry?, user? })
  *     -> Promise<PathStepOutcome>
  *
  * gathers the facts, plans, applies, persists the receipt (taking the entry
@@ -62,7 +62,7 @@ const MANUAL_WHY: Record<string, string> = {
  * spec "Migration" step list, bundled-path: plan, apply, persist the receipt
  * (taking the entry back when it cannot be written). Never throws.
  */
-export async function bundledPathStep(layout: Layout, options: PathStepOptions): Promise<PathStepOutcome> {
+export async function pathEntryStep(layout: Layout, options: PathStepOptions): Promise<PathStepOutcome> {
   const platform = options.platform ?? layout.platform;
   const home = layout.home;
   const show = (p: string) => tildify(p, home);

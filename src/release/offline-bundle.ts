@@ -32,7 +32,7 @@ import { publishByRename, stagingPath, sweepAbandoned, temporaryFolder } from ".
 import type { ProgressReporter } from "../io/progress";
 import { fetchArtifact } from "../install/artifact-fetch";
 import { ensureRuntimes } from "../install/runtime/index";
-import { newestRelease, openRelease, type ReleaseOrigin } from "../install/release-source";
+import { newestRelease, openRelease, type ReleaseOrigin } from "../install/release-origin";
 import { checkAsset, ENGINE_ASSET, RELEASE_MANIFEST, RELEASE_SIGNATURE } from "../core/release-manifest";
 import { trustRegistries, userRegistrySettings, writeNpmrcAuth } from "../install/npm-settings";
 import type { HttpClient } from "../io/http-client";

@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "pathe";
 import { prefixLayout } from "../../src/core/layout";
 import { compiledPins } from "../../src/pins/compiled";
-import type { BundledInstall } from "../../src/installed/private-install";
+import type { PrivateInstall } from "../../src/installed/private-install";
 import { latestWithin, OFFER_TIMEOUT_MS, startupOffer } from "../../src/engine/startup-offer";
 import type { Host } from "../../src/io/host";
 import { testHost } from "../support/host";
@@ -56,7 +56,7 @@ async function registry(latest: string, hold: boolean) {
  * An install whose prefix npmrc names `url`, so no npm is started to learn the registry;
  * with null it names none, and our npm (`node`, a script in its Node's place) is asked.
  */
-async function installAsking(url: string | null, node?: string): Promise<BundledInstall> {
+async function installAsking(url: string | null, node?: string): Promise<PrivateInstall> {
   const home = scratchDir("gss-offer-budget-");
   const layout = prefixLayout({ home, platform: process.platform === "win32" ? "win32" : "linux", pins: compiledPins });
   await fs.mkdir(join(layout.pnpm.npmrc, ".."), { recursive: true });

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { bundledPathStep } from "../../src/path/step";
+import { pathEntryStep } from "../../src/path/step";
 import { readPathReceipt } from "../../src/path/receipt-file";
 import { removePathEntry } from "../../src/path/apply";
 import { requires, shellProgram } from "../support/capabilities";
@@ -78,7 +78,7 @@ describe("in a real terminal (tmux): the shell a terminal window starts", () => 
     const env = { HOME: layout.home, PATH: "/usr/bin:/bin", SHELL: shell, ...extra };
     expect(await inTmux([...argv], layout.home, extra, nu)).not.toContain(VERSION);
     const before = snapshot(layout.home, env);
-    const out = await bundledPathStep(layout, { env, platform });
+    const out = await pathEntryStep(layout, { env, platform });
     expect(out.status, out.detail).toBe("applied");
     expect(await inTmux([...argv], layout.home, extra, nu)).toContain(VERSION);
     const read = readPathReceipt(layout, { env, platform });

@@ -80,11 +80,11 @@ const REASONS: Record<Capability, string> = {
 };
 
 /** The verified nu build/test-shells.mjs unpacks (npm test runs it first), where it is for this machine. */
-const { nuPath } = (await import(/* @vite-ignore */ pathToFileURL(join(REPO_ROOT, "build", "toolchain.mjs")).href)) as { nuPath(): string };
+const { nuPath } = (await import(/* @vite-ignore */ pathToFileURL(join(REPO_ROOT, "build", "test-shells.mjs")).href)) as { nuPath(): string };
 
 /**
  * The program of a shell a test starts: nu is the verified nushell release
- * in the toolchain cache (build/toolchain.mjs ensureNu), any other shell its
+ * in the toolchain cache (build/test-shells.mjs ensureNu), any other shell its
  * full path from this process's PATH (a test's new shell gets a PATH of its
  * own), else its bare name.
  */

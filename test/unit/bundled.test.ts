@@ -5,8 +5,8 @@ import { join } from "pathe";
 import { prefixLayout, type Platform } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import type { Env } from "../../src/core/environment";
-import { bundledChildEnv, bundledSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
-import { BundledError, NoActiveVersionError, prefixAsInstalled, resolveBundledInstall, type BundledInstall } from "../../src/installed/private-install";
+import { privateChildEnv, privateSetupEnv, gentleAiIsolationEnv } from "../../src/core/environment";
+import { PrivateInstallError, NoActiveVersionError, prefixAsInstalled, resolvePrivateInstall, type PrivateInstall } from "../../src/installed/private-install";
 import { classifyLaunch, PI_SUBCOMMANDS, piArguments } from "../../src/core/pi-launch";
 import { activateVersion } from "../../src/install/activate";
 import { requires, shortName } from "../support/capabilities";
@@ -16,9 +16,9 @@ const id = "4.1.0-1.6.0";
 const piPkg = "@earendil-works/pi-coding-agent";
 // The layout this machine's installs have: current is a relative link on POSIX, a pointer file on Windows.
 const machine: Platform = process.platform === "win32" ? "win32" : "linux";
-/** The home resolveBundledInstall reads: HOME on POSIX, USERPROFILE on Windows. */
+/** The home resolvePrivateInstall reads: HOME on POSIX, USERPROFILE on Windows. */
 const homeEnv = (): Env => (machine === "win32" ? { USERPROFILE: home } : { HOME: home });
-/** What the engine's Host gives resolveBundledInstall: this environment, the platform, the home and the pins. */
+/** What the engine's Host gives resolvePrivateInstall: this environment, the platform, the home and the pins. */
 const on = (env: Env, platform: Platform = machine) => ({ env, platform, home, pins: productionPins });
 
 /**
@@ -49,10 +49,10 @@ afterEach(async () => {
   await fs.rm(home, { recursive: true, force: true });
 });
 
-describe("resolveBundledInstall", () => {
+describe("resolvePrivateInstall", () => {
   it("finds the version current names, its exact Pi and its gentle-pi", async () => {
     const { layout, engine } = await version();
-    const install = await resolveBundledInstall(engine, on(homeEnv()));
+    const install = await resolvePrivateInstall(engine, on(homeEnv()));
     expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0", verifyOnly: false });
     expect(install.layout.prefix).toBe(layout.prefix);
     expect(install.piCli).toBe(join(layout.versions, id, "node_modules", piPkg, "dist", "bundle", "cli.js"));
@@ -68,7 +68,7 @@ describe("resolveBundledInstall", () => {
     try {
       const { layout } = await version("1.6.0", id, "linux");
       expect(layout.prefix).toBe(join(home, ".gentle-shell"));
-      const install = await resolveBundledInstall(join(layout.current, ".gentle-shell", "engine.cjs"), on({ HOME: home }, "linux"));
+      const install = await resolvePrivateInstall(join(layout.current, ".gentle-shell", "engine.cjs"), on({ HOME: home }, "linux"));
       expect(install.layout.prefix).toBe(join(home, ".gentle-shell"));
       expect(install.layout.bin).toBe(join(home, ".gentle-shell", "bin"));
       expect(install.versionDir).toBe(join(home, ".gentle-shell", "versions", id));
@@ -91,7 +91,7 @@ describe("resolveBundledInstall", () => {
     const { layout, engine } = await version();
     const short = shortName(engine);
     expect(short, "the engine has a short form").not.toBeNull();
-    const install = await resolveBundledInstall(short!, on(homeEnv()));
+    const install = await resolvePrivateInstall(short!, on(homeEnv()));
     expect(install).toMatchObject({ id, shell: "4.1.0", pi: "1.6.0" });
     // Every path it hands on is in the one (long) form.
     expect(install.versionDir).toBe(join(layout.versions, id));
@@ -100,22 +100,26 @@ describe("resolveBundledInstall", () => {
 
   it("stops, naming the version and the pinned Pi, when the installed Pi differs", async () => {
     const { engine } = await version("1.5.0");
-    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(
-      new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds Pi 1.5.0. Run gentle-shell upgrade or the Gentle Shell installer again.`),
+    await expect(resolvePrivateInstall(engine, on(homeEnv()))).rejects.toThrow(
+      new PrivateInstallError(
+        `Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds Pi 1.5.0. Run gentle-shell upgrade or the Gentle Shell installer again.`,
+      ),
     );
   });
 
   it("reads the exact-Pi check from Pi's package.json: a missing file is no Pi, bad JSON is refused", async () => {
     const { engine, layout } = await version();
     const pkgFile = join(layout.versions, id, "node_modules", piPkg, "package.json");
-    const resolve = () => resolveBundledInstall(engine, on(homeEnv()));
+    const resolve = () => resolvePrivateInstall(engine, on(homeEnv()));
     await fs.rm(pkgFile);
     await expect(resolve()).rejects.toThrow(
-      new BundledError(`Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds no Pi. Run gentle-shell upgrade or the Gentle Shell installer again.`),
+      new PrivateInstallError(
+        `Gentle Shell 4.1.0 pins Pi 1.6.0, but versions/${id} holds no Pi. Run gentle-shell upgrade or the Gentle Shell installer again.`,
+      ),
     );
     await fs.writeFile(pkgFile, '{"version": "1.6.0",');
     await expect(resolve()).rejects.toThrow(
-      new BundledError(`Pi's package.json in versions/${id} is not valid JSON. Run gentle-shell upgrade or the Gentle Shell installer again.`),
+      new PrivateInstallError(`Pi's package.json in versions/${id} is not valid JSON. Run gentle-shell upgrade or the Gentle Shell installer again.`),
     );
     await fs.writeFile(pkgFile, "[]");
     await expect(resolve()).rejects.toThrow(/is not valid JSON/);
@@ -133,7 +137,9 @@ describe("resolveBundledInstall", () => {
     await fs.writeFile(elsewhere, JSON.stringify({ version: "1.6.0", bin: { pi: "dist/bundle/cli.js" } }));
     await fs.rm(pkgFile);
     await fs.symlink(elsewhere, pkgFile);
-    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(new BundledError(`Pi's package.json in versions/${id} is a link, not a file`));
+    await expect(resolvePrivateInstall(engine, on(homeEnv()))).rejects.toThrow(
+      new PrivateInstallError(`Pi's package.json in versions/${id} is a link, not a file`),
+    );
   });
 
   it("follows pnpm's link to Pi inside the version folder, never one leading out of it", async (ctx) => {
@@ -144,42 +150,42 @@ describe("resolveBundledInstall", () => {
     await fs.mkdir(join(linked, ".."), { recursive: true });
     await fs.rename(join(dir, "node_modules", piPkg), linked);
     await fs.symlink(linked, join(dir, "node_modules", piPkg));
-    const install = await resolveBundledInstall(engine, on(homeEnv()));
+    const install = await resolvePrivateInstall(engine, on(homeEnv()));
     expect(install.pi).toBe("1.6.0");
     // The same Pi, reached through a link that leaves the version folder, is refused.
     const outside = join(home, "outside-pi");
     await fs.rename(linked, outside);
     await fs.rm(join(dir, "node_modules", piPkg));
     await fs.symlink(outside, join(dir, "node_modules", piPkg));
-    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(new BundledError(`Pi in versions/${id} lies outside the version folder`));
+    await expect(resolvePrivateInstall(engine, on(homeEnv()))).rejects.toThrow(new PrivateInstallError(`Pi in versions/${id} lies outside the version folder`));
   });
 
   it("is not bundled for an unfinished version or one current does not name", async () => {
     const { engine, layout } = await version("1.6.0", `installing ${id} 1`);
     // current names an unfinished folder: no version is active (the engine then prints the launcher's own lines).
-    await expect(resolveBundledInstall(engine, on(homeEnv()))).rejects.toThrow(new NoActiveVersionError(`versions/${id} is not a finished install`));
+    await expect(resolvePrivateInstall(engine, on(homeEnv()))).rejects.toThrow(new NoActiveVersionError(`versions/${id} is not a finished install`));
     const direct = join(layout.versions, id, ".gentle-shell", "engine.cjs");
     await fs.rm(layout.current);
-    const unnamed = await resolveBundledInstall(direct, on(homeEnv())).catch((error: Error) => error);
-    expect(unnamed).toBeInstanceOf(BundledError);
+    const unnamed = await resolvePrivateInstall(direct, on(homeEnv())).catch((error: Error) => error);
+    expect(unnamed).toBeInstanceOf(PrivateInstallError);
     expect(unnamed).not.toBeInstanceOf(NoActiveVersionError);
     expect((unnamed as Error).message).toBe(`versions/${id} is not a finished install`);
     await fs.writeFile(join(layout.versions, id, ".gentle-shell-version"), `${id}\n`);
-    await expect(resolveBundledInstall(direct, on(homeEnv()))).rejects.toThrow(/current does not name/);
+    await expect(resolvePrivateInstall(direct, on(homeEnv()))).rejects.toThrow(/current does not name/);
     // GENTLE_SHELL_VERIFY_VERSION lets exactly that id through, marked verify-only.
-    const verified = await resolveBundledInstall(direct, on({ ...homeEnv(), GENTLE_SHELL_VERIFY_VERSION: id }));
+    const verified = await resolvePrivateInstall(direct, on({ ...homeEnv(), GENTLE_SHELL_VERIFY_VERSION: id }));
     expect(verified.verifyOnly).toBe(true);
   });
 });
 
-describe("bundledChildEnv", () => {
+describe("privateChildEnv", () => {
   const install = {
     layout: prefixLayout({ home: "/h", platform: "linux", pins: productionPins }),
     piCli: "/h/.gentle-shell/versions/x/cli.js",
-  } as BundledInstall;
+  } as PrivateInstall;
 
   it("keeps the user's environment and adds only Gentle Shell's own variables", () => {
-    const env = bundledChildEnv(install, {
+    const env = privateChildEnv(install, {
       PATH: "/usr/bin",
       npm_config_registry: "https://r.test/",
       GENTLE_SHELL_PI: "/other/pi",
@@ -205,38 +211,38 @@ describe("bundledChildEnv", () => {
 
   it("hands Pi no NODE_USE_SYSTEM_CA of ours: the launcher's (its marker says so) is taken away, the user's own stays", () => {
     // As the launcher starts the engine when the user set none: Pi's children (the agent's shell) never see it.
-    const launched = bundledChildEnv(install, { PATH: "/usr/bin", NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" });
+    const launched = privateChildEnv(install, { PATH: "/usr/bin", NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" });
     expect(launched).not.toHaveProperty("NODE_USE_SYSTEM_CA");
     expect(launched).not.toHaveProperty("GENTLE_SHELL_SYSTEM_CA");
-    expect(bundledChildEnv(install, {})).not.toHaveProperty("NODE_USE_SYSTEM_CA");
+    expect(privateChildEnv(install, {})).not.toHaveProperty("NODE_USE_SYSTEM_CA");
     // The user's value, 0 or 1, is theirs: it stays, and subagents get no option that would override a 0.
     for (const value of ["0", "1"]) {
-      const own = bundledChildEnv(install, { NODE_USE_SYSTEM_CA: value });
+      const own = privateChildEnv(install, { NODE_USE_SYSTEM_CA: value });
       expect(own.NODE_USE_SYSTEM_CA).toBe(value);
       expect(own.GENTLE_PI_AGENTS_PI).toBe("/h/.gentle-shell/runtime/node-24.21.0/bin/node /h/.gentle-shell/versions/x/cli.js");
     }
     // Windows keeps variable names in any case.
-    const win = { ...install, layout: prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/p" }) } as BundledInstall;
-    expect(bundledChildEnv(win, { Node_Use_System_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" })).not.toHaveProperty("Node_Use_System_CA");
-    expect(bundledChildEnv(win, { Node_Use_System_CA: "0" }).Node_Use_System_CA).toBe("0");
+    const win = { ...install, layout: prefixLayout({ home: "C:/Users/a", platform: "win32", pins: productionPins, windowsPrefix: "C:/p" }) } as PrivateInstall;
+    expect(privateChildEnv(win, { Node_Use_System_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" })).not.toHaveProperty("Node_Use_System_CA");
+    expect(privateChildEnv(win, { Node_Use_System_CA: "0" }).Node_Use_System_CA).toBe("0");
   });
 
   it("setup, Pi's environment with our PATH and Gentle AI's isolation, gets no NODE_USE_SYSTEM_CA of ours either", () => {
-    const versioned = { ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall;
-    expect(bundledSetupEnv(versioned, { NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" }, false)).not.toHaveProperty("NODE_USE_SYSTEM_CA");
+    const versioned = { ...install, versionDir: "/h/.gentle-shell/versions/x" } as PrivateInstall;
+    expect(privateSetupEnv(versioned, { NODE_USE_SYSTEM_CA: "1", GENTLE_SHELL_SYSTEM_CA: "1" }, false)).not.toHaveProperty("NODE_USE_SYSTEM_CA");
   });
 
   it("leaves GENTLE_PI_AGENTS_PI unset when a path holds a space, and keeps an ENGRAM_BIN the user set (the Engram decision comes on top)", () => {
-    const spaced = { ...install, layout: prefixLayout({ home: "/h o", platform: "linux", pins: productionPins }) } as BundledInstall;
-    const env = bundledChildEnv(spaced, { GENTLE_PI_AGENTS_PI: "x y", ENGRAM_BIN: "/my/engram" });
+    const spaced = { ...install, layout: prefixLayout({ home: "/h o", platform: "linux", pins: productionPins }) } as PrivateInstall;
+    const env = privateChildEnv(spaced, { GENTLE_PI_AGENTS_PI: "x y", ENGRAM_BIN: "/my/engram" });
     expect(env).not.toHaveProperty("GENTLE_PI_AGENTS_PI");
     expect(env.ENGRAM_BIN).toBe("/my/engram");
   });
 
   it("gives Pi no GENTLE_AI_* variable; only setup gets Gentle AI's isolation", () => {
-    const env = bundledChildEnv(install, { HOME: "/h" });
+    const env = privateChildEnv(install, { HOME: "/h" });
     expect(Object.keys(env).filter((k) => k.startsWith("GENTLE_AI_"))).toEqual([]);
-    const setup = bundledSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall, { PATH: "/usr/bin" }, false);
+    const setup = privateSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as PrivateInstall, { PATH: "/usr/bin" }, false);
     expect(setup.PATH).toBe("/h/.gentle-shell/runtime/node-24.21.0/bin:/h/.gentle-shell/versions/x/node_modules/.bin:/usr/bin");
     // The spec's table, "Isolation from the user's Gentle AI": setup gets these, in the prefix.
     expect(setup).toMatchObject({
@@ -248,7 +254,7 @@ describe("bundledChildEnv", () => {
     expect(setup).not.toHaveProperty("GENTLE_AI_ENGRAM_BIN");
     // From setupEnvironment (the installer's setup step, first-use setup), whose PATH already starts with them: once.
     const front = "/h/.gentle-shell/runtime/node-24.21.0/bin:/h/.gentle-shell/versions/x/node_modules/.bin";
-    const again = bundledSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as BundledInstall, { PATH: `${front}:/usr/bin` }, false);
+    const again = privateSetupEnv({ ...install, versionDir: "/h/.gentle-shell/versions/x" } as PrivateInstall, { PATH: `${front}:/usr/bin` }, false);
     expect(again.PATH).toBe(`${front}:/usr/bin`);
     expect(gentleAiIsolationEnv(install.layout, true).GENTLE_AI_ENGRAM_BIN).toBe("/h/.gentle-shell/runtime/engram-3.5.2/engram");
   });

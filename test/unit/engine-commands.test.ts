@@ -4,13 +4,13 @@
  * command's module is loaded.
  */
 import { describe, expect, it } from "vitest";
-import type { BundledInstall } from "../../src/installed/private-install";
+import type { PrivateInstall } from "../../src/installed/private-install";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { SHELL_COMMANDS } from "../../src/core/shell-commands";
 import { ENGINE_COMMANDS, findEngineCommand, runEngineCommand } from "../../src/commands/index";
 import { testHost } from "../support/host";
 
-const noInstall = {} as BundledInstall;
+const noInstall = {} as PrivateInstall;
 
 describe("the launcher's command table", () => {
   it("runs each command of the one table, under its name, and no other", () => {

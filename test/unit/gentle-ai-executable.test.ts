@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, describe, expect, it } from "vitest";
 import { prefixLayout, type Platform } from "../../src/core/layout";
-import type { BundledInstall } from "../../src/installed/private-install";
+import type { PrivateInstall } from "../../src/installed/private-install";
 import { gentleAiCandidates, gentleAiExecutable } from "../../src/commands/setup";
 import { productionPins } from "../../src/pins/production";
 
@@ -20,7 +20,7 @@ async function gentlePi(platform: Platform, files: string[], bin?: string) {
   await fs.writeFile(join(gentlePiRoot, "package.json"), JSON.stringify(bin ? { bin: { "gentle-ai": bin } } : {}));
   for (const f of files) await fs.writeFile(join(gentlePiRoot, f), "");
   const layout = prefixLayout({ home: root, platform, pins: productionPins, windowsPrefix: join(root, "gentle-shell") });
-  return { install: { layout, gentlePiRoot, shell: "4.1.0" } as unknown as BundledInstall, gentlePiRoot };
+  return { install: { layout, gentlePiRoot, shell: "4.1.0" } as unknown as PrivateInstall, gentlePiRoot };
 }
 
 describe("the gentle-ai executable setup starts (issue 24, defect 9)", () => {

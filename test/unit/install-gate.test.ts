@@ -14,7 +14,7 @@ import { describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { SHELL_PACKAGE } from "../../src/core/release-project";
-import type { BundledInstall } from "../../src/installed/private-install";
+import type { PrivateInstall } from "../../src/installed/private-install";
 import { installGate, migrateRefusal, releaseChange } from "../../src/installed/install-gate";
 import { piPackageGate } from "../../src/engine/pi-package-gate";
 import { productionPins } from "../../src/pins/production";
@@ -94,7 +94,7 @@ describe("Pi's package commands under the update policy", () => {
   const gate = async (args: string[], updates = "off") => {
     const { dir, layout } = await home({ id: "4.0.0-1.6.0", updates });
     const host = testHost({ home: dir });
-    const install = { layout, id: "4.0.0-1.6.0", shell: "4.0.0", pi: "1.6.0" } as BundledInstall;
+    const install = { layout, id: "4.0.0-1.6.0", shell: "4.0.0", pi: "1.6.0" } as PrivateInstall;
     return { code: await piPackageGate(install, classifyLaunch(args, {}), host), err: host.lines.err };
   };
 

@@ -10,14 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "pathe";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { prefixLayout } from "../../src/core/layout";
-import type { BundledInstall } from "../../src/installed/private-install";
+import type { PrivateInstall } from "../../src/installed/private-install";
 import { fullEngineReason } from "../../src/engine/launch-part";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import type { Host } from "../../src/io/host";
 import { productionPins } from "../../src/pins/production";
 
 let root: string;
-let install: BundledInstall;
+let install: PrivateInstall;
 
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), "gss-launch-part-"));

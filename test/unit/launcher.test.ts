@@ -97,7 +97,7 @@ describe("the POSIX launcher", () => {
     await activateVersion(layout, "4.1.0-1.6.0");
     await ensureLauncher(layout);
     const seen = (extra: NodeJS.ProcessEnv) => spawnSync(layout.launcher, ["--version"], { encoding: "utf8", env: { PATH: "/usr/bin:/bin", ...extra } }).stdout;
-    // The marker says the value is the launcher's, so bundledChildEnv keeps it from Pi's children.
+    // The marker says the value is the launcher's, so privateChildEnv keeps it from Pi's children.
     expect(seen({})).toBe("1|1\n");
     expect(seen({ NODE_USE_SYSTEM_CA: "0" })).toBe("0|unset\n");
     expect(seen({ NODE_USE_SYSTEM_CA: "1" })).toBe("1|unset\n");

@@ -14,7 +14,7 @@ import { join } from "pathe";
 import { ownFileProblem, type FileIdentity } from "../../src/core/own-file";
 import { prefixLayout } from "../../src/core/layout";
 import { readEngramHeader } from "../../src/installed/engram/probe";
-import { BundledError, readPiPackage } from "../../src/installed/private-install";
+import { PrivateInstallError, readPiPackage } from "../../src/installed/private-install";
 import { openSourceFile } from "../../src/io/own-dir";
 import { openOwnFile, openOwnFileSync, OwnFileError, readOwnFlags } from "../../src/io/safe-fs";
 import { receiptJson } from "../../src/path/receipt";
@@ -178,7 +178,7 @@ describe("the reads that relied on O_NOFOLLOW, under win32's rule", () => {
     await fs.writeFile(join(root, "pi-package.json"), '{"version":"1.6.0"}');
     await fs.symlink(join(root, "pi-package.json"), join(pi, "package.json"));
     await expect(readPiPackage(pi, version, "4.1.0-1.6.0", "win32")).rejects.toThrow(
-      new BundledError("Pi's package.json in versions/4.1.0-1.6.0 is a link, not a file"),
+      new PrivateInstallError("Pi's package.json in versions/4.1.0-1.6.0 is a link, not a file"),
     );
     await fs.rm(join(pi, "package.json"));
     await fs.writeFile(join(pi, "package.json"), '{"version":"1.6.0"}');

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
-import { bundledNpmCommand, ensurePiNpmCommand, piNpmCommandInPlace, withNpmCommand } from "../../src/installed/pi-settings";
+import { privateNpmCommand, ensurePiNpmCommand, piNpmCommandInPlace, withNpmCommand } from "../../src/installed/pi-settings";
 import { ensureNpmShim, npmShimInPlace } from "../../src/install/runtime/npm-shim";
 import { requires, type Capability } from "../support/capabilities";
 
@@ -25,9 +25,9 @@ afterEach(async () => {
 
 const settings = () => join(layout.agent, "settings.json");
 
-describe("bundledNpmCommand", () => {
+describe("privateNpmCommand", () => {
   it("is our node, our npm entry and npm's config and cache inside the prefix, without --prefix", () => {
-    const cmd = bundledNpmCommand(layout);
+    const cmd = privateNpmCommand(layout);
     expect(cmd).toEqual([
       layout.node,
       join(layout.nodeDir, "gentle-shell", "npm"),
@@ -45,17 +45,17 @@ describe("bundledNpmCommand", () => {
 describe("the npmCommand key in the agent home's settings.json", () => {
   it("is written into a new settings.json", async () => {
     expect(await ensurePiNpmCommand(layout)).toBe("written");
-    expect(JSON.parse(await fs.readFile(settings(), "utf8"))).toEqual({ npmCommand: bundledNpmCommand(layout) });
+    expect(JSON.parse(await fs.readFile(settings(), "utf8"))).toEqual({ npmCommand: privateNpmCommand(layout) });
   });
 
   it("keeps every other key and replaces an earlier value", async () => {
     await fs.writeFile(settings(), JSON.stringify({ defaultModel: "m", npmCommand: ["node", "/x/npm-cli.js", "--prefix", "/y"] }));
     expect(await ensurePiNpmCommand(layout)).toBe("written");
-    expect(JSON.parse(await fs.readFile(settings(), "utf8"))).toEqual({ defaultModel: "m", npmCommand: bundledNpmCommand(layout) });
+    expect(JSON.parse(await fs.readFile(settings(), "utf8"))).toEqual({ defaultModel: "m", npmCommand: privateNpmCommand(layout) });
   });
 
   it("leaves the bytes of a file that already holds the command", async () => {
-    const text = `{"npmCommand":${JSON.stringify(bundledNpmCommand(layout))},   "x": 1}`;
+    const text = `{"npmCommand":${JSON.stringify(privateNpmCommand(layout))},   "x": 1}`;
     await fs.writeFile(settings(), text);
     expect(await ensurePiNpmCommand(layout)).toBe("unchanged");
     expect(await fs.readFile(settings(), "utf8")).toBe(text);

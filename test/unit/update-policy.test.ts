@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { notifyLine, offerAllowed } from "../../src/core/offer-rules";
-import { bundledSetupEnv } from "../../src/core/environment";
+import { privateSetupEnv } from "../../src/core/environment";
 import { prefixLayout } from "../../src/core/layout";
 import { classifyLaunch } from "../../src/core/pi-launch";
 import { publishedTime, readSignedRelease, releaseManifestText, sha256Of, signManifest, ENGINE_ASSET } from "../../src/core/release-manifest";
@@ -24,8 +24,8 @@ import { machinePolicyPath, machinePolicyPaths, readPolicySource, readUpdatePoli
 import { productionPins } from "../../src/pins/production";
 import { FIXTURE_RELEASE_KEY } from "../support/release-key";
 import { testHost } from "../support/host";
-import type { BundledInstall } from "../../src/installed/private-install";
-import { upgradeBundled, upgradeOptions } from "../../src/commands/upgrade";
+import type { PrivateInstall } from "../../src/installed/private-install";
+import { upgradeInstall, upgradeOptions } from "../../src/commands/upgrade";
 import { updateCommand } from "../../src/commands/update";
 import { startupOffer } from "../../src/engine/startup-offer";
 
@@ -329,7 +329,7 @@ describe("the launches and options the policy meets", () => {
   it("leaves setup no update check of its own, whatever the user's environment says", () => {
     const layout = prefixLayout({ home: "/h", platform: "linux", pins: productionPins });
     const install = { layout, piCli: "/h/pi/cli.js", versionDir: "/h/.gentle-shell/versions/x" };
-    const env = bundledSetupEnv(install, { PATH: "/usr/bin", GENTLE_SHELL_UPDATES: "on", GENTLE_AI_NO_SELF_UPDATE: "0", PI_SKIP_VERSION_CHECK: "" }, false);
+    const env = privateSetupEnv(install, { PATH: "/usr/bin", GENTLE_SHELL_UPDATES: "on", GENTLE_AI_NO_SELF_UPDATE: "0", PI_SKIP_VERSION_CHECK: "" }, false);
     expect(env).toMatchObject({ GENTLE_AI_NO_SELF_UPDATE: "1", PI_SKIP_VERSION_CHECK: "1" });
   });
 });
@@ -341,14 +341,14 @@ describe("each update path asks the policy first", () => {
     await fs.mkdir(layout.config, { recursive: true });
     await fs.writeFile(join(layout.config, "config.json"), '{"updates":"off"}\n');
     // No registry, no version folder: a path that got past the policy would fail on them, not refuse.
-    const install = { layout, id: "4.0.0-1.6.0", shell: "4.0.0", pi: "1.6.0" } as BundledInstall;
+    const install = { layout, id: "4.0.0-1.6.0", shell: "4.0.0", pi: "1.6.0" } as PrivateInstall;
     const said = (command: string) => `gentle-shell: ${command} was not run: updates are off by ~/.gentle-shell/config/config.json; nothing was changed.`;
     for (const [args, command] of [
       [{ rollback: false }, "gentle-shell upgrade"],
       [{ rollback: false, to: "4.1.0" }, "gentle-shell upgrade --to 4.1.0"],
     ] as const) {
       const host = testHost({ home });
-      expect(await upgradeBundled(install, args, host)).toBe(4);
+      expect(await upgradeInstall(install, args, host)).toBe(4);
       expect(host.lines.err).toEqual([said(command)]);
       expect(host.lines.out).toEqual([]);
     }
@@ -359,7 +359,7 @@ describe("each update path asks the policy first", () => {
     expect(await updateCommand(install, ["npm:some-package"], testHost({ home }))).toBeNull();
     // --rollback is not asked about the policy: it gets as far as the versions (there are none here).
     const back = testHost({ home });
-    await upgradeBundled(install, { rollback: true }, back);
+    await upgradeInstall(install, { rollback: true }, back);
     expect(back.lines.err.join("\n")).not.toContain("was not run");
     // The offer: off returns at once, saying nothing, before the registry the prefix npmrc names is asked;
     // the control: on from GENTLE_SHELL_UPDATES (stronger than config.json) asks it.

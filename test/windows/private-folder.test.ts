@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { windowsPrivateFolderAdapter } from "../../src/install/windows-private/adapter";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, ensureWindowsPrivateFolder } from "../../src/install/windows-private/rule";
+import { WINDOWS_PREFIX_MARKER, WINDOWS_PREFIX_MARKER_TEXT, ensureWindowsPrivateFolder } from "../../src/install/windows-private/rule";
 import { BATCH_REJECTED, windowsProcessCheck } from "../../src/io/windows-process/check";
 import { WINDOWS_PROCESS_FAILED, type WindowsPrerequisiteError } from "../../src/io/windows-process/failure";
 
@@ -152,9 +152,9 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
       { ...process.env, LOCALAPPDATA: local, USERPROFILE: profile },
       windowsPrivateFolderAdapter({ env: process.env }),
     );
-    expect(result).toEqual({ prefix: join(local, "gentle-shell"), marker: join(local, "gentle-shell", WINDOWS_BUNDLE_MARKER), fallback: false, created: true });
+    expect(result).toEqual({ prefix: join(local, "gentle-shell"), marker: join(local, "gentle-shell", WINDOWS_PREFIX_MARKER), fallback: false, created: true });
     expectOurDacl(result.prefix);
-    expect(await fs.readFile(result.marker, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(await fs.readFile(result.marker, "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
     // Files created inside inherit the private DACL.
     await fs.writeFile(join(result.prefix, "child.txt"), "x");
     const child = dacl(sddl(join(result.prefix, "child.txt")));
@@ -210,7 +210,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     expect(result.fallback).toBe(true);
     expect(result.firstRejected).toMatch(/lets another account change it/);
     expectOurDacl(result.prefix);
-    expect(await fs.readFile(join(result.prefix, WINDOWS_BUNDLE_MARKER), "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(await fs.readFile(join(result.prefix, WINDOWS_PREFIX_MARKER), "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
     await expect(fs.access(join(local, "gentle-shell"))).rejects.toThrow();
   });
 
@@ -227,7 +227,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
     );
     expect(result.fallback).toBe(true);
     expect(sddl(first)).toBe(before);
-    await expect(fs.access(join(first, WINDOWS_BUNDLE_MARKER))).rejects.toThrow();
+    await expect(fs.access(join(first, WINDOWS_PREFIX_MARKER))).rejects.toThrow();
   });
 
   it("a junction in place of the folder stops with an error and does not fall back", async () => {
@@ -240,7 +240,7 @@ describe("ensureWindowsPrivateFolder with the real adapter", () => {
       ensureWindowsPrivateFolder({ ...process.env, LOCALAPPDATA: local, USERPROFILE: profile }, windowsPrivateFolderAdapter({ env: process.env })),
     ).rejects.toThrow(/is a link/);
     await expect(fs.access(join(profile, ".gentle-shell-bundle"))).rejects.toThrow();
-    await expect(fs.access(join(target, WINDOWS_BUNDLE_MARKER))).rejects.toThrow();
+    await expect(fs.access(join(target, WINDOWS_PREFIX_MARKER))).rejects.toThrow();
   });
 
   it("the adapter reports absent, file and directory states", async () => {

@@ -16,7 +16,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { CMD_MARKER, ensureLauncher } from "../../src/install/launcher";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../src/install/windows-private/rule";
+import { WINDOWS_PREFIX_MARKER, WINDOWS_PREFIX_MARKER_TEXT } from "../../src/install/windows-private/rule";
 import { startDetachedPowerShell } from "../../src/io/powershell";
 import { type WaitFor, windowsRemovalPlan, windowsRemovalScheduler } from "../../src/commands/self-uninstall/windows-removal";
 import { pinnedNode } from "../support/toolchain";
@@ -53,7 +53,7 @@ async function prefix(): Promise<{ layout: Layout; local: string }> {
   await fs.mkdir(layout.nodeDir, { recursive: true });
   await fs.copyFile(await pinnedNode(), layout.node);
   await ensureLauncher(layout);
-  await fs.writeFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), WINDOWS_BUNDLE_MARKER_TEXT);
+  await fs.writeFile(join(layout.prefix, WINDOWS_PREFIX_MARKER), WINDOWS_PREFIX_MARKER_TEXT);
   await fs.writeFile(join(local, "not-ours.txt"), "the user's\n");
   return { layout, local };
 }
@@ -69,7 +69,7 @@ function runFromPrefix(layout: Layout): { child: ChildProcess; waitFor: WaitFor 
 
 const facts = (layout: Layout, prefixMayGo: boolean) => ({
   launcher: { holds: CMD_MARKER },
-  marker: { path: join(layout.prefix, WINDOWS_BUNDLE_MARKER), holds: WINDOWS_BUNDLE_MARKER_TEXT.trimEnd() },
+  marker: { path: join(layout.prefix, WINDOWS_PREFIX_MARKER), holds: WINDOWS_PREFIX_MARKER_TEXT.trimEnd() },
   prefixMayGo,
 });
 
@@ -94,7 +94,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     // While the process runs, nothing goes, not even the launcher (which could).
     await sleep(3000);
     expect(existsSync(layout.launcher)).toBe(true);
-    expect(existsSync(join(layout.prefix, WINDOWS_BUNDLE_MARKER))).toBe(true);
+    expect(existsSync(join(layout.prefix, WINDOWS_PREFIX_MARKER))).toBe(true);
     child.kill();
     await until(() => !existsSync(layout.prefix), "the prefix");
     expect(await fs.readdir(local)).toEqual(["not-ours.txt"]);
@@ -106,7 +106,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     await fs.writeFile(join(layout.bin, "my-tool.cmd"), "@ECHO mine\r\n");
     await scheduleAfterExit(layout);
     await until(() => !existsSync(layout.runtime), "runtime/");
-    await until(() => !existsSync(join(layout.prefix, WINDOWS_BUNDLE_MARKER)), "the marker");
+    await until(() => !existsSync(join(layout.prefix, WINDOWS_PREFIX_MARKER)), "the marker");
     expect(existsSync(layout.launcher)).toBe(false);
     expect(await fs.readdir(layout.prefix)).toEqual(["bin"]);
     expect(await fs.readdir(layout.bin)).toEqual(["my-tool.cmd"]);
@@ -122,7 +122,7 @@ describe("scheduleWindowsRemoval on Windows", () => {
     await sleep(3000);
     expect(existsSync(layout.nodeDir)).toBe(true);
     expect(await fs.readFile(layout.launcher, "utf8")).toBe("@ECHO OFF\r\nECHO the user's now\r\n");
-    expect(await fs.readFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(await fs.readFile(join(layout.prefix, WINDOWS_PREFIX_MARKER), "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
   });
 
   it("never removes a junction where a folder was planned, nor anything through it", async () => {
@@ -141,6 +141,6 @@ describe("scheduleWindowsRemoval on Windows", () => {
     expect((await fs.lstat(layout.bin)).isSymbolicLink()).toBe(true);
     expect(await fs.readFile(join(target, "gentle-shell.cmd"), "utf8")).toContain(CMD_MARKER);
     expect(existsSync(layout.nodeDir)).toBe(true);
-    expect(await fs.readFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(await fs.readFile(join(layout.prefix, WINDOWS_PREFIX_MARKER), "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
   });
 });

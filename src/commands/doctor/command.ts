@@ -10,7 +10,7 @@ import { resultDocument, resultText } from "../../core/json-result";
 import { tildify } from "../../core/layout";
 import { doctorDocument, doctorExitCode, doctorLines, type DoctorReport } from "./plan";
 import { FixRefused, runFixes } from "./fix";
-import { checkSourceReachable } from "../../install/source-check";
+import { checkSourceReachable } from "../../install/source-reachable";
 import { gatherDoctor, type DoctorContext } from "./gather";
 import { type DoctorProgram, doctorFix } from "../../core/repair-command";
 import type { Layout } from "../../core/layout";

@@ -17,7 +17,7 @@ import { tildify, type Layout } from "../../core/layout";
 import { npmrcRegistry } from "../../core/npmrc";
 import { parseSource, type Source } from "../../core/source";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
-import { rememberedSource } from "../../install/install-source";
+import { rememberedSource } from "../../install/remembered-source";
 import { configuredRegistry } from "../../install/npm-registry";
 import { ensureRuntimes } from "../../install/runtime/index";
 import { ensureEngram } from "../../install/runtime/engram";

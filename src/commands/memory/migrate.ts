@@ -33,7 +33,7 @@ import type { Layout } from "../../core/layout";
 import { lstatOrNull, writeFileAtomic } from "../../io/files";
 import { CREATE_NEW } from "../../io/safe-fs";
 import { run } from "../../io/process";
-import { bundledCoreVerified, migrationMarkerPath } from "../../installed/engram/launch";
+import { ownCoreVerified, migrationMarkerPath } from "../../installed/engram/launch";
 import { DEFAULT_ENDPOINT, probeCompatibility, type Endpoint } from "../../installed/engram/probe";
 import { engramSelection } from "../../installed/engram/selection";
 import {
@@ -162,7 +162,7 @@ export async function memoryMigrate(
     io.err(SAY.foreign(selection.explicit));
     return EXIT.failure;
   }
-  if (!(await bundledCoreVerified(layout))) {
+  if (!(await ownCoreVerified(layout))) {
     io.err(SAY.coreMissing());
     return EXIT.failure;
   }

@@ -23,7 +23,7 @@ import { CMD_MARKER, GUARD_MARKER, LAUNCHER_MARKER } from "../../install/launche
 import { PI_TOOLS, toolFileName, toolMarkerName } from "../../core/pi-tool-rules";
 import { toolPresence } from "../../install/runtime/pi-tool-runtime";
 import { parseShellCommand, SELF_UNINSTALL, usageLine } from "../specs";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../install/windows-private/rule";
+import { WINDOWS_PREFIX_MARKER, WINDOWS_PREFIX_MARKER_TEXT } from "../../install/windows-private/rule";
 import type { WindowsRemovalFacts } from "./windows-removal";
 import { migrationMarkerPath } from "../../installed/engram/launch";
 import { provenancePath } from "../memory/migrate";
@@ -136,7 +136,7 @@ export function forbiddenRemoval(path: string, guarded: { home: string[]; others
 }
 
 /** The bundle marker's path in the prefix. */
-export const markerPath = (layout: Layout) => join(layout.prefix, WINDOWS_BUNDLE_MARKER);
+export const markerPath = (layout: Layout) => join(layout.prefix, WINDOWS_PREFIX_MARKER);
 
 /**
  * Is the marker a plain file (lstat: never a link) holding exactly our text? The file is opened only
@@ -151,7 +151,7 @@ export async function ourMarker(layout: Layout): Promise<Stats | null> {
   try {
     const opened = await handle.stat();
     if (!opened.isFile() || opened.dev !== stat.dev || opened.ino !== stat.ino) return null;
-    return (await handle.readFile("utf8")) === WINDOWS_BUNDLE_MARKER_TEXT ? stat : null;
+    return (await handle.readFile("utf8")) === WINDOWS_PREFIX_MARKER_TEXT ? stat : null;
   } catch {
     return null;
   } finally {
@@ -163,7 +163,7 @@ export async function ourMarker(layout: Layout): Promise<Stats | null> {
 export async function checkOwnership(layout: Layout): Promise<string | null> {
   if (layout.platform === "win32") {
     // Windows: the private folder must carry the .gentle-shell-bundle marker with its exact text, itself no link.
-    return (await ourMarker(layout)) ? null : `${layout.prefix} does not carry the ${WINDOWS_BUNDLE_MARKER} marker`;
+    return (await ourMarker(layout)) ? null : `${layout.prefix} does not carry the ${WINDOWS_PREFIX_MARKER} marker`;
   }
   const expected = join(layout.home, ".gentle-shell");
   const stat = await lstatOrNull(expected);
@@ -323,7 +323,7 @@ export async function uninstallPlan(layout: Layout, env: Env, includeShared: boo
 }
 
 /** The marker's one line, as the delayed removal checks it. */
-const MARKER_LINE = WINDOWS_BUNDLE_MARKER_TEXT.replace(/\r?\n$/, "");
+const MARKER_LINE = WINDOWS_PREFIX_MARKER_TEXT.replace(/\r?\n$/, "");
 
 /**
  * Windows: runtime/'s entries but the folders that lead to the running node.exe, and that folder's entries but

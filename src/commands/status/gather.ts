@@ -17,7 +17,7 @@ import { redactText, redactUrl } from "../../core/secrets";
 import type { Env } from "../../core/environment";
 import type { Pins } from "../../pins/types";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
-import { rememberedSource } from "../../install/install-source";
+import { rememberedSource } from "../../install/remembered-source";
 import { parseHistory, readCurrent } from "../../install/activate";
 import { versionState } from "../../install/version-install";
 import { LAUNCHER_MARKER, CMD_MARKER } from "../../install/launcher";

@@ -24,7 +24,7 @@ import type { Layout } from "../../core/layout";
 import { redactText } from "../../core/secrets";
 import { ensureRealFolder, lstatOrNull, readTextOrNull, writeFileAtomic } from "../../io/files";
 import { run, type RunResult } from "../../io/process";
-import type { BundledInstall } from "../../installed/private-install";
+import type { PrivateInstall } from "../../installed/private-install";
 import { agentHomeIsOurs } from "../../installed/pi-settings";
 import { COMPANION } from "./decision";
 import type { CompanionIo, CompanionRecord, Done } from "./ensure";
@@ -67,7 +67,7 @@ if (writeErrors.length > 0) fail("Pi could not write settings.json: " + writeErr
 `;
 
 /** The real companion I/O for this install; `env` is the environment Pi gets (the user's, with Shell's variables). */
-export function companionIo(install: BundledInstall, env: Env, npmReady: boolean): CompanionIo {
+export function companionIo(install: PrivateInstall, env: Env, npmReady: boolean): CompanionIo {
   const { layout } = install;
   const settingsFile = join(layout.agent, "settings.json");
   // Our own operations: a preload of the user's must not break them (as for the --version probe).

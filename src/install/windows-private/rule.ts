@@ -45,7 +45,7 @@
  *      anything. The DACL is read back and checked before the marker is
  *      written.
  *   4. The marker `<prefix>\.gentle-shell-bundle` holds exactly
- *      WINDOWS_BUNDLE_MARKER_TEXT. It is written once (exclusive create) and
+ *      WINDOWS_PREFIX_MARKER_TEXT. It is written once (exclusive create) and
  *      then left alone; self-uninstall requires this exact text. A marker
  *      with other text, or something else at its path, stops the claim
  *      before the DACL is touched.
@@ -56,8 +56,8 @@
 import { win32 } from "node:path";
 import { envValue, type Env as BaseEnv } from "../../core/environment";
 
-export const WINDOWS_BUNDLE_MARKER = ".gentle-shell-bundle";
-export const WINDOWS_BUNDLE_MARKER_TEXT = "This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n";
+export const WINDOWS_PREFIX_MARKER = ".gentle-shell-bundle";
+export const WINDOWS_PREFIX_MARKER_TEXT = "This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n";
 export const WINDOWS_FIRST_FOLDER = "gentle-shell";
 export const WINDOWS_FALLBACK_FOLDER = ".gentle-shell-bundle";
 
@@ -193,11 +193,11 @@ async function claim(
   const reason = untrustedReason(state, trusted);
   if (reason) return { ok: false, reason: `${folder} ${reason}` };
 
-  const markerPath = win32.join(folder, WINDOWS_BUNDLE_MARKER);
+  const markerPath = win32.join(folder, WINDOWS_PREFIX_MARKER);
   const marker = await adapter.readMarker(markerPath);
   if (marker.kind === "other") throw new WindowsPrivateFolderError(`${markerPath} is not a regular file. Nothing was changed.`);
-  if (marker.kind === "file" && marker.text !== WINDOWS_BUNDLE_MARKER_TEXT) {
-    throw new WindowsPrivateFolderError(`${folder} holds a ${WINDOWS_BUNDLE_MARKER} that Gentle Shell did not write. Nothing was changed.`);
+  if (marker.kind === "file" && marker.text !== WINDOWS_PREFIX_MARKER_TEXT) {
+    throw new WindowsPrivateFolderError(`${folder} holds a ${WINDOWS_PREFIX_MARKER} that Gentle Shell did not write. Nothing was changed.`);
   }
 
   await adapter.setProtectedDacl(folder, grants);
@@ -206,9 +206,9 @@ async function claim(
     throw new WindowsPrivateFolderError(`${folder} could not be made private: its permissions did not read back as set.`);
   }
   if (marker.kind === "absent") {
-    await adapter.writeMarker(markerPath, WINDOWS_BUNDLE_MARKER_TEXT);
+    await adapter.writeMarker(markerPath, WINDOWS_PREFIX_MARKER_TEXT);
     const written = await adapter.readMarker(markerPath);
-    if (written.kind !== "file" || written.text !== WINDOWS_BUNDLE_MARKER_TEXT) {
+    if (written.kind !== "file" || written.text !== WINDOWS_PREFIX_MARKER_TEXT) {
       throw new WindowsPrivateFolderError(`${markerPath} did not read back as written.`);
     }
   }
@@ -224,11 +224,11 @@ export async function ensureWindowsPrivateFolder(env: Env, adapter: WindowsPriva
 
   const first = win32.join(localAppData, WINDOWS_FIRST_FOLDER);
   const a = await claim(adapter, first, localAppData, "%LOCALAPPDATA%", trusted, grants);
-  if (a.ok) return { prefix: first, marker: win32.join(first, WINDOWS_BUNDLE_MARKER), fallback: false, created: a.created };
+  if (a.ok) return { prefix: first, marker: win32.join(first, WINDOWS_PREFIX_MARKER), fallback: false, created: a.created };
 
   const profile = absoluteFolder(env, "USERPROFILE");
   const second = win32.join(profile, WINDOWS_FALLBACK_FOLDER);
   const b = await claim(adapter, second, profile, "%USERPROFILE%", trusted, grants);
-  if (b.ok) return { prefix: second, marker: win32.join(second, WINDOWS_BUNDLE_MARKER), fallback: true, firstRejected: a.reason, created: b.created };
+  if (b.ok) return { prefix: second, marker: win32.join(second, WINDOWS_PREFIX_MARKER), fallback: true, firstRejected: a.reason, created: b.created };
   throw new WindowsPrivateFolderError(`No private folder for Gentle Shell: ${a.reason}, and ${b.reason}. Nothing was installed.`);
 }

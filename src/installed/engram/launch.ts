@@ -22,7 +22,7 @@ import { DEFAULT_ENDPOINT, probeCompatibility, probeOlderVersion, readEngramHead
 import type { StartOptions } from "./server";
 
 /** The bundled core is published and verified: a regular file in runtime/engram-<v>/, a real folder with the runtime marker. */
-export async function bundledCoreVerified(layout: Layout): Promise<boolean> {
+export async function ownCoreVerified(layout: Layout): Promise<boolean> {
   try {
     const [dir, marker, core] = await Promise.all([fs.lstat(layout.engramDir), fs.lstat(join(layout.engramDir, RUNTIME_MARKER)), fs.lstat(layout.engram)]);
     return dir.isDirectory() && marker.isFile() && core.isFile();
@@ -84,7 +84,7 @@ export async function engramLaunchEnvironment(layout: Layout, env: Env, options:
       paths,
       kind,
       migrationMarker: kind === "skip" ? false : await migrationMarker(layout),
-      coreVerified: kind === "skip" ? false : await bundledCoreVerified(layout),
+      coreVerified: kind === "skip" ? false : await ownCoreVerified(layout),
     } satisfies Partial<EngramEvidence>;
     if (!needsProbe(base)) {
       decision = decideEngram(base);

@@ -4,14 +4,14 @@
  * still one JSON document on stdout under --json.
  */
 import { describe, expect, it } from "vitest";
-import type { BundledInstall } from "../../../src/installed/private-install";
+import type { PrivateInstall } from "../../../src/installed/private-install";
 import { classifyLaunch } from "../../../src/core/pi-launch";
 import { findEngineCommand, runEngineCommand } from "../../../src/commands/index";
 import { onlyDocument, schemaErrors } from "../../support/result-schema";
 import { testHost } from "../../support/host";
 
 // Nothing is read: a refused or helped doctor never looks at the install.
-const noInstall = {} as BundledInstall;
+const noInstall = {} as PrivateInstall;
 
 async function doctor(args: string[]) {
   const host = testHost();

@@ -12,7 +12,7 @@ import { httpClient } from "../../../src/io/http-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { dirname, join } from "pathe";
-import { bundledNpmCommand, npmCliOf } from "../../../src/installed/pi-settings";
+import { privateNpmCommand, npmCliOf } from "../../../src/installed/pi-settings";
 import { prefixLayout, type Layout } from "../../../src/core/layout";
 import { productionPins } from "../../../src/pins/production";
 import { PI_PACKAGE, SHELL_PACKAGE } from "../../../src/core/release-project";
@@ -67,7 +67,7 @@ async function healthyPrefix() {
   await fs.mkdir(dirname(npmCliOf(layout)), { recursive: true });
   await fs.writeFile(npmCliOf(layout), "// npm-cli\n");
   await fs.mkdir(layout.agent, { recursive: true });
-  await fs.writeFile(join(layout.agent, "settings.json"), JSON.stringify({ npmCommand: bundledNpmCommand(layout) }));
+  await fs.writeFile(join(layout.agent, "settings.json"), JSON.stringify({ npmCommand: privateNpmCommand(layout) }));
   await fs.mkdir(layout.bin, { recursive: true });
   await fs.writeFile(layout.launcher, posixLauncher(layout), { mode: 0o755 });
   await fs.writeFile(layout.guard, guardScript(), { mode: 0o755 });
@@ -203,7 +203,7 @@ describe("doctor over a prefix built by hand", () => {
     await fs.writeFile(settings, JSON.stringify({ theme: "dark", npmCommand: ["npm"] }));
     const other = await doctor({ fix: true });
     expect(other.text).toContain("repaired: set Pi's npmCommand to our Node and npm");
-    expect(JSON.parse(await fs.readFile(settings, "utf8"))).toEqual({ theme: "dark", npmCommand: bundledNpmCommand(layout) });
+    expect(JSON.parse(await fs.readFile(settings, "utf8"))).toEqual({ theme: "dark", npmCommand: privateNpmCommand(layout) });
   });
 
   it("no current: broken, with the installer's command and the uninstall that finishes a removal killed partway", async () => {

@@ -8,7 +8,7 @@ import { applyPathEntry, removePathEntry } from "../../../src/path/apply";
 import { pathEntryPlan } from "../../../src/path/entry-plan";
 import { collectPathFacts } from "../../../src/path/probe";
 import { windowsRegistry } from "../../../src/path/windows-registry";
-import { bundledPathStep } from "../../../src/path/step";
+import { pathEntryStep } from "../../../src/path/step";
 import { fakeRegistry, makeLayout, root } from "./temp-home";
 
 describe("Windows user Path through the adapter", () => {
@@ -55,7 +55,7 @@ describe("Windows user Path through the adapter", () => {
     const { state, adapter } = fakeRegistry({ value: `C:\\x;${ENTRY}`, type: "REG_EXPAND_SZ" });
     const wl = wlayout();
     const real = { ...wl, pathReceipt: join(root, "path-entry-already.json") };
-    const out = await bundledPathStep(real, { env: { Path: `C:\\x;${ENTRY.toLowerCase()}\\` }, registry: adapter });
+    const out = await pathEntryStep(real, { env: { Path: `C:\\x;${ENTRY.toLowerCase()}\\` }, registry: adapter });
     expect(out.status).toBe("already");
     expect(out.nextStep).toBe("Nothing to do: `gentle-shell` is already on this terminal's PATH.");
     expect(state.writes).toEqual([]);
@@ -65,7 +65,7 @@ describe("Windows user Path through the adapter", () => {
     const { state, adapter } = fakeRegistry({ value: "C:\\x", type: "REG_EXPAND_SZ" });
     const failing = { ...adapter, broadcastEnvironmentChange: async () => Promise.reject(new Error("announcing the new Path failed (exit null)")) };
     const real = { ...wlayout(), pathReceipt: join(root, "path-entry-broadcast.json") };
-    const out = await bundledPathStep(real, { env: { Path: "C:\\x" }, registry: failing });
+    const out = await pathEntryStep(real, { env: { Path: "C:\\x" }, registry: failing });
     expect(out.status).toBe("applied");
     expect(state.value?.value).toBe(`C:\\x;${ENTRY}`);
     const receipt = JSON.parse(fs.readFileSync(real.pathReceipt, "utf8"));
@@ -79,7 +79,7 @@ describe("Windows user Path through the adapter", () => {
     const wl = wlayout();
     // The receipt goes into a real folder standing in for the prefix.
     const real = { ...wl, pathReceipt: join(root, "path-entry.json") };
-    const out = await bundledPathStep(real, { env: { Path: "C:\\x" }, registry: adapter });
+    const out = await pathEntryStep(real, { env: { Path: "C:\\x" }, registry: adapter });
     expect(out.status).toBe("applied");
     expect(out.nextStep).toMatch(/^Open a new terminal to use `gentle-shell`/);
     expect(state.value?.value).toBe(`C:\\x;${ENTRY}`);

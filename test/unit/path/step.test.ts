@@ -10,14 +10,14 @@ import { join } from "pathe";
 import { requires } from "../../support/capabilities";
 import { readPathReceipt } from "../../../src/path/receipt-file";
 import { shadowingCommand } from "../../../src/path/shadow";
-import { bundledPathStep, isCommandFile } from "../../../src/path/step";
+import { pathEntryStep, isCommandFile } from "../../../src/path/step";
 import { env, home, layout, LINE, makeLayout, plan, read, root } from "./temp-home";
 
-describe("bundledPathStep", () => {
+describe("pathEntryStep", () => {
   it("applied: the line, the receipt, and one sentence to get gentle-shell in this terminal", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
-    const out = await bundledPathStep(layout, { env: env("/bin/bash") });
+    const out = await pathEntryStep(layout, { env: env("/bin/bash") });
     expect(out).toMatchObject({ status: "applied", file: join(home, ".bashrc"), line: LINE() });
     expect(out.nextStep).toBe("Run `. ~/.bashrc` or open a new terminal to use `gentle-shell`.");
     expect(readPathReceipt(layout, { env: env("/bin/bash") })).toEqual({ status: "valid", receipt: out.receipt });
@@ -26,9 +26,9 @@ describe("bundledPathStep", () => {
   it("a second run: already, one line, the first receipt kept", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), "a\n");
-    await bundledPathStep(layout, { env: env("/bin/zsh") });
+    await pathEntryStep(layout, { env: env("/bin/zsh") });
     const receipt = read(layout.pathReceipt);
-    const out = await bundledPathStep(layout, { env: env("/bin/zsh") });
+    const out = await pathEntryStep(layout, { env: env("/bin/zsh") });
     expect(out.status).toBe("already");
     expect(out.nextStep).toBe("Run `. ~/.zshrc` or open a new terminal to use `gentle-shell` (~/.zshrc already adds it).");
     expect(fs.readFileSync(join(home, ".zshrc"), "utf8")).toBe(`a\n${LINE()}\n`);
@@ -38,14 +38,14 @@ describe("bundledPathStep", () => {
   it("already, with our bin on this terminal's PATH: nothing to do", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), `${LINE()}\n`);
-    const out = await bundledPathStep(layout, { env: env("/bin/zsh", { PATH: `${layout.bin}:/usr/bin` }) });
+    const out = await pathEntryStep(layout, { env: env("/bin/zsh", { PATH: `${layout.bin}:/usr/bin` }) });
     expect(out).toMatchObject({ status: "already", nextStep: "Nothing to do: `gentle-shell` is already on this terminal's PATH." });
   });
 
   it("noModifyPath: nothing written, and the exact line to add", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
-    const out = await bundledPathStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), noModifyPath: true });
+    const out = await pathEntryStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), noModifyPath: true });
     expect(out).toMatchObject({ status: "skipped", file: join(home, ".bashrc"), line: LINE() });
     expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
     expect(fs.readFileSync(join(home, ".bashrc"), "utf8")).toBe("a\n");
@@ -56,7 +56,7 @@ describe("bundledPathStep", () => {
     requires(ctx, "posix-path-scratch", "symlinks");
     fs.writeFileSync(join(root, "zshrc"), "z\n");
     fs.symlinkSync(join(root, "zshrc"), join(home, ".zshrc"));
-    const out = await bundledPathStep(layout, { env: env("/usr/bin/zsh") });
+    const out = await pathEntryStep(layout, { env: env("/usr/bin/zsh") });
     expect(out).toMatchObject({ status: "manual", detail: "~/.zshrc is a symlink, so it was left untouched", line: LINE() });
     expect(out.nextStep).toBe(`Add this line to ~/.zshrc, then open a new terminal: ${LINE()}`);
     expect(fs.readFileSync(join(root, "zshrc"), "utf8")).toBe("z\n");
@@ -66,14 +66,14 @@ describe("bundledPathStep", () => {
   it("the link: nothing to do in this terminal", async (ctx) => {
     requires(ctx, "posix-path-scratch", "symlinks");
     fs.mkdirSync(join(home, ".local/bin"), { recursive: true });
-    const out = await bundledPathStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }) });
+    const out = await pathEntryStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }) });
     expect(out.status).toBe("applied");
     expect(out.nextStep).toMatch(/^Nothing to do: run `gentle-shell` now/);
   });
 
   it("fish: source the conf.d file", async (ctx) => {
     requires(ctx, "posix-path-scratch");
-    const out = await bundledPathStep(layout, { env: env("/usr/bin/fish") });
+    const out = await pathEntryStep(layout, { env: env("/usr/bin/fish") });
     expect(out.nextStep).toBe("Run `source ~/.config/fish/conf.d/gentle-shell.fish` or open a new terminal to use `gentle-shell`.");
   });
 
@@ -83,7 +83,7 @@ describe("bundledPathStep", () => {
     fs.writeFileSync(rc, "keep");
     fs.mkdirSync(layout.pathReceipt);
     fs.writeFileSync(join(layout.pathReceipt, "x"), "");
-    const out = await bundledPathStep(layout, { env: env("/bin/bash") });
+    const out = await pathEntryStep(layout, { env: env("/bin/bash") });
     expect(out.status).toBe("failed");
     expect(out.detail).toMatch(/^could not write ~\/\.gentle-shell\/path-entry\.json: .*; the PATH entry was taken back$/);
     expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
@@ -94,7 +94,7 @@ describe("bundledPathStep", () => {
     // The home is not made: the plan fails before anything is written under it,
     // and Windows cannot name a folder "a:b".
     const odd = makeLayout(join(root, "a:b"));
-    const out = await bundledPathStep(odd, { env: env("/bin/bash") });
+    const out = await pathEntryStep(odd, { env: env("/bin/bash") });
     expect(out).toMatchObject({ status: "failed", plan: { kind: "impossible" } });
     expect(out.detail).toContain('":"');
     expect(fs.existsSync(odd.home)).toBe(false);

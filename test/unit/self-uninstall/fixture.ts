@@ -11,7 +11,7 @@ import { receiptJson } from "../../../src/path/receipt";
 import { USER_PATH_KEY, USER_PATH_NAME } from "../../../src/path/shells";
 import { userPathEntry } from "../../../src/path/user-path";
 import type { RegistryAdapter } from "../../../src/path/windows-registry";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
+import { WINDOWS_PREFIX_MARKER, WINDOWS_PREFIX_MARKER_TEXT } from "../../../src/install/windows-private/rule";
 import type { UninstallIo } from "../../../src/commands/self-uninstall/run";
 import { has } from "../../support/capabilities";
 
@@ -49,7 +49,7 @@ export async function layOut(root: string, platform: Platform): Promise<Laid> {
   await fs.writeFile(layout.history, `${ID}\n`);
   await fs.writeFile(join(layout.pnpm.store, "blob"), "x");
   if (win) {
-    await fs.writeFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), WINDOWS_BUNDLE_MARKER_TEXT);
+    await fs.writeFile(join(layout.prefix, WINDOWS_PREFIX_MARKER), WINDOWS_PREFIX_MARKER_TEXT);
     await fs.writeFile(layout.current, `${ID}\r\n`);
     const receipt = { schema: 1, kind: "registry", applied: true, key: USER_PATH_KEY, name: USER_PATH_NAME, entry: userPathEntry(layout.bin) } as const;
     await fs.writeFile(layout.pathReceipt, receiptJson(receipt));

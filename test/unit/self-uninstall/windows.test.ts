@@ -14,7 +14,7 @@ import { join } from "pathe";
 import { selfUninstall } from "../../../src/commands/self-uninstall/run";
 import { uninstallPlan } from "../../../src/commands/self-uninstall/removal-plan";
 import type { WindowsRemoval, WindowsRemovalPlan } from "../../../src/commands/self-uninstall/windows-removal";
-import { WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT } from "../../../src/install/windows-private/rule";
+import { WINDOWS_PREFIX_MARKER, WINDOWS_PREFIX_MARKER_TEXT } from "../../../src/install/windows-private/rule";
 import { fakeUserPath, layOut, recordingIo, scratchRoot, tree, type Laid } from "./fixture";
 
 let laid: Laid;
@@ -124,7 +124,7 @@ describe("self-uninstall on a win32 layout", () => {
     expect(lines.at(-1)).toMatch(
       /^ERR gentle-shell: the removal of .*node\.exe, .*gentle-shell\.cmd, .*\.gentle-shell-bundle could not be started \(%SystemRoot% is not an absolute folder\); remove them by hand once gentle-shell has exited\.$/,
     );
-    expect(await fs.readFile(join(layout.prefix, WINDOWS_BUNDLE_MARKER), "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(await fs.readFile(join(layout.prefix, WINDOWS_PREFIX_MARKER), "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
   });
 });
 
@@ -132,9 +132,9 @@ describe("the marker is checked without following a link", () => {
   it("a marker that is a link to a file with the exact text does not make the folder ours: nothing is removed", async () => {
     const { layout, home, root } = laid;
     const elsewhere = join(root, "elsewhere-marker");
-    await fs.writeFile(elsewhere, WINDOWS_BUNDLE_MARKER_TEXT);
-    await fs.rm(join(layout.prefix, WINDOWS_BUNDLE_MARKER));
-    await fs.symlink(elsewhere, join(layout.prefix, WINDOWS_BUNDLE_MARKER));
+    await fs.writeFile(elsewhere, WINDOWS_PREFIX_MARKER_TEXT);
+    await fs.rm(join(layout.prefix, WINDOWS_PREFIX_MARKER));
+    await fs.symlink(elsewhere, join(layout.prefix, WINDOWS_PREFIX_MARKER));
     const before = await tree(layout.prefix);
     const userPath = fakeUserPath(layout, "C:\\Tools");
     const scheduler = recordingScheduler();

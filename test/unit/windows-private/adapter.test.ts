@@ -18,7 +18,7 @@ import {
   parseWhoami,
   windowsPrivateFolderAdapter,
 } from "../../../src/install/windows-private/adapter";
-import { FULL_CONTROL, SID, WINDOWS_BUNDLE_MARKER, WINDOWS_BUNDLE_MARKER_TEXT, WindowsPrivateFolderError } from "../../../src/install/windows-private/rule";
+import { FULL_CONTROL, SID, WINDOWS_PREFIX_MARKER, WINDOWS_PREFIX_MARKER_TEXT, WindowsPrivateFolderError } from "../../../src/install/windows-private/rule";
 import { powerShellScript } from "../../../src/io/powershell";
 import type { WindowsProcessRequest } from "../../../src/io/windows-process/check";
 import { windowsProcessFailure } from "../../../src/io/windows-process/failure";
@@ -156,10 +156,10 @@ describe("the real adapter's folder and marker (node:fs on a real temp folder)",
 
   it("readMarker: absent, our text, and anything not a small regular file is other", async () => {
     dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    const m = join(dir, WINDOWS_BUNDLE_MARKER);
+    const m = join(dir, WINDOWS_PREFIX_MARKER);
     expect(await adapter.readMarker(m)).toEqual({ kind: "absent" });
-    await fs.writeFile(m, WINDOWS_BUNDLE_MARKER_TEXT);
-    expect(await adapter.readMarker(m)).toEqual({ kind: "file", text: WINDOWS_BUNDLE_MARKER_TEXT });
+    await fs.writeFile(m, WINDOWS_PREFIX_MARKER_TEXT);
+    expect(await adapter.readMarker(m)).toEqual({ kind: "file", text: WINDOWS_PREFIX_MARKER_TEXT });
     await fs.rm(m);
     await fs.mkdir(m);
     expect(await adapter.readMarker(m)).toEqual({ kind: "other" });
@@ -171,28 +171,28 @@ describe("the real adapter's folder and marker (node:fs on a real temp folder)",
   it("readMarker: a link, even to a file with our text, is other", async (ctx) => {
     requires(ctx, "symlinks");
     dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    const m = join(dir, WINDOWS_BUNDLE_MARKER);
-    await fs.writeFile(join(dir, "elsewhere"), WINDOWS_BUNDLE_MARKER_TEXT);
+    const m = join(dir, WINDOWS_PREFIX_MARKER);
+    await fs.writeFile(join(dir, "elsewhere"), WINDOWS_PREFIX_MARKER_TEXT);
     await fs.symlink(join(dir, "elsewhere"), m);
     expect(await adapter.readMarker(m)).toEqual({ kind: "other" });
   });
 
   it("writeMarker never replaces anything", async () => {
     dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    const m = join(dir, WINDOWS_BUNDLE_MARKER);
-    await adapter.writeMarker(m, WINDOWS_BUNDLE_MARKER_TEXT);
-    expect(await fs.readFile(m, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    const m = join(dir, WINDOWS_PREFIX_MARKER);
+    await adapter.writeMarker(m, WINDOWS_PREFIX_MARKER_TEXT);
+    expect(await fs.readFile(m, "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
     await expect(adapter.writeMarker(m, "other")).rejects.toMatchObject({ code: "EEXIST" });
-    expect(await fs.readFile(m, "utf8")).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(await fs.readFile(m, "utf8")).toBe(WINDOWS_PREFIX_MARKER_TEXT);
   });
 
   it("writeMarker never writes through a link, even a dangling one", async (ctx) => {
     requires(ctx, "symlinks");
     dir = await fs.mkdtemp(join(tmpdir(), "gss-wpriv-"));
-    const m = join(dir, WINDOWS_BUNDLE_MARKER);
+    const m = join(dir, WINDOWS_PREFIX_MARKER);
     const target = join(dir, "target");
     await fs.symlink(target, m);
-    await expect(adapter.writeMarker(m, WINDOWS_BUNDLE_MARKER_TEXT)).rejects.toMatchObject({ code: "EEXIST" });
+    await expect(adapter.writeMarker(m, WINDOWS_PREFIX_MARKER_TEXT)).rejects.toMatchObject({ code: "EEXIST" });
     await expect(fs.stat(target)).rejects.toThrow();
   });
 });

@@ -8,8 +8,8 @@
 import { describe, expect, it } from "vitest";
 import {
   SID,
-  WINDOWS_BUNDLE_MARKER,
-  WINDOWS_BUNDLE_MARKER_TEXT,
+  WINDOWS_PREFIX_MARKER,
+  WINDOWS_PREFIX_MARKER_TEXT,
   WindowsPrivateFolderError,
   ensureWindowsPrivateFolder,
   untrustedReason,
@@ -42,15 +42,15 @@ describe("ensureWindowsPrivateFolder: %LOCALAPPDATA%\\gentle-shell first", () =>
     const folder = w.nodes.get(FIRST)!;
     expect(folder.protected).toBe(true);
     expect(folder.aces).toEqual([full(USER), full(SID.SYSTEM), full(SID.ADMINISTRATORS)]);
-    expect(w.nodes.get(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`)).toEqual({ kind: "file", text: WINDOWS_BUNDLE_MARKER_TEXT });
+    expect(w.nodes.get(`${FIRST}\\${WINDOWS_PREFIX_MARKER}`)).toEqual({ kind: "file", text: WINDOWS_PREFIX_MARKER_TEXT });
     const order = w.calls.filter((c) => /^(mkdir|dacl|write) /.test(c)).map((c) => c.split(" ")[0]);
     expect(order).toEqual(["mkdir", "dacl", "write"]);
     expect(w.touched(PROFILE + "\\.")).toEqual([]);
   });
 
   it("the marker is .gentle-shell-bundle with its exact text", () => {
-    expect(WINDOWS_BUNDLE_MARKER).toBe(".gentle-shell-bundle");
-    expect(WINDOWS_BUNDLE_MARKER_TEXT).toBe("This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n");
+    expect(WINDOWS_PREFIX_MARKER).toBe(".gentle-shell-bundle");
+    expect(WINDOWS_PREFIX_MARKER_TEXT).toBe("This folder is a Gentle Shell bundled install. Remove it with: gentle-shell self-uninstall\r\n");
   });
 
   it("running again changes nothing but re-applies the same DACL; the marker is never rewritten", async () => {
@@ -153,7 +153,7 @@ describe("%USERPROFILE%\\.gentle-shell-bundle only when an untrusted owner or AC
     expect(result.fallback).toBe(true);
     expect(result.firstRejected).toMatch(reason);
     expect(w.nodes.get(FALLBACK)!.aces).toEqual([full(USER), full(SID.SYSTEM), full(SID.ADMINISTRATORS)]);
-    expect(w.nodes.get(`${FALLBACK}\\${WINDOWS_BUNDLE_MARKER}`)!.text).toBe(WINDOWS_BUNDLE_MARKER_TEXT);
+    expect(w.nodes.get(`${FALLBACK}\\${WINDOWS_PREFIX_MARKER}`)!.text).toBe(WINDOWS_PREFIX_MARKER_TEXT);
     // The rejected folder is never claimed or marked.
     expect(w.calls.filter((c) => c.startsWith(`dacl ${FIRST}`) || c.startsWith(`write ${FIRST}`))).toEqual([]);
     if (before) expect(JSON.stringify(w.nodes.get(FIRST))).toBe(before);
@@ -192,7 +192,7 @@ describe("anything else stops with an error and never falls back", () => {
       "a marker with other text",
       (w) => {
         w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
-        w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "file", text: "someone else's\r\n" });
+        w.nodes.set(`${FIRST}\\${WINDOWS_PREFIX_MARKER}`, { kind: "file", text: "someone else's\r\n" });
       },
       /holds a \.gentle-shell-bundle that Gentle Shell did not write/,
     ],
@@ -200,7 +200,7 @@ describe("anything else stops with an error and never falls back", () => {
       "a marker that is not a file",
       (w) => {
         w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: true, aces: profileAces() });
-        w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "link" });
+        w.nodes.set(`${FIRST}\\${WINDOWS_PREFIX_MARKER}`, { kind: "link" });
       },
       /is not a regular file/,
     ],
@@ -213,17 +213,17 @@ describe("anything else stops with an error and never falls back", () => {
   it.each(refusals)("%s", async (_what, arrange, message) => {
     const w = new FakeWindows();
     arrange(w);
-    const marker = w.nodes.get(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`);
+    const marker = w.nodes.get(`${FIRST}\\${WINDOWS_PREFIX_MARKER}`);
     await expect(ensureWindowsPrivateFolder(ENV, w)).rejects.toThrow(message);
     expect(w.calls.some((c) => c.includes(PROFILE + "\\."))).toBe(false);
     expect(w.calls.filter((c) => c.startsWith("write"))).toEqual([]);
-    expect(w.nodes.get(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`)).toEqual(marker);
+    expect(w.nodes.get(`${FIRST}\\${WINDOWS_PREFIX_MARKER}`)).toEqual(marker);
   });
 
   it("a foreign marker stops before the DACL is touched", async () => {
     const w = new FakeWindows();
     w.nodes.set(FIRST, { kind: "directory", owner: USER, protected: false, aces: profileAces() });
-    w.nodes.set(`${FIRST}\\${WINDOWS_BUNDLE_MARKER}`, { kind: "file", text: WINDOWS_BUNDLE_MARKER_TEXT.trimEnd() });
+    w.nodes.set(`${FIRST}\\${WINDOWS_PREFIX_MARKER}`, { kind: "file", text: WINDOWS_PREFIX_MARKER_TEXT.trimEnd() });
     await expect(ensureWindowsPrivateFolder(ENV, w)).rejects.toThrow(WindowsPrivateFolderError);
     expect(w.calls.filter((c) => c.startsWith("dacl"))).toEqual([]);
   });

@@ -1,6 +1,6 @@
 /**
  * A --source that cannot be read is named in one sentence before any download
- * (src/install/source-check.ts): a missing folder, a file, a mirror that does
+ * (src/install/source-reachable.ts): a missing folder, a file, a mirror that does
  * not answer. A mirror that answers anything, even a 404, passes: its files
  * are checked one by one against the pins later.
  */
@@ -11,7 +11,7 @@ import { mkdtempSync, promises as fs } from "node:fs";
 import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "pathe";
-import { checkSourceReachable, type ReachOptions } from "../../src/install/source-check";
+import { checkSourceReachable, type ReachOptions } from "../../src/install/source-reachable";
 import { EXIT } from "../../src/core/errors";
 import { testHost } from "../support/host";
 

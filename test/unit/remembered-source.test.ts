@@ -1,5 +1,5 @@
 /**
- * Where an install came from (src/install/install-source.ts): remembered once
+ * Where an install came from (src/install/remembered-source.ts): remembered once
  * the install passed, a folder by its full path, the official source as no
  * file at all, and read back by upgrade, setup, the Pi tools and status.
  */
@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import { join } from "pathe";
 import { beforeEach, describe, expect, it } from "vitest";
 import { prefixLayout, type Layout } from "../../src/core/layout";
-import { rememberedSource, rememberSource, sourceFile } from "../../src/install/install-source";
+import { rememberedSource, rememberSource, sourceFile } from "../../src/install/remembered-source";
 import { productionPins } from "../../src/pins/production";
 import { has } from "../support/capabilities";
 import { scratchDir } from "../support/scratch";

@@ -1,6 +1,6 @@
 /**
- * runBundledInstall (spec: "Migration from a global install",
- * runBundledInstall): wires the steps of a new install (their list is
+ * runInstallSteps (spec: "Migration from a global install",
+ * runInstallSteps): wires the steps of a new install (their list is
  * STEPS in src/install/step-plan.ts) into the plan and holds the step bodies, in
  * that list's order, including the version
  * step from an offline bundle; the modules they call make the decisions.
@@ -29,7 +29,7 @@ import {
   type InstalledRelease,
   type OpenedRelease,
   type ReleaseOrigin,
-} from "./release-source";
+} from "./release-origin";
 import { activateVersion, pruneVersions } from "./activate";
 import { ensureLauncher } from "./launcher";
 import { runPlan, STEP_ORDER, STEPS, type InstallStepId, type Step, type StepId, type StepOutcome } from "./step-plan";
@@ -37,7 +37,7 @@ import { runSetupStep, SETUP_COMMAND } from "./setup-step";
 import { configuredRegistry, recordedRegistry } from "./npm-registry";
 import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm-settings";
 import type { RegistryAdapter } from "../path/windows-registry";
-import { bundledPathStep, type PathStepOutcome } from "../path/step";
+import { pathEntryStep, type PathStepOutcome } from "../path/step";
 import { completionsStep } from "./completions";
 import type { CompletionScripts } from "./completions";
 
@@ -115,7 +115,7 @@ function found<T>(value: T | null, step: StepId): T {
   return value;
 }
 
-export async function runBundledInstall(options: InstallOptions): Promise<InstallResult> {
+export async function runInstallSteps(options: InstallOptions): Promise<InstallResult> {
   const { layout, pins, host, target } = options;
   const { env, http } = host;
   const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null, registryRecorded: null };
@@ -230,7 +230,7 @@ export async function runBundledInstall(options: InstallOptions): Promise<Instal
       return `gentle-shell ${shell}, pi ${pi}`;
     },
     path: async () => {
-      const outcome = await bundledPathStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
+      const outcome = await pathEntryStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
       state.path = outcome;
       if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
       const done = outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;

@@ -1,5 +1,5 @@
 /**
- * The release-source module (src/install/release-source.ts), in process,
+ * The release-origin module (src/install/release-origin.ts), in process,
  * against the fixture mirror, the fixture registry and an offline bundle
  * made here: where a release comes from is decided once, the newest release
  * is the registry's latest or the bundle's own, and a release is opened
@@ -11,7 +11,7 @@ import { DISTRIBUTION_JSON, DISTRIBUTION_LOCK } from "../../src/core/release-pro
 import { hostPlatform, hostTarget } from "../../src/core/machine";
 import { RELEASE_MANIFEST } from "../../src/core/release-manifest";
 import { makeBundle } from "../../src/release/offline-bundle";
-import { newestRelease, openRelease, releaseOrigin, type ReleaseOrigin } from "../../src/install/release-source";
+import { newestRelease, openRelease, releaseOrigin, type ReleaseOrigin } from "../../src/install/release-origin";
 import { fixtures } from "../support/context";
 import { mirrorClient } from "../support/mirror";
 import { registryLine, writeNpmrc } from "../support/npmrc";
