@@ -83,6 +83,8 @@ export function askShell(q: ShellQuestion): Promise<ShellAnswer> {
     // What the startup files left running (a background job holding stdout) goes with the shell.
     child.on("exit", killGroup);
     child.on("close", (code, signal) => {
+      // A shell that ends its lines with CRLF (PowerShell, where it does) answers the same.
+      out = out.replace(/\r\n/g, "\n");
       const start = out.indexOf(`${begin}\n`);
       const body = start < 0 ? "" : out.slice(start + begin.length + 1);
       const stop = body.startsWith(`${end}\n`) ? 0 : body.indexOf(`\n${end}\n`) + 1;

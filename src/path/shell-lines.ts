@@ -104,7 +104,8 @@ export function posixLookup(name: string, begin: string, end: string): string {
 export function nuLookup(name: string, begin: string, end: string): string {
   return [
     `print ${begin}`,
-    `let found = (which ${name})`,
+    // An `extern` of that name (our completions, when a user sources them) is listed first, as "external" with its .nu file for a path: not what runs.
+    `let found = (which -a ${name} | where {|r| not ($r.type == "external" and ($r.path | str ends-with ".nu"))})`,
     `if ($found | is-empty) { print "" } else if ($found.0.type == "external") { print $found.0.path } else { print $found.0.type }`,
     `print ${end}`,
   ].join("; ");

@@ -122,6 +122,8 @@ export interface ShellRules extends PathRules {
   lookup(name: string, begin: string, end: string): string;
   /** Its completion scripts; null when none are written for it. */
   completion: CompletionRules | null;
+  /** How long a new one may take to answer doctor, when longer than the few seconds any other shell gets. */
+  startsWithinMs?: number;
 }
 
 /** Windows: no startup file; one entry of the HKCU user Path. */
@@ -230,7 +232,11 @@ const nu: ShellRules = {
   whenShadowed: "nu reads env.nu before config.nu, so folders config.nu adds come first; remove that old gentle-shell or move the line to the end of config.nu",
 };
 
-/** PowerShell on macOS and Linux: `$PROFILE.CurrentUserAllHosts`; the completer is dot-sourced from it by the user. */
+/**
+ * PowerShell on macOS and Linux: `$PROFILE.CurrentUserAllHosts`; the completer is dot-sourced from it by the user.
+ * PowerShell takes any non-empty XDG_CONFIG_HOME, a relative one too, where the XDG rule (and this row) ignores a
+ * relative one: for such a value the two disagree, and doctor's path.entry names the file this row chose.
+ */
 const pwsh: ShellRules = {
   name: "pwsh",
   program: "pwsh",
@@ -241,6 +247,8 @@ const pwsh: ShellRules = {
   reload: (f) => `. ${f}`,
   // -Login must come first; -NonInteractive keeps a profile that prompts from waiting.
   terminal: () => ["-Login", "-NoLogo", "-NonInteractive"],
+  // -Login starts .NET, then a login sh, then .NET again: seconds on a cold machine before the profile even runs.
+  startsWithinMs: 15_000,
   lookup: pwshLookup,
   completion: {
     format: "powershell",

@@ -23,7 +23,7 @@ import type { PathFs, PathIoOptions } from "./fs";
 import { pathEntries, pathEntryPlan, profileTarget, samePathEntry, type PathEntryPlan, type PathFacts } from "./entry-plan";
 import { collectPathFacts } from "./probe";
 import type { PathReceipt } from "./receipt";
-import { writePathReceipt } from "./receipt-file";
+import { readPathReceipt, writePathReceipt } from "./receipt-file";
 import { addLineSentence, reloadCommand } from "./sentences";
 import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import { userPathEntry } from "./user-path";
@@ -113,6 +113,14 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
     };
   }
 
+  // The entry an earlier install recorded, moved below once the new one is in place (one entry, one receipt).
+  let earlier: PathReceipt | null = null;
+  try {
+    const read = readPathReceipt(layout, { ...options, platform });
+    earlier = read.status === "valid" ? read.receipt : null;
+  } catch {
+    earlier = null;
+  }
   let receipt: PathReceipt;
   try {
     receipt = await applyPathEntry(plan, { ...options, home });
@@ -137,11 +145,13 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
     };
   }
 
+  const moved = receipt.applied && earlier ? await moveEarlier(earlier, receipt, options, show) : undefined;
   // The entry is in place: which file or key holds it, and what to do in this terminal.
   const inPlace = (where: { file: string; line?: string; nextStep: string }): PathStepOutcome => ({
     status: receipt.applied ? "applied" : "already",
     plan,
     receipt,
+    ...(moved ? { detail: moved } : {}),
     ...where,
   });
   switch (plan.kind) {
@@ -162,6 +172,26 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
         line: plan.entry,
         nextStep: `Open a new terminal to use \`gentle-shell\`, or run \`$env:Path += ';${plan.entry.replace(/'/g, "''")}'\` in this PowerShell.`,
       });
+  }
+}
+
+/**
+ * An earlier install's entry somewhere else (a shell the table did not know
+ * then wrote ~/.profile; the user changed shells): the receipt now names the
+ * new entry only, so the old one is taken back through its own receipt, as
+ * self-uninstall would, rather than left where nothing records it. A line the
+ * user edited is kept (removePathEntry's rule). What happened, in one clause.
+ */
+async function moveEarlier(earlier: PathReceipt, now: PathReceipt, options: PathStepOptions, show: (p: string) => string): Promise<string | undefined> {
+  const where = (r: PathReceipt) => (r.kind === "registry" ? `${r.key}\\${r.name}` : r.path);
+  if (earlier.kind === now.kind && where(earlier) === where(now)) return undefined;
+  try {
+    const removed = await removePathEntry(earlier, options);
+    if (removed.status === "removed") return `moved our PATH entry here from ${show(where(earlier))}`;
+    if (removed.status === "kept") return `our earlier PATH entry in ${show(removed.path)} was kept: ${removed.reason}`;
+    return undefined;
+  } catch (e) {
+    return `our earlier PATH entry in ${show(where(earlier))} could not be taken back (${(e as Error).message})`;
   }
 }
 

@@ -77,6 +77,11 @@ function asLoginShell(shell: ShellName | undefined): LoginShell | null {
 /** A few seconds: a startup file slower than that is named, not waited for. */
 export const LOGIN_SHELL_TIMEOUT_MS = 5000;
 
+/** How long `shell` is given: a few seconds, or its row's own longer start (pwsh starts .NET twice for -Login). */
+export function answerWithinMs(shell: LoginShell): number {
+  return SHELLS[shell].startsWithinMs ?? LOGIN_SHELL_TIMEOUT_MS;
+}
+
 /** What asking one shell gave: its answer, and the real file of a path answer. */
 export type LoginAnswer = ShellAnswer & { real?: string | null };
 
@@ -131,7 +136,7 @@ function safeUserName(): string | undefined {
 }
 
 /** The real runner: the binary from $SHELL or PATH (this terminal's, then login's). */
-export function realRunner(layout: Layout, env: Env, timeoutMs = LOGIN_SHELL_TIMEOUT_MS): LoginShellRunner {
+export function realRunner(layout: Layout, env: Env, timeoutMs?: number): LoginShellRunner {
   return {
     find(shell) {
       const program = SHELLS[shell].program!;
@@ -147,7 +152,7 @@ export function realRunner(layout: Layout, env: Env, timeoutMs = LOGIN_SHELL_TIM
         command: (begin, end) => SHELLS[shell].lookup(COMMAND_NAME, begin, end),
         env: loginEnv(layout, env, binary),
         cwd: layout.home,
-        timeoutMs,
+        timeoutMs: timeoutMs ?? answerWithinMs(shell),
       });
       if (answer.kind !== "answered" || !answer.text.startsWith("/")) return answer;
       return { ...answer, real: await realFile(answer.text.split("\n")[0]!) };
@@ -178,7 +183,7 @@ export function loginShellCheck(layout: Layout, facts: LoginFacts, fixCommand: s
       group: "path",
       id,
       status: "warn",
-      line: `${a} did not answer within ${LOGIN_SHELL_TIMEOUT_MS / 1000} s; its startup files (${file} among them) are slow or wait for input`,
+      line: `${a} did not answer within ${answerWithinMs(shell) / 1000} s; its startup files (${file} among them) are slow or wait for input`,
     };
   if (answer.kind === "failed")
     return { group: "path", id, status: "warn", line: `${a} could not be asked (${answer.reason}); its startup files include ${file}` };

@@ -15,6 +15,7 @@ import type { ReadReceipt } from "../../../src/path/receipt-file";
 import {
   type LoginAnswer,
   type LoginShell,
+  answerWithinMs,
   loginEnv,
   loginShellCheck,
   loginShellChecks,
@@ -80,6 +81,8 @@ describe("how the shell is started", () => {
     // nu -c reads env.nu and config.nu only as a login shell; pwsh's -Login must come first, and a profile that prompts must not wait.
     expect(terminalFlags("nu", "darwin")).toEqual(["-l"]);
     expect(terminalFlags("pwsh", "linux")).toEqual(["-Login", "-NoLogo", "-NonInteractive"]);
+    // pwsh's -Login starts .NET twice: it gets longer than the few seconds the others get.
+    expect([answerWithinMs("bash"), answerWithinMs("nu"), answerWithinMs("pwsh")]).toEqual([5000, 5000, 15_000]);
   });
 
   it("a clean environment: home, user, shell, a dumb terminal, login's PATH, and only the user's ZDOTDIR and XDG_CONFIG_HOME besides", () => {

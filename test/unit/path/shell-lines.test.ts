@@ -54,6 +54,9 @@ describe("nu", () => {
     expect(ask("", `${join(dir, "bin")}:/usr/bin:/bin`)).toBe(`B7\n${join(dir, "bin", "gentle-shell")}\nE7\n`);
     expect(ask("alias gentle-shell = echo mine; ", "/usr/bin:/bin")).toBe("B7\nalias\nE7\n");
     expect(ask("", "/usr/bin:/bin")).toBe("B7\n\nE7\n");
+    // Our completions' extern, sourced by a user, is not taken for the file that runs.
+    writeFileSync(join(dir, "completions.nu"), 'extern "gentle-shell" [\n  --fix\n  ...rest: string\n]\n');
+    expect(ask(`source ${nuQuote(join(dir, "completions.nu"))}; `, `${join(dir, "bin")}:/usr/bin:/bin`)).toBe(`B7\n${join(dir, "bin", "gentle-shell")}\nE7\n`);
   });
 });
 

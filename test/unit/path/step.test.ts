@@ -35,6 +35,33 @@ describe("pathEntryStep", () => {
     expect(read(layout.pathReceipt).equals(receipt)).toBe(true);
   });
 
+  it("an earlier install's line elsewhere (nu's users got ~/.profile before nu had a row) is moved: one entry, one receipt", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
+    fs.writeFileSync(join(home, ".profile"), "umask 022");
+    // What an earlier install did for SHELL=nu: the sh family's ~/.profile, as it still does for a shell the table does not know.
+    const old = await pathEntryStep(layout, { env: env("/bin/sh") });
+    expect(old).toMatchObject({ status: "applied", file: join(home, ".profile") });
+    expect(fs.readFileSync(join(home, ".profile"), "utf8")).toBe(`umask 022\n${LINE()}\n`);
+
+    const out = await pathEntryStep(layout, { env: env("/usr/bin/nu") });
+    const envNu = join(home, ".config/nushell/env.nu");
+    expect(out).toMatchObject({ status: "applied", file: envNu, detail: "moved our PATH entry here from ~/.profile" });
+    expect(fs.readFileSync(join(home, ".profile"), "utf8")).toBe("umask 022");
+    expect(readPathReceipt(layout, { env: env("/usr/bin/nu") })).toEqual({ status: "valid", receipt: out.receipt });
+    expect(out.receipt).toMatchObject({ kind: "profile", path: envNu, create: true });
+  });
+
+  it("an earlier line the user edited is kept and named, and the new entry still goes in", async (ctx) => {
+    requires(ctx, "posix-path-scratch");
+    await pathEntryStep(layout, { env: env("/bin/sh") });
+    fs.writeFileSync(join(home, ".profile"), `${LINE()} # and mine\n`);
+    const out = await pathEntryStep(layout, { env: env("/bin/bash") });
+    expect(out.status).toBe("applied");
+    expect(out.file).toBe(join(home, ".bashrc"));
+    expect(out.detail).toMatch(/^our earlier PATH entry in ~\/\.profile was kept: /);
+    expect(fs.readFileSync(join(home, ".profile"), "utf8")).toBe(`${LINE()} # and mine\n`);
+  });
+
   it("already, with our bin on this terminal's PATH: nothing to do", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), `${LINE()}\n`);
