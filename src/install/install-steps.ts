@@ -233,7 +233,9 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
       const outcome = await pathEntryStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
       state.path = outcome;
       if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
-      const done = outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
+      const added = outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
+      // An entry an earlier install left elsewhere was moved (or kept, edited): said on the same line.
+      const done = outcome.status === "applied" && outcome.detail ? `${added}; ${outcome.detail}` : added;
       return options.completions ? `${done}${completionsStep(layout, env, outcome, options.completions)}` : done;
     },
   };

@@ -15,7 +15,7 @@ import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { fixtures } from "../support/context";
 import { requires, shellProgram } from "../support/capabilities";
-import { installed } from "../support/installed";
+import { installed, runInstall } from "../support/installed";
 import { runCommand } from "../support/proc";
 
 const f = fixtures();
@@ -88,6 +88,21 @@ describe.concurrent("install --completions", () => {
     expect(await fs.readFile(join(i.home, ".config/nushell/env.nu"), "utf8")).toBe(envNu);
     expect(existsSync(autoload)).toBe(false);
     expect(newNu().status).not.toBe(0);
+  });
+
+  it("nu over an earlier install that wrote ~/.profile (before nu had a row): the entry moves to env.nu, ~/.profile is as it was", async (ctx) => {
+    requires(ctx, "nu");
+    const profile = "umask 022\n";
+    const i = await installed(f, { env: { SHELL: "/bin/sh" }, files: { ".profile": profile } });
+    expect(await fs.readFile(join(i.home, ".profile"), "utf8")).not.toBe(profile);
+    const again = await runInstall(f, i.home, [], { env: { SHELL: shellProgram("nu") } });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain("path: added to ~/.config/nushell/env.nu; moved our PATH entry here from ~/.profile");
+    expect(await fs.readFile(join(i.home, ".profile"), "utf8")).toBe(profile);
+    const r = await runCommand(i.gs, ["self-uninstall", "--yes"], { env: i.env, cwd: i.home });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(existsSync(join(i.home, ".config/nushell/env.nu"))).toBe(false);
+    expect(await fs.readFile(join(i.home, ".profile"), "utf8")).toBe(profile);
   });
 
   it("self-uninstall --include-shared leaves the home as it was before the install", async () => {
