@@ -6,16 +6,16 @@
 import { tildify } from "../core/layout";
 import { SHELLS, type ShellName } from "./shells";
 
-/** A path as a shell argument: `~/...` when that needs no quoting, else single-quoted. */
-export function shellArg(path: string, home: string): string {
+/** A path as an argument of `shell`: `~/...` when that needs no quoting (every shell of the table expands it), else quoted as that shell quotes. */
+export function shellArg(shell: ShellName, path: string, home: string): string {
   const shown = tildify(path, home);
   if (/^[A-Za-z0-9_./~+,@%=-]+$/.test(shown)) return shown;
-  return `'${path.replace(/'/g, `'\\''`)}'`;
+  return SHELLS[shell].quote(path);
 }
 
 /** The command that loads `file` (a file of `shell`) into the current terminal. */
 export function reloadCommand(shell: ShellName, file: string, home: string): string {
-  return SHELLS[shell].reload(shellArg(file, home));
+  return SHELLS[shell].reload(shellArg(shell, file, home));
 }
 
 /** One sentence: add this line by hand. */

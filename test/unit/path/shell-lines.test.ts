@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "pathe";
 import { describe, expect, it } from "vitest";
 import { nuLine, nuLookup, nuQuote, PATH_MARKER, pwshLine, pwshLookup, pwshQuote } from "../../../src/path/shell-lines";
+import { reloadCommand } from "../../../src/path/sentences";
 import { requires, shellProgram } from "../../support/capabilities";
 import { scratchDir } from "../../support/scratch";
 
@@ -57,6 +58,24 @@ describe("nu", () => {
     // Our completions' extern, sourced by a user, is not taken for the file that runs.
     writeFileSync(join(dir, "completions.nu"), 'extern "gentle-shell" [\n  --fix\n  ...rest: string\n]\n');
     expect(ask(`source ${nuQuote(join(dir, "completions.nu"))}; `, `${join(dir, "bin")}:/usr/bin:/bin`)).toBe(`B7\n${join(dir, "bin", "gentle-shell")}\nE7\n`);
+  });
+});
+
+describe("the reload command each shell is told", () => {
+  it("quotes an odd path as that shell quotes, and leaves a plain ~/ path as it is", () => {
+    const home = "/home/ada";
+    expect(reloadCommand("bash", "/home/ada/.bashrc", home)).toBe(". ~/.bashrc");
+    expect(reloadCommand("sh", "/home/o'neil/.profile", home)).toBe(`. '/home/o'\\''neil/.profile'`);
+    expect(reloadCommand("nu", "/home/o'neil/.config/nushell/env.nu", home)).toBe(`source "/home/o'neil/.config/nushell/env.nu"`);
+    expect(reloadCommand("pwsh", "/home/o'neil/.config/powershell/profile.ps1", home)).toBe(". '/home/o''neil/.config/powershell/profile.ps1'");
+  });
+
+  it("nu's loads the file in a real nu", (ctx) => {
+    requires(ctx, "nu");
+    const dir = scratchDir("nu reload-");
+    const file = join(dir, "it's env.nu");
+    writeFileSync(file, "$env.RELOADED = 'yes'\n");
+    expect(nu(`${reloadCommand("nu", file, "/nonexistent")}; print $env.RELOADED`).stdout).toBe("yes\n");
   });
 });
 
