@@ -117,9 +117,9 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
   let earlier: PathReceipt | null = null;
   try {
     const read = readPathReceipt(layout, { ...options, platform });
-    earlier = read.status === "valid" ? read.receipt : null;
+    if (read.status === "valid") earlier = read.receipt;
   } catch {
-    earlier = null;
+    // An unreadable receipt records nothing to move.
   }
   let receipt: PathReceipt;
   try {
