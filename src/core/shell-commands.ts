@@ -8,7 +8,7 @@
  * from it (src/commands/completion-tree.ts), and first-use setup never runs
  * for one (src/engine/first-use.ts). Every other word is Pi's. Pure.
  */
-import { COMPLETION_SHELL_WORDS } from "./completion/index";
+import { COMPLETION_SHELL_WORDS } from "./completion/shells";
 
 /**
  * A strict command's surface (issue 14, CLI conventions): what it refuses before it runs, and its --help. The

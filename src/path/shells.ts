@@ -43,7 +43,7 @@
 import { basename, join } from "../core/native-path";
 import { envValue, type Env } from "../core/environment";
 import type { Platform } from "../core/layout";
-import type { CompletionShell } from "../core/completion/index";
+import type { CompletionShell } from "../core/completion/shells";
 import { userPathEntry } from "./user-path";
 import { xdgFolder } from "../core/xdg";
 import {

@@ -15,18 +15,11 @@ import { fishScript } from "./fish";
 import { powershellScript } from "./powershell";
 import { nushellScript } from "./nushell";
 import type { CompletionTree } from "./tree";
+import { COMPLETION_SHELLS, type CompletionShell, isCompletionShell } from "./shells";
 
 export type { CompletionCommand, CompletionOption, CompletionTree } from "./tree";
 
-export const COMPLETION_SHELLS = ["bash", "zsh", "fish", "nu", "powershell"] as const;
-export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
-
-/** "bash, zsh, fish, nu or powershell": the shells named in a help line. */
-export const COMPLETION_SHELL_WORDS = `${COMPLETION_SHELLS.slice(0, -1).join(", ")} or ${COMPLETION_SHELLS.at(-1)}`;
-
-export function isCompletionShell(word: string): word is CompletionShell {
-  return (COMPLETION_SHELLS as readonly string[]).includes(word);
-}
+export { COMPLETION_SHELL_WORDS, COMPLETION_SHELLS, type CompletionShell, isCompletionShell } from "./shells";
 
 export function completionScript(tree: CompletionTree, shell: CompletionShell): string {
   switch (shell) {
