@@ -13,7 +13,7 @@ import type { Host } from "../io/host";
 import { promises as fs } from "node:fs";
 import { dirname, join, resolve } from "../core/native-path";
 import { tildify, tildifyText, type Platform } from "../core/layout";
-import { type Env, privateSetupEnv } from "../core/environment";
+import { privateSetupEnv } from "../core/environment";
 import { piOfflineByEnv } from "../core/env-flags";
 import { parseSource } from "../core/source";
 import { hostRuntimeContext } from "../install/runtime/host-context";
@@ -144,7 +144,7 @@ export interface SetupResult {
   reason?: string;
 }
 
-export async function runSetup(install: PrivateInstall, args: string[], host: Pick<Host, "env" | "out" | "err" | "http" | "target">): Promise<number> {
+export async function runSetup(install: PrivateInstall, args: string[], host: SetupHost): Promise<number> {
   return (await setupRun(install, args, host)).code;
 }
 
@@ -152,14 +152,8 @@ export async function runSetup(install: PrivateInstall, args: string[], host: Pi
  * gentle-shell setup, with why it failed; a successful full run records the setup marker (src/installed/setup-marker.ts).
  * `host.env` is the environment setup runs in: the Host's, or first use's setup environment.
  */
-export async function setupRun(
-  install: PrivateInstall,
-  args: string[],
-  host: Pick<Host, "env" | "out" | "err" | "http" | "target">,
-  options: SetupOptions = {},
-): Promise<SetupResult> {
-  const { env } = host;
-  const io: SetupHost = host;
+export async function setupRun(install: PrivateInstall, args: string[], host: SetupHost, options: SetupOptions = {}): Promise<SetupResult> {
+  const io = host;
   const err = (line: string) => io.err(`gentle-shell: ${line}`);
   const fail = (message: string, reason: string): SetupResult => {
     if (!options.firstUse) err(message);
@@ -174,7 +168,7 @@ export async function setupRun(
   }
   let result: SetupResult;
   try {
-    result = await setupLocked(install, env, args, { err, fail }, io);
+    result = await setupLocked(install, args, { err, fail }, host);
   } finally {
     await lock.release();
   }
@@ -188,23 +182,24 @@ export async function setupRun(
   return result;
 }
 
-/** What setup speaks through, and the HTTP client its downloads (Engram, Pi's tools) go through: the Host's. */
-export type SetupHost = Output & Pick<Host, "http" | "target">;
+/** The environment setup runs in, what it speaks through, and the HTTP client its downloads (Engram, Pi's tools) go through. */
+export type SetupHost = Output & Pick<Host, "env" | "http" | "target">;
 
 interface Say {
   err: (line: string) => void;
   fail: (message: string, reason: string) => SetupResult;
 }
 
-async function setupLocked(install: PrivateInstall, env: Env, args: string[], { err, fail }: Say, io: SetupHost): Promise<SetupResult> {
+async function setupLocked(install: PrivateInstall, args: string[], { err, fail }: Say, io: SetupHost): Promise<SetupResult> {
   const { layout } = install;
+  const { env } = io;
   // A dry run and Gentle AI's help only look: nothing is published, downloaded or created for them.
   const looksOnly = args.some((a) => a === "--dry-run" || a === "--help" || a === "-h");
   // Engram first: setup stops if the verified core cannot be published, whatever the memory decision.
   const sourceArg = await rememberedSource(layout);
   const source = parseSource(sourceArg, "");
   if (!looksOnly) {
-    const engram = await ensureEngram(hostRuntimeContext({ env, http: io.http, target: io.target }, layout, source)).catch((error: Error) => ({
+    const engram = await ensureEngram(hostRuntimeContext(io, layout, source)).catch((error: Error) => ({
       available: false as const,
       reason: error.message,
     }));
@@ -240,7 +235,7 @@ async function setupLocked(install: PrivateInstall, env: Env, args: string[], { 
   }
   const setupEnv = privateSetupEnv(install, env, engramPublished);
   // Setup reclassifies after publishing the core; it never starts a server.
-  applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, { phase: "setup" }), io);
+  applyEngram(setupEnv, await engramLaunchEnvironment(layout, env, "classify"), io);
   const ended = await runAttached(gentleAi, ["install", "--agent", "pi", ...args], { env: setupEnv, cwd: home, stdout: "inherit" });
   const result: SetupResult = (() => {
     if ("error" in ended) return fail(`could not start gentle-ai: ${ended.error}`, `gentle-ai could not be started: ${ended.error}`);

@@ -7,13 +7,12 @@
 import { RELEASE_HOME, RELEASE_TAG_PREFIX } from "./source";
 import { withSetting, type LauncherConfig } from "./launcher-settings";
 import { compareVersions, isExactVersion } from "./versions";
-import type { PiLaunch } from "./pi-launch";
 import { underCi } from "./terminal-style";
 
 export type Env = Record<string, string | undefined>;
 
 /** A launch that may check: in a terminal, not under CI, online as Pi reads it, outside a Gentle Shell session, plain startup or --continue/--resume. */
-export function offerAllowed(launch: Pick<PiLaunch, "offline" | "insideSession" | "plainSession">, env: Env, terminal: boolean): boolean {
+export function offerAllowed(launch: { offline: boolean; insideSession: boolean; plainSession: boolean }, env: Env, terminal: boolean): boolean {
   if (!terminal) return false;
   // A CI service's run (issue 41): a terminal there is nobody's, and its output is a log.
   if (underCi(env)) return false;

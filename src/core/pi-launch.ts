@@ -11,6 +11,7 @@
  */
 import type { Env } from "./environment";
 import { piOfflineByEnv } from "./env-flags";
+import { offerAllowed } from "./offer-rules";
 import { shellCommandOf, type ShellCommandName } from "./shell-commands";
 
 /** Pi's own subcommands (Pi's docs/cli.md; Pi 1.6 main.js: package commands, config, auth, mcp); they take no --extension before them. */
@@ -117,9 +118,38 @@ export interface PiLaunch {
   offline: boolean;
   /** A launch inside a Gentle Shell session (GENTLE_SHELL_PREFIX is set there: subagents, the agent's shell). */
   insideSession: boolean;
+  /** The startup update offer may check in this launch (./offer-rules.ts offerAllowed). */
+  offer: boolean;
+  /** First-use setup and the companion may run in this launch, before the marker is looked at (firstUseApplies). */
+  firstUse: boolean;
+  /**
+   * A Pi command that installs or updates packages, as the update policy names it (`gentle-shell install`,
+   * `gentle-shell update --extensions`): its first word and its --flags, never a package source, which
+   * may carry a token. null for every other launch, a changing command's help among them.
+   */
+  packageCommand: string | null;
 }
 
-export function classifyLaunch(args: readonly string[], env: Readonly<Env>): PiLaunch {
+/** Pi's subcommands that install or update packages: the update policy's (src/engine/pi-package-gate.ts). */
+const CHANGING = new Set(["install", "update"]);
+
+/** May this launch run first-use setup at all: a terminal, none of Shell's commands, outside a session, online, Pi's interactive session. */
+function firstUseApplies(launch: Pick<PiLaunch, "shellCommand" | "insideSession" | "offline" | "startsInteractive">, terminal: boolean): boolean {
+  if (!terminal) return false;
+  // Shell's own commands (the engine dispatches them before Pi; asked here too, so no order can matter).
+  if (launch.shellCommand) return false;
+  // Inside a Gentle Shell session (a subagent, the agent's shell): never.
+  if (launch.insideSession) return false;
+  // Offline as Pi is (its --offline, PI_OFFLINE 1/true/yes).
+  if (launch.offline) return false;
+  return launch.startsInteractive;
+}
+
+/**
+ * The launch, read once. `terminal`: a terminal on stdin and stdout, which the offer and first-use setup
+ * need (without one, as in a test that gives none, neither runs).
+ */
+export function classifyLaunch(args: readonly string[], env: Readonly<Env>, terminal = false): PiLaunch {
   const piSubcommand = args.length > 0 && PI_SUBCOMMANDS.has(args[0]!);
   const read = piFlagsRead(args);
   const options = piOptions(args);
@@ -130,7 +160,7 @@ export function classifyLaunch(args: readonly string[], env: Readonly<Env>): PiL
     : read.version || read.help
       ? "skip"
       : "final";
-  return {
+  const facts = {
     args,
     shellVersion: args.length === 1 && (args[0] === "--version" || args[0] === "-v"),
     shellCommand: shellCommandOf(args),
@@ -148,6 +178,17 @@ export function classifyLaunch(args: readonly string[], env: Readonly<Env>): PiL
     offline: args.includes("--offline") || piOfflineByEnv(env),
     insideSession: Boolean(env.GENTLE_SHELL_PREFIX),
   };
+  return {
+    ...facts,
+    offer: offerAllowed(facts, env, terminal),
+    firstUse: firstUseApplies(facts, terminal),
+    packageCommand: piSubcommand && kind !== "skip" && CHANGING.has(args[0]!) ? packageCommandWords(args) : null,
+  };
+}
+
+/** `gentle-shell <install|update> --flag…`: the words after the subcommand are not repeated, a package source may carry a token. */
+function packageCommandWords(args: readonly string[]): string {
+  return ["gentle-shell", args[0], ...args.slice(1).filter((a) => a.startsWith("--") && !a.includes("="))].join(" ");
 }
 
 /** The arguments Pi gets: the version's gentle-pi loaded into every Pi session; a Pi subcommand goes to Pi as is. */

@@ -8,7 +8,7 @@
  * the user's environment and the usual pre-Pi Engram decision.
  *
  * Interactive means: a terminal on stdin and stdout, and arguments with which
- * Pi opens its interactive session (PiLaunch.startsInteractive). Never for
+ * Pi opens its interactive session (PiLaunch.firstUse, ../core/pi-launch.ts). Never for
  * --version, help, Shell or Pi subcommands (those are dispatched before
  * this), print mode, --mode rpc/json, or a launch inside a Gentle Shell
  * session (GENTLE_SHELL_PREFIX is set there: subagents, the agent's shell).
@@ -24,26 +24,12 @@ import { setupEnvironment } from "../core/environment";
 import type { Host } from "../io/host";
 import { tildify } from "../core/layout";
 import type { PrivateInstall } from "../installed/private-install";
-import type { PiLaunch } from "../core/pi-launch";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../installed/setup-marker";
 
-/** May this launch run first-use setup at all (before looking at the marker)? */
-export function firstUseApplies(launch: PiLaunch, terminal: boolean): boolean {
-  if (!terminal) return false;
-  // Shell's own commands (the engine dispatches them before Pi; asked here too, so no order can matter).
-  if (launch.shellCommand) return false;
-  // Inside a Gentle Shell session (a subagent, the agent's shell): never.
-  if (launch.insideSession) return false;
-  // Offline as Pi is (its --offline, PI_OFFLINE 1/true/yes).
-  if (launch.offline) return false;
-  return launch.startsInteractive;
-}
-
-/** Run setup once when this launch may and setup has not run yet; never stops the launch. */
-export async function firstUseSetup(install: PrivateInstall, host: Host, launch: PiLaunch): Promise<void> {
+/** Run setup once, in a launch that may (PiLaunch.firstUse, the caller's), when setup has not run yet; never stops the launch. */
+export async function firstUseSetup(install: PrivateInstall, host: Host): Promise<void> {
   const { env } = host;
   const io = host;
-  if (!firstUseApplies(launch, host.terminal)) return;
   const { layout } = install;
   const failed = (reason: string) =>
     io.err(`gentle-shell: first-use setup did not finish (${reason}), so Pi starts without Gentle AI's setup; run gentle-shell setup to try again.`);

@@ -18,10 +18,7 @@
  * the same code the full engine runs: src/engine/run.ts with part "launch".
  */
 import type { Host } from "../io/host";
-import { offerAllowed } from "../core/offer-rules";
 import type { PrivateInstall } from "../installed/private-install";
-import { findEngineCommand } from "../commands/index";
-import { firstUseApplies } from "./first-use";
 import type { PiLaunch } from "../core/pi-launch";
 import { piToolsWouldChange } from "../installed/pi-tools-provision";
 
@@ -34,10 +31,9 @@ export type FullEngine = typeof FULL_ENGINE;
 
 /** Why this launch needs the full engine, or null when the launch part can take it to the end; reads only. */
 export async function fullEngineReason(install: PrivateInstall, host: Host, launch: PiLaunch): Promise<string | null> {
-  const { env } = host;
-  if (findEngineCommand(launch)) return "a command of Shell's";
-  if (offerAllowed(launch, env, host.terminal)) return "the startup offer";
-  if (firstUseApplies(launch, host.terminal)) return "first use";
+  if (launch.shellCommand) return "a command of Shell's";
+  if (launch.offer) return "the startup offer";
+  if (launch.firstUse) return "first use";
   if (launch.kind === "final" && (await piToolsWouldChange(install, host, launch.offline))) return "Pi's tools";
   return null;
 }

@@ -8,20 +8,14 @@
  * help is not. Shell's own `update` forms ask the policy in ../commands/update.ts.
  */
 import { EXIT } from "../core/errors";
-import type { PiLaunch } from "../core/pi-launch";
 import { policyRefusal } from "../core/update-policy";
 import type { Host } from "../io/host";
 import type { PrivateInstall } from "../installed/private-install";
 import { updatePolicyOf } from "../installed/update-gate";
 
-const CHANGING = new Set(["install", "update"]);
-
-/** The exit code when the launch is such a command and the policy refuses it (said on stderr); null to go on to Pi. */
-export async function piPackageGate(install: PrivateInstall, launch: PiLaunch, host: Pick<Host, "env" | "err">): Promise<number | null> {
-  if (!launch.piSubcommand || launch.kind === "skip" || !CHANGING.has(launch.args[0]!)) return null;
-  // The words after the subcommand are not repeated: a package source may carry a token.
-  const words = launch.args.slice(1).filter((a) => a.startsWith("--") && !a.includes("="));
-  const refusal = policyRefusal(await updatePolicyOf(install.layout, host.env), ["gentle-shell", launch.args[0], ...words].join(" "));
+/** The exit code when the policy refuses the launch's package command (PiLaunch.packageCommand; said on stderr); null to go on to Pi. */
+export async function piPackageGate(install: PrivateInstall, command: string, host: Pick<Host, "env" | "err">): Promise<number | null> {
+  const refusal = policyRefusal(await updatePolicyOf(install.layout, host.env), command);
   if (!refusal) return null;
   host.err(`gentle-shell: ${refusal}.`);
   return EXIT.unchanged;

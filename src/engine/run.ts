@@ -22,7 +22,6 @@ import type { HandedToPi } from "./pi-handover";
 import { stepMark } from "../io/step-times";
 import { piOwnVersion, piVersionProblem } from "../installed/pi-version";
 import { PI_CHECKED_VARIABLE } from "../core/engine-flags";
-import { offerAllowed } from "../core/offer-rules";
 import { FULL_ENGINE, fullEngineReason, type EnginePart, type FullEngine } from "./launch-part";
 
 declare const __filename: string;
@@ -38,7 +37,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   const io: Output & Pick<Host, "http" | "target"> = host;
   stepMark("launch: engine loaded", env);
   // The launch's words and environment, read once for everything below (../core/pi-launch.ts).
-  const launch = classifyLaunch(args, env);
+  const launch = classifyLaunch(args, env, host.terminal);
   let install: PrivateInstall;
   try {
     install = await resolvePrivateInstall(__filename, host);
@@ -80,16 +79,18 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   }
   stepMark("launch: own commands", env);
   // The update policy for Pi's install and update (./pi-package-gate.ts): off stops them before Pi starts.
-  const refused = await (await import("./pi-package-gate")).piPackageGate(install, launch, host);
-  if (refused !== null) return refused;
-  if (offerAllowed(launch, env, host.terminal)) {
+  if (launch.packageCommand !== null) {
+    const refused = await (await import("./pi-package-gate")).piPackageGate(install, launch.packageCommand, host);
+    if (refused !== null) return refused;
+  }
+  if (launch.offer) {
     const { startupOffer } = await import("./startup-offer");
     const offered = await startupOffer(install, host, launch.args);
     if (offered !== null) return offered;
   }
   stepMark("launch: offer", env);
   // Setup once, on the first interactive launch, when it has not run (src/engine/first-use.ts).
-  await (await import("./first-use")).firstUseSetup(install, host, launch);
+  if (launch.firstUse) await (await import("./first-use")).firstUseSetup(install, host);
   stepMark("launch: first use", env);
   const childEnv = privateChildEnv(install, env);
   // Three independent steps at once, each on its own files:
@@ -100,7 +101,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   //     launch part comes here only when they are in place already.
   const { applyEngram, engramLaunchEnvironment } = await import("../installed/engram/launch");
   const [engram, npmReady] = await Promise.all([
-    engramLaunchEnvironment(install.layout, env, { phase: "pre-pi", launch }),
+    engramLaunchEnvironment(install.layout, env, launch.kind),
     piNpmCommandReady(install, io),
     launch.kind === "final" && part === "full"
       ? import("../installed/pi-tools-provision").then((m) => m.provisionPiTools(install, env, launch.offline, io, { launch: true }))
@@ -109,8 +110,7 @@ export async function runEngine(args: string[], host: Host, part: EnginePart = "
   applyEngram(childEnv, engram, io);
   stepMark("launch: engram, npm command and pi tools", env);
   // The gentle-engram companion, in the launches first-use setup runs in (src/engine/companion/ensure.ts).
-  const { firstUseApplies } = await import("./first-use");
-  if (firstUseApplies(launch, host.terminal)) {
+  if (launch.firstUse) {
     const { ensureCompanion } = await import("./companion/ensure");
     const { companionIo } = await import("./companion/pi-io");
     await ensureCompanion(companionIo(install, childEnv, npmReady), io);

@@ -26,7 +26,7 @@ export async function piOwnVersion(install: PrivateInstall, env: Env, io: Output
   const childEnv = privateChildEnv(install, env);
   // --version never probes, starts a server or prints memory notices.
   const { applyEngram, engramLaunchEnvironment } = await import("./engram/launch");
-  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, { phase: "none" }), io);
+  applyEngram(childEnv, await engramLaunchEnvironment(install.layout, env, "skip"), io);
   childEnv.PI_OFFLINE = "1";
   // The probe is ours, not the user's session: a preload in NODE_OPTIONS must not break it.
   delete childEnv.NODE_OPTIONS;

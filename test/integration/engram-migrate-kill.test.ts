@@ -118,7 +118,7 @@ describe("kill -9 at each step boundary", () => {
 
       // Memory is blocked before any probe: a ready server on the endpoint is never asked, no core is started.
       const server = await serve("ready");
-      const launch = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: { host: "127.0.0.1", port: server.port } });
+      const launch = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: { host: "127.0.0.1", port: server.port } });
       expect(launch.decision.row).toBe("migration-marker");
       expect(launch.notice).toMatch(/engram-migration\.json.*run gentle-shell memory migrate to see what it records/);
       expect(launch.set).toEqual({

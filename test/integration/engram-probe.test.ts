@@ -7,6 +7,7 @@
  * every row of the decision table; machines from support/engram-machine.ts.
  * Starting the core when nothing listens: engram-start.test.ts.
  */
+import { classifyLaunch } from "../../src/core/pi-launch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promises as fs } from "node:fs";
 import { createServer as createHttpServer, request as httpRequest, type Server } from "node:http";
@@ -26,11 +27,7 @@ describe("a server already listening", () => {
   it("a ready server is reused unchanged: guard + its URL, policy allowed, no start, no credentials sent", async () => {
     const s = await serve("ready");
     const m = await machine({ port: s.port });
-    const r = await engramLaunchEnvironment(
-      m.layout,
-      { ...m.env, ENGRAM_HTTP_TOKEN: "tok-123", GH_TOKEN: "gh" },
-      { phase: "pre-pi", args: [], endpoint: m.endpoint },
-    );
+    const r = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_HTTP_TOKEN: "tok-123", GH_TOKEN: "gh" }, "final", { endpoint: m.endpoint });
     expect(r.set).toEqual({
       ENGRAM_BIN: m.layout.guard,
       ENGRAM_URL: `http://127.0.0.1:${s.port}`,
@@ -50,7 +47,7 @@ describe("a server already listening", () => {
     it(`${variant}: memory disabled behind the guard, the listener left running, no start`, async () => {
       const s = await serve(variant);
       const m = await machine({ port: s.port });
-      const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: ["-p", "hi"], endpoint: m.endpoint });
+      const r = await engramLaunchEnvironment(m.layout, m.env, classifyLaunch(["-p", "hi"], {}).kind, { endpoint: m.endpoint });
       expect(r.set).toEqual({
         ENGRAM_BIN: m.layout.guard,
         ENGRAM_STARTUP_POLICY: "disabled",
@@ -70,7 +67,7 @@ describe("a server already listening", () => {
   it("an older Engram (3.3.2, no /compatibility) is named, with the way to update it", async () => {
     const s = await serve("old");
     const m = await machine({ port: s.port });
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     expect(r.decision.memory).toBe("disabled");
     expect(r.notice).toMatch(/reports version 3\.3\.2/);
     expect(r.notice).toMatch(/Back up/);
@@ -81,7 +78,7 @@ describe("a server already listening", () => {
   it("a non-canonical /health version is never shown", async () => {
     const s = await serve("old", { version: "3.3.02-evil" });
     const m = await machine({ port: s.port });
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     expect(r.notice).toMatch(GENERIC);
     expect(r.notice).not.toContain("3.3.02");
   });
@@ -95,7 +92,7 @@ describe("a server already listening", () => {
     await new Promise<void>((r) => redirect.listen(0, "127.0.0.1", () => r()));
     try {
       const m = await machine({ port: (redirect.address() as { port: number }).port });
-      const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+      const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
       expect(r.decision.memory).toBe("disabled");
       expect(target.requests).toEqual([]);
     } finally {
@@ -115,7 +112,7 @@ describe("no probe at all", () => {
     it(`a Pi ${name} launch neither probes, starts nor prints`, async () => {
       const s = await serve("ready");
       const m = await machine({ port: s.port });
-      const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [...args], endpoint: m.endpoint });
+      const r = await engramLaunchEnvironment(m.layout, m.env, classifyLaunch([...args], {}).kind, { endpoint: m.endpoint });
       expect(s.requests).toEqual([]);
       expect(r.notice).toBeUndefined();
       expect(r.set).toEqual({
@@ -128,7 +125,7 @@ describe("no probe at all", () => {
 
   it("phase none (gentle-shell --version) neither probes nor starts", async () => {
     const m = await machine();
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "none", endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "skip", { endpoint: m.endpoint });
     expect(r.decision.row).toBe("skipped");
     expect(await m.starts()).toEqual([]);
   });
@@ -136,7 +133,7 @@ describe("no probe at all", () => {
   it("-v inside a prompt or as an option's value is not a version flag: the launch probes", async () => {
     const s = await serve("ready");
     const m = await machine({ port: s.port });
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: ["--model", "-v", "what does -v do"], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, classifyLaunch(["--model", "-v", "what does -v do"], {}).kind, { endpoint: m.endpoint });
     expect(s.requests.length).toBe(1);
     expect(r.decision.memory).toBe("allowed");
   });
@@ -144,32 +141,30 @@ describe("no probe at all", () => {
   it("explicit selections are never probed or started; ENGRAM_BIN/ENGRAM_URL are kept", async () => {
     const s = await serve("ready");
     const m = await machine({ port: s.port });
-    const port = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_PORT: String(s.port) }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const port = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_PORT: String(s.port) }, "final", { endpoint: m.endpoint });
     expect(port.set).toEqual({
       ENGRAM_BIN: m.layout.guard,
       ENGRAM_STARTUP_POLICY: "disabled",
       ENGRAM_STARTUP_NOTICE: port.notice ?? expect.stringMatching(/^gentle-shell: /),
     });
     expect(port.notice).toMatch(/ENGRAM_PORT/);
-    const urlOnly = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_URL: s.url }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const urlOnly = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_URL: s.url }, "final", { endpoint: m.endpoint });
     expect(urlOnly.set).toEqual({
       ENGRAM_BIN: m.layout.engram,
       ENGRAM_URL: s.url,
       ENGRAM_STARTUP_POLICY: "disabled",
       ENGRAM_STARTUP_NOTICE: urlOnly.notice ?? expect.stringMatching(/^gentle-shell: /),
     });
-    const both = await engramLaunchEnvironment(
-      m.layout,
-      { ...m.env, ENGRAM_BIN: "/opt/engram", ENGRAM_URL: "http://10.1.2.3:1" },
-      { phase: "pre-pi", args: [], endpoint: m.endpoint },
-    );
+    const both = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_BIN: "/opt/engram", ENGRAM_URL: "http://10.1.2.3:1" }, "final", {
+      endpoint: m.endpoint,
+    });
     expect(both.set).toEqual({
       ENGRAM_BIN: "/opt/engram",
       ENGRAM_URL: "http://10.1.2.3:1",
       ENGRAM_STARTUP_POLICY: "disabled",
       ENGRAM_STARTUP_NOTICE: both.notice ?? expect.stringMatching(/^gentle-shell: /),
     });
-    const policy = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_STARTUP_POLICY: "on" }, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const policy = await engramLaunchEnvironment(m.layout, { ...m.env, ENGRAM_STARTUP_POLICY: "on" }, "final", { endpoint: m.endpoint });
     expect(policy.set.ENGRAM_STARTUP_POLICY).toBe("disabled");
     expect(s.requests).toEqual([]);
     expect(await m.starts()).toEqual([]);
@@ -180,7 +175,7 @@ describe("no probe at all", () => {
     const m = await machine({ port: s.port });
     await fs.mkdir(m.layout.config, { recursive: true });
     await fs.writeFile(migrationMarkerPath(m.layout), "{}");
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     expect(r.decision.row).toBe("migration-marker");
     expect(r.set).toEqual({
       ENGRAM_BIN: m.layout.guard,
@@ -194,7 +189,7 @@ describe("no probe at all", () => {
     const s = await serve("unauthorized");
     const m = await machine({ port: s.port });
     const env = { ...m.env, ENGRAM_BIN: m.layout.guard, ENGRAM_URL: s.url, ENGRAM_STARTUP_POLICY: "allowed" };
-    const r = await engramLaunchEnvironment(m.layout, env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, env, "final", { endpoint: m.endpoint });
     expect(s.requests.length).toBeGreaterThan(0);
     expect(r.set).toEqual({
       ENGRAM_BIN: m.layout.guard,

@@ -7,6 +7,7 @@
  * phases that never start one. Machines from support/engram-machine.ts; a
  * server already listening and the probe: engram-probe.test.ts.
  */
+import { classifyLaunch } from "../../src/core/pi-launch";
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
@@ -41,7 +42,7 @@ describe("nothing listening", () => {
       TMPDIR: join(work, "gpAb12Cd"),
       KEEP_ME: "yes",
     };
-    const r = await engramLaunchEnvironment(m.layout, env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, env, "final", { endpoint: m.endpoint });
     expect(r.decision.row).toBe("started");
     expect(r.set).toEqual({
       ENGRAM_BIN: m.layout.guard,
@@ -75,8 +76,8 @@ describe("nothing listening", () => {
   it("concurrent launches converge on one server", async () => {
     const m = await machine();
     const [a, b] = await Promise.all([
-      engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint }),
-      engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint }),
+      engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint }),
+      engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint }),
     ]);
     await fixtureReport(m.endpoint);
     expect(a.decision.memory).toBe("allowed");
@@ -88,7 +89,7 @@ describe("nothing listening", () => {
 
   it("a core that exits without answering: memory disabled for this launch with a notice", async () => {
     const m = await machine({ core: "fails" });
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     expect(r.decision.row).toBe("start-failed");
     expect(r.set).toEqual({
       ENGRAM_BIN: m.layout.guard,
@@ -102,7 +103,7 @@ describe("nothing listening", () => {
   it("a store migrated by a newer Engram: disabled, nothing started", async () => {
     const m = await machine();
     await writeStore(m.home, 2);
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     expect(r.decision.row).toBe("newer-store");
     expect(r.set).toEqual({
       ENGRAM_BIN: m.layout.guard,
@@ -122,7 +123,7 @@ describe("nothing listening", () => {
     const other = await machine();
     await fs.symlink(join(m.home, "elsewhere"), join(other.home, ".engram"));
     expect(await readEngramHeader(other.home, other.layout.platform)).toBeNull();
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     await fixtureReport(m.endpoint);
     expect(r.decision.row).toBe("started");
   });
@@ -143,7 +144,7 @@ describe("nothing listening", () => {
       const used = join(m.home, "path-engram-used");
       await fs.writeFile(join(bin, "engram"), `#!/bin/sh\ntouch '${used}'\n`, { mode: 0o755 });
       const env = { ...m.env, PATH: `${bin}:${m.env.PATH}` };
-      const r = await engramLaunchEnvironment(m.layout, env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+      const r = await engramLaunchEnvironment(m.layout, env, "final", { endpoint: m.endpoint });
       expect(r.decision.row).toBe("core-missing");
       expect(r.set).toEqual({
         ENGRAM_BIN: m.layout.guard,
@@ -161,14 +162,14 @@ describe("nothing listening", () => {
     await fs.mkdir(m.layout.engramDir, { recursive: true });
     await fs.writeFile(join(m.layout.engramDir, RUNTIME_MARKER), "x");
     await fs.symlink(fixtureEngram(), m.layout.engram);
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: [], endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "final", { endpoint: m.endpoint });
     expect(r.decision.row).toBe("core-missing");
   });
 
   it("setup and Pi subcommands classify but never start a server", async () => {
     const m = await machine();
-    const setup = await engramLaunchEnvironment(m.layout, m.env, { phase: "setup", endpoint: m.endpoint });
-    const list = await engramLaunchEnvironment(m.layout, m.env, { phase: "pre-pi", args: ["list"], endpoint: m.endpoint });
+    const setup = await engramLaunchEnvironment(m.layout, m.env, "classify", { endpoint: m.endpoint });
+    const list = await engramLaunchEnvironment(m.layout, m.env, classifyLaunch(["list"], {}).kind, { endpoint: m.endpoint });
     for (const r of [setup, list]) {
       expect(r.decision.row).toBe("start-not-allowed");
       expect(r.set).toEqual({
@@ -184,7 +185,7 @@ describe("nothing listening", () => {
   it("setup reuses a ready server for its children", async () => {
     const s = await serve("ready");
     const m = await machine({ port: s.port });
-    const r = await engramLaunchEnvironment(m.layout, m.env, { phase: "setup", endpoint: m.endpoint });
+    const r = await engramLaunchEnvironment(m.layout, m.env, "classify", { endpoint: m.endpoint });
     expect(r.set.ENGRAM_URL).toBe(s.url);
   });
 });

@@ -7,9 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { piEnvFlag, piOfflineByEnv } from "../../src/core/env-flags";
-import { offerAllowed } from "../../src/core/offer-rules";
 import { classifyLaunch } from "../../src/core/pi-launch";
-import { firstUseApplies } from "../../src/engine/first-use";
 
 const ON = ["1", "true", "TRUE", "True", "yes", "YES"];
 const OFF = [undefined, "", "0", "false", "no", "on", "ON", "off", " 1", "1 ", "01", "2", "y", "true "];
@@ -25,21 +23,21 @@ describe("PI_OFFLINE is read the same by every reader", () => {
   const env = (value: string | undefined): Record<string, string> => (value === undefined ? {} : { PI_OFFLINE: value });
   it("offline for each value Pi takes as offline: no offer, no first-use setup, no tool download", () => {
     for (const value of ON) {
-      const launch = classifyLaunch([], env(value));
+      const launch = classifyLaunch([], env(value), true);
       expect(piOfflineByEnv(env(value)), value).toBe(true);
       expect(launch.offline, value).toBe(true);
-      expect(offerAllowed(launch, env(value), true), value).toBe(false);
-      expect(firstUseApplies(launch, true), value).toBe(false);
+      expect(launch.offer, value).toBe(false);
+      expect(launch.firstUse, value).toBe(false);
     }
   });
 
   it("online for every other value, PI_OFFLINE=on among them, as Pi is", () => {
     for (const value of OFF) {
-      const launch = classifyLaunch([], env(value));
+      const launch = classifyLaunch([], env(value), true);
       expect(piOfflineByEnv(env(value)), JSON.stringify(value)).toBe(false);
       expect(launch.offline, JSON.stringify(value)).toBe(false);
-      expect(offerAllowed(launch, env(value), true), JSON.stringify(value)).toBe(true);
-      expect(firstUseApplies(launch, true), JSON.stringify(value)).toBe(true);
+      expect(launch.offer, JSON.stringify(value)).toBe(true);
+      expect(launch.firstUse, JSON.stringify(value)).toBe(true);
     }
   });
 });

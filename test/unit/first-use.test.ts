@@ -11,13 +11,12 @@ import { join } from "pathe";
 import { prefixLayout, type Layout } from "../../src/core/layout";
 import { productionPins } from "../../src/pins/production";
 import { SHELL_COMMANDS } from "../../src/core/shell-commands";
-import { firstUseApplies } from "../../src/engine/first-use";
 import { classifyLaunch, PI_SUBCOMMANDS } from "../../src/core/pi-launch";
 import { has, requires } from "../support/capabilities";
 import { claimFirstUse, recordSetup, setupHasRun, setupMarkerPath } from "../../src/installed/setup-marker";
 
-/** firstUseApplies for the launch `args` and `env` classify as. */
-const applies = (args: string[], env: Record<string, string>, terminal: boolean) => firstUseApplies(classifyLaunch(args, env), terminal);
+/** First use for the launch `args`, `env` and the terminal classify as (PiLaunch.firstUse, firstUseApplies). */
+const applies = (args: string[], env: Record<string, string>, terminal: boolean) => classifyLaunch(args, env, terminal).firstUse;
 
 describe("firstUseApplies", () => {
   it("never for a command of the one table of Shell's commands, whatever Pi would make of its words", () => {

@@ -95,7 +95,9 @@ describe("Pi's package commands under the update policy", () => {
     const { dir, layout } = await home({ id: "4.0.0-1.6.0", updates });
     const host = testHost({ home: dir });
     const install = { layout, id: "4.0.0-1.6.0", shell: "4.0.0", pi: "1.6.0" } as PrivateInstall;
-    return { code: await piPackageGate(install, classifyLaunch(args, {}), host), err: host.lines.err };
+    // As the engine asks: only a launch that names a package command reaches the gate.
+    const command = classifyLaunch(args, {}).packageCommand;
+    return { code: command === null ? null : await piPackageGate(install, command, host), err: host.lines.err };
   };
 
   it.each([

@@ -51,7 +51,7 @@ function host(env: Record<string, string>, terminal: boolean): Host {
 }
 
 const reason = (args: string[], env: Record<string, string> = {}, terminal = false) =>
-  fullEngineReason(install, host({ PI_OFFLINE: "1", ...env }, terminal), classifyLaunch(args, { PI_OFFLINE: "1", ...env }));
+  fullEngineReason(install, host({ PI_OFFLINE: "1", ...env }, terminal), classifyLaunch(args, { PI_OFFLINE: "1", ...env }, terminal));
 
 describe("which launches the launch part hands to the full engine", () => {
   it("keeps Pi's print mode, help, version and subcommands when nothing needs more", async () => {

@@ -123,4 +123,22 @@ describe("classifyLaunch(): the rest of a launch, read once", () => {
     expect(classifyLaunch([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }).insideSession).toBe(true);
     expect(classifyLaunch([], { GENTLE_SHELL_PREFIX: "" }).insideSession).toBe(false);
   });
+
+  it("decides the offer and first-use setup once, with the terminal, and neither without one", () => {
+    expect(classifyLaunch([], {}, true)).toMatchObject({ offer: true, firstUse: true });
+    expect(classifyLaunch([], {})).toMatchObject({ offer: false, firstUse: false });
+    expect(classifyLaunch(["--continue"], {}, true)).toMatchObject({ offer: true, firstUse: true });
+    expect(classifyLaunch(["--model", "x"], {}, true)).toMatchObject({ offer: false, firstUse: true });
+    expect(classifyLaunch(["-p", "hi"], {}, true)).toMatchObject({ offer: false, firstUse: false });
+    expect(classifyLaunch(["status"], {}, true)).toMatchObject({ offer: false, firstUse: false });
+    expect(classifyLaunch([], { CI: "true" }, true)).toMatchObject({ offer: false, firstUse: true });
+    expect(classifyLaunch([], { GENTLE_SHELL_PREFIX: "/h/.gentle-shell" }, true)).toMatchObject({ offer: false, firstUse: false });
+  });
+
+  it("names a package command by its subcommand and --flags only, and nothing for its help or other words", () => {
+    expect(classifyLaunch(["install", "git:https://token@example.invalid/x", "--local"], {}).packageCommand).toBe("gentle-shell install --local");
+    expect(classifyLaunch(["update", "--extensions", "--x=secret"], {}).packageCommand).toBe("gentle-shell update --extensions");
+    for (const args of [["update", "--help"], ["install", "-h"], ["list"], ["remove", "npm:x"], [], ["-p", "install"]])
+      expect(classifyLaunch(args, {}).packageCommand, JSON.stringify(args)).toBeNull();
+  });
 });

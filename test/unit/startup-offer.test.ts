@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseLauncherConfig } from "../../src/core/launcher-settings";
-import { keyPress, offerAllowed, panelLines, shouldOffer, skipRelease } from "../../src/core/offer-rules";
+import { keyPress, panelLines, shouldOffer, skipRelease } from "../../src/core/offer-rules";
 import { classifyLaunch } from "../../src/core/pi-launch";
 
 /** offerAllowed for the launch `args` and `env` classify as. */
-const offered = (args: string[], env: Record<string, string>, terminal: boolean) => offerAllowed(classifyLaunch(args, env), env, terminal);
+const offered = (args: string[], env: Record<string, string>, terminal: boolean) => classifyLaunch(args, env, terminal).offer;
 
 describe("which launches check for an update", () => {
   it("plain startup and --continue/--resume in a terminal", () => {

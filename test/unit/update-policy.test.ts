@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { notifyLine, offerAllowed } from "../../src/core/offer-rules";
+import { notifyLine } from "../../src/core/offer-rules";
 import { privateSetupEnv } from "../../src/core/environment";
 import { prefixLayout } from "../../src/core/layout";
 import { classifyLaunch } from "../../src/core/pi-launch";
@@ -301,7 +301,7 @@ describe("the policy files on disk", () => {
 
 describe("the launches and options the policy meets", () => {
   it("never checks under CI, other than CI=false or 0", () => {
-    const offered = (env: Record<string, string>) => offerAllowed(classifyLaunch([], env), env, true);
+    const offered = (env: Record<string, string>) => classifyLaunch([], env, true).offer;
     expect(offered({})).toBe(true);
     expect(offered({ CI: "true" })).toBe(false);
     expect(offered({ CI: "1" })).toBe(false);

@@ -17,6 +17,6 @@ export function hostStatusProbes(layout: Layout, env: Env): StatusProbes {
   return {
     runLauncher: () => runLauncher(layout, ["--version"], { env: launcherCheckEnvironment(layout, { env }), timeoutMs: 60_000 }),
     readReceipt: () => readPathReceipt(layout, { env }),
-    probeMemory: async () => (await engramLaunchEnvironment(layout, env, { phase: "setup" })).decision,
+    probeMemory: async () => (await engramLaunchEnvironment(layout, env, "classify")).decision,
   };
 }

@@ -15,7 +15,6 @@ import { join } from "../../core/native-path";
 import type { Env } from "../../core/environment";
 import type { Layout } from "../../core/layout";
 import { RUNTIME_MARKER } from "../../install/runtime/marker";
-import { classifyLaunch, type PiLaunch } from "../../core/pi-launch";
 import { headerSignal } from "./contract";
 import { afterStart, decideEngram, needsProbe, piEngramVariables, type EngramDecision, type EngramEvidence } from "./decision";
 import { DEFAULT_ENDPOINT, probeCompatibility, probeOlderVersion, readEngramHeader } from "./probe";
@@ -46,20 +45,16 @@ async function migrationMarker(layout: Layout): Promise<boolean> {
 }
 
 export interface EngramLaunchOptions extends StartOptions {
-  /**
-   * "pre-pi": right before Pi starts (args decide: a version/help launch skips,
-   * a Pi subcommand classifies without starting, anything else is the final
-   * decision and may start the server); "setup": after setup published the
-   * core, classifies without starting; "none": no probe at all.
-   */
-  phase: "pre-pi" | "setup" | "none";
-  /** The launch, as runEngine classified it once (for "pre-pi"). */
-  launch?: PiLaunch;
-  /** Without `launch`, the words after gentle-shell, classified here with `env` (a caller that has no launch: tests). */
-  args?: readonly string[];
   /** The bundled core's schema; defaults to the compiled pins. */
   schema?: number | null;
 }
+
+/**
+ * Which decision a launch asks for (PiLaunch.kind, ../../core/pi-launch.ts): "final" right before a Pi
+ * session, the only one that may start the server; "classify" for a Pi subcommand and for setup, after it
+ * published the core, which never start one; "skip" for a version or help launch, with no probe at all.
+ */
+export type EngramAsk = EngramEvidence["kind"];
 
 export interface EngramLaunch {
   /** Variables to set in Pi's (or setup's children's) environment. */
@@ -72,10 +67,9 @@ export interface EngramLaunch {
 }
 
 /** The Engram environment for this launch. Never throws for an Engram problem. */
-export async function engramLaunchEnvironment(layout: Layout, env: Env, options: EngramLaunchOptions): Promise<EngramLaunch> {
+export async function engramLaunchEnvironment(layout: Layout, env: Env, kind: EngramAsk, options: EngramLaunchOptions = {}): Promise<EngramLaunch> {
   const endpoint = options.endpoint ?? DEFAULT_ENDPOINT;
   const paths = { guard: layout.guard, core: layout.engram, url: `http://${endpoint.host}:${endpoint.port}` };
-  const kind = options.phase === "none" ? "skip" : options.phase === "setup" ? "classify" : (options.launch ?? classifyLaunch(options.args ?? [], env)).kind;
   let decision: EngramDecision;
   try {
     const base = {

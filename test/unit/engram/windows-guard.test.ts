@@ -65,9 +65,12 @@ describe("the Engram guard on Windows", () => {
     await ensureLauncher(layout);
     const env = { Path: decoys, PATH: decoys, USERPROFILE: layout.home };
     const port = await closedPort();
-    for (const options of [{ phase: "none" as const }, { phase: "setup" as const, endpoint: { host: "127.0.0.1", port }, schema: null }]) {
-      const engram = await engramLaunchEnvironment(layout, env, options);
-      expect(engram.decision.memory, options.phase).toBe("disabled");
+    for (const [kind, options] of [
+      ["skip", {}],
+      ["classify", { endpoint: { host: "127.0.0.1", port }, schema: null }],
+    ] as const) {
+      const engram = await engramLaunchEnvironment(layout, env, kind, options);
+      expect(engram.decision.memory, kind).toBe("disabled");
       expect(engram.set.ENGRAM_BIN).toBe(layout.guard);
       expect(engram.set.ENGRAM_STARTUP_POLICY).toBe("disabled");
       expect(engram.set.ENGRAM_URL).toBeUndefined();
