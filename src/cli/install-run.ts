@@ -102,8 +102,6 @@ export async function installHere(host: Host, start: Layout, args: RunArgs): Pro
   try {
     const result = await runInstallSteps({
       layout: installLayout,
-      pins,
-      target: host.target,
       host,
       source: args.source,
       release: args.release,

@@ -9,7 +9,6 @@
  */
 import type { Host } from "../io/host";
 import type { Layout } from "../core/layout";
-import type { Pins, Target } from "../pins/types";
 import { launcherCheckEnvironment } from "../core/environment";
 import { npmrcRegistry } from "../core/npmrc";
 import { parseSource, type Source } from "../core/source";
@@ -39,17 +38,16 @@ import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm
 import type { RegistryAdapter } from "../path/windows-registry";
 import { pathEntryStep, type PathStepOutcome } from "../path/step";
 import { completionsStep } from "./completions";
+import { hostRuntimeContext } from "./runtime/host-context";
 import type { CompletionScripts } from "./completions";
 
 export interface InstallOptions {
   layout: Layout;
-  pins: Pins;
-  target: Target;
   /**
-   * This process (src/io/host.ts): its environment, its lines, its download progress (none when quiet), and the
-   * stdout the setup step's child gets (stderr's under --json).
+   * This process (src/io/host.ts): its environment, pins and target, its lines, its download progress (none
+   * when quiet), its HTTP client, and the stdout the setup step's child gets (stderr's under --json).
    */
-  host: Pick<Host, "env" | "out" | "err" | "progress" | "stdoutForChild" | "http">;
+  host: Pick<Host, "env" | "pins" | "target" | "out" | "err" | "progress" | "stdoutForChild" | "http">;
   /** --source: "official" (default), a mirror URL or an offline folder. */
   source?: string;
   /** --release: an exact Gentle Shell version; default the registry's latest. */
@@ -116,8 +114,8 @@ function found<T>(value: T | null, step: StepId): T {
 }
 
 export async function runInstallSteps(options: InstallOptions): Promise<InstallResult> {
-  const { layout, pins, host, target } = options;
-  const { env, http } = host;
+  const { layout, host } = options;
+  const { env, http, pins, target } = host;
   const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null, registryRecorded: null };
   /** Open the release (asked for, else the newest), its signed manifest first; the migration's gate hears of it at once. */
   const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
@@ -170,7 +168,7 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
           return { kind: "official", registry };
         }));
       const pnpmSource = source.kind !== "official" ? source : known ? await official() : official;
-      const runtimeCtx = () => ({ http, layout, pins, source, target, env });
+      const runtimeCtx = () => hostRuntimeContext(host, layout, source);
       const progress = host.progress();
       try {
         // A folder of ours already there is reused only as it was extracted, every byte checked: else it is downloaded again (the road back).
