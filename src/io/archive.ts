@@ -6,8 +6,10 @@
  * links are skipped or rejected as the archive's policy says; caps bound the
  * number of members and the expanded bytes so a bomb stops early.
  */
+import { createHash, type Hash } from "node:crypto";
 import { closeSync, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { open as openFile } from "node:fs/promises";
+import { createGunzip } from "node:zlib";
 import { CREATE_NEW } from "./safe-fs";
 import { Parser, type ReadEntry } from "tar";
 import { dirname, join } from "../core/native-path";
@@ -51,7 +53,12 @@ export interface ExtractResult {
   files: number;
   bytes: number;
   skipped: string[];
+  /** Each written file's size and sha256, by its path under the destination ("/"-separated), hashed from the bytes as they were written. */
+  written: Map<string, { size: number; sha256: string }>;
 }
+
+/** Read size of an archive: large reads, so gzip and the parser see few, big chunks. */
+const READ_CHUNK = 1024 * 1024;
 
 /**
  * A .tar.gz begins with gzip's two magic bytes. tar's parser reads anything
@@ -86,7 +93,7 @@ async function expectGzip(file: string, name: string): Promise<void> {
  */
 export async function extractTarGz(file: string, dest: string, policy: MemberPolicy): Promise<ExtractResult> {
   await expectGzip(file, policy.name);
-  const result: ExtractResult = { files: 0, bytes: 0, skipped: [] };
+  const result: ExtractResult = { files: 0, bytes: 0, skipped: [], written: new Map() };
   let members = 0;
   const made = new Set<string>();
   const ensureDir = (dir: string) => {
@@ -94,7 +101,7 @@ export async function extractTarGz(file: string, dest: string, policy: MemberPol
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     made.add(dir);
   };
-  let open: { fd: number; path: string } | null = null;
+  let open: { fd: number; path: string; target: string; hash: Hash; size: number } | null = null;
   const closeOpen = () => {
     if (open) {
       try {
@@ -109,13 +116,16 @@ export async function extractTarGz(file: string, dest: string, policy: MemberPol
   try {
     await new Promise<void>((resolve, reject) => {
       let failed = false;
-      const input = createReadStream(file);
+      const input = createReadStream(file, { highWaterMark: READ_CHUNK });
+      // gzip in Node's thread pool, beside the parser and the writes here (tar's own gunzip runs in this thread).
+      const gunzip = createGunzip({ chunkSize: READ_CHUNK });
       const parser = new Parser({ strict: true });
       const fail = (error: Error) => {
         if (failed) return;
         failed = true;
         closeOpen();
         input.destroy();
+        gunzip.destroy();
         reject(error instanceof ArchiveError ? error : new ArchiveError(`${policy.name}: ${error.message}`));
       };
       const guard = (work: () => void) => {
@@ -186,16 +196,20 @@ export async function extractTarGz(file: string, dest: string, policy: MemberPol
           const mode = (policy.fileMode ?? ownerExecMode)(entry.mode ?? 0o644, target);
           ensureDir(dirname(destPath));
           const fd = openSync(destPath, CREATE_NEW, mode);
-          open = { fd, path: destPath };
+          open = { fd, path: destPath, target, hash: createHash("sha256"), size: 0 };
           entry.on("data", (chunk: Buffer) =>
             guard(() => {
-              if (!failed && open) writeSync(open.fd, chunk);
+              if (failed || !open) return;
+              writeSync(open.fd, chunk);
+              open.hash.update(chunk);
+              open.size += chunk.byteLength;
             }),
           );
           entry.on("end", () =>
             guard(() => {
               if (failed || !open) return;
               fchmodSync(open.fd, mode);
+              result.written.set(open.target, { size: open.size, sha256: open.hash.digest("hex") });
               closeOpen();
             }),
           );
@@ -206,10 +220,11 @@ export async function extractTarGz(file: string, dest: string, policy: MemberPol
         fail(new ArchiveError(`${policy.name} is damaged (${message instanceof Error ? message.message : message})`));
       });
       input.on("error", (error) => fail(error));
+      gunzip.on("error", (error) => fail(new ArchiveError(`${policy.name} is damaged (${error.message})`)));
       parser.on("end", () => {
         if (!failed) resolve();
       });
-      input.pipe(parser);
+      input.pipe(gunzip).pipe(parser);
     });
   } finally {
     closeOpen();

@@ -11,6 +11,9 @@ import type { Observed, RecordedEntry } from "../core/file-record";
 import { join } from "../core/native-path";
 
 const AT_ONCE = 8;
+
+/** Files a writer hashed as it wrote them: size and sha256 by path under a folder ("/"-separated). */
+export type WrittenFiles = ReadonlyMap<string, { size: number; sha256: string }>;
 const CHUNK = 1024 * 1024;
 
 /** A file's sha256, read in chunks (a runtime's executable, a bundle's archive). */
@@ -49,9 +52,15 @@ async function eachAtOnce<T, R>(items: readonly T[], work: (item: T) => Promise<
  * names at the top of `dir` left out (the record itself, the marker).
  * Anything else (a fifo, a socket) is left out too: no archive of ours has one.
  * `modes`: record each file's permission bits (not on Windows, whose file
- * systems keep none).
+ * systems keep none). `written`: files hashed as they were written into a
+ * folder of ours (an extraction); one whose size is still the written one is
+ * not read again.
  */
-export async function treeEntries(dir: string, skip: readonly string[] = [], options: { modes?: boolean } = {}): Promise<RecordedEntry[]> {
+export async function treeEntries(
+  dir: string,
+  skip: readonly string[] = [],
+  options: { modes?: boolean; written?: WrittenFiles | null } = {},
+): Promise<RecordedEntry[]> {
   const files: string[] = [];
   const links: RecordedEntry[] = [];
   async function walk(rel: string): Promise<void> {
@@ -66,7 +75,9 @@ export async function treeEntries(dir: string, skip: readonly string[] = [], opt
   await walk("");
   const hashed = await eachAtOnce(files, async (path) => {
     const full = join(dir, ...path.split("/"));
-    const [stat, sha256] = await Promise.all([fs.lstat(full), sha256OfFile(full)]);
+    const known = options.written?.get(path);
+    const stat = await fs.lstat(full);
+    const sha256 = known && known.size === stat.size ? known.sha256 : await sha256OfFile(full);
     return { path, size: stat.size, sha256, ...(options.modes ? { mode: stat.mode & 0o777 } : {}) };
   });
   return [...hashed, ...links];

@@ -15,6 +15,7 @@
  *   member that lies about its size stops too;
  * - encrypted members reject the archive.
  */
+import { createHash } from "node:crypto";
 import { createWriteStream, promises as fs } from "node:fs";
 import { dirname, join } from "../core/native-path";
 import yauzl from "yauzl";
@@ -64,7 +65,7 @@ function closeQuietly(zip: yauzl.ZipFile): void {
 }
 
 export async function extractZip(file: string, dest: string, policy: MemberPolicy): Promise<ExtractResult> {
-  const result: ExtractResult = { files: 0, bytes: 0, skipped: [] };
+  const result: ExtractResult = { files: 0, bytes: 0, skipped: [], written: new Map() };
   let zip: yauzl.ZipFile;
   try {
     zip = await openZip(file);
@@ -129,6 +130,7 @@ export async function extractZip(file: string, dest: string, policy: MemberPolic
     await new Promise<void>((resolve, reject) => {
       const out = createWriteStream(destPath, { flags: "wx", mode: fileMode });
       let written = 0;
+      const hash = createHash("sha256");
       const fail = (error: Error) => {
         (input as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
         out.destroy();
@@ -136,12 +138,18 @@ export async function extractZip(file: string, dest: string, policy: MemberPolic
       };
       input.on("data", (chunk: Buffer) => {
         written += chunk.length;
+        hash.update(chunk);
         // yauzl checks the declared size too; this bounds a member whatever its header says.
         if (written > entry.uncompressedSize) fail(new ArchiveError(`${policy.name}: ${raw} expands past its declared size; it was not extracted`));
       });
       input.on("error", (error: Error) => fail(error));
       out.on("error", (error) => fail(error));
-      out.on("finish", () => fs.chmod(destPath, fileMode).then(() => resolve(), reject));
+      out.on("finish", () =>
+        fs.chmod(destPath, fileMode).then(() => {
+          result.written.set(target, { size: written, sha256: hash.digest("hex") });
+          resolve();
+        }, reject),
+      );
       input.pipe(out);
     });
   };

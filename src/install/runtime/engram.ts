@@ -67,9 +67,9 @@ export async function ensureEngram(ctx: RuntimeContext, verify: VerifyDepth = "s
     async unpack(file, staging) {
       if (win || pin.path.endsWith(".zip")) {
         const { extractZip } = await import("../../io/zip");
-        await extractZip(file, staging, engramPolicy(win));
+        return (await extractZip(file, staging, engramPolicy(win))).written;
       } else {
-        await extractTarGz(file, staging, engramPolicy(win));
+        return (await extractTarGz(file, staging, engramPolicy(win))).written;
       }
     },
     async check(staging) {

@@ -11,14 +11,17 @@ import { promises as fs } from "node:fs";
 import { compareFileRecord, parseFileRecord, serializeFileRecord, type FileDifference } from "../../core/file-record";
 import { join } from "../../core/native-path";
 import { readTextOrNull } from "../../io/files";
-import { observeEntries, treeEntries } from "../../io/file-tree";
+import { observeEntries, treeEntries, type WrittenFiles } from "../../io/file-tree";
 import { RUNTIME_FILES, RUNTIME_MARKER } from "./marker";
 
 /** The marker's line that says a record was written beside it. */
 export const RECORDED_LINE = `files recorded in ${RUNTIME_FILES}`;
 
-/** Record every file in `staging` (but the record and the marker) in `staging`'s record file; `modes` where the file system keeps them. */
-export async function writeFileRecord(staging: string, options: { modes?: boolean } = {}): Promise<void> {
+/**
+ * Record every file in `staging` (but the record and the marker) in `staging`'s record file; `modes` where the file
+ * system keeps them; `written`: the files the extraction hashed as it wrote them, not read again.
+ */
+export async function writeFileRecord(staging: string, options: { modes?: boolean; written?: WrittenFiles | null } = {}): Promise<void> {
   const entries = await treeEntries(staging, [RUNTIME_FILES, RUNTIME_MARKER], options);
   await fs.writeFile(join(staging, RUNTIME_FILES), serializeFileRecord(entries), { mode: 0o644 });
 }

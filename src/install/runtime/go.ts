@@ -49,9 +49,9 @@ export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {
     async unpack(file, staging) {
       if (win || file.endsWith(".zip") || pin.path.endsWith(".zip")) {
         const { extractZip } = await import("../../io/zip");
-        await extractZip(file, staging, goPolicy(win));
+        return (await extractZip(file, staging, goPolicy(win))).written;
       } else {
-        await extractTarGz(file, staging, goPolicy(win));
+        return (await extractTarGz(file, staging, goPolicy(win))).written;
       }
     },
     async check(staging) {

@@ -11,6 +11,7 @@ import {
   installRuntime,
   publishRuntime,
   stageRuntime,
+  type Staged,
   type PendingArchive,
   type RuntimeContext,
   type RuntimeOutcome,
@@ -143,11 +144,11 @@ async function bothAtOnce(ctx: RuntimeContext, nodeArchive: PendingArchive, pnpm
   let stagedNode = "";
   const recipes = [nodeRecipe(ctx, nodeArchive), pnpmRecipe(ctx, pnpmArchive, () => nodeIn(stagedNode, ctx.layout.platform === "win32"))] as const;
   const staged = await Promise.allSettled(recipes.map((recipe) => stageRuntime(ctx, recipe)));
-  const stagings = staged.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+  const stagings = staged.flatMap((s) => (s.status === "fulfilled" ? [s.value.dir] : []));
   try {
-    const [nodeStaged, pnpmStaged] = staged.map(settledValue);
-    stagedNode = nodeStaged;
-    const markers = (await Promise.allSettled([recipes[0].check(nodeStaged), recipes[1].check(pnpmStaged)])).map(settledValue);
+    const [nodeStaged, pnpmStaged] = staged.map(settledValue) as [Staged, Staged];
+    stagedNode = nodeStaged.dir;
+    const markers = (await Promise.allSettled([recipes[0].check(nodeStaged.dir), recipes[1].check(pnpmStaged.dir)])).map(settledValue);
     const node = await publishRuntime(ctx, recipes[0], nodeStaged, markers[0]);
     const pnpm = await publishRuntime(ctx, recipes[1], pnpmStaged, markers[1]);
     return { node, pnpm };

@@ -69,16 +69,13 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
     archive,
     async unpack(file, staging) {
       const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
-      if (win) {
-        const { extractZip } = await import("../../io/zip");
-        await extractZip(file, staging, policy);
-      } else {
-        await extractTarGz(file, staging, policy);
-      }
+      const { written } = win ? await (await import("../../io/zip")).extractZip(file, staging, policy) : await extractTarGz(file, staging, policy);
+      // The wrappers are written here and hashed when the record is (they are not in `written`).
       for (const [rel, text] of Object.entries(npmWrappers(win))) {
         await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });
         await fs.writeFile(join(staging, rel), text, { mode: win ? 0o644 : 0o755 });
       }
+      return written;
     },
     async check(staging) {
       const nodeBin = nodeIn(staging, win);

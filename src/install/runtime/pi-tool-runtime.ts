@@ -57,9 +57,9 @@ export async function ensurePiToolRuntime(ctx: RuntimeContext, tool: PiTool): Pr
     async unpack(downloaded, staging) {
       if (pin.path.endsWith(".zip")) {
         const { extractZip } = await import("../../io/zip");
-        await extractZip(downloaded, staging, toolPolicy(tool, pin.path, layout));
+        return (await extractZip(downloaded, staging, toolPolicy(tool, pin.path, layout))).written;
       } else {
-        await extractTarGz(downloaded, staging, toolPolicy(tool, pin.path, layout));
+        return (await extractTarGz(downloaded, staging, toolPolicy(tool, pin.path, layout))).written;
       }
     },
     async check(staging) {

@@ -42,7 +42,7 @@ export function pnpmRecipe(ctx: RuntimeContext, archive: PendingArchive, node: (
     archive,
     recordFiles: true,
     unpack: async (file, staging) => {
-      await extractTarGz(file, staging, pnpmPolicy(200 * MiB));
+      return (await extractTarGz(file, staging, pnpmPolicy(200 * MiB))).written;
     },
     async check(staging) {
       const entry = join(staging, "package", "bin", "pnpm.mjs");

@@ -33,6 +33,7 @@ import type { HttpClient } from "../../io/http-client";
 import { ensureOwnDir } from "../../io/own-dir";
 import { existingRuntime, RUNTIME_MARKER } from "./marker";
 import { RECORDED_LINE, writeFileRecord } from "./file-record";
+import type { WrittenFiles } from "../../io/file-tree";
 import { rm } from "../../io/locked-retry";
 
 export { existingRuntime, RUNTIME_MARKER };
@@ -122,7 +123,8 @@ export interface Recipe {
   /** Staging name part, e.g. node-24.21.0. */
   tag: string;
   archive: PendingArchive;
-  unpack(archive: string, staging: string): Promise<void>;
+  /** Extracts into staging; returns what it wrote as it wrote it (the archive's sizes and hashes), for the file record. */
+  unpack(archive: string, staging: string): Promise<WrittenFiles | undefined>;
   /** Runs the runtime from staging; returns the marker's text. */
   check(staging: string): Promise<string>;
   /** Record staging's files (./file-record.ts) before publishing: the runtimes doctor checks file by file. */
@@ -131,12 +133,18 @@ export interface Recipe {
   after?(): Promise<void>;
 }
 
+/** A staged runtime: its folder, and the files the extraction wrote there with their sizes and sha256 (none from an unpack that says nothing). */
+export interface Staged {
+  dir: string;
+  written: WrittenFiles | null;
+}
+
 export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<RuntimeOutcome> {
-  const staging = await stageRuntime(ctx, recipe);
+  const staged = await stageRuntime(ctx, recipe);
   try {
-    return await publishRuntime(ctx, recipe, staging, await recipe.check(staging));
+    return await publishRuntime(ctx, recipe, staged, await recipe.check(staged.dir));
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await rm(staged.dir, { recursive: true, force: true });
   }
 }
 
@@ -145,7 +153,7 @@ export async function installRuntime(ctx: RuntimeContext, recipe: Recipe): Promi
  * ours beside the final one; returns that folder. On failure nothing of it
  * is left. The caller removes the folder once it is published or not.
  */
-export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<string> {
+export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise<Staged> {
   const parent = dirname(recipe.dir);
   await ensureOwnDir(ctx.layout.prefix, parent);
   const staging = stagingPath(parent, "staging", { label: recipe.tag });
@@ -153,10 +161,10 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
   try {
     archive = await recipe.archive.take();
     await fs.mkdir(staging, { mode: 0o755 });
-    await recipe.unpack(archive, staging);
+    const written = (await recipe.unpack(archive, staging)) ?? null;
     await rm(archive, { force: true });
     archive = null;
-    return staging;
+    return { dir: staging, written };
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
     throw error;
@@ -167,8 +175,9 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
 }
 
 /** Steps 4 and 5, once `marker` (the check's text) is known: the marker, then one rename. */
-export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, staging: string, marker: string): Promise<RuntimeOutcome> {
-  if (recipe.recordFiles) await writeFileRecord(staging, { modes: ctx.layout.platform !== "win32" });
+export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, staged: Staged, marker: string): Promise<RuntimeOutcome> {
+  const staging = staged.dir;
+  if (recipe.recordFiles) await writeFileRecord(staging, { modes: ctx.layout.platform !== "win32", written: staged.written });
   await fs.writeFile(join(staging, RUNTIME_MARKER), recipe.recordFiles ? `${marker}${RECORDED_LINE}\n` : marker, { mode: 0o644 });
   await ctx.beforePublish?.(recipe.name, staging);
   const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);
