@@ -96,6 +96,8 @@ async function main() {
       floors.selective.push(await floor(selectiveFloor, work));
       process.stderr.write(`bench: run ${i + 1}/${RUNS}\n`);
     }
+    const { profileSection } = await import("./profile.mjs");
+    const profiled = await profileSection({ node24, acquire: [join(work, "acquire.cjs"), JSON.stringify({ base: mirror.url, pins, runs: 1 })], work, repo });
     await mirror.stop();
     const size = (await stat(local)).size;
     const m = { ours: median(ours), curl: median(floors.curl), read: median(floors.read), selective: median(floors.selective) };
@@ -132,6 +134,7 @@ async function main() {
       `Machine: ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${process.platform}-${process.arch}; ${tarVersion}; ${curlVersion}; runner Node ${process.version}, ours on Node 24.21.0. Load average (1 min) ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after: other work on the machine is not stopped, so compare the ratios, not the absolute times. Nothing else of this project's (no test run, no helper) ran during the bench.`,
       "",
     ];
+    lines.push(...profiled);
     const { installSection } = await import("./install.mjs");
     lines.push(...(await installSection(Number(process.env.BENCH_INSTALL_RUNS ?? 5))));
     // The suite's wall time comes from its own recorded run (bench/suite.mjs), not from a run inside the bench.
