@@ -7,10 +7,21 @@
  */
 import { execFile, spawnSync } from "node:child_process";
 import { mkdir, readFile, readdir, rm } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { relative } from "pathe";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
+
+/** A script's file from its file URL; a URL with no drive letter, which Windows cannot make a path of, gives its path part. pathe's relative writes "/" on every system. */
+function scriptPath(url) {
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return decodeURIComponent(new URL(url).pathname);
+  }
+}
 
 /** Self time per function of a .cpuprofile (V8's format: nodes with callFrame and hitCount, samples with timeDeltas). */
 export function selfTimes(profile, repo) {
@@ -21,7 +32,7 @@ export function selfTimes(profile, repo) {
     const ms = node.hitCount * interval;
     total += ms;
     const { functionName, url, lineNumber } = node.callFrame;
-    const where = url ? `${url.startsWith("file://") ? relative(repo, new URL(url).pathname) : url}:${lineNumber + 1}` : "";
+    const where = url ? `${url.startsWith("file://") ? relative(repo, scriptPath(url)) : url}:${lineNumber + 1}` : "";
     const name = functionName || "(anonymous)";
     const key = `${name} ${where}`;
     const row = byKey.get(key) ?? { name, where, ms: 0 };
