@@ -153,8 +153,7 @@ export async function runSetup(install: PrivateInstall, args: string[], host: Se
  * `host.env` is the environment setup runs in: the Host's, or first use's setup environment.
  */
 export async function setupRun(install: PrivateInstall, args: string[], host: SetupHost, options: SetupOptions = {}): Promise<SetupResult> {
-  const io = host;
-  const err = (line: string) => io.err(`gentle-shell: ${line}`);
+  const err = (line: string) => host.err(`gentle-shell: ${line}`);
   const fail = (message: string, reason: string): SetupResult => {
     if (!options.firstUse) err(message);
     return { code: EXIT.failure, reason };
@@ -162,7 +161,7 @@ export async function setupRun(install: PrivateInstall, args: string[], host: Se
   // The install lock: no upgrade or self-uninstall works in the prefix while setup writes to it.
   let lock: Awaited<ReturnType<typeof acquireInstallLock>>;
   try {
-    lock = await acquireInstallLock(install.layout, 300_000, (pid) => io.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
+    lock = await acquireInstallLock(install.layout, 300_000, (pid) => host.out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
   } catch (error) {
     return fail(`setup stopped: ${(error as Error).message}.`, (error as Error).message);
   }

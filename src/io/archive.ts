@@ -10,6 +10,7 @@ import { createHash, type Hash } from "node:crypto";
 import { closeSync, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { open as openFile } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
+import type { WrittenFile } from "./file-tree";
 import { CREATE_NEW } from "./safe-fs";
 import { Parser, type ReadEntry } from "tar";
 import { dirname, join } from "../core/native-path";
@@ -54,7 +55,7 @@ export interface ExtractResult {
   bytes: number;
   skipped: string[];
   /** Each written file's size and sha256, by its path under the destination ("/"-separated), hashed from the bytes as they were written. */
-  written: Map<string, { size: number; sha256: string }>;
+  written: Map<string, WrittenFile>;
 }
 
 /** Read size of an archive: large reads, so gzip and the parser see few, big chunks. */

@@ -12,8 +12,14 @@ import { join } from "../core/native-path";
 
 const AT_ONCE = 8;
 
-/** Files a writer hashed as it wrote them: size and sha256 by path under a folder ("/"-separated). */
-export type WrittenFiles = ReadonlyMap<string, { size: number; sha256: string }>;
+/** A file as its writer hashed it while writing it. */
+export interface WrittenFile {
+  size: number;
+  sha256: string;
+}
+
+/** Files a writer hashed as it wrote them, by path under a folder ("/"-separated). */
+export type WrittenFiles = ReadonlyMap<string, WrittenFile>;
 const CHUNK = 1024 * 1024;
 
 /** A file's sha256, read in chunks (a runtime's executable, a bundle's archive). */

@@ -7,7 +7,8 @@
  */
 import { join } from "../../core/native-path";
 import { engramCheckEnvironment } from "../../core/environment";
-import { extractTarGz, type MemberPolicy } from "../../io/archive";
+import type { MemberPolicy } from "../../io/archive";
+import { extractArchive, isZip } from "../../io/extract";
 import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
@@ -65,12 +66,7 @@ export async function ensureEngram(ctx: RuntimeContext, verify: VerifyDepth = "s
     recordFiles: true,
     archive,
     async unpack(file, staging) {
-      if (win || pin.path.endsWith(".zip")) {
-        const { extractZip } = await import("../../io/zip");
-        return (await extractZip(file, staging, engramPolicy(win))).written;
-      } else {
-        return (await extractTarGz(file, staging, engramPolicy(win))).written;
-      }
+      return (await extractArchive(file, staging, engramPolicy(win), win || isZip(pin.path))).written;
     },
     async check(staging) {
       const bin = join(staging, exe);

@@ -6,7 +6,8 @@
  */
 import { dirname, join } from "../../core/native-path";
 import { goCheckEnvironment } from "../../core/environment";
-import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
+import { OUTSIDE, type MemberPolicy } from "../../io/archive";
+import { extractArchive, isZip } from "../../io/extract";
 import { lstatOrNull } from "../../io/files";
 import { run } from "../../io/process";
 import { cleanStaleStaging, existingRuntime, expectedOf, installRuntime, MiB, startFetch, type RuntimeContext, type RuntimeOutcome } from "./recipe";
@@ -47,12 +48,7 @@ export async function acquireGo(ctx: RuntimeContext): Promise<RuntimeOutcome> {
     tag: `go-${pins.go.version}`,
     archive,
     async unpack(file, staging) {
-      if (win || file.endsWith(".zip") || pin.path.endsWith(".zip")) {
-        const { extractZip } = await import("../../io/zip");
-        return (await extractZip(file, staging, goPolicy(win))).written;
-      } else {
-        return (await extractTarGz(file, staging, goPolicy(win))).written;
-      }
+      return (await extractArchive(file, staging, goPolicy(win), win || isZip(file) || isZip(pin.path))).written;
     },
     async check(staging) {
       const goBin = join(staging, "go", "bin", win ? "go.exe" : "go");

@@ -8,7 +8,8 @@
 import { promises as fs } from "node:fs";
 import { dirname, join } from "../../core/native-path";
 import { pnpmEnvironment } from "../../core/environment";
-import { extractTarGz, OUTSIDE, type MemberPolicy } from "../../io/archive";
+import { OUTSIDE, type MemberPolicy } from "../../io/archive";
+import { extractArchive } from "../../io/extract";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { run } from "../../io/process";
 import { ensureNpmShim } from "./npm-shim";
@@ -69,7 +70,7 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
     archive,
     async unpack(file, staging) {
       const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
-      const { written } = win ? await (await import("../../io/zip")).extractZip(file, staging, policy) : await extractTarGz(file, staging, policy);
+      const { written } = await extractArchive(file, staging, policy, win);
       // The wrappers are written here and hashed when the record is (they are not in `written`).
       for (const [rel, text] of Object.entries(npmWrappers(win))) {
         await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });

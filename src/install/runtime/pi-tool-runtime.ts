@@ -12,7 +12,8 @@ import {
   versionOutputMatches,
   type PiTool,
 } from "../../core/pi-tool-rules";
-import { extractTarGz, type MemberPolicy } from "../../io/archive";
+import type { MemberPolicy } from "../../io/archive";
+import { extractArchive, isZip } from "../../io/extract";
 import { ensureRealFolder, lstatOrNull, writeFileAtomic } from "../../io/files";
 import { run } from "../../io/process";
 import { stagingPath, sweepAbandoned } from "../../io/staging";
@@ -55,12 +56,7 @@ export async function ensurePiToolRuntime(ctx: RuntimeContext, tool: PiTool): Pr
     tag: `${tool.name}-${pinned.version}`,
     archive,
     async unpack(downloaded, staging) {
-      if (pin.path.endsWith(".zip")) {
-        const { extractZip } = await import("../../io/zip");
-        return (await extractZip(downloaded, staging, toolPolicy(tool, pin.path, layout))).written;
-      } else {
-        return (await extractTarGz(downloaded, staging, toolPolicy(tool, pin.path, layout))).written;
-      }
+      return (await extractArchive(downloaded, staging, toolPolicy(tool, pin.path, layout), isZip(pin.path))).written;
     },
     async check(staging) {
       const bin = join(staging, file);
