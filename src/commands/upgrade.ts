@@ -112,8 +112,10 @@ async function upgrade(install: PrivateInstall, io: UpgradeIo, args: UpgradeArgs
   const origin = await releaseOrigin(sourceArg, io.target);
   const bundle = origin.kind === "bundle" ? origin.bundle : null;
   const registry = bundle ? "" : await configuredRegistry(layout, npmrc, env);
+  stepMark("upgrade:registry", env);
   // 1. The release asked for, else the latest (or the bundle's) and its two assets, checked by readDistribution.
   let latest = args.to ?? (await newestRelease(origin, { registry, npmrc, env, http }));
+  stepMark("upgrade:newest", env);
   if (!args.to && compareVersions(latest, install.shell) < 0) {
     out(`The ${bundle ? "offline bundle's" : "latest"} Gentle Shell release is ${latest}, older than the active ${install.shell}; nothing was changed.`);
     return EXIT.ok;
@@ -144,6 +146,7 @@ async function upgrade(install: PrivateInstall, io: UpgradeIo, args: UpgradeArgs
   }
   // The signed manifest first; the assets and the release's own engine are checked against it.
   const opened = await openReleaseHere(origin, latest, pins, io.target, registry, http);
+  stepMark("upgrade:opened", env);
   if (aged && bundle && !oldEnough(opened.release.signed.published, Date.now(), policy.minimumAgeMinutes)) {
     return tooYoung(latest, opened.release.signed.published, policy, out);
   }
@@ -176,6 +179,7 @@ async function upgrade(install: PrivateInstall, io: UpgradeIo, args: UpgradeArgs
   const go = layout.platform === "win32";
   // Our pinned runtime first (with Go on Windows): a missing or damaged one is acquired again from the source.
   if (!bundle) await ensureVersionRuntime(layout, { env, http, target: io.target }, sourceArg, registry);
+  stepMark("upgrade:runtime", env);
   // 4 begins beside pnpm: the new version's module starts once its engine is in the folder.
   const early = besidePnpm({ layout, env, npmrc, sourceArg, id });
   const installed = await installRelease(opened, { layout, env, go, project: pairProject(pair, distribution), alongside: early }).catch((error: Error) => {

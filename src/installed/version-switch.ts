@@ -187,9 +187,11 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
     const engine = await versionModule(layout, id);
     const moduleEnv = launcherCheckEnvironment(layout, { env, npmrc });
     module = (await options.early?.opened()) ?? (await openVersionModule(layout, engine, moduleEnv, { sourceArg, piVersion: true }));
+    stepMark("switch:module", env);
     out(`Using the engine of ${options.label} (gentle-shell-setup ${module.engineVersion})...`);
     // 4-5. Its Engram, its Pi and its launcher, checked at once.
     await checkVersion(module, engine, moduleEnv, options);
+    stepMark("switch:checked", env);
     // 6. Switch, then the version's own launcher; switch back if it cannot be written.
     await activateVersion(layout, id);
     switched = true;
@@ -201,6 +203,7 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
       switched = false;
       throw new Error(`the launcher could not be written (${(error as Error).message}); current is back on ${previous}`);
     }
+    stepMark("switch:launcher", env);
     // It was asked everything: it exits while the older versions are pruned.
     closing = module.close();
   } catch (error) {
@@ -219,5 +222,6 @@ export async function verifyAndSwitch(options: SwitchOptions): Promise<void> {
   } catch (error) {
     out(`Warning: older versions were not pruned (${(error as Error).message}).`);
   }
+  stepMark("switch:pruned", env);
   await closing;
 }
