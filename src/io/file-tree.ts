@@ -6,7 +6,7 @@
  * executable and npm's few thousand files) takes a fraction of a second.
  */
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { lstatSync, promises as fs, readlinkSync, type Stats } from "node:fs";
 import type { Observed, RecordedEntry } from "../core/file-record";
 import { join } from "../core/native-path";
 
@@ -95,18 +95,38 @@ export async function treeEntries(
  * it, sizes, types, modes and links are compared, and bytes are not.
  */
 export async function observeEntries(dir: string, entries: readonly RecordedEntry[], options: { hash?: boolean } = {}): Promise<Map<string, Observed>> {
-  const seen = await eachAtOnce(entries, async (entry): Promise<Observed> => {
+  // The stats first, with the synchronous calls: a runtime's record is thousands of paths, and Node's promise calls
+  // take four times as long over them (Node 24's 1,949 files: 80 ms against 20). Only the reads that follow are async.
+  const seen = entries.map((entry): Observed | { kind: "read"; size: number; mode: number } => {
     const full = join(dir, ...entry.path.split("/"));
-    const stat = await fs.lstat(full).catch(() => null);
-    if (!stat) return { kind: "missing" };
-    if (stat.isSymbolicLink()) return { kind: "link", target: await fs.readlink(full) };
+    let stat: Stats;
+    try {
+      stat = lstatSync(full);
+    } catch {
+      return { kind: "missing" };
+    }
+    if (stat.isSymbolicLink()) {
+      try {
+        return { kind: "link", target: readlinkSync(full) };
+      } catch {
+        return { kind: "missing" };
+      }
+    }
     if (!stat.isFile()) return { kind: "other" };
     const wanted = "size" in entry ? entry.size : -1;
     const mode = stat.mode & 0o777;
     if (stat.size !== wanted || options.hash === false) return { kind: "file", size: stat.size, sha256: null, mode };
-    // A file that cannot be read (its permissions changed) is not what was extracted either.
-    const sha256 = await sha256OfFile(full).catch(() => null);
-    return sha256 ? { kind: "file", size: stat.size, sha256, mode } : { kind: "other" };
+    return { kind: "read", size: stat.size, mode };
   });
-  return new Map(entries.map((e, i) => [e.path, seen[i]!]));
+  const read = await eachAtOnce(
+    seen.flatMap((observed, i) => (observed.kind === "read" ? [i] : [])),
+    async (i): Promise<[number, Observed]> => {
+      const { size, mode } = seen[i] as { size: number; mode: number };
+      // A file that cannot be read (its permissions changed) is not what was extracted either.
+      const sha256 = await sha256OfFile(join(dir, ...entries[i]!.path.split("/"))).catch(() => null);
+      return [i, sha256 ? { kind: "file", size, sha256, mode } : { kind: "other" }];
+    },
+  );
+  for (const [i, observed] of read) seen[i] = observed;
+  return new Map(entries.map((e, i) => [e.path, seen[i] as Observed]));
 }
