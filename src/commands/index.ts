@@ -15,7 +15,7 @@ import type { PiLaunch } from "../core/pi-launch";
 import type { ShellCommandName } from "../core/shell-commands";
 import type { Host } from "../io/host";
 import type { PrivateInstall } from "../installed/private-install";
-import { DOCTOR, parseShellCommand, type ShellCommandSpec, strictSpec } from "./specs";
+import { parseShellCommand, type ShellCommandSpec, strictSpec } from "./specs";
 
 export interface EngineContext {
   install: PrivateInstall;
@@ -29,9 +29,10 @@ export type Given = Map<string, string | true> | null;
 export interface EngineCommand {
   /**
    * Its exit code; null hands the launch on to Pi. A strict command (the table's `strict`) has had its --help
-   * answered and what it does not define refused (exit 2) before this runs, unless it refuses itself.
+   * answered and what it does not define refused (exit 2) before this runs, unless it refuses itself: then `given`
+   * is null and `refusal` says what the spec refused, for the command to say in its own form.
    */
-  run(ctx: EngineContext, rest: string[], given: Given): Promise<number | null>;
+  run(ctx: EngineContext, rest: string[], given: Given, refusal?: string): Promise<number | null>;
 }
 
 function usage(io: Output, message: string): number {
@@ -69,11 +70,10 @@ export const ENGINE_COMMANDS: { readonly [N in ShellCommandName]: EngineCommand 
   },
   // issue 41: reads only, unless --fix (./doctor/).
   doctor: {
-    async run({ install, host }, rest, given) {
+    async run({ install, host }, rest, given, refusal) {
       const { doctorOn, doctorUsageDocument, sourceWithoutFix } = await import("./doctor/command");
       if (!given) {
-        const parsed = parseShellCommand(DOCTOR, rest);
-        const message = parsed.kind === "refuse" ? parsed.message : "unreadable arguments";
+        const message = refusal ?? "unreadable arguments";
         if (rest.includes("--json")) host.out(doctorUsageDocument(message));
         return usage(host, message);
       }
@@ -135,6 +135,7 @@ export function findEngineCommand(launch: Pick<PiLaunch, "shellCommand">): Found
 export async function runEngineCommand(found: Pick<FoundCommand, "command" | "spec" | "rest">, ctx: EngineContext): Promise<number | null> {
   const { command, spec, rest } = found;
   let given: Given = null;
+  let refusal: string | undefined;
   if (spec) {
     const parsed = parseShellCommand(spec, rest);
     if (parsed.kind === "help") {
@@ -142,7 +143,8 @@ export async function runEngineCommand(found: Pick<FoundCommand, "command" | "sp
       return EXIT.ok;
     }
     if (parsed.kind === "refuse" && !spec.refusesItself) return usage(ctx.host, parsed.message);
+    if (parsed.kind === "refuse") refusal = parsed.message;
     if (parsed.kind === "ok") given = parsed.given;
   }
-  return command.run(ctx, rest, given);
+  return command.run(ctx, rest, given, refusal);
 }

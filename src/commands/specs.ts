@@ -34,7 +34,6 @@ function strict<N extends StrictName>(name: N): ShellCommandSpec<N> {
 
 export const UPGRADE = strict("upgrade");
 export const SELF_UNINSTALL = strict("self-uninstall");
-export const DOCTOR = strict("doctor");
 export const MEMORY_MIGRATE = strict("memory migrate");
 
 /** `gentle-shell status`'s options (it reads its own words: ./status/command.ts parseStatusArgs, which a test holds to these). */
