@@ -94,6 +94,7 @@ export interface PendingArchive {
 }
 
 export function startFetch(ctx: RuntimeContext, source: Source, pin: FilePin, expected: Expected, dir: string): PendingArchive {
+  stepMark(`${expected.name}:fetch`, ctx.env);
   const handle = ctx.progress?.start(expected.name);
   const cancel = new AbortController();
   const promise = fetchArtifact(ctx.http, source, pin.path, dir, expected, {
