@@ -8,7 +8,7 @@
  *   expect(await treeSnapshot(root, { skip: [prefix] })).toEqual(before);
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { type BigIntStats, lstatSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 
 export type TreeEntry = { type: "dir"; mode: number } | { type: "file"; mode: number; sha256: string } | { type: "link"; target: string } | { type: "other" };
@@ -21,7 +21,7 @@ export type TreeEntry = { type: "dir"; mode: number } | { type: "file"; mode: nu
 const hashes = new Map<string, string>();
 const SETTLED_NS = 200_000_000n;
 
-function fileHash(path: string, stat: import("node:fs").BigIntStats): string {
+function fileHash(path: string, stat: BigIntStats): string {
   const key = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
   let sha256 = hashes.get(key);
   if (sha256 === undefined) {
