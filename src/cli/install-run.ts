@@ -13,7 +13,7 @@ import type { Host } from "../io/host";
 import { EXIT, UserError } from "../core/errors";
 import { ownScript } from "../io/self";
 import { acquireInstallLock } from "../install/lock";
-import { runInstallSteps, type InstallOptions, type InstallResult } from "../install/install-steps";
+import { runInstallSteps, type InstallBindings, type InstallChoices, type InstallResult } from "../install/install-steps";
 import { windowsRegistry } from "../path/windows-registry";
 import { windowsPowerShellRunner } from "../io/powershell";
 import type { StepOutcome } from "../install/step-plan";
@@ -57,15 +57,9 @@ export const SHARED_ARGS = {
   quiet: { type: "boolean", alias: "q", description: withKnob("quiet", "Print only questions, failures and the result") },
 } as const;
 
-export interface RunArgs {
-  source?: string;
-  release?: string;
-  noModifyPath: boolean;
-  /** The completion scripts the PATH step writes (issue 42), or none. */
-  completions?: InstallOptions["completions"];
-  verbose?: boolean;
-  setup: NonNullable<InstallOptions["setup"]>;
-  onRelease?: InstallOptions["onRelease"];
+/** What `install` and `migrate` asked for. */
+export interface RunArgs extends InstallChoices {
+  setup: NonNullable<InstallChoices["setup"]>;
 }
 
 export function reportLine(o: StepOutcome): string {
@@ -77,8 +71,14 @@ export function reportLine(o: StepOutcome): string {
 /**
  * Claim, lock, install; returns the result and the layout the install used (Windows' may differ).
  * `host` is the command's Host in its mode: quiet reports failed steps only and shows no progress.
+ * `onRelease` is the command's gate on the release, heard once its signed manifest is verified.
  */
-export async function installHere(host: Host, start: Layout, args: RunArgs): Promise<{ result: InstallResult; layout: Layout }> {
+export async function installHere(
+  host: Host,
+  start: Layout,
+  args: RunArgs,
+  onRelease?: InstallBindings["onRelease"],
+): Promise<{ result: InstallResult; layout: Layout }> {
   const { env, platform, home, pins, out, quiet } = host;
   let layout = start;
   let claimed: string;
@@ -100,20 +100,12 @@ export async function installHere(host: Host, start: Layout, args: RunArgs): Pro
   const { rememberSource } = await import("../install/remembered-source");
   const installLayout = layout;
   try {
-    const result = await runInstallSteps({
-      layout: installLayout,
-      host,
-      source: args.source,
-      release: args.release,
-      noModifyPath: args.noModifyPath,
-      completions: args.completions,
+    const result = await runInstallSteps(host, installLayout, args, {
       // Windows' user Path: the real HKCU adapter, through the one PowerShell runner.
       registry: platform === "win32" ? windowsRegistry(windowsPowerShellRunner(env)) : undefined,
       engine: ownScript,
       claimed,
-      verbose: args.verbose,
-      setup: args.setup,
-      onRelease: args.onRelease,
+      onRelease,
       installed: async () => {
         await rememberSource(installLayout, args.source);
         await lock.release();

@@ -105,21 +105,25 @@ export const installCommand = defineCommand({
 
     let gateRelease: string | null = null;
     let refused: string | null = null;
-    const { result, layout: used } = await installHere(host, layout, {
-      source,
-      release,
-      noModifyPath,
-      completions: args.completions === true && !noModifyPath ? completionFiles(tableOf(data)) : undefined,
-      verbose: args.verbose,
-      setup: migrating ? "none" : noSetup ? "skip" : "run",
-      onRelease: (shell, pi) => {
+    const { result, layout: used } = await installHere(
+      host,
+      layout,
+      {
+        source,
+        release,
+        noModifyPath,
+        completions: args.completions === true && !noModifyPath ? completionFiles(tableOf(data)) : undefined,
+        verbose: args.verbose,
+        setup: migrating ? "none" : noSetup ? "skip" : "run",
+      },
+      (shell, pi) => {
         gateRelease = shell;
         // The latest release, known only now: still refused before its version is installed.
         const change = releaseChange(policyGate, shell, pi);
         refused = change ? `${change}.` : olderThanGlobal(owner, shell);
         if (refused) throw new Error(refused);
       },
-    });
+    );
     if (!result.ok && refused) throw new UserError(refused, EXIT.unchanged);
     if (!result.ok) {
       const failed = result.outcomes.find((o) => o.status === "failed");

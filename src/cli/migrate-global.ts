@@ -74,13 +74,17 @@ export const migrateCommand = defineCommand({
 
     // Without a release read first, the install reads it (with its own npm, after the runtimes), and only then is the owner asked.
     let nothing: string | null = null;
-    const { result, layout: used } = await installHere(host, layout, {
-      source,
-      release,
-      noModifyPath,
-      verbose: args.verbose,
-      setup: "none",
-      onRelease: async (shell, pi) => {
+    const { result, layout: used } = await installHere(
+      host,
+      layout,
+      {
+        source,
+        release,
+        noModifyPath,
+        verbose: args.verbose,
+        setup: "none",
+      },
+      async (shell, pi) => {
         if (!moving) {
           const probed = await probe({ shell, pi });
           if (typeof probed === "string") {
@@ -93,7 +97,7 @@ export const migrateCommand = defineCommand({
         const now = migrationGate({ owner: moving.owner, targetSupported: true, release: shell });
         if (!now.migrate) throw new Error(now.reason);
       },
-    });
+    );
     if (!result.ok && nothing !== null) {
       throw new UserError(
         `Nothing to migrate: ${nothing}; no Gentle Shell version was installed and your PATH was not changed (a new install is gentle-shell-setup install)`,

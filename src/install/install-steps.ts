@@ -41,13 +41,11 @@ import { completionsStep } from "./completions";
 import { hostRuntimeContext } from "./runtime/host-context";
 import type { CompletionScripts } from "./completions";
 
-export interface InstallOptions {
-  layout: Layout;
-  /**
-   * This process (src/io/host.ts): its environment, pins and target, its lines, its download progress (none
-   * when quiet), its HTTP client, and the stdout the setup step's child gets (stderr's under --json).
-   */
-  host: Pick<Host, "env" | "pins" | "target" | "out" | "err" | "progress" | "stdoutForChild" | "http">;
+/** The process the steps run in (src/io/host.ts): its environment, pins and target, its lines, its download progress (none when quiet), its HTTP client, and the stdout the setup step's child gets (stderr's under --json). */
+export type InstallHost = Pick<Host, "env" | "pins" | "target" | "out" | "err" | "progress" | "stdoutForChild" | "http">;
+
+/** What the user asked of this install: the installer's words, or a migration's. */
+export interface InstallChoices {
   /** --source: "official" (default), a mirror URL or an offline folder. */
   source?: string;
   /** --release: an exact Gentle Shell version; default the registry's latest. */
@@ -55,17 +53,21 @@ export interface InstallOptions {
   noModifyPath: boolean;
   /** The completion scripts the PATH step writes for its shell (issue 42; ./completions.ts); none with --no-completions. */
   completions?: CompletionScripts;
-  /** Windows: the HKCU user Path adapter, bound by the CLI. */
-  registry?: RegistryAdapter;
-  engine: () => string;
   verbose?: boolean;
-  /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
-  claimed?: string;
   /**
    * The setup step: "run" it, "skip" it (--no-setup; reported as skipped), or
    * "none" (default): a plan without one, as a migration's is.
    */
   setup?: "run" | "skip" | "none";
+}
+
+/** What the caller binds around the steps: the seams of its platform, and what it hears as they run. */
+export interface InstallBindings {
+  /** Windows: the HKCU user Path adapter. */
+  registry?: RegistryAdapter;
+  engine: () => string;
+  /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
+  claimed?: string;
   /**
    * Called once every install step passed, before the setup step: the caller
    * records where the install came from and releases the install lock, which
@@ -113,21 +115,20 @@ function found<T>(value: T | null, step: StepId): T {
   return value;
 }
 
-export async function runInstallSteps(options: InstallOptions): Promise<InstallResult> {
-  const { layout, host } = options;
+export async function runInstallSteps(host: InstallHost, layout: Layout, choices: InstallChoices, bind: InstallBindings): Promise<InstallResult> {
   const { env, http, pins, target } = host;
   const state: InstallState = { npmrc: "", origin: null, opened: null, installed: null, path: null, registryRecorded: null };
   /** Open the release (asked for, else the newest), its signed manifest first; the migration's gate hears of it at once. */
   const open = async (from: ReleaseOrigin, registry: string): Promise<OpenedRelease> => {
-    const shell = options.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env, http }));
-    const opened = await openRelease(from, shell, { pins, target, ownEngine: options.engine, registry, http });
-    await options.onRelease?.(opened.release.signed.shell, opened.release.signed.pi);
+    const shell = choices.release ?? (await newestRelease(from, { registry, npmrc: state.npmrc, env, http }));
+    const opened = await openRelease(from, shell, { pins, target, ownEngine: bind.engine, registry, http });
+    await bind.onRelease?.(opened.release.signed.shell, opened.release.signed.pi);
     return opened;
   };
   const space = watchSpace(layout, pins, target);
 
   const run: Record<InstallStepId, () => Promise<string>> = {
-    claim: async () => `${layout.prefix} ${options.claimed ?? (await claimPrefix(layout))}`,
+    claim: async () => `${layout.prefix} ${bind.claimed ?? (await claimPrefix(layout))}`,
     "npm-settings": async () => {
       const user = await userRegistrySettings(env, layout.home);
       state.npmrc = user.npmrc;
@@ -138,7 +139,7 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
     runtime: async () => {
       // Before the first download: the space the pins know of, against what is free.
       await space.check();
-      const from = await releaseOrigin(options.source, target);
+      const from = await releaseOrigin(choices.source, target);
       state.origin = from;
       const { npmrc } = state;
       // pnpm's location is known up front unless the official source must ask our npm for the registry;
@@ -146,12 +147,12 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
       const known = npmrcRegistry(npmrc, env);
       let before: Promise<string> | null = null;
       if (from.kind === "bundle") {
-        if (options.release) bundleHolds(from.bundle, options.release);
+        if (choices.release) bundleHolds(from.bundle, choices.release);
         // Its signed release and every package this machine needs are checked while the runtimes are
         // copied from it, and before any is extracted: a damaged or altered bundle changes nothing.
         state.opened = open(from, "");
         before = state.opened.then((o) => `; offline bundle ${from.bundle.manifest.id}, its signature and ${o.packages?.size ?? 0} packages verified`);
-      } else if (known || (options.release && from.source.kind !== "official")) {
+      } else if (known || (choices.release && from.source.kind !== "official")) {
         // The release is known without our npm (named, or the registry is in the npm settings): its signature
         // and assets are checked while the runtimes download, and before any is extracted.
         state.opened = open(from, known ?? "");
@@ -159,7 +160,7 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
       }
       // Awaited by ensureRuntimes; this only keeps an early failure from being reported as unhandled.
       before?.catch(() => undefined);
-      let source: Source = from.kind === "bundle" ? parseSource(options.source, "") : from.source;
+      let source: Source = from.kind === "bundle" ? parseSource(choices.source, "") : from.source;
       let asked: Promise<Source> | null = null;
       // pnpm itself comes from the registry: the HTTP client trusts the authorities the npm settings name for it (ca, cafile).
       const official = (): Promise<Source> =>
@@ -188,7 +189,7 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
       // Our npm is there now: an install that has not asked it for the registry (an offline bundle, the registry in no
       // npm settings) asks it while pnpm runs, rather than after the PATH step.
       state.registryRecorded = recordedRegistry(layout, state.npmrc, env, 60_000).catch(() => null);
-      const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: options.verbose ? host.err : undefined });
+      const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: choices.verbose ? host.err : undefined });
       state.installed = installed;
       const { shell, pi } = installed.distribution.manifest;
       const how = installed.repaired ? `installed again (it ${installed.repaired})` : installed.status;
@@ -228,41 +229,41 @@ export async function runInstallSteps(options: InstallOptions): Promise<InstallR
       return `gentle-shell ${shell}, pi ${pi}`;
     },
     path: async () => {
-      const outcome = await pathEntryStep(layout, { env, noModifyPath: options.noModifyPath, registry: options.registry });
+      const outcome = await pathEntryStep(layout, env, { noModifyPath: choices.noModifyPath, registry: bind.registry });
       state.path = outcome;
       if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
       const added = outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
       // An entry an earlier install left elsewhere was moved (or kept, edited): said on the same line.
       const done = outcome.status === "applied" && outcome.detail ? `${added}; ${outcome.detail}` : added;
-      return options.completions ? `${done}${completionsStep(layout, env, outcome, options.completions)}` : done;
+      return choices.completions ? `${done}${completionsStep(layout, env, outcome, choices.completions)}` : done;
     },
   };
   const steps: Step[] = STEP_ORDER.filter((id): id is InstallStepId => id !== "setup").map((id) => ({ id, run: run[id] }));
   const outcomes = await runPlan(
     steps.map((step) => space.guard(step)),
     { home: layout.home, env },
-    options.report,
+    bind.report,
   );
   // tmp/ only when it is a real folder of ours; a link there is left, its target untouched.
   await removeOwnFolder(layout.tmp).catch(() => undefined);
   const ok = outcomes.every((o) => o.status === "done");
-  const mode = options.setup ?? "none";
+  const mode = choices.setup ?? "none";
   let setup: StepOutcome | null = null;
   // The first launch's startup offer then reads the registry npm reports from its record, without starting npm.
   if (ok) await (state.registryRecorded ?? recordedRegistry(layout, state.npmrc, env, 60_000));
   // A failed install still waits for the npm it started.
   else await state.registryRecorded;
-  if (ok) await options.installed?.();
+  if (ok) await bind.installed?.();
   if (mode === "run" && ok) {
     const setupStep: Step = { id: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id, host }) };
     // Gentle AI's own output follows, on the inherited terminal.
     host.out(`  running ${SETUP_COMMAND}: Gentle AI for Pi, inside the Gentle Shell folder`);
-    setup = (await runPlan([setupStep], { home: layout.home, env }, options.report))[0]!;
+    setup = (await runPlan([setupStep], { home: layout.home, env }, bind.report))[0]!;
   } else if (mode !== "none") {
     setup = ok
       ? { id: "setup", title: STEPS.setup.title, status: "skipped", detail: `--no-setup; the first interactive gentle-shell runs ${SETUP_COMMAND} once` }
       : { id: "setup", title: STEPS.setup.title, status: "not-run", detail: "" };
-    if (ok) options.report(setup);
+    if (ok) bind.report(setup);
   }
   if (setup) outcomes.push(setup);
   return { outcomes, id: state.installed?.id ?? null, path: state.path, ok, setup };

@@ -152,15 +152,15 @@ export function probeFile(path: string, home: string, options: PathIoOptions = {
 }
 
 /** Everything pathEntryPlan decides on, for this layout and environment. */
-export async function collectPathFacts(layout: Layout, options: PathIoOptions & { env: Env; platform?: Platform }): Promise<PathFacts> {
+export async function collectPathFacts(layout: Layout, env: Env, options: PathIoOptions & { platform?: Platform } = {}): Promise<PathFacts> {
   const platform = options.platform ?? layout.platform;
-  const base = { platform, home: layout.home, env: options.env, bin: layout.bin, launcher: layout.launcher };
+  const base = { platform, home: layout.home, env, bin: layout.bin, launcher: layout.launcher };
   if (platform === "win32") {
     const registry = requireRegistry(options.registry);
     return { ...base, files: {}, userPath: await registry.readUserPath() };
   }
   const files: Record<string, FileFacts> = {};
-  for (const f of profileFiles(layout.home, options.env, platform)) files[f.path] = probeFile(f.path, layout.home, options);
+  for (const f of profileFiles(layout.home, env, platform)) files[f.path] = probeFile(f.path, layout.home, options);
   const link = localBinLink(layout.home);
   files[link] = probeFile(link, layout.home, options);
   if (files[link]!.node === "absent") {

@@ -49,7 +49,7 @@ export function writePathReceipt(layout: Layout, receipt: PathReceipt, options: 
 export type ReadReceipt = { status: "missing" } | ReceiptCheck;
 
 /** spec PATH, "Reading it back": only what this prefix writes is valid. */
-export function readPathReceipt(layout: Layout, options: PathIoOptions & { env: Env; home?: string; platform?: Platform }): ReadReceipt {
+export function readPathReceipt(layout: Layout, env: Env, options: PathIoOptions & { home?: string; platform?: Platform } = {}): ReadReceipt {
   const fs = options.fs ?? nodeFs;
   const home = options.home ?? layout.home;
   let st: nodeFs.Stats;
@@ -79,7 +79,7 @@ export function readPathReceipt(layout: Layout, options: PathIoOptions & { env: 
   }
   return checkReceipt(text, {
     home,
-    env: options.env,
+    env,
     platform: options.platform ?? layout.platform,
     bin: layout.bin,
     launcher: layout.launcher,

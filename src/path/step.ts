@@ -2,7 +2,7 @@
  * The installer's PATH step (spec: "PATH", and bundled-path in the step
  * list of "Migration from a global install"):
  *
- *   pathEntryStep(layout, { env, platform?, noModifyPath?, fs?, registry?, user? })
+ *   pathEntryStep(layout, env, { platform?, noModifyPath?, fs?, registry?, user? })
  *     -> Promise<PathStepOutcome>
  *
  * gathers the facts, plans, applies, persists the receipt (taking the entry
@@ -29,8 +29,8 @@ import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import { userPathEntry } from "./user-path";
 import { shadowingCommand } from "./shadow";
 
+/** The step's seams (fs, registry, user) and its choices; the environment it reads travels beside them. */
 export interface PathStepOptions extends PathIoOptions {
-  env: Env;
   platform?: Platform;
   /** --no-modify-path or GENTLE_SHELL_NO_MODIFY_PATH=1: change nothing, print the line. */
   noModifyPath?: boolean;
@@ -62,7 +62,7 @@ const MANUAL_WHY: Record<string, string> = {
  * spec "Migration" step list, bundled-path: plan, apply, persist the receipt
  * (taking the entry back when it cannot be written). Never throws.
  */
-export async function pathEntryStep(layout: Layout, options: PathStepOptions): Promise<PathStepOutcome> {
+export async function pathEntryStep(layout: Layout, env: Env, options: PathStepOptions = {}): Promise<PathStepOutcome> {
   const platform = options.platform ?? layout.platform;
   const home = layout.home;
   const show = (p: string) => tildify(p, home);
@@ -77,7 +77,7 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
 
   let facts: PathFacts;
   try {
-    facts = await collectPathFacts(layout, { ...options, platform });
+    facts = await collectPathFacts(layout, env, { ...options, platform });
   } catch (e) {
     return { status: "failed", detail: tildifyText((e as Error).message, home), ...byHand(null) };
   }
@@ -88,7 +88,7 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
   }
   if (plan.kind === "none") {
     const e = plan.existing;
-    const inTerminal = pathEntries(envValue(options.env, "PATH", platform), platform);
+    const inTerminal = pathEntries(envValue(env, "PATH", platform), platform);
     const dir = e.kind === "link" ? dirname(e.path) : layout.bin;
     const here = inTerminal.some((p) => samePathEntry(p, dir, platform));
     const file = e.kind === "line" ? e.file : e.kind === "link" ? e.path : `${e.key}\\${e.name}`;
@@ -116,7 +116,7 @@ export async function pathEntryStep(layout: Layout, options: PathStepOptions): P
   // The entry an earlier install recorded, moved below once the new one is in place (one entry, one receipt).
   let earlier: PathReceipt | null = null;
   try {
-    const read = readPathReceipt(layout, { ...options, platform });
+    const read = readPathReceipt(layout, env, { ...options, platform });
     if (read.status === "valid") earlier = read.receipt;
   } catch {
     // An unreadable receipt records nothing to move.

@@ -78,10 +78,10 @@ describe("in a real terminal (tmux): the shell a terminal window starts", () => 
     const env = { HOME: layout.home, PATH: "/usr/bin:/bin", SHELL: shell, ...extra };
     expect(await inTmux([...argv], layout.home, extra, nu)).not.toContain(VERSION);
     const before = snapshot(layout.home, env);
-    const out = await pathEntryStep(layout, { env, platform });
+    const out = await pathEntryStep(layout, env, { platform });
     expect(out.status, out.detail).toBe("applied");
     expect(await inTmux([...argv], layout.home, extra, nu)).toContain(VERSION);
-    const read = readPathReceipt(layout, { env, platform });
+    const read = readPathReceipt(layout, env, { platform });
     expect(read.status).toBe("valid");
     if (read.status === "valid") await removePathEntry(read.receipt);
     expectSame(before, snapshot(layout.home, env));

@@ -202,7 +202,7 @@ describe.each(HOMES)("real shells, %s home", (_kind, homeName) => {
     const before = snapshot(home, env, [target]);
     if (!c.warm) expect(terminal(c.argv, home, extra).stdout).not.toContain(VERSION);
 
-    const out = await pathEntryStep(layout, { env, platform: c.platform ?? "linux" });
+    const out = await pathEntryStep(layout, env, { platform: c.platform ?? "linux" });
     expect(out.status, out.detail).toBe("applied");
     expect(out.file).toBe(target);
     expect(out.receipt).toMatchObject({ kind: "profile", applied: true, path: target, create: c.expectCreate });
@@ -213,12 +213,12 @@ describe.each(HOMES)("real shells, %s home", (_kind, homeName) => {
     expect(run.stdout, run.stderr).toContain(VERSION);
 
     // Running the installer again adds nothing.
-    const again = await pathEntryStep(layout, { env, platform: c.platform ?? "linux" });
+    const again = await pathEntryStep(layout, env, { platform: c.platform ?? "linux" });
     expect(again.status).toBe("already");
     expect(fs.readFileSync(target, "utf8").split(PATH_MARKER).length - 1).toBe(1);
 
     // Undo from the persisted receipt, as self-uninstall does.
-    const read = readPathReceipt(layout, { env, platform: c.platform ?? "linux" });
+    const read = readPathReceipt(layout, env, { platform: c.platform ?? "linux" });
     expect(read.status).toBe("valid");
     if (read.status !== "valid") return;
     const removed = await removePathEntry(read.receipt);
@@ -242,7 +242,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     fs.writeFileSync(join(dots, "bashrc"), "alias g=git\n");
     fs.symlinkSync(join(dots, "bashrc"), join(layout.home, ".bashrc"));
     const before = [state(join(layout.home, ".bashrc")), state(join(dots, "bashrc"))];
-    const out = await pathEntryStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/bin/bash" } });
+    const out = await pathEntryStep(layout, { PATH: "/usr/bin:/bin", SHELL: "/bin/bash" });
     expect(out).toMatchObject({ status: "manual", file: join(layout.home, ".bashrc"), detail: "~/.bashrc is a symlink, so it was left untouched" });
     expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${out.line}`);
     expect([state(join(layout.home, ".bashrc")), state(join(dots, "bashrc"))]).toEqual(before);
@@ -251,7 +251,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     fs.appendFileSync(join(dots, "bashrc"), `${out.line}\n`);
     expect(terminal(["bash", "-i", "-c"], layout.home).stdout).toContain(VERSION);
     // And then there is no plan: the line is there, through the link.
-    expect((await pathEntryStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/bin/bash" } })).status).toBe("already");
+    expect((await pathEntryStep(layout, { PATH: "/usr/bin:/bin", SHELL: "/bin/bash" })).status).toBe("already");
   });
 
   it("a read-only ~/.zshrc (0444; judged by mode bits, so also when the installer runs as root)", async () => {
@@ -260,7 +260,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     fs.writeFileSync(rc, "bindkey -e\n", { mode: 0o444 });
     fs.chmodSync(rc, 0o444);
     const before = state(rc);
-    const out = await pathEntryStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/zsh" } });
+    const out = await pathEntryStep(layout, { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/zsh" });
     expect(out).toMatchObject({ status: "manual", detail: "~/.zshrc is read-only, so it was left untouched" });
     expect(state(rc)).toEqual(before);
     expect(terminal(["zsh", "-i", "-c"], layout.home).stdout).not.toContain(VERSION);
@@ -277,7 +277,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     fs.symlinkSync(join(root, "dotfiles"), join(layout.home, "dots"));
     const zdotdir = join(layout.home, "dots", "zsh");
     const before = state(join(real, ".zshrc"));
-    const out = await pathEntryStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/zsh", ZDOTDIR: zdotdir } });
+    const out = await pathEntryStep(layout, { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/zsh", ZDOTDIR: zdotdir });
     expect(out).toMatchObject({
       status: "manual",
       file: join(zdotdir, ".zshrc"),
@@ -291,7 +291,7 @@ describe("profiles we must not write get a manual plan and stay untouched", () =
     const layout = makeHome(root, "home");
     fs.mkdirSync(join(root, "config", "fish"), { recursive: true });
     fs.symlinkSync(join(root, "config"), join(layout.home, ".config"));
-    const out = await pathEntryStep(layout, { env: { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/fish" } });
+    const out = await pathEntryStep(layout, { PATH: "/usr/bin:/bin", SHELL: "/usr/bin/fish" });
     expect(out).toMatchObject({
       status: "manual",
       detail: "~/.config/fish/conf.d/gentle-shell.fish is reached through a linked folder, so it was left untouched",
@@ -308,12 +308,12 @@ describe("the ~/.local/bin link in a real shell", () => {
     fs.writeFileSync(join(layout.home, ".bashrc"), "# untouched\n");
     const env = { PATH: `${localBin}:/usr/bin:/bin`, SHELL: "/bin/bash" };
     const before = snapshot(layout.home, env);
-    const out = await pathEntryStep(layout, { env });
+    const out = await pathEntryStep(layout, env);
     expect(out).toMatchObject({ status: "applied", file: join(localBin, "gentle-shell") });
     const r = spawnSync("bash", ["-c", "gentle-shell --version"], { env: { HOME: layout.home, PATH: env.PATH }, encoding: "utf8" });
     expect(r.stdout).toContain(VERSION);
     expectSame(before, snapshot(layout.home, env));
-    const read = readPathReceipt(layout, { env });
+    const read = readPathReceipt(layout, env);
     expect(read.status).toBe("valid");
     if (read.status === "valid") expect(await removePathEntry(read.receipt)).toEqual({ status: "removed" });
     expect(fs.readdirSync(localBin)).toEqual([]);

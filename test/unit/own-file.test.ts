@@ -148,7 +148,7 @@ describe("the reads that relied on O_NOFOLLOW, under win32's rule", () => {
     const receipt = receiptJson({ schema: 1, kind: "registry", applied: true, key: USER_PATH_KEY, name: USER_PATH_NAME, entry: userPathEntry(layout.bin) });
     await fs.writeFile(layout.pathReceipt, receipt);
     const env = { USERPROFILE: home };
-    expect(readPathReceipt(layout, { env })).toMatchObject({ status: "valid" });
+    expect(readPathReceipt(layout, env)).toMatchObject({ status: "valid" });
     // Windows' open: O_NOFOLLOW is 0 there, so whatever flags are asked for, a link is followed.
     const theirs = join(root, "theirs.json");
     await fs.writeFile(theirs, receipt);
@@ -162,7 +162,7 @@ describe("the reads that relied on O_NOFOLLOW, under win32's rule", () => {
         return nodeFs.openSync(p, flags & ~nodeFs.constants.O_NOFOLLOW, mode);
       }) as typeof nodeFs.openSync,
     } as PathFs;
-    expect(readPathReceipt(layout, { env, fs: windowsLike })).toEqual({
+    expect(readPathReceipt(layout, env, { fs: windowsLike })).toEqual({
       status: "invalid",
       reason: "path-entry.json is a link or not a file",
       manual: null,

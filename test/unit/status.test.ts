@@ -39,7 +39,7 @@ function probes(over: Partial<StatusProbes> = {}): StatusProbes {
       asked.launcher++;
       return { code: 0, stdout: `gentle-shell ${SHELL}\npi ${PI}\n`, stderr: "" };
     },
-    readReceipt: () => readPathReceipt(layout, { env: {} }),
+    readReceipt: () => readPathReceipt(layout, {}),
     probeMemory: async () => {
       asked.memory++;
       return { memory: "disabled", row: "start-not-allowed" };
@@ -204,7 +204,7 @@ describe("status of a healthy install", () => {
     const { env, receipt } = mine;
     if (mine.profile) await fs.writeFile(mine.profile, `${posixLine(layout.bin)}\n`);
     await fs.writeFile(layout.pathReceipt, JSON.stringify(receipt), { mode: 0o600 });
-    const readReceipt = () => readPathReceipt(layout, { env });
+    const readReceipt = () => readPathReceipt(layout, env);
     const valid = await gatherStatus({ layout, pins: productionPins, env, probes: probes({ readReceipt }), memory: false });
     expect(valid.path).toEqual({ receipt: "valid", kind: receipt.kind, where: mine.where, reason: null, onPath: true });
     await fs.writeFile(layout.pathReceipt, JSON.stringify({ ...receipt, ...mine.other }), { mode: 0o600 });

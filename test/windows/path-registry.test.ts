@@ -42,14 +42,14 @@ describe("the HKCU user Path through the real adapter", () => {
     const before = await registry!.readUserPath();
     const layout = prefixLayout({ home: process.env.USERPROFILE!, platform: "win32", pins: productionPins, windowsPrefix: prefix });
     const env = { ...process.env } as Record<string, string | undefined>;
-    const first = await pathEntryStep(layout, { env, platform: "win32", registry: registry! });
+    const first = await pathEntryStep(layout, env, { platform: "win32", registry: registry! });
     expect(first.status).toBe("applied");
     const after = await registry!.readUserPath();
     expect(after!.type).toBe("REG_EXPAND_SZ");
     expect(after!.value).toContain("%GSS_NEVER_EXPANDED%\\bin");
     expect(after!.value.toLowerCase()).toContain(join(prefix, "bin").toLowerCase());
 
-    const second = await pathEntryStep(layout, { env, platform: "win32", registry: registry! });
+    const second = await pathEntryStep(layout, env, { platform: "win32", registry: registry! });
     expect(second.status).toBe("already");
     expect((await registry!.readUserPath())!.value).toBe(after!.value);
 

@@ -61,7 +61,7 @@ async function removeLeftover(layout: Layout, path: string, pid: number | null):
 async function restoreLine(layout: Layout, env: Env, action: Extract<FixAction, { do: "profile-line" }>): Promise<string | null> {
   const file = profileFiles(layout.home, env, layout.platform).find((f) => f.path === action.file);
   if (!file) return null;
-  const old = readPathReceipt(layout, { env });
+  const old = readPathReceipt(layout, env);
   if (old.status !== "valid" || old.receipt.kind !== "profile" || old.receipt.line !== action.line) return null;
   const made = appendLine({ kind: "line", shell: file.shell, file: action.file, line: action.line, create: action.create }, layout.home, nodeFs);
   if (!made.applied || made.kind !== "profile") return null;

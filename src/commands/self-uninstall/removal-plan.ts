@@ -190,7 +190,7 @@ async function ourBinFile(path: string): Promise<boolean> {
 export async function uninstallPlan(layout: Layout, env: Env, includeShared: boolean): Promise<UninstallPlan> {
   const win = layout.platform === "win32";
   const plan: UninstallPlan = { path: null, pathManual: null, remove: [], shared: [], keep: [], windows: null };
-  const receipt = readPathReceipt(layout, { env });
+  const receipt = readPathReceipt(layout, env);
   if (receipt.status === "valid") {
     const r = receipt.receipt;
     plan.path = {

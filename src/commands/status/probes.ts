@@ -16,7 +16,7 @@ import type { StatusProbes } from "./gather";
 export function hostStatusProbes(layout: Layout, env: Env): StatusProbes {
   return {
     runLauncher: () => runLauncher(layout, ["--version"], { env: launcherCheckEnvironment(layout, { env }), timeoutMs: 60_000 }),
-    readReceipt: () => readPathReceipt(layout, { env }),
+    readReceipt: () => readPathReceipt(layout, env),
     probeMemory: async () => (await engramLaunchEnvironment(layout, env, "classify")).decision,
   };
 }

@@ -40,7 +40,7 @@ let ctx: DoctorContext;
 
 const probes = (): StatusProbes => ({
   runLauncher: async () => ({ code: 0, stdout: `gentle-shell ${SHELL}\npi ${PI}\n`, stderr: "" }),
-  readReceipt: () => readPathReceipt(layout, { env: ctx.env }),
+  readReceipt: () => readPathReceipt(layout, ctx.env),
   probeMemory: async () => ({ memory: "disabled", row: "policy-disabled" }),
 });
 

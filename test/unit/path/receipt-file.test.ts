@@ -36,7 +36,7 @@ describe("path-entry.json", () => {
       create: false,
       separator: "\n",
     });
-    expect(readPathReceipt(layout, { env: env("/bin/bash") })).toEqual({ status: "valid", receipt: receiptFor() });
+    expect(readPathReceipt(layout, env("/bin/bash"))).toEqual({ status: "valid", receipt: receiptFor() });
     expect(fs.readdirSync(layout.prefix).filter((n) => n.includes("tmp"))).toEqual([]);
   });
 
@@ -57,9 +57,9 @@ describe("path-entry.json", () => {
   });
 
   it("missing, malformed", () => {
-    expect(readPathReceipt(layout, { env: {} })).toEqual({ status: "missing" });
+    expect(readPathReceipt(layout, {})).toEqual({ status: "missing" });
     fs.writeFileSync(layout.pathReceipt, "{ not json");
-    expect(readPathReceipt(layout, { env: {} }).status).toBe("invalid");
+    expect(readPathReceipt(layout, {}).status).toBe("invalid");
   });
 
   it("a link to a receipt is invalid, and once it is gone the receipt is missing", (ctx) => {
@@ -69,16 +69,16 @@ describe("path-entry.json", () => {
       JSON.stringify({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: LINE(), create: false, separator: "" }),
     );
     fs.symlinkSync(join(root, "elsewhere.json"), layout.pathReceipt);
-    expect(readPathReceipt(layout, { env: {} })).toMatchObject({ status: "invalid", manual: null });
+    expect(readPathReceipt(layout, {})).toMatchObject({ status: "invalid", manual: null });
     fs.unlinkSync(layout.pathReceipt);
-    expect(readPathReceipt(layout, { env: {} })).toEqual({ status: "missing" });
+    expect(readPathReceipt(layout, {})).toEqual({ status: "missing" });
   });
 
   it("a receipt naming another file is refused even when that file holds our exact line, and the file is named", async () => {
     const other = join(home, ".zshenv");
     fs.writeFileSync(other, `${LINE()}\n`);
     fs.writeFileSync(layout.pathReceipt, JSON.stringify({ schema: 1, kind: "profile", path: other, line: LINE(), create: false, separator: "" }));
-    const r = readPathReceipt(layout, { env: {} });
+    const r = readPathReceipt(layout, {});
     expect(r).toMatchObject({ status: "invalid" });
     expect(r.status === "invalid" && r.manual).toContain("~/.zshenv");
     expect(fs.readFileSync(other, "utf8")).toBe(`${LINE()}\n`);
@@ -89,6 +89,6 @@ describe("path-entry.json", () => {
       layout.pathReceipt,
       JSON.stringify({ schema: 1, kind: "profile", path: join(home, ".bashrc"), line: fishLine(layout.bin), create: false, separator: "" }),
     );
-    expect(readPathReceipt(layout, { env: {} }).status).toBe("invalid");
+    expect(readPathReceipt(layout, {}).status).toBe("invalid");
   });
 });

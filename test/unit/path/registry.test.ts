@@ -19,7 +19,7 @@ describe("Windows user Path through the adapter", () => {
   it("appends to the raw value, keeps REG_EXPAND_SZ, leaves %VAR% unexpanded, broadcasts; removal restores it", async () => {
     const raw = "%USERPROFILE%\\.cargo\\bin;%LOCALAPPDATA%\\Microsoft\\WindowsApps";
     const { state, adapter } = fakeRegistry({ value: raw, type: "REG_EXPAND_SZ" });
-    const facts = await collectPathFacts(wlayout(), { env: {}, registry: adapter });
+    const facts = await collectPathFacts(wlayout(), {}, { registry: adapter });
     const p = pathEntryPlan(facts);
     const receipt = await applyPathEntry(p, { home: "C:/Users/u", registry: adapter });
     expect(receipt).toEqual({ schema: 1, kind: "registry", applied: true, key: "HKCU\\Environment", name: "Path", entry: ENTRY });
@@ -32,17 +32,17 @@ describe("Windows user Path through the adapter", () => {
 
   it("a REG_SZ value stays REG_SZ; an absent value is created as REG_EXPAND_SZ", async () => {
     const sz = fakeRegistry({ value: "C:\\Tools", type: "REG_SZ" });
-    await applyPathEntry(pathEntryPlan(await collectPathFacts(wlayout(), { env: {}, registry: sz.adapter })), { home: "C:/Users/u", registry: sz.adapter });
+    await applyPathEntry(pathEntryPlan(await collectPathFacts(wlayout(), {}, { registry: sz.adapter })), { home: "C:/Users/u", registry: sz.adapter });
     expect(sz.state.value).toEqual({ value: `C:\\Tools;${ENTRY}`, type: "REG_SZ" });
     const none = fakeRegistry(null);
-    await applyPathEntry(pathEntryPlan(await collectPathFacts(wlayout(), { env: {}, registry: none.adapter })), { home: "C:/Users/u", registry: none.adapter });
+    await applyPathEntry(pathEntryPlan(await collectPathFacts(wlayout(), {}, { registry: none.adapter })), { home: "C:/Users/u", registry: none.adapter });
     expect(none.state.value).toEqual({ value: ENTRY, type: "REG_EXPAND_SZ" });
   });
 
   it("already there in another case with a trailing backslash: nothing written, applied: false never reverted", async () => {
     const raw = "c:\\users\\u\\appdata\\local\\gentle-shell\\BIN\\;C:\\x";
     const { state, adapter } = fakeRegistry({ value: raw, type: "REG_EXPAND_SZ" });
-    const p = pathEntryPlan(await collectPathFacts(wlayout(), { env: {}, registry: adapter }));
+    const p = pathEntryPlan(await collectPathFacts(wlayout(), {}, { registry: adapter }));
     expect(p.kind).toBe("none");
     const receipt = await applyPathEntry(p, { home: "C:/Users/u", registry: adapter });
     expect(receipt.applied).toBe(false);
@@ -55,7 +55,7 @@ describe("Windows user Path through the adapter", () => {
     const { state, adapter } = fakeRegistry({ value: `C:\\x;${ENTRY}`, type: "REG_EXPAND_SZ" });
     const wl = wlayout();
     const real = { ...wl, pathReceipt: join(root, "path-entry-already.json") };
-    const out = await pathEntryStep(real, { env: { Path: `C:\\x;${ENTRY.toLowerCase()}\\` }, registry: adapter });
+    const out = await pathEntryStep(real, { Path: `C:\\x;${ENTRY.toLowerCase()}\\` }, { registry: adapter });
     expect(out.status).toBe("already");
     expect(out.nextStep).toBe("Nothing to do: `gentle-shell` is already on this terminal's PATH.");
     expect(state.writes).toEqual([]);
@@ -65,7 +65,7 @@ describe("Windows user Path through the adapter", () => {
     const { state, adapter } = fakeRegistry({ value: "C:\\x", type: "REG_EXPAND_SZ" });
     const failing = { ...adapter, broadcastEnvironmentChange: async () => Promise.reject(new Error("announcing the new Path failed (exit null)")) };
     const real = { ...wlayout(), pathReceipt: join(root, "path-entry-broadcast.json") };
-    const out = await pathEntryStep(real, { env: { Path: "C:\\x" }, registry: failing });
+    const out = await pathEntryStep(real, { Path: "C:\\x" }, { registry: failing });
     expect(out.status).toBe("applied");
     expect(state.value?.value).toBe(`C:\\x;${ENTRY}`);
     const receipt = JSON.parse(fs.readFileSync(real.pathReceipt, "utf8"));
@@ -79,7 +79,7 @@ describe("Windows user Path through the adapter", () => {
     const wl = wlayout();
     // The receipt goes into a real folder standing in for the prefix.
     const real = { ...wl, pathReceipt: join(root, "path-entry.json") };
-    const out = await pathEntryStep(real, { env: { Path: "C:\\x" }, registry: adapter });
+    const out = await pathEntryStep(real, { Path: "C:\\x" }, { registry: adapter });
     expect(out.status).toBe("applied");
     expect(out.nextStep).toMatch(/^Open a new terminal to use `gentle-shell`/);
     expect(state.value?.value).toBe(`C:\\x;${ENTRY}`);

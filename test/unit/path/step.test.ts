@@ -17,18 +17,18 @@ describe("pathEntryStep", () => {
   it("applied: the line, the receipt, and one sentence to get gentle-shell in this terminal", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
-    const out = await pathEntryStep(layout, { env: env("/bin/bash") });
+    const out = await pathEntryStep(layout, env("/bin/bash"));
     expect(out).toMatchObject({ status: "applied", file: join(home, ".bashrc"), line: LINE() });
     expect(out.nextStep).toBe("Run `. ~/.bashrc` or open a new terminal to use `gentle-shell`.");
-    expect(readPathReceipt(layout, { env: env("/bin/bash") })).toEqual({ status: "valid", receipt: out.receipt });
+    expect(readPathReceipt(layout, env("/bin/bash"))).toEqual({ status: "valid", receipt: out.receipt });
   });
 
   it("a second run: already, one line, the first receipt kept", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), "a\n");
-    await pathEntryStep(layout, { env: env("/bin/zsh") });
+    await pathEntryStep(layout, env("/bin/zsh"));
     const receipt = read(layout.pathReceipt);
-    const out = await pathEntryStep(layout, { env: env("/bin/zsh") });
+    const out = await pathEntryStep(layout, env("/bin/zsh"));
     expect(out.status).toBe("already");
     expect(out.nextStep).toBe("Run `. ~/.zshrc` or open a new terminal to use `gentle-shell` (~/.zshrc already adds it).");
     expect(fs.readFileSync(join(home, ".zshrc"), "utf8")).toBe(`a\n${LINE()}\n`);
@@ -39,23 +39,23 @@ describe("pathEntryStep", () => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".profile"), "umask 022");
     // What an earlier install did for SHELL=nu: the sh family's ~/.profile, as it still does for a shell the table does not know.
-    const old = await pathEntryStep(layout, { env: env("/bin/sh") });
+    const old = await pathEntryStep(layout, env("/bin/sh"));
     expect(old).toMatchObject({ status: "applied", file: join(home, ".profile") });
     expect(fs.readFileSync(join(home, ".profile"), "utf8")).toBe(`umask 022\n${LINE()}\n`);
 
-    const out = await pathEntryStep(layout, { env: env("/usr/bin/nu") });
+    const out = await pathEntryStep(layout, env("/usr/bin/nu"));
     const envNu = join(home, ".config/nushell/env.nu");
     expect(out).toMatchObject({ status: "applied", file: envNu, detail: "moved our PATH entry here from ~/.profile" });
     expect(fs.readFileSync(join(home, ".profile"), "utf8")).toBe("umask 022");
-    expect(readPathReceipt(layout, { env: env("/usr/bin/nu") })).toEqual({ status: "valid", receipt: out.receipt });
+    expect(readPathReceipt(layout, env("/usr/bin/nu"))).toEqual({ status: "valid", receipt: out.receipt });
     expect(out.receipt).toMatchObject({ kind: "profile", path: envNu, create: true });
   });
 
   it("an earlier line the user edited is kept and named, and the new entry still goes in", async (ctx) => {
     requires(ctx, "posix-path-scratch");
-    await pathEntryStep(layout, { env: env("/bin/sh") });
+    await pathEntryStep(layout, env("/bin/sh"));
     fs.writeFileSync(join(home, ".profile"), `${LINE()} # and mine\n`);
-    const out = await pathEntryStep(layout, { env: env("/bin/bash") });
+    const out = await pathEntryStep(layout, env("/bin/bash"));
     expect(out.status).toBe("applied");
     expect(out.file).toBe(join(home, ".bashrc"));
     expect(out.detail).toMatch(/^our earlier PATH entry in ~\/\.profile was kept: /);
@@ -65,14 +65,14 @@ describe("pathEntryStep", () => {
   it("already, with our bin on this terminal's PATH: nothing to do", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".zshrc"), `${LINE()}\n`);
-    const out = await pathEntryStep(layout, { env: env("/bin/zsh", { PATH: `${layout.bin}:/usr/bin` }) });
+    const out = await pathEntryStep(layout, env("/bin/zsh", { PATH: `${layout.bin}:/usr/bin` }));
     expect(out).toMatchObject({ status: "already", nextStep: "Nothing to do: `gentle-shell` is already on this terminal's PATH." });
   });
 
   it("noModifyPath: nothing written, and the exact line to add", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
-    const out = await pathEntryStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), noModifyPath: true });
+    const out = await pathEntryStep(layout, env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), { noModifyPath: true });
     expect(out).toMatchObject({ status: "skipped", file: join(home, ".bashrc"), line: LINE() });
     expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
     expect(fs.readFileSync(join(home, ".bashrc"), "utf8")).toBe("a\n");
@@ -83,7 +83,7 @@ describe("pathEntryStep", () => {
     requires(ctx, "posix-path-scratch", "symlinks");
     fs.writeFileSync(join(root, "zshrc"), "z\n");
     fs.symlinkSync(join(root, "zshrc"), join(home, ".zshrc"));
-    const out = await pathEntryStep(layout, { env: env("/usr/bin/zsh") });
+    const out = await pathEntryStep(layout, env("/usr/bin/zsh"));
     expect(out).toMatchObject({ status: "manual", detail: "~/.zshrc is a symlink, so it was left untouched", line: LINE() });
     expect(out.nextStep).toBe(`Add this line to ~/.zshrc, then open a new terminal: ${LINE()}`);
     expect(fs.readFileSync(join(root, "zshrc"), "utf8")).toBe("z\n");
@@ -93,14 +93,14 @@ describe("pathEntryStep", () => {
   it("the link: nothing to do in this terminal", async (ctx) => {
     requires(ctx, "posix-path-scratch", "symlinks");
     fs.mkdirSync(join(home, ".local/bin"), { recursive: true });
-    const out = await pathEntryStep(layout, { env: env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }) });
+    const out = await pathEntryStep(layout, env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }));
     expect(out.status).toBe("applied");
     expect(out.nextStep).toMatch(/^Nothing to do: run `gentle-shell` now/);
   });
 
   it("fish: source the conf.d file", async (ctx) => {
     requires(ctx, "posix-path-scratch");
-    const out = await pathEntryStep(layout, { env: env("/usr/bin/fish") });
+    const out = await pathEntryStep(layout, env("/usr/bin/fish"));
     expect(out.nextStep).toBe("Run `source ~/.config/fish/conf.d/gentle-shell.fish` or open a new terminal to use `gentle-shell`.");
   });
 
@@ -110,7 +110,7 @@ describe("pathEntryStep", () => {
     fs.writeFileSync(rc, "keep");
     fs.mkdirSync(layout.pathReceipt);
     fs.writeFileSync(join(layout.pathReceipt, "x"), "");
-    const out = await pathEntryStep(layout, { env: env("/bin/bash") });
+    const out = await pathEntryStep(layout, env("/bin/bash"));
     expect(out.status).toBe("failed");
     expect(out.detail).toMatch(/^could not write ~\/\.gentle-shell\/path-entry\.json: .*; the PATH entry was taken back$/);
     expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
@@ -121,7 +121,7 @@ describe("pathEntryStep", () => {
     // The home is not made: the plan fails before anything is written under it,
     // and Windows cannot name a folder "a:b".
     const odd = makeLayout(join(root, "a:b"));
-    const out = await pathEntryStep(odd, { env: env("/bin/bash") });
+    const out = await pathEntryStep(odd, env("/bin/bash"));
     expect(out).toMatchObject({ status: "failed", plan: { kind: "impossible" } });
     expect(out.detail).toContain('":"');
     expect(fs.existsSync(odd.home)).toBe(false);

@@ -39,7 +39,7 @@ export const read = (p: string) => fs.readFileSync(p);
 export const LINE = () => posixLine(layout.bin);
 
 export async function plan(e: Record<string, string>, platform: Platform = "linux"): Promise<PathEntryPlan> {
-  return pathEntryPlan(await collectPathFacts(layout, { env: e, platform }));
+  return pathEntryPlan(await collectPathFacts(layout, e, { platform }));
 }
 
 // A fake HKCU\Environment: the raw value and its type, and the broadcasts made.
