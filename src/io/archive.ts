@@ -86,13 +86,22 @@ async function expectGzip(file: string, name: string): Promise<void> {
   );
 }
 
+/** What the caller hears while an archive is extracted. */
+export interface ExtractHooks {
+  /**
+   * A member's file is whole: written, its mode set and closed, so it can be run while the rest is extracted
+   * (the archive was verified before extraction began). Called with its path under the destination ("/"-separated).
+   */
+  whole?: (target: string) => void;
+}
+
 /**
  * Members are handled one at a time and written with synchronous calls as
  * their bytes arrive, so at most one file is open, memory stays bounded
  * whatever the archive holds (100,000 empty members, one huge member), and
  * nothing is left writing after a rejection.
  */
-export async function extractTarGz(file: string, dest: string, policy: MemberPolicy): Promise<ExtractResult> {
+export async function extractTarGz(file: string, dest: string, policy: MemberPolicy, hooks: ExtractHooks = {}): Promise<ExtractResult> {
   await expectGzip(file, policy.name);
   const result: ExtractResult = { files: 0, bytes: 0, skipped: [], written: new Map() };
   let members = 0;
@@ -211,7 +220,9 @@ export async function extractTarGz(file: string, dest: string, policy: MemberPol
               if (failed || !open) return;
               fchmodSync(open.fd, mode);
               result.written.set(open.target, { size: open.size, sha256: open.hash.digest("hex") });
+              const whole = open.target;
               closeOpen();
+              hooks.whole?.(whole);
             }),
           );
         }),

@@ -17,6 +17,7 @@ import {
   type RuntimeOutcome,
 } from "./recipe";
 import { nodeIn, nodePending, nodeRecipe } from "./node";
+import { stageBoth } from "./both-at-once";
 import { ensureNpmShim } from "./npm-shim";
 import { pnpmPending, pnpmRecipe } from "./pnpm";
 import { ensureEngram, type EngramOutcome } from "./engram";
@@ -24,6 +25,7 @@ import { runtimeDir, setAsideIfBroken, type OurRuntime, type VerifyDepth } from 
 import { ensureOwnDir } from "../../io/own-dir";
 import { lstatOrNull } from "../../io/files";
 import { rm, rmdir } from "../../io/locked-retry";
+import { stepMark } from "../../io/step-times";
 
 export interface EnsureRuntimesOptions {
   /** Default true. */
@@ -99,6 +101,7 @@ async function nodeAndPnpm(ctx: RuntimeContext, options: EnsureRuntimesOptions):
       beforeFailed = true;
       throw error;
     });
+    if (options.before) stepMark("runtime:before-passed", ctx.env);
     if (nodeArchive && pnpmArchive) {
       const both = await bothAtOnce(ctx, nodeArchive, pnpmArchive);
       return { node: again(both.node, nodeFound), pnpm: again(both.pnpm, pnpmFound) };
@@ -133,32 +136,27 @@ async function reusable(ctx: RuntimeContext, name: OurRuntime, label: string, de
   return repaired ? { there: false, repaired } : { there: true };
 }
 
-/**
- * Node and pnpm, both to be installed: the two archives are extracted at
- * once, then node's and npm's checks and pnpm's (on the staged node, the
- * same verified bytes) run at once. Nothing is published until every check
- * passed; then Node, then pnpm, each with its one rename. Whatever fails,
- * both staging folders go.
- */
+/** Node and pnpm, both to be installed: staged and checked together (./both-at-once.ts), then published, Node first. */
 async function bothAtOnce(ctx: RuntimeContext, nodeArchive: PendingArchive, pnpmArchive: PendingArchive): Promise<RuntimesOutcome> {
   let stagedNode = "";
-  const recipes = [nodeRecipe(ctx, nodeArchive), pnpmRecipe(ctx, pnpmArchive, () => nodeIn(stagedNode, ctx.layout.platform === "win32"))] as const;
-  const staged = await Promise.allSettled(recipes.map((recipe) => stageRuntime(ctx, recipe)));
-  const stagings = staged.flatMap((s) => (s.status === "fulfilled" ? [s.value.dir] : []));
-  try {
-    const [nodeStaged, pnpmStaged] = staged.map(settledValue) as [Staged, Staged];
-    stagedNode = nodeStaged.dir;
-    const markers = (await Promise.allSettled([recipes[0].check(nodeStaged.dir), recipes[1].check(pnpmStaged.dir)])).map(settledValue);
-    const node = await publishRuntime(ctx, recipes[0], nodeStaged, markers[0]);
-    const pnpm = await publishRuntime(ctx, recipes[1], pnpmStaged, markers[1]);
-    return { node, pnpm };
-  } finally {
-    await Promise.all(stagings.map((dir) => rm(dir, { recursive: true, force: true })));
-  }
-}
-
-/** A settled promise's value, or its reason thrown: Node's first, as the serial order would have failed. */
-function settledValue<T>(settled: PromiseSettledResult<T>): T {
-  if (settled.status === "rejected") throw settled.reason;
-  return settled.value;
+  const pnpm = pnpmRecipe(ctx, pnpmArchive, () => nodeIn(stagedNode, ctx.layout.platform === "win32"));
+  let executableWhole: (dir: string) => void = () => undefined;
+  const node = nodeRecipe(ctx, nodeArchive, (dir) => executableWhole(dir));
+  return stageBoth<Staged, RuntimesOutcome>({
+    stageNode: (executable) => {
+      executableWhole = executable;
+      return stageRuntime(ctx, node);
+    },
+    stagePnpm: () => stageRuntime(ctx, pnpm),
+    checkNode: (staged) => node.check(staged.dir),
+    checkPnpm: (staged, nodeDir) => {
+      stagedNode = nodeDir;
+      return pnpm.check(staged.dir);
+    },
+    publish: async (nodeStaged, nodeMarker, pnpmStaged, pnpmMarker) => {
+      stepMark("runtime:checked", ctx.env);
+      return { node: await publishRuntime(ctx, node, nodeStaged, nodeMarker), pnpm: await publishRuntime(ctx, pnpm, pnpmStaged, pnpmMarker) };
+    },
+    remove: (dir) => rm(dir, { recursive: true, force: true }),
+  });
 }

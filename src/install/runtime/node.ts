@@ -12,6 +12,7 @@ import { OUTSIDE, type MemberPolicy } from "../../io/archive";
 import { extractArchive } from "../../io/extract";
 import { lstatOrNull, readTextOrNull } from "../../io/files";
 import { run } from "../../io/process";
+import { stepMark } from "../../io/step-times";
 import { ensureNpmShim } from "./npm-shim";
 import { expectedOf, MiB, startFetch, type PendingArchive, type Recipe, type RuntimeContext } from "./recipe";
 
@@ -58,7 +59,11 @@ export function nodeIn(dir: string, win: boolean): string {
   return win ? join(dir, "node.exe") : join(dir, "bin", "node");
 }
 
-export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe {
+/**
+ * `executable` hears the staging folder as soon as its node executable is whole, while npm's files are still
+ * being extracted (a tar's; from a zip, never): pnpm's check can run on it that early.
+ */
+export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive, executable?: (staging: string) => void): Recipe {
   const { layout, pins } = ctx;
   const name = `Node ${pins.node.version}`;
   const win = layout.platform === "win32";
@@ -70,7 +75,15 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive): Recipe
     archive,
     async unpack(file, staging) {
       const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
-      const { written } = await extractArchive(file, staging, policy, win);
+      const binary = win ? "node.exe" : "bin/node";
+      const whole =
+        executable &&
+        ((target: string) => {
+          if (target !== binary) return;
+          stepMark(`${name}:executable`, ctx.env);
+          executable(staging);
+        });
+      const { written } = await extractArchive(file, staging, policy, win, whole ? { whole } : {});
       // The wrappers are written here and hashed when the record is (they are not in `written`).
       for (const [rel, text] of Object.entries(npmWrappers(win))) {
         await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });

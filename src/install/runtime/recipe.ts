@@ -163,6 +163,7 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
     archive = await recipe.archive.take();
     await fs.mkdir(staging, { mode: 0o755 });
     const written = (await recipe.unpack(archive, staging)) ?? null;
+    stepMark(`${recipe.name}:unpacked`, ctx.env);
     await rm(archive, { force: true });
     archive = null;
     return { dir: staging, written };
@@ -178,7 +179,10 @@ export async function stageRuntime(ctx: RuntimeContext, recipe: Recipe): Promise
 /** Steps 4 and 5, once `marker` (the check's text) is known: the marker, then one rename. */
 export async function publishRuntime(ctx: RuntimeContext, recipe: Recipe, staged: Staged, marker: string): Promise<RuntimeOutcome> {
   const staging = staged.dir;
-  if (recipe.recordFiles) await writeFileRecord(staging, { modes: ctx.layout.platform !== "win32", written: staged.written });
+  if (recipe.recordFiles) {
+    await writeFileRecord(staging, { modes: ctx.layout.platform !== "win32", written: staged.written });
+    stepMark(`${recipe.name}:recorded`, ctx.env);
+  }
   await fs.writeFile(join(staging, RUNTIME_MARKER), recipe.recordFiles ? `${marker}${RECORDED_LINE}\n` : marker, { mode: 0o644 });
   await ctx.beforePublish?.(recipe.name, staging);
   const status = await publish(staging, recipe.dir, recipe.name, ctx.layout.runtime);

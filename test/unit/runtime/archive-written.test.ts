@@ -4,7 +4,7 @@
  * own, for tar and zip alike; a file that changed size since is read again; a cut gzip stream is named damaged.
  */
 import { createHash } from "node:crypto";
-import { mkdtempSync, promises as fs } from "node:fs";
+import { existsSync, mkdtempSync, promises as fs, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { gzipSync } from "node:zlib";
 import { join } from "pathe";
@@ -36,10 +36,10 @@ afterEach(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-async function extracted() {
+async function extracted(whole?: (target: string) => void) {
   const file = join(dir, "node.tar.gz");
   await fs.writeFile(file, rawTarGz(members));
-  return extractTarGz(file, dest, nodePolicy(root, false, 64 * 1024 * 1024));
+  return extractTarGz(file, dest, nodePolicy(root, false, 64 * 1024 * 1024), whole ? { whole } : {});
 }
 
 describe("an extraction's written files", () => {
@@ -51,6 +51,17 @@ describe("an extraction's written files", () => {
       expect(entry, path).toEqual({ size: bytes.length, sha256: sha(bytes) });
     }
     expect(written.get("bin/node")?.size).toBe(big.length);
+  });
+
+  it("says each file is whole as soon as it is written, its mode set and closed, while later members are still to come", async () => {
+    const heard: Array<{ target: string; size: number; mode: number; later: boolean }> = [];
+    await extracted((target) => {
+      // Synchronous on purpose: what is on disk at the moment the extraction says so.
+      const st = statSync(join(dest, target));
+      heard.push({ target, size: st.size, mode: st.mode & 0o777, later: existsSync(join(dest, "LICENSE")) });
+    });
+    expect(heard.map((h) => h.target)).toEqual(["bin/node", "lib/node_modules/npm/package.json", "lib/node_modules/npm/empty.js", "LICENSE"]);
+    expect(heard[0]).toEqual({ target: "bin/node", size: big.length, mode: 0o755, later: false });
   });
 
   it("gives the record the same entries as reading every file again, and reads again a file whose size changed", async () => {
