@@ -159,10 +159,11 @@ async function checkVersion(module: VersionModule, engine: string, moduleEnv: En
   const { layout, id, shell, pi } = options;
   const expected = `expected gentle-shell ${shell} / pi ${pi}; nothing was changed`;
   const checkEnv = { ...moduleEnv, GENTLE_SHELL_VERIFY_VERSION: id, ...(module.answersPi ? { [PI_CHECKED_VARIABLE]: id } : {}) };
+  const marked = <T>(work: Promise<T>, mark: string) => work.finally(() => stepMark(mark, options.env));
   const [engramDone, piDone, checkDone] = await Promise.allSettled([
-    module.engram(),
-    module.piVersion(),
-    runVersionLauncher(layout, engine, module, moduleEnv, checkEnv),
+    marked(module.engram(), "switch:engram"),
+    marked(module.piVersion(), "switch:pi"),
+    marked(runVersionLauncher(layout, engine, module, moduleEnv, checkEnv), "switch:launcher-check"),
   ]);
   if (engramDone.status === "rejected") throw engramDone.reason;
   if (piDone.status === "rejected") throw piDone.reason;
