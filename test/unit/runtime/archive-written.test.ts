@@ -61,7 +61,9 @@ describe("an extraction's written files", () => {
       heard.push({ target, size: st.size, mode: st.mode & 0o777, later: existsSync(join(dest, "LICENSE")) });
     });
     expect(heard.map((h) => h.target)).toEqual(["bin/node", "lib/node_modules/npm/package.json", "lib/node_modules/npm/empty.js", "LICENSE"]);
-    expect(heard[0]).toEqual({ target: "bin/node", size: big.length, mode: 0o755, later: false });
+    expect(heard[0]).toMatchObject({ target: "bin/node", size: big.length, later: false });
+    // Windows keeps no POSIX mode bits: there the executable is only whole and closed.
+    if (process.platform !== "win32") expect(heard[0]!.mode).toBe(0o755);
   });
 
   it("gives the record the same entries as reading every file again, and reads again a file whose size changed", async () => {
