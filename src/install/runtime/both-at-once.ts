@@ -22,8 +22,7 @@ export interface StagedFolder {
 }
 
 export interface BothSteps<S extends StagedFolder, R> {
-  /** Stage node; `executable` is called with its staging folder once its executable is whole (or never). */
-  stageNode(executable: (dir: string) => void): Promise<S>;
+  stageNode(): Promise<S>;
   stagePnpm(): Promise<S>;
   checkNode(node: S): Promise<string>;
   /** pnpm's check, run with the node executable of the staging folder `nodeDir`. */
@@ -33,10 +32,15 @@ export interface BothSteps<S extends StagedFolder, R> {
   remove(dir: string): Promise<void>;
 }
 
-export async function stageBoth<S extends StagedFolder, R>(steps: BothSteps<S, R>): Promise<R> {
+/**
+ * `make` gets the call that says node's executable is whole (with its staging folder), for node's staging to make
+ * (an archive that says nothing of its executable never makes it), and returns the steps.
+ */
+export async function stageBoth<S extends StagedFolder, R>(make: (executableWhole: (dir: string) => void) => BothSteps<S, R>): Promise<R> {
   let executableWhole: (dir: string) => void = () => undefined;
   const executable = new Promise<string>((resolve) => (executableWhole = resolve));
-  const node = steps.stageNode((dir) => executableWhole(dir));
+  const steps = make(executableWhole);
+  const node = steps.stageNode();
   const pnpm = steps.stagePnpm();
   const pnpmChecked = pnpm.then(async (staged) => steps.checkPnpm(staged, await Promise.race([executable, node.then((s) => s.dir)])));
   // Awaited below; this only keeps its failure from being reported as unhandled while node's is awaited first.

@@ -140,23 +140,21 @@ async function reusable(ctx: RuntimeContext, name: OurRuntime, label: string, de
 async function bothAtOnce(ctx: RuntimeContext, nodeArchive: PendingArchive, pnpmArchive: PendingArchive): Promise<RuntimesOutcome> {
   let stagedNode = "";
   const pnpm = pnpmRecipe(ctx, pnpmArchive, () => nodeIn(stagedNode, ctx.layout.platform === "win32"));
-  let executableWhole: (dir: string) => void = () => undefined;
-  const node = nodeRecipe(ctx, nodeArchive, (dir) => executableWhole(dir));
-  return stageBoth<Staged, RuntimesOutcome>({
-    stageNode: (executable) => {
-      executableWhole = executable;
-      return stageRuntime(ctx, node);
-    },
-    stagePnpm: () => stageRuntime(ctx, pnpm),
-    checkNode: (staged) => node.check(staged.dir),
-    checkPnpm: (staged, nodeDir) => {
-      stagedNode = nodeDir;
-      return pnpm.check(staged.dir);
-    },
-    publish: async (nodeStaged, nodeMarker, pnpmStaged, pnpmMarker) => {
-      stepMark("runtime:checked", ctx.env);
-      return { node: await publishRuntime(ctx, node, nodeStaged, nodeMarker), pnpm: await publishRuntime(ctx, pnpm, pnpmStaged, pnpmMarker) };
-    },
-    remove: (dir) => rm(dir, { recursive: true, force: true }),
+  return stageBoth<Staged, RuntimesOutcome>((executableWhole) => {
+    const node = nodeRecipe(ctx, nodeArchive, executableWhole);
+    return {
+      stageNode: () => stageRuntime(ctx, node),
+      stagePnpm: () => stageRuntime(ctx, pnpm),
+      checkNode: (staged) => node.check(staged.dir),
+      checkPnpm: (staged, nodeDir) => {
+        stagedNode = nodeDir;
+        return pnpm.check(staged.dir);
+      },
+      publish: async (nodeStaged, nodeMarker, pnpmStaged, pnpmMarker) => {
+        stepMark("runtime:checked", ctx.env);
+        return { node: await publishRuntime(ctx, node, nodeStaged, nodeMarker), pnpm: await publishRuntime(ctx, pnpm, pnpmStaged, pnpmMarker) };
+      },
+      remove: (dir) => rm(dir, { recursive: true, force: true }),
+    };
   });
 }

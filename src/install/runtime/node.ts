@@ -76,14 +76,12 @@ export function nodeRecipe(ctx: RuntimeContext, archive: PendingArchive, executa
     async unpack(file, staging) {
       const policy = nodePolicy(`node-v${pins.node.version}-${ctx.target}`, win, 400 * MiB);
       const binary = win ? "node.exe" : "bin/node";
-      const whole =
-        executable &&
-        ((target: string) => {
-          if (target !== binary) return;
-          stepMark(`${name}:executable`, ctx.env);
-          executable(staging);
-        });
-      const { written } = await extractArchive(file, staging, policy, win, whole ? { whole } : {});
+      const whole = (target: string) => {
+        if (target !== binary || !executable) return;
+        stepMark(`${name}:executable`, ctx.env);
+        executable(staging);
+      };
+      const { written } = await extractArchive(file, staging, policy, win, { whole });
       // The wrappers are written here and hashed when the record is (they are not in `written`).
       for (const [rel, text] of Object.entries(npmWrappers(win))) {
         await fs.mkdir(dirname(join(staging, rel)), { recursive: true, mode: 0o755 });

@@ -24,10 +24,7 @@ function steps() {
   const pnpmCheck = later<string>();
   let executable: (dir: string) => void = () => undefined;
   const s: BothSteps<StagedFolder, string> = {
-    stageNode: (whole) => {
-      executable = whole;
-      return node.promise;
-    },
+    stageNode: () => node.promise,
     stagePnpm: () => pnpm.promise,
     checkNode: (n) => {
       log.push(`check node in ${n.dir}`);
@@ -43,7 +40,12 @@ function steps() {
     },
     remove: async (dir) => void log.push(`remove ${dir}`),
   };
-  return { s, log, node, pnpm, nodeCheck, pnpmCheck, executable: (dir: string) => executable(dir) };
+  /** The steps for stageBoth, keeping the call that says node's executable is whole. */
+  const make = (whole: (dir: string) => void) => {
+    executable = whole;
+    return s;
+  };
+  return { make, log, node, pnpm, nodeCheck, pnpmCheck, executable: (dir: string) => executable(dir) };
 }
 
 const turn = () => new Promise((r) => setTimeout(r, 0));
@@ -51,7 +53,7 @@ const turn = () => new Promise((r) => setTimeout(r, 0));
 describe("Node and pnpm staged together", () => {
   it("runs pnpm's check on node's executable as soon as it is whole, before node's folder is complete", async () => {
     const t = steps();
-    const done = stageBoth(t.s);
+    const done = stageBoth(t.make);
     t.pnpm.resolve({ dir: "P" });
     await turn();
     expect(t.log).toEqual([]);
@@ -69,7 +71,7 @@ describe("Node and pnpm staged together", () => {
 
   it("from an archive that never says its executable is whole (a zip), waits for node's whole folder", async () => {
     const t = steps();
-    const done = stageBoth(t.s);
+    const done = stageBoth(t.make);
     t.pnpm.resolve({ dir: "P" });
     await turn();
     expect(t.log).toEqual([]);
@@ -84,7 +86,7 @@ describe("Node and pnpm staged together", () => {
 
   it("a node archive that fails after its executable was whole: node's error, once pnpm's running check has ended, and both folders go", async () => {
     const t = steps();
-    const done = stageBoth(t.s).then(
+    const done = stageBoth(t.make).then(
       () => "resolved",
       (e: Error) => {
         t.log.push(`failed: ${e.message}`);
@@ -105,7 +107,7 @@ describe("Node and pnpm staged together", () => {
 
   it("a pnpm check that fails publishes nothing, and node's check is still awaited before the folders go", async () => {
     const t = steps();
-    const done = stageBoth(t.s).catch((e: Error) => e.message);
+    const done = stageBoth(t.make).catch((e: Error) => e.message);
     t.pnpm.resolve({ dir: "P" });
     t.node.resolve({ dir: "N" });
     await turn();
