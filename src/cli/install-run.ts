@@ -96,8 +96,6 @@ export async function installHere(
     claimed = await claimPrefix(layout);
   }
   const lock = await acquireInstallLock(layout, 120_000, (pid) => out(`Waiting for another gentle-shell-setup (process ${pid}) to finish...`));
-  // Upgrades and setup fetch from where this install did.
-  const { rememberSource } = await import("../install/remembered-source");
   const installLayout = layout;
   try {
     const result = await runInstallSteps(host, installLayout, args, {
@@ -106,10 +104,7 @@ export async function installHere(
       engine: ownScript,
       claimed,
       onRelease,
-      installed: async () => {
-        await rememberSource(installLayout, args.source);
-        await lock.release();
-      },
+      installed: () => lock.release(),
       // Quiet: a failed step's line only.
       report: (o: StepOutcome) => (quiet && o.status !== "failed" ? undefined : out(reportLine(o))),
     });

@@ -38,6 +38,7 @@ import { registryAuthorities, userRegistrySettings, writeNpmrcAuth } from "./npm
 import type { RegistryAdapter } from "../path/windows-registry";
 import { pathEntryStep, type PathStepOutcome } from "../path/step";
 import { completionsStep } from "./completions";
+import { rememberSource } from "./remembered-source";
 import { hostRuntimeContext } from "./runtime/host-context";
 import type { CompletionScripts } from "./completions";
 
@@ -69,9 +70,9 @@ export interface InstallBindings {
   /** What claiming the prefix found, when the caller claimed it first (to take the install lock inside it). */
   claimed?: string;
   /**
-   * Called once every install step passed, before the setup step: the caller
-   * records where the install came from and releases the install lock, which
-   * `gentle-shell setup` takes itself.
+   * Called once every install step passed and the install's source is
+   * remembered (config/install-source), before the setup step: the caller
+   * releases the install lock, which `gentle-shell setup` takes itself.
    */
   installed?: () => Promise<void>;
   /**
@@ -189,7 +190,7 @@ export async function runInstallSteps(host: InstallHost, layout: Layout, choices
       // Our npm is there now: an install that has not asked it for the registry (an offline bundle, the registry in no
       // npm settings) asks it while pnpm runs, rather than after the PATH step.
       state.registryRecorded = recordedRegistry(layout, state.npmrc, env, 60_000).catch(() => null);
-      const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32", echo: choices.verbose ? host.err : undefined });
+      const installed = await installRelease(opened, { layout, env, go: layout.platform === "win32" }, choices.verbose ? host.err : undefined);
       state.installed = installed;
       const { shell, pi } = installed.distribution.manifest;
       const how = installed.repaired ? `installed again (it ${installed.repaired})` : installed.status;
@@ -229,7 +230,7 @@ export async function runInstallSteps(host: InstallHost, layout: Layout, choices
       return `gentle-shell ${shell}, pi ${pi}`;
     },
     path: async () => {
-      const outcome = await pathEntryStep(layout, env, { noModifyPath: choices.noModifyPath, registry: bind.registry });
+      const outcome = await pathEntryStep(layout, env, { registry: bind.registry }, choices.noModifyPath);
       state.path = outcome;
       if (outcome.status === "failed") throw new Error(outcome.detail ?? outcome.nextStep);
       const added = outcome.status === "applied" && outcome.file ? `added to ${outcome.file}` : outcome.status;
@@ -253,7 +254,11 @@ export async function runInstallSteps(host: InstallHost, layout: Layout, choices
   if (ok) await (state.registryRecorded ?? recordedRegistry(layout, state.npmrc, env, 60_000));
   // A failed install still waits for the npm it started.
   else await state.registryRecorded;
-  if (ok) await bind.installed?.();
+  if (ok) {
+    // Upgrades and setup fetch from where this install did.
+    await rememberSource(layout, choices.source);
+    await bind.installed?.();
+  }
   if (mode === "run" && ok) {
     const setupStep: Step = { id: "setup", run: () => runSetupStep(layout, { env, id: found(state.installed, "version").id, host }) };
     // Gentle AI's own output follows, on the inherited terminal.

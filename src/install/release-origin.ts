@@ -101,23 +101,17 @@ export interface InstalledRelease {
  */
 export async function installRelease(
   opened: OpenedRelease,
-  options: { layout: Layout; env: Env; go: boolean; echo?: Echo; project?: VersionProject; alongside?: Alongside },
+  options: { layout: Layout; env: Env; go: boolean; project?: VersionProject; alongside?: Alongside },
+  echo?: Echo,
 ): Promise<InstalledRelease> {
-  const { layout, env, go, echo } = options;
+  const { layout, env, go, alongside } = options;
   const { origin, release, packages } = opened;
   if (origin.kind === "bundle" && packages) {
-    const done = await installBundleVersion({ layout, bundle: origin.bundle, release, packages, env, go, echo, alongside: options.alongside });
+    const done = await installBundleVersion({ layout, bundle: origin.bundle, release, packages, env, go, alongside }, echo);
     const again = done.result.repaired ? { repaired: done.result.repaired } : {};
     return { id: done.result.id, status: done.result.status, ...again, distribution: done.distribution, note: ` offline${done.packagesNote}` };
   }
-  const result = await installVersion({
-    layout,
-    distribution: options.project ?? release.distribution,
-    env,
-    engine: release.engine,
-    go,
-    echo,
-    alongside: options.alongside,
-  });
+  const distribution = options.project ?? release.distribution;
+  const result = await installVersion({ layout, distribution, env, engine: release.engine, go, alongside }, echo);
   return { id: result.id, status: result.status, ...(result.repaired ? { repaired: result.repaired } : {}), distribution: release.distribution, note: "" };
 }

@@ -74,8 +74,6 @@ export interface InstallVersionOptions {
   engine: string | Buffer;
   /** Put our Go on PATH (Windows). */
   go?: boolean;
-  /** pnpm's output as it arrives (verbose installs). */
-  echo?: Echo;
   /**
    * An offline bundle's install: the only registry pnpm knows is this
    * loopback one serving the bundle's tarballs (no scope registry, no
@@ -130,7 +128,8 @@ export async function versionDamage(dir: string, shell: string, pi: string): Pro
   return null;
 }
 
-export async function installVersion(options: InstallVersionOptions): Promise<InstallVersionOutcome> {
+/** `echo` gets pnpm's output as it arrives (a verbose install): the user's choice, apart from what is installed where. */
+export async function installVersion(options: InstallVersionOptions, echo?: Echo): Promise<InstallVersionOutcome> {
   const { layout, distribution } = options;
   const { id, shell, pi } = distribution.manifest;
   const dir = join(layout.versions, id);
@@ -210,7 +209,7 @@ export async function installVersion(options: InstallVersionOptions): Promise<In
     const result = await run(layout.node, args, {
       cwd: dir,
       env,
-      echo: options.echo,
+      echo,
       timeoutMs: 30 * 60_000,
       // pnpm writes the version's node_modules and the store: none of it group- or other-writable.
       umask: 0o022,

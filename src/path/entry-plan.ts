@@ -24,7 +24,7 @@
  * also requires access(W_OK), which sees read-only mounts and ACLs.
  *
  * The installer's entry point is `pathEntryStep` in `step.ts`:
- *   pathEntryStep(layout, env, { platform?, noModifyPath?, fs?, registry?, user? })
+ *   pathEntryStep(layout, env, { platform?, fs?, registry?, user? }, noModifyPath?)
  *     -> Promise<PathStepOutcome>
  * whose `nextStep` is one sentence saying what the user must do to get
  * `gentle-shell` in the current terminal.

@@ -2,7 +2,7 @@
  * The installer's PATH step (spec: "PATH", and bundled-path in the step
  * list of "Migration from a global install"):
  *
- *   pathEntryStep(layout, env, { platform?, noModifyPath?, fs?, registry?, user? })
+ *   pathEntryStep(layout, env, { platform?, fs?, registry?, user? }, noModifyPath?)
  *     -> Promise<PathStepOutcome>
  *
  * gathers the facts, plans, applies, persists the receipt (taking the entry
@@ -29,11 +29,9 @@ import { USER_PATH_KEY, USER_PATH_NAME } from "./shells";
 import { userPathEntry } from "./user-path";
 import { shadowingCommand } from "./shadow";
 
-/** The step's seams (fs, registry, user) and its choices; the environment it reads travels beside them. */
+/** The step's seams (fs, registry, user) and its platform; the environment it reads and the user's choice travel beside them. */
 export interface PathStepOptions extends PathIoOptions {
   platform?: Platform;
-  /** --no-modify-path or GENTLE_SHELL_NO_MODIFY_PATH=1: change nothing, print the line. */
-  noModifyPath?: boolean;
 }
 
 export interface PathStepOutcome {
@@ -61,8 +59,10 @@ const MANUAL_WHY: Record<string, string> = {
 /**
  * spec "Migration" step list, bundled-path: plan, apply, persist the receipt
  * (taking the entry back when it cannot be written). Never throws.
+ * `noModifyPath` is the user's --no-modify-path or GENTLE_SHELL_NO_MODIFY_PATH=1:
+ * change nothing, print the line.
  */
-export async function pathEntryStep(layout: Layout, env: Env, options: PathStepOptions = {}): Promise<PathStepOutcome> {
+export async function pathEntryStep(layout: Layout, env: Env, options: PathStepOptions = {}, noModifyPath?: boolean): Promise<PathStepOutcome> {
   const platform = options.platform ?? layout.platform;
   const home = layout.home;
   const show = (p: string) => tildify(p, home);
@@ -99,7 +99,7 @@ export async function pathEntryStep(layout: Layout, env: Env, options: PathStepO
         : "Open a new terminal to use `gentle-shell`; the PATH entry is already there.";
     return { status: "already", plan, file, nextStep };
   }
-  if (options.noModifyPath) {
+  if (noModifyPath) {
     return { status: "skipped", plan, detail: "the PATH was left unchanged (--no-modify-path)", ...byHand(facts) };
   }
   if (plan.kind === "manual") {

@@ -25,26 +25,18 @@ export interface BundleVersionOptions {
   packages: ReadonlyMap<string, string>;
   env: Env;
   go: boolean;
-  echo?: Echo;
   alongside?: Alongside;
 }
 
+/** `echo` gets pnpm's output as it arrives (a verbose install). */
 export async function installBundleVersion(
   options: BundleVersionOptions,
+  echo?: Echo,
 ): Promise<{ distribution: Distribution; result: Awaited<ReturnType<typeof installVersion>>; packagesNote: string }> {
   const { layout, release } = options;
   const { distribution } = release;
   const install = (offline?: { registry: string }) =>
-    installVersion({
-      layout,
-      distribution,
-      env: options.env,
-      engine: release.engine,
-      go: options.go,
-      echo: options.echo,
-      offline,
-      alongside: options.alongside,
-    });
+    installVersion({ layout, distribution, env: options.env, engine: release.engine, go: options.go, offline, alongside: options.alongside }, echo);
   // A finished version is reused without serving the packages; a damaged one is installed again from them.
   const { id, shell, pi } = distribution.manifest;
   if ((await versionState(layout, id)).kind === "valid" && !(await versionDamage(join(layout.versions, id), shell, pi))) {

@@ -72,7 +72,7 @@ describe("pathEntryStep", () => {
   it("noModifyPath: nothing written, and the exact line to add", async (ctx) => {
     requires(ctx, "posix-path-scratch");
     fs.writeFileSync(join(home, ".bashrc"), "a\n");
-    const out = await pathEntryStep(layout, env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), { noModifyPath: true });
+    const out = await pathEntryStep(layout, env("/bin/bash", { PATH: `${join(home, ".local/bin")}:/bin` }), {}, true);
     expect(out).toMatchObject({ status: "skipped", file: join(home, ".bashrc"), line: LINE() });
     expect(out.nextStep).toBe(`Add this line to ~/.bashrc, then open a new terminal: ${LINE()}`);
     expect(fs.readFileSync(join(home, ".bashrc"), "utf8")).toBe("a\n");
